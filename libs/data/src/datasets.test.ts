@@ -1,0 +1,146 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'fs';
+import { tmpdir } from 'os';
+import { join } from 'path';
+import { DataError } from './data-error';
+import { readFimData, readPpoData, readRmData, readSftData } from './datasets';
+import { writeJsonl } from './jsonl';
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'data-datasets-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+function jsonl(name: string, records: unknown[]): string {
+  const f = join(dir, name);
+  writeFileSync(f, records.map((r) => JSON.stringify(r)).join('\n') + '\n');
+  return f;
+}
+
+/** The message of the DataError that `read(file)` throws. */
+async function errorOf(read: (f: string) => Promise<unknown>, f: string): Promise<string> {
+  const err = await read(f).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  if (!(err instanceof DataError)) throw new Error(`expected a DataError, got ${String(err)}`);
+  return err.message;
+}
+
+describe('sft', () => {
+  test('valid records keep extra fields; an empty prompt is allowed', async () => {
+    const records = [
+      { prompt: 'Write add', response: 'def add(a, b):\n    return a + b', source: 'mbpp', meta: { id: 3 } },
+      { prompt: '', response: 'import os\n' },
+    ];
+    expect(await readSftData(jsonl('sft.jsonl', records))).toEqual(records);
+  });
+
+  test('an empty response or a wrong type is rejected', async () => {
+    const f = jsonl('sft.jsonl', [{ prompt: 'p', response: '' }]);
+    expect(await errorOf(readSftData, f)).toBe(`${f}:1: field "response": must not be empty`);
+    const g = jsonl('sft2.jsonl', [{ prompt: ['p'], response: 'r' }]);
+    expect(await errorOf(readSftData, g)).toBe(`${g}:1: field "prompt": expected string, received array`);
+  });
+
+  test('an empty file names the dataset kind', async () => {
+    const f = join(dir, 'sft.jsonl');
+    writeFileSync(f, '\n');
+    expect(await errorOf(readSftData, f)).toBe(`${f}: no sft records (the file is empty or has only blank lines)`);
+  });
+});
+
+describe('rm', () => {
+  test('valid records, empty strings allowed', async () => {
+    const records = [
+      { prompt: 'p', response: 'r', score: 0.75 },
+      { prompt: '', response: '', score: -3, pair_id: 'x' },
+    ];
+    expect(await readRmData(jsonl('rm.jsonl', records))).toEqual(records);
+  });
+
+  test('score must be a finite number and present', async () => {
+    const f = join(dir, 'rm.jsonl');
+    writeFileSync(f, ['{"prompt":"p","response":"r","score":"0.5"}', '{"prompt":"p","response":"r","score":1e400}', '{"prompt":"p","response":"r"}'].join('\n'));
+    expect(await errorOf(readRmData, f)).toBe(
+      [
+        `${f}: 3 bad lines (of 3) in rm data:`,
+        `${f}:1: field "score": expected number, received string`,
+        `${f}:2: field "score": expected number, received Infinity`,
+        `${f}:3: field "score": missing (expected number)`,
+      ].join('\n'),
+    );
+  });
+});
+
+describe('ppo', () => {
+  test('prompt-only and MBPP-style records', async () => {
+    const records = [
+      { prompt: 'Write a function to add two numbers.' },
+      {
+        prompt: 'Write a function to find the shared elements.',
+        tests: ['assert similar_elements((3, 4), (4, 5)) == (4,)', 'assert similar_elements((1,), (2,)) == ()'],
+        test_setup_code: 'import math',
+        task_id: 2,
+        test_list_extra: [],
+      },
+      { prompt: 'p', tests: ['assert f() == 1'], task_id: 'HumanEval/0', test_setup_code: '' },
+    ];
+    expect(await readPpoData(jsonl('ppo.jsonl', records))).toEqual(records);
+  });
+
+  test('bad tests, task_id and prompt', async () => {
+    const f = jsonl('ppo.jsonl', [
+      { prompt: 'p', tests: ['assert f() == 1', '   ', 3] },
+      { prompt: 'p', tests: [] },
+      { prompt: 'p', tests: 'assert f() == 1' },
+      { prompt: '', task_id: null },
+      { prompt: 'p', test_setup_code: 1 },
+    ]);
+    expect(await errorOf(readPpoData, f)).toBe(
+      [
+        `${f}: 5 bad lines (of 5) in ppo data:`,
+        `${f}:1: field "tests[1]": must not be blank`,
+        `${f}:1: field "tests[2]": expected string, received number`,
+        `${f}:2: field "tests": must not be empty`,
+        `${f}:3: field "tests": expected array, received string`,
+        `${f}:4: field "prompt": must not be empty`,
+        `${f}:4: field "task_id": expected number or string, received null`,
+        `${f}:5: field "test_setup_code": expected string, received number`,
+      ].join('\n'),
+    );
+  });
+});
+
+describe('fim', () => {
+  test('valid records with optional path/split; empty parts allowed', async () => {
+    const records = [
+      { prefix: 'def f(x):\n    ', suffix: '\n', middle: 'return x', path: 'pkg/mod.py', split: 'train', repo: 'r' },
+      { prefix: '', suffix: '', middle: '' },
+    ];
+    expect(await readFimData(jsonl('fim.jsonl', records))).toEqual(records);
+  });
+
+  test('missing middle and wrong optional types', async () => {
+    const f = jsonl('fim.jsonl', [{ prefix: 'a', suffix: 'b' }, { prefix: 'a', suffix: 'b', middle: 'c', path: 3, split: false }]);
+    expect(await errorOf(readFimData, f)).toBe(
+      [
+        `${f}: 2 bad lines (of 2) in fim data:`,
+        `${f}:1: field "middle": missing (expected string)`,
+        `${f}:2: field "path": expected string, received number`,
+        `${f}:2: field "split": expected string, received boolean`,
+      ].join('\n'),
+    );
+  });
+});
+
+test('read -> writeJsonl -> read is the identity, extra fields included', async () => {
+  const records = [
+    { prompt: 'p', tests: ['assert g(1) == 2'], task_id: 11, difficulty: 'easy', notes: { by: 'me', n: [1.5, -2] } },
+    { prompt: 'q\r\nwith CRLF inside', origin: null },
+  ];
+  const first = await readPpoData(jsonl('a.jsonl', records));
+  const copy = join(dir, 'b.jsonl');
+  await writeJsonl(copy, first);
+  expect(await readPpoData(copy)).toEqual(records);
+});

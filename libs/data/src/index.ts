@@ -1,0 +1,15 @@
+export { DataError, formatProblem, type DataProblem } from './data-error';
+export {
+  FimRecordSchema,
+  PpoRecordSchema,
+  RmRecordSchema,
+  SftRecordSchema,
+  type FimRecord,
+  type PpoRecord,
+  type RmRecord,
+  type SftRecord,
+} from './schemas';
+export { readJsonl, readJsonlRecords, writeJsonl, type JsonlRecord, type ReadJsonlOptions } from './jsonl';
+export { readFimData, readPpoData, readRmData, readSftData } from './datasets';
+export { seededRandom, shuffle, type Seed } from './random';
+export { batches, splitHeldOut, type BatchOptions, type SplitOptions } from './split';

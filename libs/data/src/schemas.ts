@@ -1,0 +1,54 @@
+// Record schemas for every dataset the pipeline reads. All are loose objects: unknown fields are kept
+// (and written back by writeJsonl) so nothing the user put in a record is lost on the way through.
+//
+// Empty strings, decided per field:
+// - sft.prompt may be empty: a prompt-less record is plain continuation data (pretraining-like text in `response`).
+// - sft.response must not be empty: the SFT loss is taken on response tokens only, so there would be nothing to learn.
+// - rm.prompt and rm.response may be empty: "empty answer, low score" is a real preference signal.
+// - ppo.prompt must not be empty: the policy needs something to continue.
+// - ppo.tests, when present, must list at least one non-blank line: an empty test list passes any program,
+//   which would reward anything. Leave the field out for prompts scored by the reward model alone.
+// - fim prefix/suffix/middle may all be empty: completing at the very start/end of a file, or inserting nothing,
+//   are cases the model has to learn.
+import { z } from 'zod';
+
+const nonEmpty = { error: 'must not be empty' };
+
+export const SftRecordSchema = z.looseObject({
+  prompt: z.string(),
+  response: z.string().min(1, nonEmpty),
+});
+
+export const RmRecordSchema = z.looseObject({
+  prompt: z.string(),
+  response: z.string(),
+  // z.number() already rejects NaN and ±Infinity (JSON like 1e400 parses to Infinity).
+  score: z.number(),
+});
+
+export const PpoRecordSchema = z.looseObject({
+  prompt: z.string().min(1, nonEmpty),
+  /** Python statements run after the completion, one per entry, e.g. `assert add(1, 2) == 3`. */
+  tests: z
+    .array(z.string().refine((line) => line.trim() !== '', { error: 'must not be blank' }))
+    .min(1, nonEmpty)
+    .optional(),
+  /** Python run before the tests (imports, fixtures), as in MBPP. */
+  test_setup_code: z.string().optional(),
+  task_id: z.union([z.number(), z.string()]).optional(),
+});
+
+export const FimRecordSchema = z.looseObject({
+  prefix: z.string(),
+  suffix: z.string(),
+  middle: z.string(),
+  /** Source file the example was cut from. */
+  path: z.string().optional(),
+  /** e.g. "train" / "test", as assigned by whoever built the dataset. */
+  split: z.string().optional(),
+});
+
+export type SftRecord = z.infer<typeof SftRecordSchema>;
+export type RmRecord = z.infer<typeof RmRecordSchema>;
+export type PpoRecord = z.infer<typeof PpoRecordSchema>;
+export type FimRecord = z.infer<typeof FimRecordSchema>;

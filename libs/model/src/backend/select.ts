@@ -1,0 +1,195 @@
+// Picks and initialises the tfjs backend for the whole process.
+//
+// 'auto' takes the fastest that works: @tensorflow/tfjs-node-gpu, @tensorflow/tfjs-node (native
+// TensorFlow; optional peer dependencies, installed by users who can download libtensorflow),
+// then the wasm backend with SIMD and threads, then the pure-JS cpu backend (30-60x slower than
+// wasm, so it comes with a warning). RLHF_BACKEND / RLHF_THREADS override the defaults; explicit
+// options override the environment. The choice goes to stderr: stdout belongs to the CLIs' JSON.
+import * as os from 'os';
+import * as tf from '@tensorflow/tfjs'; // not tfjs-core alone: that registers no gradients
+import { registerGradientFixes, registerWasmKernels } from './register';
+import { initThreadedWasm, removeWasm, useStockWasm } from './wasm-threads';
+
+export type BackendKind = 'node-gpu' | 'node' | 'wasm' | 'cpu';
+export type BackendChoice = 'auto' | BackendKind;
+
+export interface BackendInfo {
+  /** tf.getBackend(): 'tensorflow' for the native backends, else 'wasm' or 'cpu'. */
+  name: string;
+  kind: BackendKind;
+  /** Threads the backend computes with (wasm: XNNPACK's pool; native: the machine's cores). */
+  threads: number;
+  /** Whether vector instructions are used (the wasm SIMD build, or native TensorFlow). */
+  simd: boolean;
+}
+
+export interface InitBackendOptions {
+  /** Default: env RLHF_BACKEND, else 'auto'. */
+  backend?: BackendChoice;
+  /** wasm threads. Default: env RLHF_THREADS, else min(2, cores). */
+  threads?: number;
+  /** No stderr line naming the backend (fallback warnings are still printed). */
+  quiet?: boolean;
+}
+
+const CHOICES: readonly BackendChoice[] = ['auto', 'node-gpu', 'node', 'wasm', 'cpu'];
+const NODE_PACKAGES = { 'node-gpu': '@tensorflow/tfjs-node-gpu', node: '@tensorflow/tfjs-node' } as const;
+
+let initialised: { promise: Promise<BackendInfo>; threads: number } | null = null;
+
+function parseChoice(value: string, source: string): BackendChoice {
+  if (!(CHOICES as readonly string[]).includes(value)) {
+    throw new Error(`${source} must be one of ${CHOICES.join(', ')}; got '${value}'`);
+  }
+  return value as BackendChoice;
+}
+
+function parseThreads(value: number, source: string): number {
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${source} must be a positive integer; got '${value}'`);
+  return value;
+}
+
+function warn(message: string): void {
+  process.stderr.write(`[rlhf-code] warning: ${message}\n`);
+}
+
+/**
+ * Initialises the backend once per process; later calls return the same info. A later call that
+ * explicitly asks for a different backend or thread count throws instead of being ignored.
+ */
+export async function initBackend(opts: InitBackendOptions = {}): Promise<BackendInfo> {
+  const envBackend = process.env.RLHF_BACKEND;
+  const envThreads = process.env.RLHF_THREADS;
+  const choice =
+    opts.backend != null
+      ? parseChoice(opts.backend, 'initBackend option backend')
+      : envBackend
+        ? parseChoice(envBackend, 'env RLHF_BACKEND')
+        : 'auto';
+  const threads =
+    opts.threads != null
+      ? parseThreads(opts.threads, 'initBackend option threads')
+      : envThreads
+        ? parseThreads(Number(envThreads), 'env RLHF_THREADS')
+        : Math.min(2, os.cpus().length);
+
+  if (initialised == null) {
+    const promise = select(choice, threads, opts.quiet ?? false);
+    initialised = { promise, threads };
+    promise.catch(() => (initialised = null)); // a failed init may be retried
+    return promise;
+  }
+  const first = initialised;
+  const info = await first.promise;
+  if (opts.backend != null && opts.backend !== 'auto' && opts.backend !== info.kind) {
+    throw new Error(`initBackend: backend already initialised as '${info.kind}', cannot switch to '${opts.backend}'`);
+  }
+  if (opts.threads != null && info.kind === 'wasm' && opts.threads !== first.threads) {
+    throw new Error(`initBackend: wasm already initialised with ${first.threads} threads, asked for ${opts.threads}`);
+  }
+  return info;
+}
+
+async function select(choice: BackendChoice, threads: number, quiet: boolean): Promise<BackendInfo> {
+  registerGradientFixes();
+  const info = choice === 'auto' ? await selectAuto(threads) : await selectExplicit(choice, threads);
+  if (!quiet) process.stderr.write(`[rlhf-code] backend: ${describe(info)}\n`);
+  return info;
+}
+
+async function selectAuto(threads: number): Promise<BackendInfo> {
+  for (const kind of ['node-gpu', 'node'] as const) {
+    try {
+      return await initNative(kind);
+    } catch (err) {
+      if (!isNotInstalled(err, NODE_PACKAGES[kind])) warn(`${NODE_PACKAGES[kind]} is installed but failed: ${message(err)}`);
+    }
+  }
+  try {
+    return await initWasm(threads);
+  } catch (err) {
+    warn(`the wasm backend failed (${message(err)}); using the pure-JS cpu backend, 30-60x slower`);
+    return initCpu();
+  }
+}
+
+async function selectExplicit(kind: BackendKind, threads: number): Promise<BackendInfo> {
+  switch (kind) {
+    case 'node-gpu':
+    case 'node':
+      return initNative(kind);
+    case 'wasm':
+      return initWasm(threads);
+    case 'cpu':
+      warn('the pure-JS cpu backend is 30-60x slower than wasm');
+      return initCpu();
+  }
+}
+
+/** Loads a native tfjs-node package (it registers backend 'tensorflow') and checks that it computes. */
+async function initNative(kind: 'node-gpu' | 'node'): Promise<BackendInfo> {
+  const pkg: string = NODE_PACKAGES[kind];
+  // A computed name keeps TypeScript and jest from resolving these optional packages.
+  require(pkg);
+  if (!(await tf.setBackend('tensorflow'))) throw new Error(`tf.setBackend('tensorflow') failed after loading ${pkg}`);
+  const two = tf.tidy(() => tf.add(tf.scalar(1), tf.scalar(1)).dataSync()[0]);
+  if (two !== 2) throw new Error(`${pkg} computed 1 + 1 = ${two}`);
+  return { name: tf.getBackend(), kind, threads: os.cpus().length, simd: true };
+}
+
+/** The wasm backend with `threads` threads (the stock single-threaded one if that fails), plus our kernels. */
+async function initWasm(threads: number): Promise<BackendInfo> {
+  registerWasmKernels();
+  let actualThreads = 1;
+  let simd: boolean;
+  if (threads > 1) {
+    try {
+      actualThreads = await initThreadedWasm(threads);
+      simd = true; // the threaded build is the SIMD one
+    } catch (err) {
+      warn(`threaded wasm failed (${message(err)}); using stock single-threaded wasm`);
+      await useStockWasm();
+      simd = await tf.env().getAsync('WASM_HAS_SIMD_SUPPORT') as boolean;
+    }
+  } else {
+    await useStockWasm();
+    simd = await tf.env().getAsync('WASM_HAS_SIMD_SUPPORT') as boolean;
+  }
+  return { name: tf.getBackend(), kind: 'wasm', threads: actualThreads, simd };
+}
+
+async function initCpu(): Promise<BackendInfo> {
+  if (!(await tf.setBackend('cpu'))) throw new Error("tf.setBackend('cpu') failed");
+  return { name: tf.getBackend(), kind: 'cpu', threads: 1, simd: false };
+}
+
+/** Releases the backend: terminates the wasm pthread workers so the process (or jest) can exit. */
+export async function shutdownBackend(): Promise<void> {
+  if (initialised == null) return;
+  const pending = initialised.promise;
+  initialised = null;
+  const info = await pending.catch(() => null);
+  if (info?.kind === 'wasm') removeWasm();
+}
+
+/** The one-line description printed at start-up, e.g. "wasm (simd, 2 threads)". */
+export function describe(info: BackendInfo): string {
+  const threads = `${info.threads} thread${info.threads === 1 ? '' : 's'}`;
+  switch (info.kind) {
+    case 'wasm':
+      return `wasm (${info.simd ? 'simd' : 'no simd'}, ${threads})`;
+    case 'cpu':
+      return 'cpu (pure JS, 1 thread)';
+    default:
+      return `${info.kind} (native TensorFlow, ${threads})`;
+  }
+}
+
+function isNotInstalled(err: unknown, pkg: string): boolean {
+  const e = err as { code?: string; message?: string };
+  return e.code === 'MODULE_NOT_FOUND' && (e.message ?? '').includes(`'${pkg}'`);
+}
+
+function message(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

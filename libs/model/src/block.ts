@@ -1,0 +1,33 @@
+// One Qwen2 decoder layer (pre-norm): x + attn(norm(x)), then + mlp(norm(x)).
+import * as tf from '@tensorflow/tfjs';
+import { attention, AttentionDims, AttentionWeights, LayerKV } from './attention';
+import { mlp, MlpWeights } from './mlp';
+import { rmsNorm } from './norm';
+import { RopeAngles } from './rope';
+
+/** Mirrors the HF parameter tree under `model.layers.{i}.` */
+export interface BlockWeights {
+  input_layernorm: { weight: tf.Tensor1D }; // [D]
+  self_attn: AttentionWeights;
+  post_attention_layernorm: { weight: tf.Tensor1D }; // [D]
+  mlp: MlpWeights;
+}
+
+/** x: [B*T, D] -> [B*T, D], plus this layer's keys/values including the new tokens. */
+export function decoderLayer(
+  x: tf.Tensor2D,
+  w: BlockWeights,
+  dims: AttentionDims,
+  rope: RopeAngles,
+  bias: tf.Tensor4D,
+  eps: number,
+  past?: LayerKV,
+): { out: tf.Tensor2D; kv: LayerKV } {
+  return tf.tidy(() => {
+    const h = rmsNorm(x, w.input_layernorm.weight, eps) as tf.Tensor2D;
+    const { out: attnOut, kv } = attention(h, w.self_attn, dims, rope, bias, past);
+    const x1 = tf.add(x, attnOut) as tf.Tensor2D;
+    const h2 = rmsNorm(x1, w.post_attention_layernorm.weight, eps) as tf.Tensor2D;
+    return { out: tf.add(x1, mlp(h2, w.mlp)) as tf.Tensor2D, kv };
+  });
+}

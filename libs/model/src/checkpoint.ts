@@ -1,0 +1,363 @@
+// Hugging Face checkpoint folders: load Qwen2 weights, save a complete checkpoint, keep training state.
+//
+// A checkpoint folder holds
+//   config.json                         the model config (config.ts)
+//   model.safetensors                   all weights, or shards listed by model.safetensors.index.json
+//   tokenizer.json, tokenizer_config.json, ...   copied from the tokenizer's folder
+//   optimizer.safetensors               optional: optimizer moments etc. for resuming training
+//   trainer_state.json                  optional: step, RNG state, run config for resuming
+// and loads in transformers as is (weights carry metadata {format: "pt"}).
+//
+// Loading checks every parameter the config implies against the stored names and shapes, and
+// returns them as host tensors keyed by their Hugging Face names. Tied embeddings: the map has no
+// lm_head.weight (the model reuses model.embed_tokens.weight); a stored copy is accepted only if it
+// equals the embedding. Heads we know (score.weight of Qwen2ForSequenceClassification, a value head
+// v_head.weight [1, D] / v_head.bias [1]) are returned too; other tensors are ignored with a
+// warning on stderr, as transformers does.
+//
+// Saving is atomic at the folder level: everything is written into a hidden temp sibling folder,
+// fsynced, then swapped in by renames, so a crash never leaves a half-written checkpoint in place.
+import { promises as fs } from 'fs';
+import * as path from 'path';
+import { Qwen2Config, expectedParameterShapes, numLabels, writeConfig } from './config';
+import {
+  HostTensor,
+  fsyncDir,
+  readSafetensors,
+  readSafetensorsHeader,
+  tempSibling,
+  writeFileAtomic,
+  writeSafetensors,
+} from './safetensors';
+
+export const MODEL_FILE = 'model.safetensors';
+export const MODEL_INDEX_FILE = 'model.safetensors.index.json';
+export const OPTIMIZER_FILE = 'optimizer.safetensors';
+export const TRAINER_STATE_FILE = 'trainer_state.json';
+/** Files of a Hugging Face tokenizer folder that saveCheckpoint copies when present. */
+export const TOKENIZER_FILES = [
+  'tokenizer.json',
+  'tokenizer_config.json',
+  'vocab.json',
+  'merges.txt',
+  'special_tokens_map.json',
+  'added_tokens.json',
+  'chat_template.jinja',
+];
+
+/** Everything needed to resume training: tensors (e.g. Adam moments) and JSON-able state. */
+export type TrainingState = { tensors: Map<string, HostTensor>; state: Record<string, unknown> };
+
+export type SaveCheckpointOptions = {
+  config: Qwen2Config;
+  weights: Map<string, HostTensor>; // Hugging Face names, as returned by loadCheckpointWeights
+  dtype?: 'F32' | 'BF16'; // storage dtype of the weights; default F32 (bit-exact)
+  tokenizerDir?: string; // folder to copy the tokenizer files from
+  extraFiles?: Record<string, string | object>; // more files: text as is, objects as JSON
+  trainingState?: TrainingState; // written in the same atomic swap
+};
+
+const fmtShape = (shape: (number | null)[]): string => `[${shape.map((d) => d ?? 'N').join(', ')}]`;
+const sameShape = (a: number[], b: number[]): boolean => a.length === b.length && a.every((d, i) => d === b[i]);
+
+// Extra heads we load and save. `null` matches any size (the number of labels when the config has
+// no id2label to tell it).
+function knownExtraShapes(cfg: Qwen2Config): Map<string, (number | null)[]> {
+  const D = cfg.hidden_size;
+  return new Map<string, (number | null)[]>([
+    ['score.weight', [cfg.id2label ? numLabels(cfg) : null, D]],
+    ['v_head.weight', [1, D]],
+    ['v_head.bias', [1]],
+  ]);
+}
+
+const matches = (pattern: (number | null)[], shape: number[]): boolean =>
+  pattern.length === shape.length && pattern.every((d, i) => d === null || d === shape[i]);
+
+type Classified = { load: string[]; unknown: string[]; tiedHead: boolean };
+
+/**
+ * Sort `shapes` (name -> stored shape) into tensors to load and unknown ones, after checking that
+ * every expected parameter is there with its expected shape. `where(name)` names the file.
+ */
+function classifyTensors(cfg: Qwen2Config, shapes: Map<string, number[]>, where: (name: string) => string): Classified {
+  const expected = expectedParameterShapes(cfg);
+  for (const [name, shape] of expected) {
+    const actual = shapes.get(name);
+    if (!actual) throw new Error(`${where(name)}: missing tensor ${name} (expected shape ${fmtShape(shape)})`);
+    if (!sameShape(actual, shape)) {
+      throw new Error(`${where(name)}: tensor ${name} has shape ${fmtShape(actual)}, expected ${fmtShape(shape)} from the config`);
+    }
+  }
+  const extras = knownExtraShapes(cfg);
+  const out: Classified = { load: [...expected.keys()], unknown: [], tiedHead: false };
+  for (const [name, shape] of shapes) {
+    if (expected.has(name)) continue;
+    const pattern = extras.get(name);
+    if (pattern) {
+      if (!matches(pattern, shape)) {
+        throw new Error(`${where(name)}: tensor ${name} has shape ${fmtShape(shape)}, expected ${fmtShape(pattern)}`);
+      }
+      out.load.push(name);
+    } else if (name === 'lm_head.weight' && cfg.tie_word_embeddings) {
+      out.tiedHead = true;
+    } else {
+      out.unknown.push(name);
+    }
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Loading
+
+/** Load and check the weights of the checkpoint in `dir` for `cfg` (see the top of this file). */
+export async function loadCheckpointWeights(dir: string, cfg: Qwen2Config): Promise<Map<string, HostTensor>> {
+  const { fileOf, source } = await locateTensors(dir);
+  const shapes = new Map<string, number[]>();
+  for (const file of new Set(fileOf.values())) {
+    const header = await readSafetensorsHeader(file);
+    for (const [name, f] of fileOf) {
+      if (f !== file) continue;
+      const entry = header.tensors.get(name);
+      if (!entry) throw new Error(`${file}: no tensor named ${name} (listed in ${source})`);
+      shapes.set(name, entry.shape);
+    }
+  }
+  const { load, unknown, tiedHead } = classifyTensors(cfg, shapes, (name) => fileOf.get(name) ?? source);
+  if (unknown.length > 0) {
+    console.warn(`${dir}: ignoring ${unknown.length} tensor(s) a Qwen2 model does not use: ${unknown.join(', ')}`);
+  }
+  const weights = await readGrouped(fileOf, load);
+  if (tiedHead) {
+    // tie_word_embeddings: a stored head must be a copy of the embedding, else the config is wrong.
+    const head = await readGrouped(fileOf, ['lm_head.weight']);
+    const a = new Uint32Array(head.get('lm_head.weight')!.data.buffer);
+    const b = new Uint32Array(weights.get('model.embed_tokens.weight')!.data.buffer);
+    if (a.length !== b.length || a.some((x, i) => x !== b[i])) {
+      throw new Error(
+        `${fileOf.get('lm_head.weight')}: lm_head.weight differs from model.embed_tokens.weight ` +
+          `but the config sets tie_word_embeddings`,
+      );
+    }
+  }
+  return new Map(load.map((name) => [name, weights.get(name)!])); // model order
+}
+
+/** Which file holds each tensor: model.safetensors first (as transformers does), else the index. */
+async function locateTensors(dir: string): Promise<{ fileOf: Map<string, string>; source: string }> {
+  const single = path.join(dir, MODEL_FILE);
+  if (await exists(single)) {
+    const header = await readSafetensorsHeader(single);
+    return { fileOf: new Map([...header.tensors.keys()].map((n) => [n, single])), source: single };
+  }
+  const index = path.join(dir, MODEL_INDEX_FILE);
+  if (await exists(index)) {
+    let json: unknown;
+    try {
+      json = JSON.parse(await fs.readFile(index, 'utf8'));
+    } catch (e) {
+      throw new Error(`${index}: not valid JSON (${(e as Error).message})`);
+    }
+    const map = (json as { weight_map?: unknown } | null)?.weight_map;
+    if (typeof map !== 'object' || map === null || Array.isArray(map)) {
+      throw new Error(`${index}: missing weight_map object`);
+    }
+    const fileOf = new Map<string, string>();
+    for (const [name, file] of Object.entries(map)) {
+      // Shards live beside the index; anything else (paths, non-strings) is a corrupt index.
+      if (typeof file !== 'string' || file !== path.basename(file) || file === '') {
+        throw new Error(`${index}: weight_map.${name} must be a file name in the same folder, got ${JSON.stringify(file)}`);
+      }
+      fileOf.set(name, path.join(dir, file));
+    }
+    return { fileOf, source: index };
+  }
+  const hasBin = await exists(path.join(dir, 'pytorch_model.bin'));
+  throw new Error(
+    `${dir}: no ${MODEL_FILE} or ${MODEL_INDEX_FILE}` +
+      (hasBin ? ' (pytorch_model.bin is not supported: convert it to safetensors)' : ''),
+  );
+}
+
+/** Read `names` with one pass over each file that holds some of them. */
+async function readGrouped(fileOf: Map<string, string>, names: string[]): Promise<Map<string, HostTensor>> {
+  const byFile = new Map<string, string[]>();
+  for (const name of names) {
+    const file = fileOf.get(name)!;
+    const group = byFile.get(file) ?? [];
+    group.push(name);
+    byFile.set(file, group);
+  }
+  const out = new Map<string, HostTensor>();
+  for (const [file, group] of byFile) for (const [n, t] of await readSafetensors(file, group)) out.set(n, t);
+  return out;
+}
+
+/** Load what saveTrainingState / saveCheckpoint({trainingState}) wrote into `dir`. */
+export async function loadTrainingState(dir: string): Promise<TrainingState> {
+  const stateFile = path.join(dir, TRAINER_STATE_FILE);
+  const optimizerFile = path.join(dir, OPTIMIZER_FILE);
+  for (const f of [stateFile, optimizerFile]) {
+    if (!(await exists(f))) throw new Error(`${dir}: no training state to resume from (missing ${path.basename(f)})`);
+  }
+  let state: unknown;
+  try {
+    state = JSON.parse(await fs.readFile(stateFile, 'utf8'));
+  } catch (e) {
+    throw new Error(`${stateFile}: not valid JSON (${(e as Error).message})`);
+  }
+  if (typeof state !== 'object' || state === null || Array.isArray(state)) {
+    throw new Error(`${stateFile}: must hold a JSON object`);
+  }
+  return { tensors: await readSafetensors(optimizerFile), state: state as Record<string, unknown> };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Saving
+
+/** Write a complete checkpoint folder `dir`, replacing any checkpoint already there in one swap. */
+export async function saveCheckpoint(dir: string, opts: SaveCheckpointOptions): Promise<void> {
+  const { config, weights, dtype = 'F32', tokenizerDir, extraFiles = {}, trainingState } = opts;
+  const where = `saveCheckpoint(${dir})`;
+  // Everything is checked before the disk is touched.
+  const shapes = new Map([...weights].map(([n, t]) => [n, t.shape]));
+  const { unknown, tiedHead } = classifyTensors(config, shapes, () => where);
+  if (tiedHead) throw new Error(`${where}: lm_head.weight given but the config ties it to model.embed_tokens.weight`);
+  if (unknown.length > 0) throw new Error(`${where}: tensors a Qwen2 model does not have: ${unknown.join(', ')}`);
+  const tokenizerFiles = tokenizerDir ? await listTokenizerFiles(tokenizerDir) : [];
+  const reserved = new Set([
+    'config.json', MODEL_FILE, MODEL_INDEX_FILE, OPTIMIZER_FILE, TRAINER_STATE_FILE, ...tokenizerFiles,
+  ]);
+  for (const name of Object.keys(extraFiles)) {
+    if (name !== path.basename(name) || name === '' || name === '.' || name === '..') {
+      throw new Error(`${where}: extraFiles key ${JSON.stringify(name)} must be a plain file name`);
+    }
+    if (reserved.has(name)) throw new Error(`${where}: extraFiles.${name} would overwrite a file the checkpoint writes`);
+  }
+  if (trainingState) checkTrainingState(trainingState, where);
+  await assertReplaceable(dir);
+
+  await replaceDir(dir, async (tmp) => {
+    // Record the stored dtype (newer transformers versions name the field `dtype`).
+    const stored = dtype === 'BF16' ? 'bfloat16' : 'float32';
+    await writeConfig(tmp, { ...config, torch_dtype: stored, ...('dtype' in config ? { dtype: stored } : {}) });
+    await writeSafetensors(path.join(tmp, MODEL_FILE), weights, { dtype, metadata: { format: 'pt' } });
+    for (const name of tokenizerFiles) {
+      await writeFileAtomic(path.join(tmp, name), await fs.readFile(path.join(tokenizerDir!, name)));
+    }
+    for (const [name, content] of Object.entries(extraFiles)) {
+      const text = typeof content === 'string' ? content : JSON.stringify(content, null, 2) + '\n';
+      await writeFileAtomic(path.join(tmp, name), text);
+    }
+    if (trainingState) await writeTrainingState(tmp, trainingState);
+  });
+}
+
+/**
+ * Replace the training state of the checkpoint in `dir` (created if absent), keeping its other
+ * files: they are hard-linked (copied where links are impossible) into the new folder, so this is
+ * cheap even beside a multi-GB model, and the swap is as atomic as saveCheckpoint's.
+ */
+export async function saveTrainingState(dir: string, ts: TrainingState): Promise<void> {
+  checkTrainingState(ts, `saveTrainingState(${dir})`);
+  const kept = (await exists(dir)) ? await fs.readdir(dir) : [];
+  await replaceDir(dir, async (tmp) => {
+    for (const name of kept) {
+      if (name !== OPTIMIZER_FILE && name !== TRAINER_STATE_FILE) await linkOrCopy(path.join(dir, name), path.join(tmp, name));
+    }
+    await writeTrainingState(tmp, ts);
+  });
+}
+
+function checkTrainingState(ts: TrainingState, where: string): void {
+  if (!(ts.tensors instanceof Map)) throw new Error(`${where}: trainingState.tensors must be a Map`);
+  if (typeof ts.state !== 'object' || ts.state === null || Array.isArray(ts.state)) {
+    throw new Error(`${where}: trainingState.state must be a JSON object`);
+  }
+}
+
+async function writeTrainingState(dir: string, ts: TrainingState): Promise<void> {
+  await writeSafetensors(path.join(dir, OPTIMIZER_FILE), ts.tensors); // F32: moments need full precision
+  await writeFileAtomic(path.join(dir, TRAINER_STATE_FILE), JSON.stringify(ts.state, null, 2) + '\n');
+}
+
+async function listTokenizerFiles(dir: string): Promise<string[]> {
+  const present = [];
+  for (const name of TOKENIZER_FILES) if (await exists(path.join(dir, name))) present.push(name);
+  if (present.length === 0) throw new Error(`${dir}: no tokenizer files (looked for ${TOKENIZER_FILES.join(', ')})`);
+  return present;
+}
+
+/** Refuse to replace a folder that is not a checkpoint: saving must never delete unrelated files. */
+async function assertReplaceable(dir: string): Promise<void> {
+  if (!(await exists(dir))) return;
+  if (!(await fs.stat(dir)).isDirectory()) throw new Error(`${dir}: exists and is not a folder`);
+  const entries = await fs.readdir(dir);
+  if (entries.length > 0 && !entries.includes('config.json')) {
+    throw new Error(`refusing to replace ${dir}: it is not empty and has no config.json, so it is not a checkpoint`);
+  }
+}
+
+/**
+ * Build the new content of `dir` in a temp sibling via `fill`, then swap it in: move the old folder
+ * aside, move the new one in, delete the old one. Between the two renames `dir` is briefly absent,
+ * but both complete versions exist as hidden siblings (.<name>.old-* and .<name>.tmp-*).
+ */
+async function replaceDir(dir: string, fill: (tmp: string) => Promise<void>): Promise<void> {
+  const target = path.resolve(dir);
+  await fs.mkdir(path.dirname(target), { recursive: true });
+  const tmp = tempSibling(target, 'tmp');
+  await fs.mkdir(tmp);
+  try {
+    await fill(tmp);
+    await fsyncDir(tmp);
+  } catch (e) {
+    await fs.rm(tmp, { recursive: true, force: true });
+    throw e;
+  }
+  const old = tempSibling(target, 'old');
+  let hadOld = true;
+  try {
+    await fs.rename(target, old);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') {
+      await fs.rm(tmp, { recursive: true, force: true });
+      throw e;
+    }
+    hadOld = false;
+  }
+  try {
+    await fs.rename(tmp, target);
+  } catch (e) {
+    if (hadOld) await fs.rename(old, target);
+    await fs.rm(tmp, { recursive: true, force: true });
+    throw e;
+  }
+  await fsyncDir(path.dirname(target));
+  if (hadOld) await fs.rm(old, { recursive: true, force: true });
+}
+
+async function linkOrCopy(src: string, dst: string): Promise<void> {
+  if ((await fs.lstat(src)).isDirectory()) {
+    await fs.cp(src, dst, { recursive: true });
+    return;
+  }
+  try {
+    await fs.link(src, dst);
+  } catch {
+    await fs.copyFile(src, dst); // file systems without hard links
+    const fh = await fs.open(dst, 'r+');
+    await fh.sync();
+    await fh.close();
+  }
+}
+
+async function exists(p: string): Promise<boolean> {
+  try {
+    await fs.access(p);
+    return true;
+  } catch {
+    return false;
+  }
+}

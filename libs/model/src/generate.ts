@@ -1,0 +1,154 @@
+// Autoregressive generation with a KV cache: batched prompts (left padded), greedy or sampled tokens,
+// stop token ids and stop strings, per-token log-probs of the chosen tokens, optional streaming.
+import * as tf from '@tensorflow/tfjs';
+import { KVCache } from './kv-cache';
+import { Qwen2Model } from './model';
+import { createRng, Rng, sampleToken, SamplingOptions } from './sampling';
+
+export interface GenerateOptions extends SamplingOptions {
+  maxNewTokens: number;
+  /** Token id used to left-pad shorter prompts (masked out, never attended to). */
+  padId: number;
+  /** Generation of a row ends after it emits one of these (the id is kept in `ids`, not in `text`). */
+  stopTokenIds?: number[];
+  /** Generation of a row ends when its text contains one of these; `text` is cut before it. */
+  stopStrings?: string[];
+  /** Turns ids into text; required for `text`, stop strings and streaming. */
+  decode?: (ids: number[]) => string;
+  seed?: number;
+  /** A caller-owned RNG (e.g. restored from a checkpoint); overrides `seed`. */
+  rng?: Rng;
+  /** Called with each row's newly final text as it is generated (never a partial stop string). */
+  onText?: (row: number, delta: string) => void;
+  /** Called before every decoding step; an async hook lets a server swap weights between steps. */
+  beforeStep?: () => void | Promise<void>;
+}
+
+export type FinishReason = 'stop' | 'length';
+
+export interface Generation {
+  /** Generated token ids (without the prompt). */
+  ids: number[];
+  /** log p(token) of each generated id under softmax(logits / temperature). */
+  logprobs: number[];
+  /** Decoded text of the generated ids, stop token and stop string excluded ('' without `decode`). */
+  text: string;
+  finishReason: FinishReason;
+}
+
+/** Length of the longest suffix of `text` that is a proper start of some stop string (held back while streaming). */
+function pendingStopPrefix(text: string, stops: string[]): number {
+  let keep = 0;
+  for (const s of stops) {
+    for (let n = Math.min(s.length - 1, text.length); n > keep; n--) {
+      if (text.endsWith(s.slice(0, n))) {
+        keep = n;
+        break;
+      }
+    }
+  }
+  return keep;
+}
+
+class RowState {
+  ids: number[] = [];
+  logprobs: number[] = [];
+  text = '';
+  streamed = 0; // characters of `text` already passed to onText
+  done = false;
+  finishReason: FinishReason = 'length';
+}
+
+/** Generate a continuation for each prompt (token ids). Rows finish independently. */
+export async function generate(model: Qwen2Model, prompts: number[][], opts: GenerateOptions): Promise<Generation[]> {
+  if (prompts.length === 0) return [];
+  if (prompts.some((p) => p.length === 0)) throw new Error('generate: every prompt needs at least one token');
+  if (!(opts.maxNewTokens >= 0)) throw new Error(`generate: maxNewTokens must be >= 0, got ${opts.maxNewTokens}`);
+  const stops = (opts.stopStrings ?? []).filter((s) => s.length > 0);
+  if ((stops.length > 0 || opts.onText) && !opts.decode) throw new Error('generate: stop strings and streaming need `decode`');
+  const stopIds = new Set(opts.stopTokenIds ?? []);
+  const rng = opts.rng ?? (opts.greedy ? undefined : createRng(opts.seed ?? 0));
+  const B = prompts.length;
+  const T = Math.max(...prompts.map((p) => p.length));
+  const rows = prompts.map(() => new RowState());
+
+  // Left padding: every row's last prompt token sits at column T-1, so all rows decode in lockstep.
+  const ids = new Int32Array(B * T).fill(opts.padId);
+  const mask = new Float32Array(B * T);
+  prompts.forEach((p, b) => {
+    ids.set(p, b * T + T - p.length);
+    mask.fill(1, b * T + T - p.length, (b + 1) * T);
+  });
+
+  const cache = new KVCache();
+  try {
+    let input = tf.tensor2d(ids, [B, T], 'int32');
+    let inputMask = tf.tensor2d(mask, [B, T]);
+    for (let step = 0; step < opts.maxNewTokens && rows.some((r) => !r.done); step++) {
+      if (opts.beforeStep) await opts.beforeStep();
+      const logits = tf.tidy(() => {
+        const hidden = model.forward(input, { mask: inputMask, cache }); // [B, t, D]
+        const [b, t, d] = hidden.shape;
+        const last = tf.reshape(tf.slice(hidden, [0, t - 1, 0], [b, 1, d]), [b, d]) as tf.Tensor2D;
+        return model.lmHead(last); // [B, V]
+      });
+      const V = logits.shape[1];
+      const host = (await logits.data()) as Float32Array;
+      logits.dispose();
+      tf.dispose([input, inputMask]);
+
+      const next = new Int32Array(B).fill(opts.padId);
+      const nextMask = new Float32Array(B);
+      rows.forEach((row, b) => {
+        if (row.done) return;
+        const { token, logprob } = sampleToken(host.subarray(b * V, (b + 1) * V), opts, rng);
+        row.ids.push(token);
+        row.logprobs.push(logprob);
+        next[b] = token;
+        nextMask[b] = 1;
+        if (stopIds.has(token)) {
+          row.done = true;
+          row.finishReason = 'stop';
+        }
+        if (opts.decode) updateText(row, stopIds, stops, opts);
+        if (opts.onText) streamText(row, b, stops, opts.onText);
+      });
+      input = tf.tensor2d(next, [B, 1], 'int32');
+      inputMask = tf.tensor2d(nextMask, [B, 1]);
+    }
+    tf.dispose([input, inputMask]);
+  } finally {
+    cache.dispose();
+  }
+  if (opts.onText) rows.forEach((row, b) => streamText(row, b, [], opts.onText!, true));
+  return rows.map(({ ids, logprobs, text, finishReason }) => ({ ids, logprobs, text, finishReason }));
+}
+
+/** Re-decode the row and end it at the first stop string. */
+function updateText(row: RowState, stopIds: Set<number>, stops: string[], opts: GenerateOptions): void {
+  const last = row.ids[row.ids.length - 1];
+  const visible = stopIds.has(last) ? row.ids.slice(0, -1) : row.ids;
+  let text = opts.decode!(visible);
+  for (const s of stops) {
+    const at = text.indexOf(s);
+    if (at >= 0) {
+      text = text.slice(0, at);
+      row.done = true;
+      row.finishReason = 'stop';
+    }
+  }
+  row.text = text;
+}
+
+/** Pass on the text that can no longer change: not a trailing partial character, not a possible stop string start. */
+function streamText(row: RowState, b: number, stops: string[], onText: (row: number, delta: string) => void, flush = false): void {
+  let end = row.text.length;
+  if (!row.done && !flush) {
+    if (row.text.endsWith('\uFFFD')) end -= 1; // a multi-byte character split across tokens
+    end -= pendingStopPrefix(row.text.slice(0, end), stops);
+  }
+  if (end > row.streamed) {
+    onText(b, row.text.slice(row.streamed, end));
+    row.streamed = end;
+  }
+}

@@ -1,0 +1,29 @@
+// @rlhf-code/model: the Qwen2 architecture on TensorFlow.js, its checkpoints and its backend.
+export { initBackend, shutdownBackend, describeBackend, setFastBatchMatMul } from './backend';
+export type { BackendInfo, BackendKind, BackendChoice, InitBackendOptions } from './backend';
+
+export { parseConfig, readConfig, writeConfig, makeConfig, headDim, expectedParameterShapes, isSequenceClassifier, numLabels } from './config';
+export type { Qwen2Config, Qwen2ConfigInput } from './config';
+export { readSafetensors, readSafetensorsHeader, writeSafetensors, writeFileAtomic } from './safetensors';
+export type { HostTensor, WriteDtype } from './safetensors';
+export {
+  loadCheckpointWeights,
+  saveCheckpoint,
+  loadTrainingState,
+  saveTrainingState,
+  MODEL_FILE,
+  MODEL_INDEX_FILE,
+  OPTIMIZER_FILE,
+  TRAINER_STATE_FILE,
+  TOKENIZER_FILES,
+} from './checkpoint';
+export type { TrainingState, SaveCheckpointOptions } from './checkpoint';
+
+export { Qwen2Model } from './model';
+export type { ForwardOptions, LoadOptions } from './model';
+export { KVCache } from './kv-cache';
+export { ScalarHead, lastTokenIndex, gatherLastToken } from './heads';
+export { generate } from './generate';
+export type { GenerateOptions, Generation, FinishReason } from './generate';
+export { createRng, sampleToken } from './sampling';
+export type { Rng, SamplingOptions } from './sampling';

@@ -1,0 +1,19 @@
+// SwiGLU feed-forward (Shazeer 2020) as in Qwen2MLP: down(silu(gate(x)) * up(x)), no biases.
+import * as tf from '@tensorflow/tfjs';
+import { linear } from './linear';
+
+export interface MlpWeights {
+  gate_proj: { weight: tf.Tensor2D }; // [I, D]
+  up_proj: { weight: tf.Tensor2D }; // [I, D]
+  down_proj: { weight: tf.Tensor2D }; // [D, I]
+}
+
+/** x: [N, D] -> [N, D] */
+export function mlp(x: tf.Tensor2D, w: MlpWeights): tf.Tensor2D {
+  return tf.tidy(() => {
+    const gate = linear(x, w.gate_proj.weight); // [N, I]
+    const up = linear(x, w.up_proj.weight); // [N, I]
+    const act = tf.mul(gate, tf.sigmoid(gate)); // silu
+    return linear(tf.mul(act, up) as tf.Tensor2D, w.down_proj.weight);
+  });
+}

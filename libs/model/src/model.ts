@@ -1,0 +1,194 @@
+// The Qwen2 decoder-only transformer (Hugging Face's Qwen2ForCausalLM) on TensorFlow.js.
+//   ids -> embed_tokens -> N x decoder layer -> norm -> lm_head (tied to embed_tokens or not)
+// Parameters live in `params`, keyed by Hugging Face's names, so checkpoints map one to one.
+import * as tf from '@tensorflow/tfjs';
+import { LayerKV } from './attention';
+import { BlockWeights, decoderLayer } from './block';
+import { expectedParameterShapes, headDim, Qwen2Config, readConfig } from './config';
+import { loadCheckpointWeights } from './checkpoint';
+import { KVCache } from './kv-cache';
+import { linear } from './linear';
+import { rmsNorm } from './norm';
+import { ropeAngles } from './rope';
+import { HostTensor } from './safetensors';
+
+/** Added to the attention scores of masked keys (large and finite: a fully masked row stays NaN-free). */
+const MASKED = -1e9;
+
+/** tfjs variable names are global: each model instance gets its own prefix. */
+let instances = 0;
+
+export interface ForwardOptions {
+  /** [B, T]: 1 for real tokens, 0 for left padding. Default: all ones. */
+  mask?: tf.Tensor2D;
+  /** Holds keys/values of earlier calls; extended in place with this call's tokens. */
+  cache?: KVCache;
+}
+
+export interface LoadOptions {
+  /** false for frozen models (reference policy); default true. */
+  trainable?: boolean;
+}
+
+export class Qwen2Model {
+  readonly config: Qwen2Config;
+  /** HF parameter name -> variable, e.g. "model.layers.0.self_attn.q_proj.weight". */
+  readonly params: Record<string, tf.Variable>;
+  private readonly layers: BlockWeights[];
+
+  constructor(config: Qwen2Config, params: Record<string, tf.Variable>) {
+    this.config = config;
+    this.params = params;
+    const p = (name: string) => {
+      const v = params[name];
+      if (!v) throw new Error(`Qwen2Model: missing parameter "${name}"`);
+      return v as unknown as tf.Tensor2D & tf.Tensor1D;
+    };
+    this.layers = [];
+    for (let i = 0; i < config.num_hidden_layers; i++) {
+      const l = `model.layers.${i}.`;
+      this.layers.push({
+        input_layernorm: { weight: p(l + 'input_layernorm.weight') },
+        self_attn: {
+          q_proj: { weight: p(l + 'self_attn.q_proj.weight'), bias: p(l + 'self_attn.q_proj.bias') },
+          k_proj: { weight: p(l + 'self_attn.k_proj.weight'), bias: p(l + 'self_attn.k_proj.bias') },
+          v_proj: { weight: p(l + 'self_attn.v_proj.weight'), bias: p(l + 'self_attn.v_proj.bias') },
+          o_proj: { weight: p(l + 'self_attn.o_proj.weight') },
+        },
+        post_attention_layernorm: { weight: p(l + 'post_attention_layernorm.weight') },
+        mlp: {
+          gate_proj: { weight: p(l + 'mlp.gate_proj.weight') },
+          up_proj: { weight: p(l + 'mlp.up_proj.weight') },
+          down_proj: { weight: p(l + 'mlp.down_proj.weight') },
+        },
+      });
+    }
+  }
+
+  /** Build from host tensors keyed by HF names (as returned by loadCheckpointWeights). */
+  static fromWeights(config: Qwen2Config, weights: Map<string, HostTensor>, opts: LoadOptions = {}): Qwen2Model {
+    const prefix = `qwen2_${instances++}/`;
+    const params: Record<string, tf.Variable> = {};
+    for (const [name, shape] of expectedParameterShapes(config)) {
+      const w = weights.get(name);
+      if (!w) throw new Error(`Qwen2Model: missing weight "${name}" (expected shape [${shape}])`);
+      params[name] = tf.variable(tf.tensor(w.data, w.shape), opts.trainable ?? true, prefix + name);
+    }
+    return new Qwen2Model(config, params);
+  }
+
+  /** A freshly initialised model, as HF initialises Qwen2: N(0, initializer_range) weights, zero biases, unit norms. */
+  static init(config: Qwen2Config, opts: LoadOptions & { seed?: number } = {}): Qwen2Model {
+    const prefix = `qwen2_${instances++}/`;
+    const std = config.initializer_range ?? 0.02;
+    let seed = opts.seed ?? 0;
+    const params: Record<string, tf.Variable> = {};
+    for (const [name, shape] of expectedParameterShapes(config)) {
+      const init = name.endsWith('norm.weight')
+        ? tf.ones(shape)
+        : name.endsWith('.bias')
+          ? tf.zeros(shape)
+          : tf.randomNormal(shape, 0, std, 'float32', seed++);
+      params[name] = tf.variable(init, opts.trainable ?? true, prefix + name);
+    }
+    return new Qwen2Model(config, params);
+  }
+
+  /** Load a Hugging Face checkpoint folder (config.json + model.safetensors or sharded index). */
+  static async load(dir: string, opts: LoadOptions = {}): Promise<Qwen2Model> {
+    const config = readConfig(dir);
+    const weights = await loadCheckpointWeights(dir, config);
+    return Qwen2Model.fromWeights(config, weights, opts);
+  }
+
+  /**
+   * ids: [B, T] int32 -> final hidden states [B, T, D] (after model.norm).
+   * Positions follow HF's left-padding convention: position = cumsum(mask) - 1.
+   */
+  forward(ids: tf.Tensor2D, opts: ForwardOptions = {}): tf.Tensor3D {
+    const { cache } = opts;
+    const cfg = this.config;
+    const [B, T] = ids.shape;
+    const H = cfg.num_attention_heads;
+    const KV = cfg.num_key_value_heads ?? H;
+    const hd = headDim(cfg);
+    const eps = cfg.rms_norm_eps;
+    const out = tf.tidy(() => {
+      const newMask: tf.Tensor2D = opts.mask ? tf.cast(opts.mask, 'float32') : tf.ones([B, T]);
+      const fullMask: tf.Tensor2D = cache?.mask ? tf.concat([cache.mask, newMask], 1) : newMask; // [B, S]
+      const S = fullMask.shape[1];
+      const P = S - T; // cached positions before this call
+      const positions = tf.slice(tf.relu(tf.sub(tf.cumsum(fullMask, 1), 1)), [0, P], [B, T]) as tf.Tensor2D;
+      const rope = ropeAngles(positions, hd, cfg.rope_theta);
+      // Query t (absolute index P + t) may attend to key j when j <= P + t and key j is not padding.
+      const causal = new Float32Array(T * S);
+      for (let t = 0; t < T; t++) causal.fill(1, t * S, t * S + P + t + 1);
+      const allowed = tf.mul(tf.tensor4d(causal, [1, 1, T, S]), tf.reshape(fullMask, [B, 1, 1, S]));
+      const bias = tf.mul(tf.sub(1, allowed), MASKED) as tf.Tensor4D; // [B, 1, T, S]
+
+      let x = tf.gather(this.params['model.embed_tokens.weight'], tf.reshape(ids, [B * T])) as tf.Tensor2D; // [B*T, D]
+      const kvs: LayerKV[] = [];
+      const dims = { batch: B, seq: T, heads: H, kvHeads: KV, headDim: hd };
+      this.layers.forEach((w, i) => {
+        const r = decoderLayer(x, w, dims, rope, bias, eps, cache?.layers[i]);
+        x = r.out;
+        kvs.push(r.kv);
+      });
+      const hidden = tf.reshape(rmsNorm(x, this.params['model.norm.weight'] as tf.Variable<tf.Rank.R1>, eps), [B, T, -1]);
+      return cache ? { hidden, kvs, fullMask } : { hidden };
+    }) as unknown as { hidden: tf.Tensor3D; kvs?: LayerKV[]; fullMask?: tf.Tensor2D };
+    if (cache) cache.update(out.kvs!, out.fullMask!);
+    return out.hidden;
+  }
+
+  /** The LM head matrix [V, D]: embed_tokens when tied, else lm_head. */
+  get lmHeadWeight(): tf.Tensor2D {
+    const name = this.config.tie_word_embeddings ? 'model.embed_tokens.weight' : 'lm_head.weight';
+    return this.params[name] as unknown as tf.Tensor2D;
+  }
+
+  /** hidden: [N, D] -> logits [N, V] */
+  lmHead(hidden: tf.Tensor2D): tf.Tensor2D {
+    return linear(hidden, this.lmHeadWeight);
+  }
+
+  /** ids: [B, T] -> logits [B, T, V] */
+  logits(ids: tf.Tensor2D, opts: ForwardOptions = {}): tf.Tensor3D {
+    return tf.tidy(() => {
+      const hidden = this.forward(ids, opts); // [B, T, D]
+      const [B, T, D] = hidden.shape;
+      return tf.reshape(this.lmHead(tf.reshape(hidden, [B * T, D])), [B, T, -1]) as tf.Tensor3D;
+    });
+  }
+
+  /** Copy of every parameter to host memory, keyed by HF name (for saving). */
+  hostWeights(): Map<string, HostTensor> {
+    const out = new Map<string, HostTensor>();
+    for (const [name, v] of Object.entries(this.params)) {
+      out.set(name, { shape: [...v.shape], data: v.dataSync() as Float32Array });
+    }
+    return out;
+  }
+
+  /** Load new values into the existing variables (same config), e.g. to sync a served policy. */
+  assignWeights(weights: Map<string, HostTensor> | Record<string, tf.Tensor>): void {
+    for (const [name, v] of Object.entries(this.params)) {
+      const src = weights instanceof Map ? weights.get(name) : weights[name];
+      if (!src) throw new Error(`assignWeights: missing "${name}"`);
+      const t = src instanceof tf.Tensor ? src : tf.tensor(src.data, src.shape);
+      if (t.shape.join(',') !== v.shape.join(',')) {
+        throw new Error(`assignWeights: "${name}" has shape [${t.shape}], expected [${v.shape}]`);
+      }
+      v.assign(t);
+      if (t !== src) t.dispose();
+    }
+  }
+
+  get numParams(): number {
+    return Object.values(this.params).reduce((n, v) => n + v.size, 0);
+  }
+
+  dispose(): void {
+    for (const v of Object.values(this.params)) v.dispose();
+  }
+}

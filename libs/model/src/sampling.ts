@@ -1,0 +1,107 @@
+// Picking the next token from a row of logits on the host: greedy, temperature, top-k, top-p
+// (nucleus), with a seeded, serialisable random number generator so runs can be repeated and resumed.
+import seedrandom from 'seedrandom';
+
+export interface SamplingOptions {
+  /** argmax instead of sampling (temperature/top-k/top-p are ignored). */
+  greedy?: boolean;
+  /** logits are divided by it before softmax; default 1. */
+  temperature?: number;
+  /** keep only the k most likely tokens; 0 = off (default). */
+  topK?: number;
+  /** keep the smallest set of most likely tokens whose probability reaches p; 1 = off (default). */
+  topP?: number;
+}
+
+export interface Rng {
+  /** uniform in [0, 1) */
+  next(): number;
+  /** serialisable state, to save beside a checkpoint */
+  state(): object;
+}
+
+/** A seeded RNG (seedrandom's alea); pass `state` from rng.state() to resume the same stream. */
+export function createRng(seed: number | string, state?: object): Rng {
+  const prng = seedrandom.alea(String(seed), { state: (state as seedrandom.State.Alea | undefined) ?? true });
+  return { next: () => prng(), state: () => prng.state() };
+}
+
+/** log of the sum of exp(x[i] / t) */
+function logSumExp(x: Float32Array, t: number): number {
+  let max = -Infinity;
+  for (let i = 0; i < x.length; i++) if (x[i] > max) max = x[i];
+  let s = 0;
+  for (let i = 0; i < x.length; i++) s += Math.exp((x[i] - max) / t);
+  return max / t + Math.log(s);
+}
+
+/** How many of the sorted tokens it takes to reach probability p; -1 when they never do. */
+function nucleusSize(sorted: number[], probs: Float64Array, p: number): number {
+  let cum = 0;
+  for (let n = 0; n < sorted.length; n++) {
+    cum += probs[sorted[n]];
+    if (cum >= p) return n + 1;
+  }
+  return -1;
+}
+
+function argmax(x: Float32Array): number {
+  let best = 0;
+  for (let i = 1; i < x.length; i++) if (x[i] > x[best]) best = i;
+  return best;
+}
+
+/**
+ * logits: [V] -> the chosen token and its log-probability under softmax(logits / temperature)
+ * (temperature 1 when greedy). The log-prob is that of the unfiltered distribution, as PPO needs
+ * (TRL samples with top_k 0 / top_p 1 so the two agree).
+ */
+export function sampleToken(logits: Float32Array, opts: SamplingOptions, rng?: Rng): { token: number; logprob: number } {
+  const greedy = opts.greedy || (opts.temperature ?? 1) === 0;
+  const t = greedy ? 1 : (opts.temperature ?? 1);
+  if (!(t > 0)) throw new Error(`sampling: temperature must be > 0, got ${opts.temperature}`);
+  const lse = logSumExp(logits, t);
+  const logprob = (token: number) => ({ token, logprob: logits[token] / t - lse });
+  if (greedy) return logprob(argmax(logits));
+  if (!rng) throw new Error('sampling: a seeded rng is required unless greedy');
+
+  const topK = opts.topK ?? 0;
+  const topP = opts.topP ?? 1;
+  if (topK < 0 || !Number.isInteger(topK)) throw new Error(`sampling: topK must be an integer >= 0, got ${topK}`);
+  if (!(topP > 0 && topP <= 1)) throw new Error(`sampling: topP must be in (0, 1], got ${topP}`);
+  const probs = new Float64Array(logits.length);
+  for (let i = 0; i < logits.length; i++) probs[i] = Math.exp(logits[i] / t - lse);
+
+  let candidates: number[] | null = null; // null = the whole vocabulary
+  if (topK > 0 || topP < 1) {
+    const byProb = (a: number, b: number) => probs[b] - probs[a] || a - b;
+    // Sorting 151,936 tokens every step is slow; for top-p alone, sort only the tokens above a tiny floor
+    // first, and sort everything only when those do not reach p.
+    const floor = topK === 0 ? 1e-9 : -1;
+    let idx: number[] = [];
+    for (let i = 0; i < probs.length; i++) if (probs[i] > floor) idx.push(i);
+    idx.sort(byProb);
+    if (topK > 0) idx = idx.slice(0, topK);
+    if (topP < 1) {
+      // As in HF, top-p applies to the distribution renormalised after top-k.
+      const target = topP * (topK > 0 ? idx.reduce((m, i) => m + probs[i], 0) : 1);
+      let n = nucleusSize(idx, probs, target);
+      if (n < 0) {
+        idx = Array.from(probs.keys()).sort(byProb);
+        n = nucleusSize(idx, probs, target);
+      }
+      idx = idx.slice(0, n < 0 ? idx.length : n);
+    }
+    candidates = idx;
+  }
+
+  const list = candidates ?? Array.from(probs.keys());
+  let total = 0;
+  for (const i of list) total += probs[i];
+  let u = rng.next() * total;
+  for (const i of list) {
+    u -= probs[i];
+    if (u < 0) return logprob(i);
+  }
+  return logprob(list[list.length - 1]); // rounding left u >= 0
+}

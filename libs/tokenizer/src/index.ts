@@ -1,0 +1,36 @@
+export { SPECIAL_TOKENS, REQUIRED_TOKENS, PAD_CANDIDATES } from './special-tokens';
+export {
+  Tokenizer,
+  loadTokenizer,
+  saveTokenizer,
+  defaultTokenizerDir,
+  validateTokenizerJson,
+  type TokenizerJson,
+  type TokenizerConfigJson,
+  type AddedTokenJson,
+  type BpeModelJson,
+  type EncodeOptions,
+  type DecodeOptions,
+} from './tokenizer';
+export { formatFim, parseFim, encodeFim, type FimParts } from './fim';
+export { formatChat, encodeChat, CHATML_TEMPLATE, type ChatMessage, type ChatRole, type ChatOptions } from './chat';
+export {
+  deriveTokenizer,
+  byteLevelAlphabet,
+  parseMerges,
+  type DeriveOptions,
+  type DeriveStats,
+  type DerivedTokenizer,
+} from './derive';
+export {
+  readCorpus,
+  listFiles,
+  isHeldOut,
+  selectStdlibFiles,
+  copyStdlibCorpus,
+  STDLIB_PACKAGES,
+  STDLIB_EXCLUDED_MODULES,
+  STDLIB_MAX_FILE_BYTES,
+  type CorpusFile,
+} from './corpus';
+export { measureTokenizer, type TokenizerMeasure } from './measure';

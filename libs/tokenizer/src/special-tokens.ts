@@ -1,0 +1,32 @@
+// Names of the control tokens this project relies on. They are Qwen2.5/Qwen3's names, so the Qwen tokenizer and
+// every tokenizer derived from it (derive.ts) share them; the ids differ between tokenizers and are always looked
+// up by name.
+
+export const SPECIAL_TOKENS = {
+  /** End of a document or completion: base/FIM models (Qwen2.5-Coder base) stop here. */
+  endOfText: '<|endoftext|>',
+  /** ChatML turn markers for instruction prompts. */
+  imStart: '<|im_start|>',
+  imEnd: '<|im_end|>',
+  /** Fill-in-the-middle markers: <|fim_prefix|>P<|fim_suffix|>S<|fim_middle|> then the model writes the middle. */
+  fimPrefix: '<|fim_prefix|>',
+  fimSuffix: '<|fim_suffix|>',
+  fimMiddle: '<|fim_middle|>',
+  /** Preferred padding token: distinct from EOS, never produced by text, never a training target. */
+  fimPad: '<|fim_pad|>',
+  /** Fallback padding token for tokenizers without <|fim_pad|> (derive.ts adds it when needed). */
+  pad: '<|pad|>',
+} as const;
+
+/** Tokens every tokenizer loaded by loadTokenizer must have (the pad token is checked separately). */
+export const REQUIRED_TOKENS: readonly string[] = [
+  SPECIAL_TOKENS.endOfText,
+  SPECIAL_TOKENS.imStart,
+  SPECIAL_TOKENS.imEnd,
+  SPECIAL_TOKENS.fimPrefix,
+  SPECIAL_TOKENS.fimSuffix,
+  SPECIAL_TOKENS.fimMiddle,
+];
+
+/** Padding candidates in order of preference. */
+export const PAD_CANDIDATES: readonly string[] = [SPECIAL_TOKENS.fimPad, SPECIAL_TOKENS.pad];
