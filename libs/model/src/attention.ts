@@ -53,12 +53,14 @@ export function attention(
       k = tf.concat([past.k, k], 2); // [B, KV, S, hd]
       v = tf.concat([past.v, v], 2);
     }
+    const S = k.shape[2];
     // GQA without copying k/v: query head h uses kv head floor(h / rep), so the rep query heads of a
     // group are stacked along the time axis and share one matmul with their kv head.
     const qg = tf.reshape(q, [B, KV, rep * T, hd]); // rows ordered (r, t)
     const scores = tf.mul(tf.matMul(qg, k, false, true), 1 / Math.sqrt(hd)); // [B, KV, rep*T, S]
-    const maskG = rep === 1 ? bias : tf.tile(bias, [1, 1, rep, 1]); // [B, 1, rep*T, S], same (r, t) order
-    const probs = tf.softmax(tf.add(scores, maskG)); // softmax over the keys
+    // The mask broadcasts over kv heads and the rep query heads of each group (no tile: wasm's is slow).
+    const masked = tf.add(tf.reshape(scores, [B, KV, rep, T, S]), tf.reshape(bias, [B, 1, 1, T, S]));
+    const probs = tf.reshape(tf.softmax(masked), [B, KV, rep * T, S]); // softmax over the keys
     const ctx = tf.reshape(tf.matMul(probs, v), [B, H, T, hd]); // [B, H, T, hd]
     const merged = tf.reshape(tf.transpose(ctx, [0, 2, 1, 3]), [B * T, H * hd]); // [B*T, H*hd]
     const out = linear(merged as tf.Tensor2D, w.o_proj.weight); // [B*T, D]

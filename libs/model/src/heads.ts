@@ -86,7 +86,8 @@ export function lastTokenIndex(mask: tf.Tensor2D): tf.Tensor1D {
 export function gatherLastToken(values: tf.Tensor2D, mask: tf.Tensor2D): tf.Tensor1D {
   return tf.tidy(() => {
     const T = values.shape[1];
-    const onehot = tf.oneHot(lastTokenIndex(mask), T, 1, 0, 'float32'); // [B, T], built from the mask only
+    // [B, T], built from the mask only. (int32 then cast: tfjs-wasm 4.22's float32 oneHot returns zeros.)
+    const onehot = tf.cast(tf.oneHot(lastTokenIndex(mask), T), 'float32');
     return tf.sum(tf.mul(values, onehot), 1) as tf.Tensor1D;
   });
 }

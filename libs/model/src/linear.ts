@@ -7,7 +7,7 @@ import * as tf from '@tensorflow/tfjs';
  */
 export function linear(x: tf.Tensor2D, weight: tf.Tensor2D, bias?: tf.Tensor1D): tf.Tensor2D {
   return tf.tidy(() => {
-    const y = tf.matMul(x, weight, false, true); // [N, out]
-    return bias ? (tf.add(y, bias) as tf.Tensor2D) : y;
-  });
+    const y: tf.Tensor2D = tf.matMul(x, weight, false, true); // [N, out]
+    return bias ? tf.add(y, bias) : y;
+  }) as tf.Tensor2D;
 }

@@ -6,3 +6,5 @@ export { lrSchedule } from './schedule';
 export type { LrScheduleConfig, LrScheduleKind } from './schedule';
 export { GradAccumulator } from './accumulate';
 export { sparseCrossEntropy, tokenLogProbs, entropyFromLogits } from './losses';
+export { Trainer, gradientsOf } from './trainer';
+export type { TrainerConfig, LossFn, MicroBatch, StepResult } from './trainer';

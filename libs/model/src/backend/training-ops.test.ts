@@ -23,7 +23,9 @@ const DIFFERENTIABLE: Array<[string, (t: tf.Tensor) => tf.Tensor]> = [
   ['max', (t) => tf.max(t, -1)],
   ['exp / log', (t) => tf.log(tf.add(tf.exp(t), 1))],
   ['sqrt / abs', (t) => tf.sqrt(tf.add(tf.abs(t), 0.1))],
-  ['softplus / logSigmoid', (t) => tf.add(tf.softplus(t), tf.logSigmoid(tf.mul(t, 2)))],
+  // log sigmoid(z) = -softplus(-z); tf.logSigmoid's own gradient breaks (on every backend) when
+  // its input is an intermediate tensor, so the reward/DPO losses should use this form.
+  ['softplus (log sigmoid)', (t) => tf.add(tf.softplus(t), tf.neg(tf.softplus(tf.mul(t, -2))))],
   ['tanh', (t) => tf.tanh(t)],
   ['minimum / maximum (PPO clip)', (t) => tf.minimum(tf.mul(t, y()), tf.mul(tf.clipByValue(t, -0.2, 0.2), y()))],
   ['where with a constant mask', (t) => tf.where(tf.greater(y(), 0), t, tf.mul(t, -2))],
