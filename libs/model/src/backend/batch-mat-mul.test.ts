@@ -149,6 +149,18 @@ describe('fast wasm BatchMatMul: memory and cache', () => {
     }
   });
 
+  test('a reshaped b (same buffer, another [K, N]) is not served by the operator packed for the first shape', async () => {
+    const w = seededValues(24, 30);
+    const x = seededValues(2 * 4, 31);
+    const y = seededValues(2 * 6, 32);
+    const [first, second] = await runOn('wasm', () => {
+      const weights = tf.tensor(w, [4, 6]);
+      return [tf.matMul(tf.tensor(x, [2, 4]), weights), tf.matMul(tf.tensor(y, [2, 6]), tf.reshape(weights, [6, 4]))];
+    });
+    expectAllClose([first], [referenceMatMul(x, [2, 4], w, [4, 6], false, false).values]);
+    expectAllClose([second], [referenceMatMul(y, [2, 6], w, [6, 4], false, false).values]);
+  });
+
   test('rejects non-float32 inputs with a clear error', async () => {
     await tf.setBackend('wasm');
     const a = tf.tensor2d([[1, 2]], [1, 2], 'int32');

@@ -7,7 +7,7 @@
 // options override the environment. The choice goes to stderr: stdout belongs to the CLIs' JSON.
 import * as os from 'os';
 import * as tf from '@tensorflow/tfjs'; // not tfjs-core alone: that registers no gradients
-import { registerGradientFixes, registerWasmKernels } from './register';
+import { registerTfjsFixes, registerWasmKernels } from './register';
 import { initThreadedWasm, removeWasm, useStockWasm } from './wasm-threads';
 
 export type BackendKind = 'node-gpu' | 'node' | 'wasm' | 'cpu';
@@ -91,7 +91,7 @@ export async function initBackend(opts: InitBackendOptions = {}): Promise<Backen
 }
 
 async function select(choice: BackendChoice, threads: number, quiet: boolean): Promise<BackendInfo> {
-  registerGradientFixes();
+  registerTfjsFixes();
   const info = choice === 'auto' ? await selectAuto(threads) : await selectExplicit(choice, threads);
   if (!quiet) process.stderr.write(`[rlhf-code] backend: ${describe(info)}\n`);
   return info;

@@ -40,6 +40,7 @@ const DIFFERENTIABLE: Array<[string, (t: tf.Tensor) => tf.Tensor]> = [
   ['mean / sum over axes', (t) => tf.add(tf.mean(t, [0, 2]), tf.sum(t, 1).sum(-1, true))],
   ['div / sub / pow', (t) => tf.div(tf.sub(t, 0.5), tf.add(tf.pow(t, 2), 1))],
   ['gather rows', (t) => tf.gather(tf.reshape(t, [6, 8]), tf.tensor1d([5, 0, 5, 2], 'int32'))],
+  ['gather with batchDims 1 (target logits)', (t) => tf.gather(tf.reshape(t, [6, 8]), tf.tensor2d([[1], [7], [0], [2], [2], [5]], [6, 1], 'int32'), 1, 1)],
   ['matMul broadcast [B,H,T,D] x [1,H,D,S]', (t) => tf.matMul(tf.reshape(t, [2, 2, 3, 4]), tf.reshape(y().slice([0, 0, 0], [1, 3, 8]), [1, 2, 4, 3]))],
   ['matMul 3d x 2d (linear on [B,T,C])', (t) => tf.matMul(t, tf.reshape(y().slice([0, 0, 0], [1, 1, 8]), [8, 1]).tile([1, 5]))],
 ];
@@ -110,7 +111,7 @@ test('a tiny Qwen2-style block: loss and every parameter gradient match cpu', as
     const v = tf.tile(heads(linear(a, p.wv, p.bv), KV), [1, H / KV, 1, 1]);
     const scores = tf.add(tf.div(tf.matMul(q, k, false, true), Math.sqrt(HD)), tf.tensor(mask, [T, T])); // [B, H, T, T]
     const att = tf.matMul(tf.softmax(scores), v); // [B, H, T, HD]
-    h = tf.add(h, tf.reshape(linear(tf.transpose(att, [0, 2, 1, 3]), p.wo), [B, T, C]));
+    h = tf.add(h, tf.reshape(linear(tf.reshape(tf.transpose(att, [0, 2, 1, 3]), [B, T, H * HD]), p.wo), [B, T, C]));
     const m = rmsNorm(h, p.ln2);
     const gate = linear(m, p.wg);
     h = tf.add(h, tf.reshape(linear(tf.mul(tf.mul(gate, tf.sigmoid(gate)), linear(m, p.wu)), p.wd), [B, T, C]));

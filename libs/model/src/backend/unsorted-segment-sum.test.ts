@@ -28,7 +28,9 @@ describe('UnsortedSegmentSum on wasm', () => {
   test('2-D segment ids (TF semantics, beyond tfjs cpu) equal the flattened 1-D case', async () => {
     const x = seededValues(12 * 5, 1);
     const ids = Int32Array.from([0, 2, 2, 1, 0, 5, 5, 5, 3, 0, 1, 2]);
-    const got = await runOn('wasm', () => tf.unsortedSegmentSum(tf.tensor(x, [4, 3, 5]), tf.tensor(ids, [4, 3], 'int32'), 7));
+    // tfjs types segmentIds as 1-D; the kernel follows TF, where they may have any prefix shape.
+    const ids2d = () => tf.tensor(ids, [4, 3], 'int32') as unknown as tf.Tensor1D;
+    const got = await runOn('wasm', () => tf.unsortedSegmentSum(tf.tensor(x, [4, 3, 5]), ids2d(), 7));
     const want = await runOn('cpu', () => tf.unsortedSegmentSum(tf.tensor(x, [12, 5]), tf.tensor(ids, [12], 'int32'), 7));
     expectAllClose(got, want);
   });

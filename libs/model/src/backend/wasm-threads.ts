@@ -22,7 +22,7 @@ interface NodeWorker {
 }
 interface ThreadedModule {
   cwrap(name: string, ret: string | null, args: string[]): (...args: unknown[]) => unknown;
-  PThread: { runningWorkers: NodeWorker[] };
+  PThread: { runningWorkers: NodeWorker[]; terminateAllThreads(): void };
   tfjs?: unknown;
 }
 type ModuleFactory = (config: {
@@ -122,7 +122,13 @@ export async function initThreadedWasm(threads: number): Promise<number> {
     dispose: module.cwrap('dispose', null, []),
   };
   setThreadsCount(threads);
-  const backend = new BackendWasm(module as unknown as ConstructorParameters<typeof BackendWasm>[0]);
+  let backend: BackendWasm;
+  try {
+    backend = new BackendWasm(module as unknown as ConstructorParameters<typeof BackendWasm>[0]);
+  } catch (err) {
+    module.PThread.terminateAllThreads(); // nobody else holds the module: free its workers
+    throw err;
+  }
   // Idle pool workers are unref'd by Emscripten, running ones are not: without this a CLI would
   // hang at exit. The workers are still torn down with the process.
   for (const worker of module.PThread.runningWorkers) worker.unref();
