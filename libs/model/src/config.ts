@@ -100,6 +100,8 @@ export function headDim(cfg: Qwen2Config): number {
 /** Read and validate `<dir>/config.json` (synchronous: it is a few hundred bytes). */
 export function readConfig(dir: string): Qwen2Config {
   const file = path.join(dir, 'config.json');
+  if (!fs.existsSync(dir)) throw new Error(`model folder ${dir} does not exist`);
+  if (!fs.existsSync(file)) throw new Error(`${dir} is not a model folder: ${file} not found (expected a Hugging Face checkpoint: config.json + model.safetensors)`);
   const text = fs.readFileSync(file, 'utf8');
   let json: unknown;
   try {

@@ -17,9 +17,10 @@ export class ScalarHead {
     bias: tf.Tensor | null,
     trainable = true,
   ) {
+    // A variable passed in is used as is (e.g. a model's own `score.weight`); a tensor becomes a new variable.
     const prefix = `head_${instances++}/${name}`;
-    this.weight = tf.variable(weight, trainable, `${prefix}.weight`);
-    this.bias = bias ? tf.variable(bias, trainable, `${prefix}.bias`) : null;
+    this.weight = weight instanceof tf.Variable ? weight : tf.variable(weight, trainable, `${prefix}.weight`);
+    this.bias = bias instanceof tf.Variable ? bias : bias ? tf.variable(bias, trainable, `${prefix}.bias`) : null;
   }
 
   /** A new head: weight ~ N(0, std), optional zero bias. */

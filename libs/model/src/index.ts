@@ -23,6 +23,7 @@ export { Qwen2Model } from './model';
 export type { ForwardOptions, LoadOptions } from './model';
 export { KVCache } from './kv-cache';
 export { ScalarHead, lastTokenIndex, gatherLastToken } from './heads';
+export { RewardModel } from './reward';
 export { generate } from './generate';
 export type { GenerateOptions, Generation, FinishReason } from './generate';
 export { createRng, sampleToken } from './sampling';

@@ -34,3 +34,13 @@ export {
   type CorpusFile,
 } from './corpus';
 export { measureTokenizer, type TokenizerMeasure } from './measure';
+export {
+  encodePrompt,
+  encodePair,
+  padBatch,
+  endTokenId,
+  stopTokenIds,
+  PROMPT_TEMPLATES,
+  type PromptTemplate,
+  type PairOptions,
+} from './pair';

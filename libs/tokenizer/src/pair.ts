@@ -1,0 +1,65 @@
+// Prompt/response pairs as token ids, the one encoding every stage shares (SFT, reward model, PPO, eval):
+//   ids = prompt ids + response ids + end token        (the loss / reward looks only at the response part)
+// The prompt and the response are encoded separately so the boundary is exact: promptLen tells where the
+// response starts. Templates: 'raw' uses the text as is (code models continue code and comments) and ends
+// with <|endoftext|>; 'chat' wraps the prompt in one ChatML user turn and ends the answer with <|im_end|>,
+// the format of instruct checkpoints such as Qwen2.5-Coder-Instruct.
+import { encodeChat } from './chat';
+import type { Tokenizer } from './tokenizer';
+
+export type PromptTemplate = 'raw' | 'chat';
+export const PROMPT_TEMPLATES: readonly PromptTemplate[] = ['raw', 'chat'];
+
+export function encodePrompt(tok: Tokenizer, prompt: string, template: PromptTemplate = 'raw'): number[] {
+  return template === 'chat' ? encodeChat(tok, prompt) : tok.encode(prompt, { parseSpecialTokens: false });
+}
+
+/** The token that ends a response: <|im_end|> in chat, <|endoftext|> otherwise. */
+export function endTokenId(tok: Tokenizer, template: PromptTemplate = 'raw'): number {
+  return template === 'chat' ? tok.chat.imEnd : tok.eosId;
+}
+
+/** Token ids that end generation for this template (always includes <|endoftext|>). */
+export function stopTokenIds(tok: Tokenizer, template: PromptTemplate = 'raw'): number[] {
+  return [...new Set([endTokenId(tok, template), tok.eosId])];
+}
+
+export interface PairOptions {
+  template?: PromptTemplate;
+  /** Longest allowed result: the prompt is cut from the left first (keeping its end, next to the response), then the response from the right. */
+  maxLen?: number;
+  /** Append the end token (default true) so the model learns to stop and reward models read the score there. */
+  addEos?: boolean;
+}
+
+export function encodePair(tok: Tokenizer, prompt: string, response: string, opts: PairOptions = {}): { ids: number[]; promptLen: number } {
+  const template = opts.template ?? 'raw';
+  let p = encodePrompt(tok, prompt, template);
+  let r = tok.encode(response, { parseSpecialTokens: false });
+  if (opts.addEos ?? true) r.push(endTokenId(tok, template));
+  const maxLen = opts.maxLen ?? Infinity;
+  if (maxLen < 2) throw new Error(`encodePair: maxLen must be at least 2, got ${maxLen}`);
+  if (p.length + r.length > maxLen) {
+    // Keep at least one prompt token and at least half of the window for the response.
+    const keepPrompt = Math.max(1, Math.min(p.length, maxLen - Math.min(r.length, Math.ceil(maxLen / 2))));
+    p = p.slice(p.length - keepPrompt);
+    r = r.slice(0, maxLen - p.length);
+  }
+  return { ids: [...p, ...r], promptLen: p.length };
+}
+
+/** Rows of different lengths -> a rectangular batch padded on one side; mask is 1 on real tokens. */
+export function padBatch(rows: readonly number[][], padId: number, side: 'left' | 'right'): { ids: number[][]; mask: number[][] } {
+  if (rows.length === 0) throw new Error('padBatch: no rows');
+  const T = Math.max(...rows.map((r) => r.length));
+  const ids: number[][] = [];
+  const mask: number[][] = [];
+  for (const r of rows) {
+    const pad = new Array<number>(T - r.length).fill(padId);
+    const zeros = new Array<number>(T - r.length).fill(0);
+    const ones = new Array<number>(r.length).fill(1);
+    ids.push(side === 'left' ? [...pad, ...r] : [...r, ...pad]);
+    mask.push(side === 'left' ? [...zeros, ...ones] : [...ones, ...zeros]);
+  }
+  return { ids, mask };
+}
