@@ -276,6 +276,18 @@ describe('saveCheckpoint', () => {
     expect(a.every((v, i) => Math.abs(v - b[i]) <= Math.abs(v) * 2 ** -8)).toBe(true);
   });
 
+  it('keepFiles carries a run file over each replacement, also into a folder that is not a checkpoint yet', async () => {
+    const dir = fresh('keep');
+    fs.mkdirSync(dir);
+    fs.writeFileSync(path.join(dir, 'metrics.jsonl'), '{"step":1}\n');
+    await expect(saveCheckpoint(dir, { config: cfg, weights })).rejects.toThrow('not a checkpoint');
+    await saveCheckpoint(dir, { config: cfg, weights, keepFiles: ['metrics.jsonl'] });
+    fs.appendFileSync(path.join(dir, 'metrics.jsonl'), '{"step":2}\n');
+    await saveCheckpoint(dir, { config: cfg, weights, keepFiles: ['metrics.jsonl'] });
+    expect(fs.readFileSync(path.join(dir, 'metrics.jsonl'), 'utf8')).toBe('{"step":1}\n{"step":2}\n');
+    await expect(saveCheckpoint(dir, { config: cfg, weights, keepFiles: ['config.json'] })).rejects.toThrow('keepFiles entry "config.json"');
+  });
+
   it('copies tokenizer files and writes extra files', async () => {
     const tok = fresh('tok');
     fs.mkdirSync(tok);

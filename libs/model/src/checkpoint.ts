@@ -55,6 +55,7 @@ export type SaveCheckpointOptions = {
   tokenizerDir?: string; // folder to copy the tokenizer files from
   extraFiles?: Record<string, string | object>; // more files: text as is, objects as JSON
   trainingState?: TrainingState; // written in the same atomic swap
+  keepFiles?: string[]; // files of the folder being replaced to carry over as they are (e.g. a run's metrics.jsonl)
 };
 
 const fmtShape = (shape: (number | null)[]): string => `[${shape.map((d) => d ?? 'N').join(', ')}]`;
@@ -218,7 +219,7 @@ export async function loadTrainingState(dir: string): Promise<TrainingState> {
 
 /** Write a complete checkpoint folder `dir`, replacing any checkpoint already there in one swap. */
 export async function saveCheckpoint(dir: string, opts: SaveCheckpointOptions): Promise<void> {
-  const { config, weights, dtype = 'F32', tokenizerDir, extraFiles = {}, trainingState } = opts;
+  const { config, weights, dtype = 'F32', tokenizerDir, extraFiles = {}, trainingState, keepFiles = [] } = opts;
   const where = `saveCheckpoint(${dir})`;
   // Everything is checked before the disk is touched.
   const shapes = new Map([...weights].map(([n, t]) => [n, t.shape]));
@@ -236,7 +237,12 @@ export async function saveCheckpoint(dir: string, opts: SaveCheckpointOptions): 
     if (reserved.has(name)) throw new Error(`${where}: extraFiles.${name} would overwrite a file the checkpoint writes`);
   }
   if (trainingState) checkTrainingState(trainingState, where);
-  await assertReplaceable(dir);
+  for (const name of keepFiles) {
+    if (name !== path.basename(name) || reserved.has(name) || name in extraFiles) {
+      throw new Error(`${where}: keepFiles entry ${JSON.stringify(name)} must be a plain file name the checkpoint does not write`);
+    }
+  }
+  await assertReplaceable(dir, keepFiles);
 
   await replaceDir(dir, async (tmp) => {
     // Record the stored dtype (newer transformers versions name the field `dtype`).
@@ -251,6 +257,9 @@ export async function saveCheckpoint(dir: string, opts: SaveCheckpointOptions): 
       await writeFileAtomic(path.join(tmp, name), text);
     }
     if (trainingState) await writeTrainingState(tmp, trainingState);
+    for (const name of keepFiles) {
+      if (await exists(path.join(dir, name))) await fs.copyFile(path.join(dir, name), path.join(tmp, name));
+    }
   });
 }
 
@@ -290,10 +299,10 @@ async function listTokenizerFiles(dir: string): Promise<string[]> {
 }
 
 /** Refuse to replace a folder that is not a checkpoint: saving must never delete unrelated files. */
-async function assertReplaceable(dir: string): Promise<void> {
+async function assertReplaceable(dir: string, keepFiles: string[] = []): Promise<void> {
   if (!(await exists(dir))) return;
   if (!(await fs.stat(dir)).isDirectory()) throw new Error(`${dir}: exists and is not a folder`);
-  const entries = await fs.readdir(dir);
+  const entries = (await fs.readdir(dir)).filter((e) => !keepFiles.includes(e));
   if (entries.length > 0 && !entries.includes('config.json')) {
     throw new Error(`refusing to replace ${dir}: it is not empty and has no config.json, so it is not a checkpoint`);
   }

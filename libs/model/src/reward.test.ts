@@ -29,7 +29,7 @@ describe('RewardModel', () => {
     // Reference: each row alone (no padding), hidden state of its last token times the head weight.
     const w = rm.head.weight.dataSync();
     for (const [b, row] of rows.entries()) {
-      const h = tf.tidy(() => lm.forward(tf.tensor2d([row], undefined, 'int32')).slice([0, row.length - 1, 0], [1, 1, -1]).dataSync());
+      const h = Array.from(tf.tidy(() => lm.forward(tf.tensor2d([row], undefined, "int32")).slice([0, row.length - 1, 0], [1, 1, -1])).dataSync());
       const expected = h.reduce((s, x, i) => s + x * w[i], 0);
       expect(got[b]).toBeCloseTo(expected, 4);
     }

@@ -8,3 +8,21 @@ export { GradAccumulator } from './accumulate';
 export { sparseCrossEntropy, tokenLogProbs, entropyFromLogits } from './losses';
 export { Trainer, gradientsOf } from './trainer';
 export type { TrainerConfig, LossFn, MicroBatch, StepResult } from './trainer';
+export { TrainingRun, trainingStateOf, restoreTrainingState } from './run';
+export type { RunOptions, RunPosition, Metrics } from './run';
+export { fit } from './fit';
+export type { FitOptions, FitResult } from './fit';
+export {
+  chunkLines,
+  fimSplit,
+  pretrainTokens,
+  pretrainWindows,
+  sftExample,
+  packExamples,
+  padLmBatch,
+  targetCount,
+} from './lm-data';
+export type { LmExample, LmBatch, PretrainOptions } from './lm-data';
+export { causalLmLoss, lmMicroBatch, evaluateLmLoss } from './lm-loss';
+export { runLmStage } from './lm-stage';
+export type { LmStageOptions, OptimConfig } from './lm-stage';

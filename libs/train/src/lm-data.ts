@@ -1,0 +1,157 @@
+// Token examples for language-model training (pretraining and SFT) and their batches.
+//   LmExample: ids plus a per-token loss mask (1 = this token is predicted and counts in the loss).
+//   Pretraining: source files cut into line chunks, a share rewritten into FIM form, packed into windows.
+//   SFT: prompt + response + EOS with the loss on the response (and EOS) only; padded or packed.
+import { seededRandom } from '@rlhf-code/data';
+import { encodeFim, encodePair, PromptTemplate, Tokenizer } from '@rlhf-code/tokenizer';
+
+export interface LmExample {
+  ids: number[];
+  /** Same length as ids; lossMask[t] = 1 when ids[t] is a target (predicted from ids[..t-1]). */
+  lossMask: number[];
+}
+
+/** A right-padded batch as host arrays: ids, attention (1 = real token) and loss masks, all [B, T]. */
+export interface LmBatch {
+  ids: number[][];
+  attention: number[][];
+  loss: number[][];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pretraining on code with fill-in-the-middle
+
+export interface PretrainOptions {
+  /** Window length in tokens. */
+  seqLen: number;
+  /** Share of chunks rewritten as <|fim_prefix|>p<|fim_suffix|>s<|fim_middle|>m (Bavarian et al. 2022 use 0.5-0.9). */
+  fimRate: number;
+  /** Seed of the chunking and FIM choices (vary it per epoch for fresh FIM splits). */
+  seed: number | string;
+}
+
+/**
+ * Cut a source file into chunks of whole lines of about `targetChars` characters (about one window of
+ * tokens), so a FIM example sees a coherent piece of code.
+ */
+export function chunkLines(text: string, targetChars: number): string[] {
+  const lines = text.split(/(?<=\n)/); // keeps the newlines
+  const chunks: string[] = [];
+  let cur = '';
+  for (const line of lines) {
+    if (cur.length > 0 && cur.length + line.length > targetChars) {
+      chunks.push(cur);
+      cur = '';
+    }
+    cur += line;
+  }
+  if (cur.length > 0) chunks.push(cur);
+  return chunks;
+}
+
+/**
+ * Split `text` into prefix / middle / suffix for FIM. Half the time the middle is 1-3 whole lines (what an
+ * editor completion usually fills: the rest of a line or the next lines), half the time a random character
+ * span (as in the FIM paper), so the model also learns to finish a line from its middle.
+ */
+export function fimSplit(text: string, random: () => number): { prefix: string; middle: string; suffix: string } {
+  const lineStarts = [0];
+  for (let i = 0; i < text.length - 1; i++) if (text[i] === '\n') lineStarts.push(i + 1);
+  if (random() < 0.5 && lineStarts.length > 1) {
+    const first = Math.floor(random() * lineStarts.length);
+    const n = 1 + Math.floor(random() * 3);
+    // The middle may start inside the first line (a cursor in the middle of a line), then runs to a line end.
+    const lineEnd = first + 1 < lineStarts.length ? lineStarts[first + 1] : text.length;
+    const a = random() < 0.5 ? lineStarts[first] : lineStarts[first] + Math.floor(random() * (lineEnd - lineStarts[first]));
+    const b = first + n < lineStarts.length ? lineStarts[first + n] : text.length;
+    return { prefix: text.slice(0, a), middle: text.slice(a, b), suffix: text.slice(b) };
+  }
+  let a = Math.floor(random() * (text.length + 1));
+  let b = Math.floor(random() * (text.length + 1));
+  if (a > b) [a, b] = [b, a];
+  return { prefix: text.slice(0, a), middle: text.slice(a, b), suffix: text.slice(b) };
+}
+
+/**
+ * Token ids of one chunk: plain, or in FIM form `<|fim_prefix|>p<|fim_suffix|>s<|fim_middle|>m<|endoftext|>`.
+ * A plain chunk that ends its file is followed by <|endoftext|> (the document boundary).
+ */
+export function pretrainTokens(tok: Tokenizer, chunk: string, asFim: boolean, endsFile: boolean, random: () => number): number[] {
+  const plain = (text: string) => tok.encode(text, { parseSpecialTokens: false });
+  if (!asFim) return endsFile ? [...plain(chunk), tok.eosId] : plain(chunk);
+  const { prefix, middle, suffix } = fimSplit(chunk, random);
+  return [...encodeFim(tok, prefix, suffix), ...plain(middle), tok.eosId];
+}
+
+/**
+ * Files -> packed windows of exactly seqLen tokens (the last partial window is dropped); every token is a
+ * target. Documents follow each other inside a window, separated by <|endoftext|>, as in GPT pretraining.
+ */
+export function pretrainWindows(tok: Tokenizer, files: readonly string[], opts: PretrainOptions): LmExample[] {
+  const { seqLen, fimRate } = opts;
+  if (!(fimRate >= 0 && fimRate <= 1)) throw new Error(`pretrainWindows: fimRate must be in [0, 1], got ${fimRate}`);
+  if (!Number.isInteger(seqLen) || seqLen < 2) throw new Error(`pretrainWindows: seqLen must be an integer >= 2, got ${seqLen}`);
+  const random = seededRandom(`pretrain:${opts.seed}`);
+  const stream: number[] = [];
+  const charsPerChunk = seqLen * 3; // ~3-4 characters per token for code: a chunk is about one window
+  for (const text of files) {
+    const chunks = chunkLines(text, charsPerChunk);
+    chunks.forEach((chunk, i) => {
+      for (const id of pretrainTokens(tok, chunk, random() < fimRate, i === chunks.length - 1, random)) stream.push(id);
+    });
+  }
+  const out: LmExample[] = [];
+  for (let s = 0; s + seqLen <= stream.length; s += seqLen) {
+    const ids = stream.slice(s, s + seqLen);
+    out.push({ ids, lossMask: new Array<number>(seqLen).fill(1) });
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Supervised fine-tuning
+
+/** {prompt, response} -> ids with the loss on the response tokens and the end token only. */
+export function sftExample(tok: Tokenizer, prompt: string, response: string, opts: { template?: PromptTemplate; maxLen: number }): LmExample {
+  const { ids, promptLen } = encodePair(tok, prompt, response, { template: opts.template, maxLen: opts.maxLen, addEos: true });
+  return { ids, lossMask: ids.map((_, t) => (t >= promptLen ? 1 : 0)) };
+}
+
+/**
+ * Pack examples back to back into windows of at most seqLen tokens (no example is split; an example
+ * longer than seqLen gets its own window). Saves the compute padding wastes; examples in one window can
+ * attend to each other, which is the usual price of packing.
+ */
+export function packExamples(examples: readonly LmExample[], seqLen: number): LmExample[] {
+  const out: LmExample[] = [];
+  let cur: LmExample = { ids: [], lossMask: [] };
+  for (const ex of examples) {
+    if (cur.ids.length > 0 && cur.ids.length + ex.ids.length > seqLen) {
+      out.push(cur);
+      cur = { ids: [], lossMask: [] };
+    }
+    cur.ids.push(...ex.ids);
+    cur.lossMask.push(...ex.lossMask);
+  }
+  if (cur.ids.length > 0) out.push(cur);
+  return out;
+}
+
+/** Right-pad a group of examples to its longest member. */
+export function padLmBatch(examples: readonly LmExample[], padId: number): LmBatch {
+  if (examples.length === 0) throw new Error('padLmBatch: no examples');
+  const T = Math.max(...examples.map((e) => e.ids.length));
+  const fill = (row: number[], v: number) => [...row, ...new Array<number>(T - row.length).fill(v)];
+  return {
+    ids: examples.map((e) => fill(e.ids, padId)),
+    attention: examples.map((e) => fill(new Array<number>(e.ids.length).fill(1), 0)),
+    loss: examples.map((e) => fill(e.lossMask, 0)),
+  };
+}
+
+/** Number of target tokens in a batch (the weight of its micro-batch in the accumulated mean). */
+export function targetCount(batch: LmBatch): number {
+  let n = 0;
+  for (const row of batch.loss) for (let t = 1; t < row.length; t++) n += row[t];
+  return n;
+}

@@ -1,0 +1,45 @@
+// Next-token cross-entropy for a Qwen2 model on an LmBatch: position t predicts ids[t+1], counted where
+// the loss mask of ids[t+1] is 1 (response tokens in SFT, every token in pretraining).
+import * as tf from '@tensorflow/tfjs';
+import type { Qwen2Model } from '@rlhf-code/model';
+import { sparseCrossEntropy } from './losses';
+import type { LmBatch } from './lm-data';
+import { targetCount } from './lm-data';
+import type { MicroBatch } from './trainer';
+
+/** Mean cross-entropy over the batch's target tokens (a scalar inside the caller's tape / tidy). */
+export function causalLmLoss(model: Qwen2Model, batch: LmBatch): tf.Scalar {
+  return tf.tidy(() => {
+    const B = batch.ids.length;
+    const T = batch.ids[0].length;
+    const ids = tf.tensor2d(batch.ids, [B, T], 'int32');
+    const hidden = model.forward(ids, { mask: tf.tensor2d(batch.attention, [B, T], 'int32') }); // [B, T, D]
+    const D = hidden.shape[2];
+    // Only the first T-1 positions have a next token: apply the LM head to those alone.
+    const h = tf.reshape(tf.slice(hidden, [0, 0, 0], [B, T - 1, D]), [B * (T - 1), D]);
+    const logits = model.lmHead(h as tf.Tensor2D); // [B*(T-1), V]
+    const targets = tf.reshape(tf.slice(ids, [0, 1], [B, T - 1]), [-1]);
+    const mask = tf.reshape(tf.slice(tf.tensor2d(batch.loss, [B, T], 'float32'), [0, 1], [B, T - 1]), [-1]);
+    return sparseCrossEntropy(logits, targets, mask);
+  });
+}
+
+/** A micro-batch for Trainer.step, weighted by its number of target tokens (a token-level mean overall). */
+export function lmMicroBatch(model: Qwen2Model, batch: LmBatch): MicroBatch {
+  return { loss: () => ({ loss: causalLmLoss(model, batch) }), weight: Math.max(1, targetCount(batch)) };
+}
+
+/** Token-weighted mean loss over batches, without gradients (held-out evaluation). */
+export function evaluateLmLoss(model: Qwen2Model, batches: readonly LmBatch[]): { loss: number; tokens: number } {
+  let sum = 0;
+  let tokens = 0;
+  for (const b of batches) {
+    const n = targetCount(b);
+    if (n === 0) continue;
+    const l = causalLmLoss(model, b);
+    sum += l.dataSync()[0] * n;
+    l.dispose();
+    tokens += n;
+  }
+  return { loss: tokens > 0 ? sum / tokens : NaN, tokens };
+}

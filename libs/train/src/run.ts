@@ -1,0 +1,120 @@
+// What every training app needs around its steps: a metrics file, a progress bar, a clean stop on
+// Ctrl-C / SIGTERM, and the optimizer + position state that makes a checkpoint resumable.
+//   <outDir>/metrics.jsonl   one JSON object per logged step: {"step": 12, "time_s": 40.1, "loss": ..., ...}
+import * as fs from 'fs';
+import * as path from 'path';
+import { SingleBar } from 'cli-progress';
+import type { TrainingState } from '@rlhf-code/model';
+import type { Trainer } from './trainer';
+
+export type Metrics = Record<string, number | string | boolean | null>;
+
+export interface RunOptions {
+  /** Where metrics.jsonl goes (created if missing). */
+  outDir: string;
+  /** Name shown in front of the progress bar, e.g. "sft". */
+  label: string;
+  /** Total optimizer steps, for the bar and its ETA. */
+  totalSteps: number;
+  /** Keep an existing metrics.jsonl (resume) instead of starting a new one. */
+  append?: boolean;
+  /** No progress bar (tests, or --quiet); metrics are still written. */
+  quiet?: boolean;
+}
+
+export class TrainingRun {
+  readonly metricsFile: string;
+  /** Set by the first Ctrl-C / SIGTERM: the loop should save and return. A second signal exits at once. */
+  stopRequested = false;
+  private readonly bar: SingleBar | null;
+  private readonly started = Date.now();
+  private readonly onSignal = (signal: NodeJS.Signals) => {
+    if (this.stopRequested) process.exit(130);
+    this.stopRequested = true;
+    this.print(`${signal}: stopping after this step and saving a checkpoint (again to quit at once)`);
+  };
+
+  constructor(readonly opts: RunOptions) {
+    fs.mkdirSync(opts.outDir, { recursive: true });
+    this.metricsFile = path.join(opts.outDir, 'metrics.jsonl');
+    if (!opts.append) fs.writeFileSync(this.metricsFile, '');
+    this.bar = opts.quiet
+      ? null
+      : new SingleBar({
+          format: `${opts.label} [{bar}] {value}/{total} steps | {summary} | eta {eta_formatted}`,
+          barsize: 24,
+          hideCursor: false,
+          stream: process.stderr,
+          noTTYOutput: true, // still print (one line every notTTYSchedule ms) when stderr is a log file
+          notTTYSchedule: 15000,
+          etaBuffer: 20,
+        });
+    this.bar?.start(opts.totalSteps, 0, { summary: '' });
+    process.on('SIGINT', this.onSignal);
+    process.on('SIGTERM', this.onSignal);
+  }
+
+  /** Seconds since the run started. */
+  get elapsed(): number {
+    return (Date.now() - this.started) / 1000;
+  }
+
+  /** Append one metrics line and move the bar to `step`; `summary` keys are shown on the bar. */
+  log(step: number, metrics: Metrics, summary: string[] = ['loss']): void {
+    const line = { step, time_s: Number(this.elapsed.toFixed(2)), ...metrics };
+    fs.appendFileSync(this.metricsFile, JSON.stringify(line) + '\n');
+    const shown = summary
+      .filter((k) => typeof metrics[k] === 'number')
+      .map((k) => `${k} ${formatNumber(metrics[k] as number)}`)
+      .join(' ');
+    this.bar?.update(Math.min(step, this.opts.totalSteps), { summary: shown });
+  }
+
+  /** A message that does not garble the bar (stderr). */
+  print(text: string): void {
+    if (this.bar && process.stderr.isTTY) {
+      process.stderr.write('\r\x1b[K' + text + '\n');
+      this.bar.render();
+    } else {
+      process.stderr.write(text + '\n');
+    }
+  }
+
+  close(): void {
+    this.bar?.stop();
+    process.off('SIGINT', this.onSignal);
+    process.off('SIGTERM', this.onSignal);
+  }
+}
+
+function formatNumber(x: number): string {
+  if (x === 0 || !Number.isFinite(x)) return String(x);
+  const a = Math.abs(x);
+  return a >= 1000 || a < 1e-3 ? x.toExponential(2) : x.toFixed(4);
+}
+
+/** Where a run is: optimizer steps taken, and the epoch / step within the epoch to continue from. */
+export interface RunPosition {
+  step: number;
+  epoch: number;
+  stepInEpoch: number;
+}
+
+/** Optimizer moments + position (+ any JSON the app wants back, e.g. RNG state) for saveCheckpoint. */
+export function trainingStateOf(trainer: Trainer, position: RunPosition, extra: Record<string, unknown> = {}): TrainingState {
+  return { tensors: trainer.optimizer.getState(), state: { ...extra, position } };
+}
+
+/** Put a saved training state back into `trainer`; returns the position and the app's extra state. */
+export function restoreTrainingState(trainer: Trainer, ts: TrainingState, where: string): { position: RunPosition; extra: Record<string, unknown> } {
+  const { position, ...extra } = ts.state as { position?: RunPosition };
+  const ok = (n: unknown) => Number.isInteger(n) && (n as number) >= 0;
+  if (!position || !ok(position.step) || !ok(position.epoch) || !ok(position.stepInEpoch)) {
+    throw new Error(`${where}: trainer_state.json has no valid "position" {step, epoch, stepInEpoch}; cannot resume`);
+  }
+  trainer.optimizer.setState(ts.tensors, trainer.params);
+  if (trainer.stepCount !== position.step) {
+    throw new Error(`${where}: optimizer has ${trainer.stepCount} steps but position.step is ${position.step}`);
+  }
+  return { position, extra };
+}
