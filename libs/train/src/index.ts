@@ -24,5 +24,9 @@ export {
 } from './lm-data';
 export type { LmExample, LmBatch, PretrainOptions } from './lm-data';
 export { causalLmLoss, lmMicroBatch, evaluateLmLoss } from './lm-loss';
+export { runStage } from './stage';
+export type { StageOptions, OptimConfig } from './stage';
 export { runLmStage } from './lm-stage';
-export type { LmStageOptions, OptimConfig } from './lm-stage';
+export type { LmStageOptions } from './lm-stage';
+export { runRmStage, rmLoss, rmPredict, regressionMetrics } from './rm-stage';
+export type { RmExample, RmStageOptions, RegressionMetrics } from './rm-stage';

@@ -1,0 +1,86 @@
+// A supervised training stage, whatever the model and loss: builds the Trainer (AdamW + clip + warmup/cosine),
+// resumes from the checkpoint in outDir if asked, runs `fit` with a TrainingRun, saves through the caller.
+// runLmStage (pretraining, SFT) and the reward-model stage are built on it.
+import * as fs from 'fs';
+import * as path from 'path';
+import * as tf from '@tensorflow/tfjs';
+import { loadTrainingState, TRAINER_STATE_FILE, TrainingState } from '@rlhf-code/model';
+import { fit, FitResult } from './fit';
+import { Metrics, restoreTrainingState, RunPosition, trainingStateOf, TrainingRun } from './run';
+import { MicroBatch, StepResult, Trainer } from './trainer';
+
+export interface OptimConfig {
+  lr: number;
+  minLr: number;
+  warmupSteps: number;
+  weightDecay: number;
+  beta1: number;
+  beta2: number;
+  maxGradNorm: number;
+}
+
+export interface StageOptions {
+  label: string;
+  /** Trainable parameters keyed by Hugging Face name. */
+  params: Record<string, tf.Variable>;
+  outDir: string;
+  /** Training examples; a step uses batchSize x gradAccum of them. */
+  numExamples: number;
+  batchSize: number;
+  gradAccum: number;
+  epochs: number;
+  /** Stop after this many optimizer steps in all (0 = all epochs). */
+  maxSteps?: number;
+  optim: OptimConfig;
+  saveEvery: number;
+  resume: boolean;
+  quiet?: boolean;
+  /** Micro-batch m (0-based) of step i of `epoch`: examples [start, end) of that epoch's order. */
+  microBatch(epoch: number, start: number, end: number): MicroBatch;
+  evaluate?(position: RunPosition): Metrics | Promise<Metrics>;
+  stepMetrics?(result: StepResult, position: RunPosition, run: TrainingRun): Metrics;
+  /** Write the checkpoint: the caller's weights + this training state; keep metrics.jsonl in the folder. */
+  save(trainingState: TrainingState, keepFiles: string[], position: RunPosition, final: boolean): Promise<void>;
+}
+
+export async function runStage(o: StageOptions): Promise<FitResult & { run: TrainingRun }> {
+  const perStep = o.batchSize * o.gradAccum;
+  const stepsPerEpoch = Math.floor(o.numExamples / perStep);
+  if (stepsPerEpoch < 1) {
+    throw new Error(`${o.label}: ${o.numExamples} training examples are fewer than one step (batch ${o.batchSize} x accumulation ${o.gradAccum})`);
+  }
+  const totalSteps = o.maxSteps && o.maxSteps > 0 ? Math.min(o.maxSteps, stepsPerEpoch * o.epochs) : stepsPerEpoch * o.epochs;
+  const trainer = new Trainer(o.params, {
+    optimizer: { lr: o.optim.lr, weightDecay: o.optim.weightDecay, beta1: o.optim.beta1, beta2: o.optim.beta2 },
+    schedule: { minLr: o.optim.minLr, warmupSteps: Math.min(o.optim.warmupSteps, totalSteps), totalSteps, kind: 'cosine' },
+    maxGradNorm: o.optim.maxGradNorm,
+  });
+
+  let start: RunPosition | undefined;
+  if (o.resume && fs.existsSync(path.join(o.outDir, TRAINER_STATE_FILE))) {
+    start = restoreTrainingState(trainer, await loadTrainingState(o.outDir), o.outDir).position;
+  }
+  const run = new TrainingRun({ outDir: o.outDir, label: o.label, totalSteps, append: start !== undefined, quiet: o.quiet });
+  if (start) run.print(`${o.label}: resuming from ${o.outDir} at step ${start.step} (epoch ${start.epoch}, step ${start.stepInEpoch} in it)`);
+
+  try {
+    const result = await fit({
+      trainer,
+      run,
+      epochs: Math.ceil(totalSteps / stepsPerEpoch),
+      stepsPerEpoch,
+      maxSteps: totalSteps,
+      start,
+      saveEvery: o.saveEvery,
+      stepBatches: (epoch, i) =>
+        Array.from({ length: o.gradAccum }, (_, m) => o.microBatch(epoch, i * perStep + m * o.batchSize, i * perStep + (m + 1) * o.batchSize)),
+      stepMetrics: o.stepMetrics && ((r, p) => o.stepMetrics!(r, p, run)),
+      evaluate: o.evaluate,
+      save: (position, final) => o.save(trainingStateOf(trainer, position, { stepsPerEpoch, totalSteps }), ['metrics.jsonl'], position, final),
+    });
+    return { ...result, run };
+  } finally {
+    run.close();
+    trainer.dispose();
+  }
+}
