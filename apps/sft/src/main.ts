@@ -1,11 +1,13 @@
 // sft: supervised training of a Qwen2 code model.
 //   pretrain  from scratch on a folder of Python files (next-token + fill-in-the-middle): makes models/base
 //   train     fine-tune on {prompt, response} jsonl with the loss on the response only
+import * as fs from 'fs';
+import * as path from 'path';
 import { Command, Option } from 'commander';
 import { z } from 'zod';
 import { backendOption, backendSchema, parseFlags, runCli, UsageError } from '@rlhf-code/cli';
 import { readSftData, splitHeldOut } from '@rlhf-code/data';
-import { initBackend, makeConfig, Qwen2Model, saveCheckpoint, shutdownBackend } from '@rlhf-code/model';
+import { initBackend, makeConfig, Qwen2Model, saveCheckpoint, shutdownBackend, TRAINER_STATE_FILE } from '@rlhf-code/model';
 import { loadTokenizer, PROMPT_TEMPLATES, readCorpus } from '@rlhf-code/tokenizer';
 import { LmExample, packExamples, pretrainWindows, runLmStage, sftExample } from '@rlhf-code/train';
 
@@ -66,6 +68,11 @@ const TrainFlags = z.object({
 
 // ---------------------------------------------------------------------------------------------
 
+/** With --resume and a checkpoint in --out, training continues from the weights saved there. */
+function resumeDir(f: { resume: boolean; out: string }): string | undefined {
+  return f.resume && fs.existsSync(path.join(f.out, TRAINER_STATE_FILE)) ? f.out : undefined;
+}
+
 async function pretrain(opts: unknown): Promise<void> {
   const f = parseFlags(PretrainFlags, opts);
   if (f.heads % f.kvHeads !== 0) throw new UsageError(`--heads ${f.heads} must be a multiple of --kv-heads ${f.kvHeads}`);
@@ -89,7 +96,14 @@ async function pretrain(opts: unknown): Promise<void> {
     eos_token_id: tok.eosId,
     pad_token_id: tok.padId,
   });
-  const model = Qwen2Model.init(config, { seed: f.seed });
+  const from = resumeDir(f);
+  const model = from ? await Qwen2Model.load(from) : Qwen2Model.init(config, { seed: f.seed });
+  const shape = (c: typeof config) =>
+    JSON.stringify([c.vocab_size, c.hidden_size, c.num_hidden_layers, c.num_attention_heads, c.num_key_value_heads, c.intermediate_size, c.rope_theta]);
+  if (from && shape(model.config) !== shape(config)) {
+    model.dispose();
+    throw new UsageError(`${from}: cannot resume: its config.json differs from the model these flags describe (resume with the same settings)`);
+  }
   console.error(`sft pretrain: ${(model.numParams / 1e6).toFixed(2)}M parameters, windows of ${f.seqLen} tokens, FIM rate ${f.fimRate}`);
 
   const texts = corpus.train.map((c) => c.text);
@@ -135,7 +149,7 @@ async function train(opts: unknown): Promise<void> {
   const records = await readSftData(f.data);
   const { train: trainRecords, heldOut: heldRecords } = splitHeldOut(records, { fraction: f.heldoutFraction, seed: f.seed });
   const backend = await initBackend({ backend: f.backend });
-  const model = await Qwen2Model.load(f.model);
+  const model = await Qwen2Model.load(resumeDir(f) ?? f.model);
   if (tok.vocabSize > model.config.vocab_size) {
     throw new UsageError(`${f.model}: its tokenizer has ${tok.vocabSize} tokens, more than the model's ${model.config.vocab_size}`);
   }

@@ -18,8 +18,8 @@ export function linear(x: tf.Tensor2D, weight: tf.Tensor2D, bias?: tf.Tensor1D):
     const y: tf.Tensor2D =
       N <= FEW_ROWS
         ? N === 1
-          ? tf.reshape(tf.matMul(weight, x, false, true), [1, -1]) // [out, 1] -> [1, out]
-          : tf.transpose(tf.matMul(weight, x, false, true)) // [out, N] -> [N, out]
+          ? tf.reshape<tf.Rank.R2>(tf.matMul(weight, x, false, true), [1, -1]) // [out, 1] -> [1, out]
+          : tf.transpose(tf.matMul(weight, x, false, true) as tf.Tensor2D) // [out, N] -> [N, out]
         : tf.matMul(x, weight, false, true); // [N, out]
     return bias ? tf.add(y, bias) : y;
   }) as tf.Tensor2D;

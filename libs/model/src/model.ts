@@ -72,7 +72,9 @@ export class Qwen2Model {
     for (const [name, shape] of expectedParameterShapes(config)) {
       const w = weights.get(name);
       if (!w) throw new Error(`Qwen2Model: missing weight "${name}" (expected shape [${shape}])`);
-      params[name] = tf.variable(tf.tensor(w.data, w.shape), opts.trainable ?? true, prefix + name);
+      const t = tf.tensor(w.data, w.shape);
+      params[name] = tf.variable(t, opts.trainable ?? true, prefix + name);
+      t.dispose(); // the variable holds its own reference to the data; without this, dispose() frees nothing
     }
     return new Qwen2Model(config, params);
   }
@@ -90,6 +92,7 @@ export class Qwen2Model {
           ? tf.zeros(shape)
           : tf.randomNormal(shape, 0, std, 'float32', seed++);
       params[name] = tf.variable(init, opts.trainable ?? true, prefix + name);
+      init.dispose(); // see fromWeights
     }
     return new Qwen2Model(config, params);
   }

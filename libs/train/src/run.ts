@@ -18,6 +18,8 @@ export interface RunOptions {
   totalSteps: number;
   /** Keep an existing metrics.jsonl (resume) instead of starting a new one. */
   append?: boolean;
+  /** With append: the step the checkpoint resumed from. Lines logged after it are dropped (see dropLinesAfter). */
+  resumeStep?: number;
   /** No progress bar (tests, or --quiet); metrics are still written. */
   quiet?: boolean;
 }
@@ -38,6 +40,7 @@ export class TrainingRun {
     fs.mkdirSync(opts.outDir, { recursive: true });
     this.metricsFile = path.join(opts.outDir, 'metrics.jsonl');
     if (!opts.append) fs.writeFileSync(this.metricsFile, '');
+    else if (opts.resumeStep !== undefined && fs.existsSync(this.metricsFile)) dropLinesAfter(this.metricsFile, opts.resumeStep);
     this.bar = opts.quiet
       ? null
       : new SingleBar({
@@ -85,6 +88,25 @@ export class TrainingRun {
     process.off('SIGINT', this.onSignal);
     process.off('SIGTERM', this.onSignal);
   }
+}
+
+/**
+ * A run that died after its last checkpoint had already logged the steps it is about to do again: drop those
+ * lines (and a line the crash cut short) so that every step appears once in metrics.jsonl.
+ */
+function dropLinesAfter(file: string, step: number): void {
+  const kept = fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((line) => {
+      try {
+        const s = (JSON.parse(line) as { step?: unknown }).step;
+        return typeof s === 'number' && s <= step;
+      } catch {
+        return false;
+      }
+    });
+  fs.writeFileSync(file, kept.map((line) => line + '\n').join(''));
 }
 
 function formatNumber(x: number): string {

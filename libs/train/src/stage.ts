@@ -58,9 +58,22 @@ export async function runStage(o: StageOptions): Promise<FitResult & { run: Trai
 
   let start: RunPosition | undefined;
   if (o.resume && fs.existsSync(path.join(o.outDir, TRAINER_STATE_FILE))) {
-    start = restoreTrainingState(trainer, await loadTrainingState(o.outDir), o.outDir).position;
+    try {
+      const { position, extra } = restoreTrainingState(trainer, await loadTrainingState(o.outDir), o.outDir);
+      // The position counts steps of the saved run: with another number of steps per epoch it points elsewhere.
+      if (extra.stepsPerEpoch !== undefined && extra.stepsPerEpoch !== stepsPerEpoch) {
+        throw new Error(
+          `${o.outDir}: cannot resume: this run has ${stepsPerEpoch} steps per epoch, the checkpoint's run had ${extra.stepsPerEpoch} ` +
+            '(resume with the same data, batch size and accumulation)',
+        );
+      }
+      start = position;
+    } catch (e) {
+      trainer.dispose();
+      throw e;
+    }
   }
-  const run = new TrainingRun({ outDir: o.outDir, label: o.label, totalSteps, append: start !== undefined, quiet: o.quiet });
+  const run = new TrainingRun({ outDir: o.outDir, label: o.label, totalSteps, append: start !== undefined, resumeStep: start?.step, quiet: o.quiet });
   if (start) run.print(`${o.label}: resuming from ${o.outDir} at step ${start.step} (epoch ${start.epoch}, step ${start.stepInEpoch} in it)`);
 
   try {

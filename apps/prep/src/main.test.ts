@@ -1,0 +1,118 @@
+// The prep CLI end to end on a small MBPP-shaped file (real tsx, real python3 for `rm`).
+import { spawnSync } from 'child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { readPpoData, readRmData, readSftData } from '@rlhf-code/data';
+
+const ROOT = path.join(__dirname, '../../..');
+const TSX = path.join(ROOT, 'node_modules/.bin/tsx');
+
+function prep(...args: string[]) {
+  const r = spawnSync(TSX, ['apps/prep/src/main.ts', ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+const task = (task_id: number, text: string, code: string, tests: string[]) => ({
+  task_id,
+  text,
+  code,
+  test_list: tests,
+  test_setup_code: '',
+  challenge_test_list: [],
+});
+const TASKS = [
+  task(5, 'Write a function to double a number.', 'def double(x):\r\n  return 2 * x', ['assert double(2) == 4']),
+  task(12, 'Write a function to add two numbers.', 'def add(a, b):\r\n  return a + b', ['assert add(1, 2) == 3']),
+  task(13, 'Write a function to negate a number.', 'def neg(x):\r\n  return -x', ['assert neg(1) == -1']),
+  task(520, 'Write a function to find the larger of two numbers.', 'def larger(a, b):\r\n  if a > b:\r\n    return a\r\n  return b', [
+    'assert larger(1, 2) == 2',
+    'assert larger(3, 2) == 3',
+    'assert larger(-1, -1) == -1',
+  ]),
+  task(700, 'Write a function to sum a list.', 'def total(xs):\r\n  s = 0\r\n  for i in range(len(xs)):\r\n    s += xs[i]\r\n  return s', [
+    'assert total([1, 2, 3]) == 6',
+    'assert total([]) == 0',
+    'assert total([5]) == 5',
+  ]),
+  // Same problem as test task 12: must stay out of training.
+  task(701, 'Write a function to add two numbers', 'def plus(a, b):\r\n  return a + b', ['assert plus(1, 1) == 2']),
+];
+
+let dir: string;
+let mbpp: string;
+beforeAll(() => {
+  dir = mkdtempSync(path.join(os.tmpdir(), 'prep-test-'));
+  mbpp = path.join(dir, 'mbpp-in.jsonl');
+  writeFileSync(mbpp, TASKS.map((t) => JSON.stringify(t)).join('\n') + '\n');
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('prep data', () => {
+  it('writes the training files from 511-974 only, the eval file from 11-510, and the MBPP copy with its README', async () => {
+    const out = path.join(dir, 'out');
+    const r = prep('data', '--mbpp', mbpp, '--out-dir', out);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout.trim().split('\n')).toHaveLength(1);
+    expect(r.stdout).toContain('left out 701 (repeats test task 12)');
+
+    const sft = await readSftData(path.join(out, 'sft_data.jsonl'));
+    expect(sft.map((x) => x.task_id)).toEqual([520, 700]);
+    expect(sft[0].response).toBe('def larger(a, b):\n  if a > b:\n    return a\n  return b\n');
+    const ppo = await readPpoData(path.join(out, 'ppo_prompts.jsonl'));
+    expect(ppo.map((x) => x.task_id)).toEqual([520, 700]);
+    expect(ppo[1].tests).toEqual(TASKS[4].test_list);
+    const evalRows = await readPpoData(path.join(out, 'eval_mbpp_test.jsonl'));
+    expect(evalRows.map((x) => x.task_id)).toEqual([12, 13]);
+    expect(evalRows[0].prompt).toBe('# Write a function to add two numbers.\n# Your code should pass this test:\n# assert add(1, 2) == 3\n');
+
+    expect(readFileSync(path.join(out, 'mbpp/mbpp.jsonl'), 'utf8')).toBe(readFileSync(mbpp, 'utf8'));
+    const readme = readFileSync(path.join(out, 'mbpp/README.md'), 'utf8');
+    expect(readme).toContain('License: CC BY 4.0');
+    expect(readme).toContain('"Program Synthesis with Large Language');
+    expect(readme).toContain('Jacob Austin');
+  });
+
+  it('names the missing input file', () => {
+    const r = prep('data', '--mbpp', path.join(dir, 'nope.jsonl'), '--out-dir', dir);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(`prep: error: ${path.join(dir, 'nope.jsonl')}: file not found\n`);
+  });
+});
+
+describe('prep rm', () => {
+  it('scores the reference and its mutants for each training prompt, deterministically', async () => {
+    const out1 = path.join(dir, 'rm1.jsonl');
+    const out2 = path.join(dir, 'rm2.jsonl');
+    const r = prep('rm', '--mbpp', mbpp, '--out', out1, '--seed', '3', '--timeout-ms', '2000');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^prep rm: .* rows for 2 prompts; score mean [\d.]+, =1\.0 [\d.]+%, <0\.3 [\d.]+%; references at 1\.0: 2\/2;/);
+    const rows = await readRmData(out1);
+    expect(new Set(rows.map((x) => x.task_id))).toEqual(new Set([520, 700]));
+    const refs = rows.filter((x) => x.source === 'reference');
+    expect(refs.map((x) => x.score)).toEqual([1, 1]);
+    // Syntax-broken variants compile to nothing: 0.2 * (has a def + short) / 3.
+    for (const x of rows.filter((x) => /drop_colon|unbalance_bracket|truncate|bad_indent/.test(String(x.source)))) expect(x.score).toBe(0.1333);
+    // Logic-broken ones compile: at least the 0.3 syntax share.
+    const logic = rows.filter((x) => /swap_|off_by_one|wrong_return|delete_line/.test(String(x.source)));
+    expect(logic.length).toBeGreaterThan(4);
+    expect(logic.every((x) => x.score >= 0.3)).toBe(true);
+    expect(logic.some((x) => x.score < 1)).toBe(true);
+
+    prep('rm', '--mbpp', mbpp, '--out', out2, '--seed', '3', '--timeout-ms', '2000');
+    expect(readFileSync(out2, 'utf8')).toBe(readFileSync(out1, 'utf8'));
+  });
+
+  it('stops with one clear line when python is missing', () => {
+    const r = prep('rm', '--mbpp', mbpp, '--out', path.join(dir, 'x.jsonl'), '--python', '/nonexistent/python3');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe('prep: error: /nonexistent/python3 not found: install Python 3 or set --python / RLHF_PYTHON\n');
+  });
+
+  it('names a bad flag', () => {
+    const r = prep('rm', '--mbpp', mbpp, '--timeout-ms', 'soon');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('--timeout-ms');
+  });
+});

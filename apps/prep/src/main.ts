@@ -1,0 +1,202 @@
+// prep: build the pipeline's datasets from MBPP.
+//   data  sft_data.jsonl, ppo_prompts.jsonl, eval_mbpp_test.jsonl and a copy of MBPP with its README
+//   rm    rm_data.jsonl: reference solutions, mutated variants (and optionally SFT samples), each scored by
+//         running it against the task's tests in the sandbox
+import { promises as fs } from 'fs';
+import * as path from 'path';
+import { SingleBar } from 'cli-progress';
+import { Command, Option } from 'commander';
+import { z } from 'zod';
+import { backendOption, backendSchema, parseFlags, runCli } from '@rlhf-code/cli';
+import { MbppLeakGuard, mbppDatasets, mbppReadme, normalizeCode, readMbpp, writeJsonl } from '@rlhf-code/data';
+import { mutants, resolvePython, SandboxPool, scoreAll } from '@rlhf-code/sandbox';
+
+// All defaults live here; --help shows them.
+const DEFAULTS = {
+  mbpp: 'data/mbpp/mbpp.jsonl',
+  outDir: 'data',
+  rmOut: 'data/rm_data.jsonl',
+  seed: 0,
+  mutantsPerKind: 1,
+  samples: 4,
+  maxNewTokens: 256,
+  temperature: 0.8,
+  template: 'raw' as const,
+  timeoutMs: 3000,
+  memoryMb: 512,
+  concurrency: 2,
+};
+
+const int = (min: number) => z.coerce.number().int().min(min);
+
+const DataFlags = z.object({
+  mbpp: z.string().default(DEFAULTS.mbpp),
+  outDir: z.string().default(DEFAULTS.outDir),
+});
+
+const RmFlags = z
+  .object({
+    mbpp: z.string().default(DEFAULTS.mbpp),
+    out: z.string().default(DEFAULTS.rmOut),
+    seed: int(0).default(DEFAULTS.seed),
+    mutantsPerKind: int(0).default(DEFAULTS.mutantsPerKind),
+    sftModel: z.string().optional(),
+    samples: int(1).default(DEFAULTS.samples),
+    maxNewTokens: int(1).default(DEFAULTS.maxNewTokens),
+    temperature: z.coerce.number().positive().default(DEFAULTS.temperature),
+    template: z.enum(['raw', 'chat']).default(DEFAULTS.template),
+    limit: int(1).optional(),
+    timeoutMs: int(100).default(DEFAULTS.timeoutMs),
+    memoryMb: int(0).default(DEFAULTS.memoryMb),
+    concurrency: int(1).default(DEFAULTS.concurrency),
+    python: z.string().optional(),
+    backend: backendSchema,
+  });
+
+function progressBar(label: string, unit: string): SingleBar {
+  return new SingleBar({
+    format: `${label} [{bar}] {value}/{total} ${unit} | eta {eta_formatted}`,
+    barsize: 24,
+    hideCursor: false,
+    stream: process.stderr,
+    noTTYOutput: true, // still print (every notTTYSchedule ms) when stderr is a log file
+    notTTYSchedule: 15000,
+  });
+}
+
+const seconds = (t0: number) => ((Date.now() - t0) / 1000).toFixed(1);
+
+async function dataCommand(opts: unknown): Promise<void> {
+  const t0 = Date.now();
+  const flags = parseFlags(DataFlags, opts);
+  const tasks = await readMbpp(flags.mbpp);
+  const d = mbppDatasets(tasks); // refuses test-split tasks in the training sets
+  const files = {
+    sft: path.join(flags.outDir, 'sft_data.jsonl'),
+    ppo: path.join(flags.outDir, 'ppo_prompts.jsonl'),
+    eval: path.join(flags.outDir, 'eval_mbpp_test.jsonl'),
+  };
+  await writeJsonl(files.sft, d.sft);
+  await writeJsonl(files.ppo, d.ppo);
+  await writeJsonl(files.eval, d.eval);
+
+  const mbppDir = path.join(flags.outDir, 'mbpp');
+  const copy = path.join(mbppDir, 'mbpp.jsonl');
+  await fs.mkdir(mbppDir, { recursive: true });
+  if (path.resolve(copy) !== path.resolve(flags.mbpp)) {
+    await fs.rm(copy, { force: true }); // the source may be read-only, and copyFile keeps its mode
+    await fs.copyFile(flags.mbpp, copy);
+    await fs.chmod(copy, 0o644);
+  }
+  await fs.writeFile(path.join(mbppDir, 'README.md'), mbppReadme(d.excluded));
+
+  const left = d.excluded.length ? `; left out ${d.excluded.map((e) => `${e.task_id} (repeats test task ${e.duplicates})`).join(', ')}` : '';
+  process.stdout.write(
+    `prep data: ${files.sft} ${d.sft.length}, ${files.ppo} ${d.ppo.length}, ${files.eval} ${d.eval.length}, ${copy} ${tasks.length} tasks${left} (${seconds(t0)} s)\n`,
+  );
+}
+
+interface Candidate {
+  prompt: string;
+  response: string;
+  source: string;
+  task_id: number;
+  tests: string[];
+  setup?: string;
+}
+
+async function rmCommand(opts: unknown): Promise<void> {
+  const t0 = Date.now();
+  const flags = parseFlags(RmFlags, opts);
+  resolvePython(flags.python); // fail before any work when there is no interpreter
+  const tasks = await readMbpp(flags.mbpp);
+  const training = mbppDatasets(tasks).ppo.slice(0, flags.limit);
+  const reference = new Map(tasks.map((t) => [t.task_id, normalizeCode(t.code)]));
+
+  let samples: string[][] | undefined;
+  if (flags.sftModel) {
+    // Loaded only when asked for: importing tfjs costs seconds.
+    const { sampleResponses } = await import('./sample');
+    const bar = progressBar('sample', 'prompts');
+    bar.start(training.length, 0);
+    samples = await sampleResponses(
+      { ...flags, modelDir: flags.sftModel, prompts: training.map((t) => t.prompt) },
+      (done) => bar.update(done),
+    );
+    bar.stop();
+  }
+
+  const candidates: Candidate[] = [];
+  training.forEach((t, i) => {
+    const ref = reference.get(t.task_id)!;
+    const row = (response: string, source: string): Candidate => ({ prompt: t.prompt, response, source, task_id: t.task_id, tests: t.tests, setup: t.setup });
+    const ms = mutants(ref, `${flags.seed}:${t.task_id}`, { perKind: flags.mutantsPerKind });
+    candidates.push(row(ref, 'reference'), ...ms.map((m) => row(m.code, `mutant:${m.kind}`)));
+    const seen = new Set([ref, ...ms.map((m) => m.code)]); // a sample equal to one of these adds nothing
+    for (const s of samples?.[i] ?? []) {
+      if (seen.has(s)) continue;
+      seen.add(s);
+      candidates.push(row(s, 'sft'));
+    }
+  });
+
+  const pool = new SandboxPool({ timeoutMs: flags.timeoutMs, memoryMb: flags.memoryMb, concurrency: flags.concurrency, python: flags.python });
+  const bar = progressBar('rm', 'runs');
+  bar.start(candidates.length, 0);
+  const scored = await scoreAll(
+    pool,
+    candidates.map((c) => ({ code: c.response, tests: c.tests, setup: c.setup })),
+    (done) => bar.update(done),
+  );
+  bar.stop();
+
+  const rows = candidates.map((c, i) => ({
+    prompt: c.prompt,
+    response: c.response,
+    score: Math.round(scored[i].score * 1e4) / 1e4,
+    task_id: c.task_id,
+    source: c.source,
+  }));
+  new MbppLeakGuard(tasks).check(rows, flags.out);
+  await writeJsonl(flags.out, rows);
+
+  const scores = rows.map((r) => r.score);
+  const mean = scores.reduce((a, b) => a + b, 0) / scores.length;
+  const share = (f: (s: number) => boolean) => ((100 * scores.filter(f).length) / scores.length).toFixed(1) + '%';
+  const refsOk = rows.filter((r) => r.source === 'reference' && r.score === 1).length;
+  const timeouts = scored.filter((s) => s.result.timedOut).length;
+  process.stdout.write(
+    `prep rm: ${flags.out} ${rows.length} rows for ${training.length} prompts; score mean ${mean.toFixed(3)}, ` +
+      `=1.0 ${share((s) => s === 1)}, <0.3 ${share((s) => s < 0.3)}; references at 1.0: ${refsOk}/${training.length}; ` +
+      `timeouts ${timeouts} (${seconds(t0)} s)\n`,
+  );
+}
+
+const program = new Command('prep').description('Build the datasets in data/ from MBPP (Austin et al. 2021, CC BY 4.0).');
+program
+  .command('data')
+  .description('write sft_data.jsonl, ppo_prompts.jsonl (MBPP 511-974) and eval_mbpp_test.jsonl (MBPP 11-510), and copy MBPP with its README')
+  .option('--mbpp <file>', 'MBPP JSONL file', DEFAULTS.mbpp)
+  .option('--out-dir <dir>', 'output folder', DEFAULTS.outDir)
+  .action(dataCommand);
+program
+  .command('rm')
+  .description('write reward-model data: per MBPP 511-974 prompt, the reference, mutated variants and optional SFT samples, each scored in the sandbox')
+  .option('--mbpp <file>', 'MBPP JSONL file', DEFAULTS.mbpp)
+  .option('--out <file>', 'output JSONL file ({prompt, response, score, task_id, source} lines)', DEFAULTS.rmOut)
+  .option('--seed <n>', 'seed for the mutations (and sampling)', String(DEFAULTS.seed))
+  .option('--mutants-per-kind <n>', 'mutated variants per mutation kind and prompt (9 kinds)', String(DEFAULTS.mutantsPerKind))
+  .option('--sft-model <dir>', 'also score samples from this checkpoint folder (config.json, model.safetensors, tokenizer.json)')
+  .option('--samples <k>', 'samples per prompt with --sft-model', String(DEFAULTS.samples))
+  .option('--max-new-tokens <n>', 'longest sample with --sft-model', String(DEFAULTS.maxNewTokens))
+  .option('--temperature <t>', 'sampling temperature with --sft-model', String(DEFAULTS.temperature))
+  .addOption(new Option('--template <name>', 'prompt format for --sft-model: raw text, or a ChatML turn for instruct checkpoints').choices(['raw', 'chat']).default(DEFAULTS.template))
+  .option('--limit <n>', 'only the first n prompts (quick runs)')
+  .option('--timeout-ms <ms>', 'wall-clock limit per run', String(DEFAULTS.timeoutMs))
+  .option('--memory-mb <mb>', 'memory limit per run (0 = none)', String(DEFAULTS.memoryMb))
+  .option('--concurrency <n>', 'python processes at once', String(DEFAULTS.concurrency))
+  .option('--python <path>', 'Python 3 interpreter (env RLHF_PYTHON, default python3 on PATH)')
+  .addOption(backendOption())
+  .action(rmCommand);
+
+void runCli(program);

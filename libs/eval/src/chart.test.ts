@@ -1,0 +1,28 @@
+// Renders the chart through tsx in a child process: jest's CommonJS sandbox cannot import vega's ES modules.
+import { execFileSync } from 'child_process';
+import * as path from 'path';
+
+const ROOT = path.join(__dirname, '../../..');
+
+it('renders eval.svg with one bar per (rate metric, model) and the models in the legend', () => {
+  const report = {
+    n_problems: 3,
+    models: {
+      base: { syntax_valid: 0.5, pass_at_1: 0, rm_score: null, distinct_1: 0.3, distinct_2: null, mean_len: 4, kl_to_sft: null },
+      ppo_final: { syntax_valid: 1, pass_at_1: 1 / 3, rm_score: 1, distinct_1: 0.6, distinct_2: 0.9, mean_len: 4, kl_to_sft: 2 },
+    },
+  };
+  const svg = execFileSync(path.join(ROOT, 'node_modules/.bin/tsx'), [path.join(__dirname, 'testing/render-chart.ts')], {
+    cwd: ROOT,
+    input: JSON.stringify(report),
+    encoding: 'utf8',
+  });
+  expect(svg.startsWith('<svg')).toBe(true);
+  expect(svg.trim().endsWith('</svg>')).toBe(true);
+  // vega draws each bar as a path in the "mark-rect role-mark" group: 4 + 3 values (distinct_2 of base is null).
+  const bars = svg.match(/<g class="mark-rect role-mark[^"]*"[^>]*>(.*?)<\/g>/)![1].match(/<path /g)!;
+  expect(bars).toHaveLength(7);
+  expect(svg).toContain('ppo_final');
+  expect(svg).toContain('pass@1');
+  expect(svg).toContain('0.33'); // the value label of ppo_final's pass@1
+});

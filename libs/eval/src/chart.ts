@@ -1,0 +1,62 @@
+// eval.svg: grouped bars of the rate metrics (all in 0..1) per model, drawn by vega-lite -> vega -> SVG.
+// vega and vega-lite are ES modules only (with top-level await), so they are loaded with a dynamic import();
+// that works under tsx (the apps) but not inside jest's CommonJS sandbox, where only the spec is tested and
+// chart.test.ts renders through a tsx child process.
+import type { EvalReport } from './evaluate';
+
+export const RATE_METRICS = [
+  { key: 'syntax_valid', label: 'syntax valid' },
+  { key: 'pass_at_1', label: 'pass@1' },
+  { key: 'distinct_1', label: 'distinct-1' },
+  { key: 'distinct_2', label: 'distinct-2' },
+] as const;
+
+export interface ChartRow {
+  metric: string;
+  model: string;
+  value: number;
+}
+
+/** One row per (rate metric, model) with a value; metrics that are null for a model are left out. */
+export function chartRows(report: EvalReport): ChartRow[] {
+  return RATE_METRICS.flatMap(({ key, label }) =>
+    Object.entries(report.models).flatMap(([model, m]) => (m[key] === null ? [] : [{ metric: label, model, value: m[key] as number }])),
+  );
+}
+
+/** A vega-lite spec: x = metric, bars side by side per model (xOffset), y in 0..1, value printed on each bar. */
+export function chartSpec(report: EvalReport): Record<string, unknown> {
+  const models = Object.keys(report.models);
+  const metrics = RATE_METRICS.map((m) => m.label);
+  return {
+    $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
+    title: `Evaluation on ${report.n_problems} problems`,
+    data: { values: chartRows(report) },
+    width: { step: 26 }, // with xOffset, the step is one bar's band
+    height: 240,
+    encoding: {
+      x: { field: 'metric', type: 'nominal', sort: metrics, title: null, axis: { labelAngle: 0 } },
+      xOffset: { field: 'model', type: 'nominal', sort: models },
+      y: { field: 'value', type: 'quantitative', scale: { domain: [0, 1] }, title: 'rate' },
+    },
+    layer: [
+      { mark: 'bar', encoding: { color: { field: 'model', type: 'nominal', sort: models, title: 'model' } } },
+      { mark: { type: 'text', dy: -6, fontSize: 9 }, encoding: { text: { field: 'value', type: 'quantitative', format: '.2f' } } },
+    ],
+    config: { background: 'white' },
+  };
+}
+
+/** Render a vega-lite spec to an SVG string (headless, no canvas needed). */
+export async function renderSvg(spec: Record<string, unknown>): Promise<string> {
+  // vega-lite's package.json has no top-level "types", which this repo's node10 module resolution needs: the
+  // one function used is typed here.
+  const vl = (await import('vega-lite' as string)) as { compile(spec: unknown): { spec: import('vega').Spec } };
+  const vega = await import('vega');
+  const view = new vega.View(vega.parse(vl.compile(spec).spec), { renderer: 'none' });
+  try {
+    return await view.toSVG();
+  } finally {
+    view.finalize();
+  }
+}

@@ -1,0 +1,12 @@
+// @rlhf-code/eval: compare checkpoints on held-out coding problems (syntax-valid rate, pass@1 in the sandbox,
+// reward-model score, distinct-n, length, KL to the SFT model) and write eval.json / eval.md / eval.svg.
+export { evaluate, type EvalOptions, type EvalReport, type EvalResult, type Sample, type ModelTiming, type Progress } from './evaluate';
+export { sandboxExecutor, type CodeExecutor } from './executor';
+export { readEvalProblems, EvalRecordSchema, DEFAULT_EVAL_DATA, type EvalProblem } from './data';
+export { parseModelsFlag, checkModelDirs, resolveKlReference, ModelsFlagError, type NamedModel, type KlReference } from './models-flag';
+export { aggregate, distinctN, mean, rate, sequenceLogRatio, METRIC_KEYS, type ModelMetrics, type ProblemOutcome } from './metrics';
+export { generateResponses, sampledIds, type DecodingOptions, type Response } from './responses';
+export { responseLogProbs, type ScoredSequence } from './logprobs';
+export { formatTable, formatMarkdown, METRIC_DESCRIPTIONS, type ReportSettings } from './report';
+export { chartSpec, chartRows, renderSvg, RATE_METRICS, type ChartRow } from './chart';
+export { writeEvalOutputs, OUTPUT_FILES } from './write';

@@ -1,0 +1,69 @@
+// The `--models name=DIR,name=DIR` flag: which checkpoints to compare, and under which names they appear
+// in eval.json and the table. Errors name the flag and the offending entry.
+import * as fs from 'fs';
+import * as path from 'path';
+
+export interface NamedModel {
+  name: string;
+  dir: string;
+}
+
+/** Names are JSON keys, table headers and chart labels: keep them simple. */
+const NAME = /^[A-Za-z0-9_.-]+$/;
+
+export class ModelsFlagError extends Error {}
+
+/** "base=models/base,sft=results/sft" -> [{name: 'base', dir: 'models/base'}, ...] (order kept). */
+export function parseModelsFlag(text: string, flag = '--models'): NamedModel[] {
+  const entries = text.split(',').map((e) => e.trim());
+  if (text.trim() === '' || entries.every((e) => e === '')) throw new ModelsFlagError(`${flag}: expected name=DIR[,name=DIR...], got nothing`);
+  const out: NamedModel[] = [];
+  for (const entry of entries) {
+    if (entry === '') throw new ModelsFlagError(`${flag}: empty entry in "${text}" (a stray comma?)`);
+    const eq = entry.indexOf('=');
+    if (eq < 0) throw new ModelsFlagError(`${flag}: "${entry}" is not name=DIR (e.g. sft=results/sft)`);
+    const name = entry.slice(0, eq).trim();
+    const dir = entry.slice(eq + 1).trim();
+    if (!NAME.test(name)) throw new ModelsFlagError(`${flag}: model name "${name}" in "${entry}" must be letters, digits, _ . or -`);
+    if (dir === '') throw new ModelsFlagError(`${flag}: "${entry}" has no folder after "="`);
+    if (out.some((m) => m.name === name)) throw new ModelsFlagError(`${flag}: model name "${name}" is given twice`);
+    out.push({ name, dir });
+  }
+  return out;
+}
+
+/** Every folder must exist and hold a config.json (a Hugging Face checkpoint); one message lists all that do not. */
+export function checkModelDirs(models: readonly NamedModel[], flag = '--models'): void {
+  const bad = models.flatMap(({ name, dir }) => {
+    if (!fs.existsSync(dir)) return [`${name}=${dir}: folder not found`];
+    if (!fs.statSync(dir).isDirectory()) return [`${name}=${dir}: not a folder`];
+    if (!fs.existsSync(path.join(dir, 'config.json'))) return [`${name}=${dir}: no config.json (not a Hugging Face checkpoint folder)`];
+    return [];
+  });
+  if (bad.length > 0) throw new ModelsFlagError(bad.map((b) => `${flag}: ${b}`).join('\n'));
+}
+
+/** The model KL is measured against: `dir`, and `name` when it is one of the evaluated models (its own KL is null). */
+export interface KlReference {
+  dir: string;
+  name: string | null;
+}
+
+/**
+ * `--sft-ref`: a model name from --models, a checkpoint folder, or "none". Without it the model named "sft" is the
+ * reference, and KL is skipped (null) when there is none.
+ */
+export function resolveKlReference(models: readonly NamedModel[], sftRef: string | undefined, flag = '--sft-ref'): KlReference | null {
+  if (sftRef === undefined) {
+    const sft = models.find((m) => m.name === 'sft');
+    return sft ? { dir: sft.dir, name: sft.name } : null;
+  }
+  if (sftRef === 'none') return null;
+  const named = models.find((m) => m.name === sftRef);
+  if (named) return { dir: named.dir, name: named.name };
+  if (!fs.existsSync(path.join(sftRef, 'config.json'))) {
+    const names = models.map((m) => m.name).join(', ');
+    throw new ModelsFlagError(`${flag}: "${sftRef}" is neither a model name from --models (${names}) nor a checkpoint folder with a config.json`);
+  }
+  return { dir: sftRef, name: null };
+}

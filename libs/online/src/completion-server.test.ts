@@ -1,0 +1,239 @@
+import type { AddressInfo } from 'net';
+import type { FastifyInstance } from 'fastify';
+import { generate, initBackend, Qwen2Model } from '@rlhf-code/model';
+import { loadTokenizer, formatFim, type Tokenizer } from '@rlhf-code/tokenizer';
+import { ArmRouter } from './arms';
+import { buildCompletionServer, END_TOKENS } from './completion-server';
+import { CompletionServerSchema } from './config';
+import { CONTINUE_STOP_STRINGS } from './continue-client';
+import { PolicyHolder } from './policy';
+import type { ServedRecord } from './stats';
+import { jsonOf } from './testing/http';
+import { makeTinyModelDir } from './testing/tiny-model';
+
+// The backend is shut down after the file by jest-teardown.ts (setupFilesAfterEnv), which frees the models too.
+beforeAll(() => initBackend({ quiet: true }));
+
+let tok: Tokenizer;
+let policyModel: Qwen2Model;
+let startModel: Qwen2Model;
+let otherWeights: Map<string, import('@rlhf-code/model').HostTensor>;
+let holder: PolicyHolder;
+let app: FastifyInstance;
+let base: string;
+const served: { rec: ServedRecord; text: string }[] = [];
+
+const PROMPT = formatFim('def add(a, b):\n    return ', '\n\nprint(add(1, 2))\n');
+
+beforeAll(async () => {
+  const dir = await makeTinyModelDir(1);
+  tok = loadTokenizer(dir);
+  policyModel = await Qwen2Model.load(dir, { trainable: false });
+  startModel = await Qwen2Model.load(dir, { trainable: false });
+  const other = Qwen2Model.init(policyModel.config, { seed: 99 });
+  otherWeights = other.hostWeights();
+  other.dispose();
+  holder = new PolicyHolder(policyModel);
+  app = buildCompletionServer({
+    config: CompletionServerSchema.parse({ port: 0, maxTokensCap: 24, modelName: 'tiny' }),
+    tokenizer: tok,
+    policy: holder,
+    start: startModel,
+    router: new ArmRouter(0),
+    onServed: (rec, _prompt, text) => {
+      served.push({ rec, text });
+    },
+  });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  await app.close();
+});
+
+/** The greedy continuation the tiny model itself produces for PROMPT (reference for the server's answers). */
+async function reference(model: Qwen2Model, maxNewTokens: number, stop: string[] = []) {
+  const [g] = await generate(model, [tok.encode(PROMPT)], {
+    maxNewTokens,
+    greedy: true,
+    padId: tok.padId,
+    stopTokenIds: END_TOKENS.map((t) => tok.tokenToId(t)!),
+    stopStrings: stop,
+    decode: (ids) => tok.decode(ids),
+  });
+  return g;
+}
+
+async function post(body: object, headers: Record<string, string> = {}) {
+  return fetch(`${base}/v1/completions`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+}
+
+/** Read an SSE answer: every `data:` payload in order. */
+async function readSse(res: Response): Promise<string[]> {
+  const text = await res.text();
+  expect(text.endsWith('data: [DONE]\n\n')).toBe(true);
+  return text
+    .split('\n\n')
+    .filter((e) => e.trim() !== '')
+    .map((e) => {
+      expect(e.startsWith('data: ')).toBe(true);
+      return e.slice('data: '.length);
+    });
+}
+
+test('non-stream answer has the OpenAI shape, usage, id and policy version; text = the model greedy output', async () => {
+  const res = await post({ model: 'Qwen2.5-Coder-1.5B', prompt: PROMPT, max_tokens: 12, temperature: 0 });
+  expect(res.status).toBe(200);
+  const body = await jsonOf(res);
+  const ref = await reference(policyModel, 12);
+  expect(body).toMatchObject({ object: 'text_completion', model: 'tiny', policy_version: 0, arm: 'policy' });
+  expect(body.id).toMatch(/^cmpl-/);
+  expect(res.headers.get('x-completion-id')).toBe(body.id);
+  expect(res.headers.get('x-policy-version')).toBe('0');
+  expect(body.choices).toEqual([{ text: ref.text, index: 0, logprobs: null, finish_reason: ref.finishReason }]);
+  const promptTokens = tok.encode(PROMPT).length;
+  expect(body.usage).toEqual({ prompt_tokens: promptTokens, completion_tokens: ref.ids.length, total_tokens: promptTokens + ref.ids.length });
+  const rec = served.find((s) => s.rec.id === body.id)!;
+  expect(rec.rec).toMatchObject({ version: 0, arm: 'policy', shown: ref.text.trim() !== '', completionTokens: ref.ids.length });
+});
+
+test('stream: token-by-token SSE chunks, finish_reason on the last, then [DONE]; same text as non-stream', async () => {
+  const res = await post({ model: 'anything', prompt: PROMPT, max_tokens: 12, temperature: 0, stream: true });
+  expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+  const events = await readSse(res);
+  expect(events[events.length - 1]).toBe('[DONE]');
+  const chunks = events.slice(0, -1).map((e) => JSON.parse(e));
+  const ref = await reference(policyModel, 12);
+  expect(chunks.length).toBeGreaterThan(2); // not one lump: pieces as tokens decode
+  for (const c of chunks) {
+    expect(c).toMatchObject({ object: 'text_completion', model: 'tiny', policy_version: 0 });
+    expect(c.id).toBe(chunks[0].id);
+  }
+  expect(chunks.slice(0, -1).every((c) => c.choices[0].finish_reason === null)).toBe(true);
+  expect(chunks[chunks.length - 1].choices[0]).toMatchObject({ text: '', finish_reason: ref.finishReason });
+  expect(chunks.map((c) => c.choices[0].text).join('')).toBe(ref.text);
+});
+
+test('stop strings end the completion before the stop string (Continue sends 12)', async () => {
+  const ref = await reference(policyModel, 20);
+  // A stop string that occurs in the middle of the model's own output: its 3rd..5th characters.
+  const stop = ref.text.slice(3, 5);
+  expect(stop.length).toBe(2);
+  const res = await post({ prompt: PROMPT, max_tokens: 20, temperature: 0, stop: [...CONTINUE_STOP_STRINGS, stop] });
+  const body = await jsonOf(res);
+  expect(body.choices[0].text).toBe(ref.text.slice(0, ref.text.indexOf(stop)));
+  expect(body.choices[0].finish_reason).toBe('stop');
+  const single = await jsonOf(post({ prompt: PROMPT, max_tokens: 20, temperature: 0, stop }));
+  expect(single.choices[0].text).toBe(body.choices[0].text);
+});
+
+test('max_tokens is capped by config; GET /v1/models lists the served model', async () => {
+  const body = await jsonOf(post({ prompt: PROMPT, max_tokens: 4096, temperature: 0 }));
+  expect(body.usage.completion_tokens).toBeLessThanOrEqual(24);
+  const models = await jsonOf(fetch(`${base}/v1/models`));
+  expect(models.object).toBe('list');
+  expect(models.data.map((m: { id: string }) => m.id)).toEqual(['tiny']);
+});
+
+test('bad requests: 400 naming the field, malformed JSON, malformed FIM prompt, unknown fields ignored', async () => {
+  const bad = await post({ prompt: PROMPT, max_tokens: 'ten' });
+  expect(bad.status).toBe(400);
+  expect((await jsonOf(bad)).error.field).toBe('max_tokens');
+  const missing = await post({ max_tokens: 3 });
+  expect(missing.status).toBe(400);
+  expect((await jsonOf(missing)).error.field).toBe('prompt');
+  const json = await fetch(`${base}/v1/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"prompt": ' });
+  expect(json.status).toBe(400);
+  expect((await jsonOf(json)).error.message).toMatch(/malformed JSON/);
+  const fim = await post({ prompt: '<|fim_prefix|>x<|fim_middle|>' });
+  expect(fim.status).toBe(400);
+  expect(await jsonOf(fim)).toMatchObject({ error: { field: 'prompt' } });
+  const extra = await post({ prompt: 'x = 1', max_tokens: 2, temperature: 0, frobnicate: { a: 1 }, logit_bias: {} });
+  expect(extra.status).toBe(200);
+});
+
+test('a weight swap between decoding steps: the stream stays whole, later steps carry the new version', async () => {
+  const ref = await reference(policyModel, 16); // old weights
+  const orig = holder.beforeStep;
+  let steps = 0;
+  (holder as { beforeStep: () => Promise<void> }).beforeStep = async () => {
+    steps += 1;
+    if (steps === 6) expect(holder.publish(otherWeights)).toBe(1); // pending: a generation is running
+    if (steps === 6) expect(holder.version).toBe(0);
+    await orig();
+  };
+  try {
+    const res = await post({ prompt: PROMPT, max_tokens: 16, temperature: 0, stream: true });
+    const chunks = (await readSse(res)).slice(0, -1).map((e) => JSON.parse(e));
+    const last = chunks[chunks.length - 1];
+    expect(last.policy_versions).toEqual([0, 1]);
+    expect(chunks[0].policy_version).toBe(0);
+    expect(chunks.slice(0, -1).some((c) => c.policy_version === 1)).toBe(true);
+    // Before the swap the text is the old model's; after it the stream goes on (well-formed) with the new weights.
+    const text = chunks.map((c) => c.choices[0].text).join('');
+    const oldPart = tok.decode(ref.ids.slice(0, 4));
+    expect(text.startsWith(oldPart)).toBe(true);
+  } finally {
+    (holder as { beforeStep: () => Promise<void> }).beforeStep = orig;
+  }
+  expect(holder.version).toBe(1);
+  const next = await jsonOf(post({ prompt: PROMPT, max_tokens: 8, temperature: 0 }));
+  expect(next.policy_version).toBe(1);
+  const swapped = policyModel.params['model.embed_tokens.weight'].dataSync();
+  expect(Array.from(swapped.slice(0, 8))).toEqual(Array.from(otherWeights.get('model.embed_tokens.weight')!.data.slice(0, 8)));
+});
+
+test('a client that goes away mid-stream (Continue aborts when the user types on) stops the generation', async () => {
+  const orig = holder.beforeStep;
+  let steps = 0;
+  (holder as { beforeStep: () => Promise<void> }).beforeStep = async () => {
+    steps += 1;
+    await new Promise((r) => setTimeout(r, 25)); // slow decoding so the abort lands mid-stream
+    await orig();
+  };
+  const before = served.length;
+  try {
+    const abort = new AbortController();
+    const res = await fetch(`${base}/v1/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ prompt: PROMPT, max_tokens: 24, temperature: 0, stream: true }),
+      signal: abort.signal,
+    });
+    const reader = res.body!.getReader();
+    await reader.read(); // first chunk
+    abort.abort();
+    await new Promise((r) => setTimeout(r, 300));
+    expect(steps).toBeLessThan(24);
+    expect(served.length).toBe(before); // an aborted completion was never shown: not recorded
+  } finally {
+    (holder as { beforeStep: () => Promise<void> }).beforeStep = orig;
+  }
+  const after = await post({ prompt: PROMPT, max_tokens: 2, temperature: 0 });
+  expect(after.status).toBe(200); // and the server goes on serving
+});
+
+test('API keys, when configured, are checked (401)', async () => {
+  const locked = buildCompletionServer({
+    config: CompletionServerSchema.parse({ apiKeys: ['k1'] }),
+    tokenizer: tok,
+    policy: holder,
+    start: startModel,
+    router: new ArmRouter(1),
+  });
+  await locked.listen({ port: 0, host: '127.0.0.1' });
+  const url = `http://127.0.0.1:${(locked.server.address() as AddressInfo).port}/v1/completions`;
+  const call = (headers: Record<string, string>) =>
+    fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ prompt: 'x', max_tokens: 2 }) });
+  try {
+    expect((await call({})).status).toBe(401);
+    expect((await call({ authorization: 'Bearer nope' })).status).toBe(401);
+    const ok = await call({ authorization: 'Bearer k1' });
+    expect(ok.status).toBe(200);
+    expect(await jsonOf(ok)).toMatchObject({ arm: 'start', policy_version: 0 }); // router fraction 1: the frozen start model
+    expect((await call({ 'api-key': 'k1' })).status).toBe(200); // Continue also sends the key as api-key
+  } finally {
+    await locked.close();
+  }
+});

@@ -1,0 +1,265 @@
+// The completion server (port 8081): OpenAI's legacy completions API as Continue's "openai" provider uses it.
+//
+//   POST /v1/completions  {model, prompt, max_tokens, temperature, top_p, n, stop, stream, seed, ...}
+//     stream: true  -> text/event-stream, one `data: {...}` chunk per piece of text as tokens are decoded
+//                      (object "text_completion", choices[0].text, finish_reason on each choice's last chunk),
+//                      then `data: [DONE]`
+//     stream: false -> {id, object, created, model, choices: [{text, index, logprobs, finish_reason}], usage}
+//   GET /v1/models   the served model (a request naming any other model is served by it all the same)
+//
+// Every answer carries the completion id (`id`, header x-completion-id) and the policy version that produced it
+// (`policy_version`, header x-policy-version; every stream chunk carries the version of the step that produced it),
+// and the A/B arm (`arm`). Generation ends at max_tokens (capped by config), a stop string, or a control token that
+// ends a completion (END_TOKENS: <|endoftext|>, <|fim_*|>, <|file_sep|>, ...). Unknown request fields are ignored.
+import { randomUUID } from 'crypto';
+import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
+import { z } from 'zod';
+import { createRng, generate, type Generation, type Qwen2Model } from '@rlhf-code/model';
+import type { Tokenizer } from '@rlhf-code/tokenizer';
+import type { ArmRouter } from './arms';
+import type { CompletionServerSchema } from './config';
+import type { Arm } from './feedback-log';
+import { encodeServedPrompt, PromptError } from './fim-prompt';
+import { bearerToken, errorBody, installJsonHandling, sendError } from './http';
+import type { PolicyHolder } from './policy';
+import { hashPrompt, type ServedRecord } from './stats';
+
+/** Control tokens that end a completion (the token forms of Continue's stop strings); never part of the text. */
+export const END_TOKENS: readonly string[] = [
+  '<|endoftext|>',
+  '<|fim_prefix|>',
+  '<|fim_middle|>',
+  '<|fim_suffix|>',
+  '<|fim_pad|>',
+  '<|repo_name|>',
+  '<|file_sep|>',
+  '<|im_start|>',
+  '<|im_end|>',
+];
+
+const nullable = <T extends z.ZodType>(t: T) => t.nullish();
+
+export const CompletionRequestSchema = z.looseObject({
+  model: nullable(z.string()),
+  prompt: z.union([z.string(), z.array(z.string()).min(1)]),
+  max_tokens: nullable(z.number().int().min(0)),
+  temperature: nullable(z.number().min(0).max(2)),
+  top_p: nullable(z.number().gt(0).max(1)),
+  n: nullable(z.number().int().min(1).max(8)),
+  stop: nullable(z.union([z.string(), z.array(z.string())])),
+  stream: nullable(z.boolean()),
+  seed: nullable(z.number().int()),
+});
+export type CompletionRequest = z.output<typeof CompletionRequestSchema>;
+
+export interface CompletionServerOptions {
+  config: z.output<typeof CompletionServerSchema>;
+  tokenizer: Tokenizer;
+  /** The trained policy (arm "policy"). */
+  policy: PolicyHolder;
+  /** The frozen starting model (arm "start"). */
+  start: Qwen2Model;
+  router: ArmRouter;
+  /** Seed of sampling for requests without one (each request gets its own stream: `${seed}:${counter}`). */
+  seed?: number;
+  /** Called once per finished (not aborted) choice, after the answer is sent. */
+  onServed?: (record: ServedRecord, prompt: string, text: string) => void | Promise<void>;
+}
+
+/** The client went away mid-stream: stop generating. */
+class Aborted extends Error {}
+
+interface Job {
+  id: string;
+  created: number;
+  arm: Arm;
+  prompts: { text: string; ids: number[] }[]; // one per choice (prompt x n)
+  maxTokens: number;
+  /** Prompt tokens over the request's prompts (each counted once, whatever n is). */
+  promptTokens: number;
+  versions: number[]; // version of each decoding step, in order
+}
+
+export function buildCompletionServer(opts: CompletionServerOptions): FastifyInstance {
+  const { config, tokenizer: tok } = opts;
+  const app = Fastify({ bodyLimit: config.bodyLimitBytes });
+  installJsonHandling(app);
+  const window = config.contextWindow ?? opts.policy.model.config.max_position_embeddings;
+  let counter = 0;
+  const endIds = END_TOKENS.map((t) => tok.tokenToId(t)).filter((id): id is number => id !== undefined);
+
+  if (config.apiKeys.length > 0) {
+    app.addHook('onRequest', async (req, reply) => {
+      const token = bearerToken(req) ?? (typeof req.headers['api-key'] === 'string' ? req.headers['api-key'] : null);
+      if (token === null || !config.apiKeys.includes(token)) {
+        return sendError(reply, 401, 'invalid_api_key', token === null ? 'missing API key (Authorization: Bearer <key>)' : 'invalid API key');
+      }
+    });
+  }
+
+  app.get('/v1/models', async () => ({
+    object: 'list',
+    data: [{ id: config.modelName, object: 'model', created: 0, owned_by: 'rlhf-code', policy_version: opts.policy.version }],
+  }));
+
+  app.post('/v1/completions', async (req, reply) => {
+    const parsed = CompletionRequestSchema.safeParse(req.body);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const field = issue.path.map(String).join('.') || '(body)';
+      return sendError(reply, 400, 'invalid_request_error', `${field}: ${issue.message}`, field);
+    }
+    const body = parsed.data;
+    const maxTokens = Math.min(body.max_tokens ?? config.defaultMaxTokens, config.maxTokensCap);
+    const texts = typeof body.prompt === 'string' ? [body.prompt] : body.prompt;
+    const n = body.n ?? 1;
+    let encoded;
+    try {
+      encoded = texts.map((t) => encodeServedPrompt(tok, t, window - maxTokens));
+    } catch (e) {
+      if (e instanceof PromptError) return sendError(reply, 400, 'invalid_request_error', `${e.field}: ${e.message}`, e.field);
+      throw e;
+    }
+    const job: Job = {
+      id: `cmpl-${randomUUID()}`,
+      created: Math.floor(Date.now() / 1000),
+      arm: opts.router.route(),
+      prompts: texts.flatMap((text, i) => Array.from({ length: n }, () => ({ text, ids: encoded[i].ids }))),
+      maxTokens,
+      promptTokens: encoded.reduce((sum, e) => sum + e.ids.length, 0),
+      versions: [],
+    };
+    const stops = body.stop == null ? [] : typeof body.stop === 'string' ? [body.stop] : body.stop;
+    const sampling = {
+      temperature: body.temperature ?? 1,
+      topP: body.top_p ?? 1,
+      seed: body.seed ?? `${opts.seed ?? 0}:${counter++}`,
+    };
+    return body.stream ? stream(reply, job, stops, sampling) : complete(reply, job, stops, sampling);
+  });
+
+  type Sampling = { temperature: number; topP: number; seed: number | string };
+
+  /** Generate all choices of a job; `onText` streams pieces; `aborted` is polled between decoding steps. */
+  async function run(job: Job, stops: string[], s: Sampling, onText?: (row: number, delta: string) => void, aborted?: () => boolean): Promise<Generation[]> {
+    const model = job.arm === 'policy' ? opts.policy.model : opts.start;
+    const go = () =>
+      generate(
+        model,
+        job.prompts.map((p) => p.ids),
+        {
+          maxNewTokens: job.maxTokens,
+          greedy: s.temperature === 0,
+          temperature: s.temperature === 0 ? 1 : s.temperature,
+          topP: s.topP,
+          rng: createRng(s.seed),
+          padId: tok.padId,
+          stopTokenIds: endIds,
+          stopStrings: stops,
+          decode: (ids) => tok.decode(ids),
+          onText,
+          beforeStep: async () => {
+            if (aborted?.()) throw new Aborted();
+            if (job.arm === 'policy') await opts.policy.beforeStep();
+            job.versions.push(job.arm === 'policy' ? opts.policy.version : 0);
+          },
+        },
+      );
+    return job.arm === 'policy' ? opts.policy.run(go) : go();
+  }
+
+  /** Version that produced the first token (the version at the start when nothing was generated). */
+  const startVersion = (job: Job) => job.versions[0] ?? (job.arm === 'policy' ? opts.policy.version : 0);
+  const distinct = (v: number[]) => [...new Set(v)];
+
+  function record(job: Job, gens: Generation[]): void {
+    if (!opts.onServed) return;
+    gens.forEach((g, i) => {
+      const rec: ServedRecord = {
+        id: job.prompts.length > 1 ? `${job.id}-${i}` : job.id,
+        version: startVersion(job),
+        versions: distinct(job.versions.length > 0 ? job.versions : [startVersion(job)]),
+        arm: job.arm,
+        promptHash: hashPrompt(job.prompts[i].text),
+        shown: g.text.trim() !== '',
+        finishReason: g.finishReason,
+        promptTokens: job.prompts[i].ids.length,
+        completionTokens: g.ids.length,
+        time: new Date().toISOString(),
+      };
+      Promise.resolve(opts.onServed!(rec, job.prompts[i].text, g.text)).catch((e) =>
+        process.stderr.write(`[online] recording completion ${rec.id} failed: ${(e as Error).message}\n`),
+      );
+    });
+  }
+
+  const usage = (job: Job, gens: Generation[]) => {
+    const prompt = job.promptTokens;
+    const completion = gens.reduce((s, g) => s + g.ids.length, 0);
+    return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+  };
+
+  function stamp(reply: FastifyReply, job: Job): void {
+    reply.header('x-completion-id', job.id).header('x-policy-version', String(startVersion(job))).header('x-ab-arm', job.arm);
+  }
+
+  async function complete(reply: FastifyReply, job: Job, stops: string[], s: Sampling) {
+    const gens = await run(job, stops, s);
+    stamp(reply, job);
+    const answer = {
+      id: job.id,
+      object: 'text_completion',
+      created: job.created,
+      model: config.modelName,
+      choices: gens.map((g, i) => ({ text: g.text, index: i, logprobs: null, finish_reason: g.finishReason })),
+      usage: usage(job, gens),
+      policy_version: startVersion(job),
+      policy_versions: distinct(job.versions),
+      arm: job.arm,
+    };
+    record(job, gens);
+    return answer;
+  }
+
+  async function stream(reply: FastifyReply, job: Job, stops: string[], s: Sampling) {
+    reply.hijack();
+    const raw = reply.raw;
+    let closed = false;
+    raw.on('close', () => (closed = true));
+    raw.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+      'x-completion-id': job.id,
+      'x-policy-version': String(job.arm === 'policy' ? opts.policy.latestVersion : 0),
+      'x-ab-arm': job.arm,
+    });
+    const send = (data: unknown) => {
+      if (!closed) raw.write(`data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`);
+    };
+    const chunk = (index: number, text: string, finish: string | null) => ({
+      id: job.id,
+      object: 'text_completion',
+      created: job.created,
+      model: config.modelName,
+      choices: [{ text, index, logprobs: null, finish_reason: finish }],
+      policy_version: job.versions[job.versions.length - 1] ?? startVersion(job),
+      arm: job.arm,
+    });
+    try {
+      const gens = await run(job, stops, s, (row, delta) => send(chunk(row, delta, null)), () => closed);
+      gens.forEach((g, i) => send({ ...chunk(i, '', g.finishReason), policy_versions: distinct(job.versions) }));
+      send('[DONE]');
+      raw.end();
+      record(job, gens);
+    } catch (e) {
+      if (!(e instanceof Aborted)) {
+        process.stderr.write(`[online] generation ${job.id} failed: ${(e as Error).message}\n`);
+        send(errorBody('server_error', `generation failed: ${(e as Error).message}`));
+      }
+      if (!closed) raw.end();
+    }
+  }
+
+  return app;
+}

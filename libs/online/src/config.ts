@@ -1,0 +1,185 @@
+// The online service's configuration: one zod schema with every default in one place.
+// Precedence (lowest first): these defaults < the --config JSON file < environment variables < command-line flags.
+//
+// Environment variables (comma-separated lists):
+//   ONLINE_TOKENS    bearer tokens the feedback server accepts          (feedback.tokens)
+//   ONLINE_PROJECTS  project ids (X-Project-ID) the feedback server accepts (feedback.projects)
+//   ONLINE_API_KEYS  API keys the completion server accepts            (completion.apiKeys)
+//   MODEL_PATH       the starting model folder                          (model)
+import * as fs from 'fs';
+import { z } from 'zod';
+
+const port = z.number().int().min(0).max(65535);
+const positiveInt = z.number().int().positive();
+
+export const CompletionServerSchema = z.strictObject({
+  /** Interface to listen on; use 0.0.0.0 to serve other machines (Continue's apiBase http://HOST:8081/v1). */
+  host: z.string().default('127.0.0.1'),
+  /** Port of the OpenAI-style completion server. 0 picks a free port. */
+  port: port.default(8081),
+  /** API keys accepted as `Authorization: Bearer <key>` (Continue's apiKey). Empty: no check, any key works. */
+  apiKeys: z.array(z.string().min(1)).default([]),
+  /** Name listed by GET /v1/models; requests naming any other model are served by this one all the same. */
+  modelName: z.string().min(1).default('rlhf-code-online'),
+  /** Upper bound on max_tokens (Continue may send 4096 when it does not know the model). */
+  maxTokensCap: positiveInt.default(64),
+  /** max_tokens when a request gives none (OpenAI's default is 16). */
+  defaultMaxTokens: positiveInt.default(16),
+  /** Tokens the prompt plus the completion may use; default: the model's max_position_embeddings. */
+  contextWindow: positiveInt.optional(),
+  /** Largest request body in bytes. */
+  bodyLimitBytes: positiveInt.default(4 * 1024 * 1024),
+});
+
+export const FeedbackServerSchema = z.strictObject({
+  host: z.string().default('127.0.0.1'),
+  /** Port of the feedback server (Continue's completionTrackingUrl http://HOST:8082/api/training/submit). */
+  port: port.default(8082),
+  /**
+   * Bearer tokens accepted on /api/training/submit. The defaults are the ones in RLinf's example Continue config
+   * so that it works unchanged; set your own (ONLINE_TOKENS) on any shared machine. Empty: no token check.
+   */
+  tokens: z.array(z.string().min(1)).default(['test-token']),
+  /** X-Project-ID values accepted; "*" accepts any (including none). */
+  projects: z.array(z.string().min(1)).default(['test-project']),
+  /** Larger bodies are answered 413. */
+  bodyLimitBytes: positiveInt.default(1024 * 1024),
+});
+
+export const RewardSchema = z.strictObject({
+  /**
+   * cursor: accepted = 1 - p, rejected = -p, silent (the server returned nothing) = 0. Showing a suggestion pays
+   *         off only when it is accepted more often than p, so the policy learns when to stay silent too.
+   * binary: accepted = 1, rejected = 0, silent = 0 (RLinf's rewards), minus a running-mean baseline so that
+   *         rejections still push probability down.
+   */
+  scheme: z.enum(['cursor', 'binary']).default('cursor'),
+  /** Cursor's show threshold p. */
+  p: z.number().gt(0).lt(1).default(0.25),
+  /** binary: baseline <- momentum * baseline + (1 - momentum) * batch mean reward (starts at the first batch's mean). */
+  baselineMomentum: z.number().min(0).lt(1).default(0.9),
+});
+
+export const TrainingSchema = z.strictObject({
+  /** Feedback events per update (RLinf: 16). */
+  batchSize: positiveInt.default(16),
+  /** Optimizer steps per update: the batch is cut into this many minibatches (RLinf: 2). */
+  minibatches: positiveInt.default(2),
+  /** Passes over the batch per update. */
+  epochs: positiveInt.default(1),
+  /** AdamW learning rate (constant). RLinf uses 2e-6 for a 1.5B model; a small model tolerates more. */
+  lr: z.number().gt(0).default(1e-5),
+  beta1: z.number().min(0).lt(1).default(0.9),
+  beta2: z.number().min(0).lt(1).default(0.95),
+  weightDecay: z.number().min(0).default(0),
+  /** Clip the global gradient norm to this (RLinf: 0.8); 0 = off. */
+  maxGradNorm: z.number().min(0).default(0.8),
+  /** PPO ratio clip epsilon. */
+  clip: z.number().gt(0).default(0.2),
+  /** Weight of the KL penalty to the starting model (token mean of logp - ref_logp); 0 = off. */
+  klCoef: z.number().min(0).default(0),
+  /** Discard an update whose KL(old policy || new policy) on its own batch (token mean) exceeds this. */
+  maxUpdateKl: z.number().gt(0).default(0.5),
+  /** Longest training sequence (prompt + completion tokens); prompts are cut from the left of the prefix. */
+  maxSeqLen: positiveInt.default(1024),
+  /** Skip events Continue marks cacheHit (the completion was not generated for this request). */
+  skipCacheHits: z.boolean().default(true),
+  /** Also train on completions served by the frozen starting model (off-policy; off by default). */
+  trainOnStartArm: z.boolean().default(false),
+  /** Write a checkpoint (Hugging Face layout) every K updates. */
+  checkpointEvery: positiveInt.default(5),
+  /** How many checkpoints to keep in <stateDir>/checkpoints. */
+  keepCheckpoints: positiveInt.default(3),
+  reward: RewardSchema.default(RewardSchema.parse({})),
+});
+
+export const OnlineConfigSchema = z.strictObject({
+  /** Starting model folder (Hugging Face layout with tokenizer.json). */
+  model: z.string().min(1).default('models/base'),
+  /** Holds the feedback log, the request log, checkpoints and metrics; one directory per server. */
+  stateDir: z.string().min(1).default('online-state'),
+  /** Share of completion requests served by the frozen starting model (the A/B control arm). */
+  abFraction: z.number().min(0).max(1).default(0.1),
+  /** Seed of the A/B router and of sampling when a request gives no seed. */
+  seed: z.number().int().default(0),
+  completion: CompletionServerSchema.default(CompletionServerSchema.parse({})),
+  feedback: FeedbackServerSchema.default(FeedbackServerSchema.parse({})),
+  training: TrainingSchema.default(TrainingSchema.parse({})),
+});
+
+export type OnlineConfig = z.output<typeof OnlineConfigSchema>;
+export type OnlineConfigInput = z.input<typeof OnlineConfigSchema>;
+export type RewardConfig = z.output<typeof RewardSchema>;
+export type TrainingConfig = z.output<typeof TrainingSchema>;
+
+/** Thrown for a bad config file, variable or flag; the message names the field. */
+export class ConfigError extends Error {}
+
+type Json = Record<string, unknown>;
+
+function isObject(v: unknown): v is Json {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Recursive merge of plain objects; arrays and scalars from `over` replace those in `base`. */
+function merge(base: Json, over: Json): Json {
+  const out: Json = { ...base };
+  for (const [k, v] of Object.entries(over)) {
+    if (v === undefined) continue;
+    out[k] = isObject(v) && isObject(out[k]) ? merge(out[k] as Json, v) : v;
+  }
+  return out;
+}
+
+const list = (v: string | undefined) =>
+  v === undefined
+    ? undefined
+    : v
+        .split(',')
+        .map((s) => s.trim())
+        .filter((s) => s.length > 0);
+
+/** The config fields the environment sets (see the top of this file). */
+export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Json {
+  return {
+    model: env.MODEL_PATH || undefined,
+    completion: { apiKeys: list(env.ONLINE_API_KEYS) },
+    feedback: { tokens: list(env.ONLINE_TOKENS), projects: list(env.ONLINE_PROJECTS) },
+  };
+}
+
+/** Validate; every problem is reported as `<source>: <field.path>: <message>`. */
+export function parseOnlineConfig(value: unknown, source = 'config'): OnlineConfig {
+  const r = OnlineConfigSchema.safeParse(value);
+  if (!r.success) {
+    throw new ConfigError(r.error.issues.map((i) => `${source}: ${i.path.join('.') || '(root)'}: ${i.message}`).join('\n'));
+  }
+  return r.data;
+}
+
+/**
+ * Build the config: defaults, then the JSON file (if any), then the environment, then `overrides` (from flags).
+ * Unknown keys in the file are errors (a typo must not silently fall back to a default).
+ */
+export function loadOnlineConfig(opts: { file?: string; env?: NodeJS.ProcessEnv; overrides?: Json } = {}): OnlineConfig {
+  let fromFile: Json = {};
+  if (opts.file) {
+    let text: string;
+    try {
+      text = fs.readFileSync(opts.file, 'utf8');
+    } catch (e) {
+      throw new ConfigError(`${opts.file}: cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch (e) {
+      throw new ConfigError(`${opts.file}: not valid JSON (${(e as Error).message})`);
+    }
+    if (!isObject(parsed)) throw new ConfigError(`${opts.file}: expected a JSON object`);
+    parseOnlineConfig(parsed, opts.file); // errors name the file
+    fromFile = parsed;
+  }
+  const merged = merge(merge(fromFile, configFromEnv(opts.env)), opts.overrides ?? {});
+  return parseOnlineConfig(merged, opts.file ?? 'config');
+}

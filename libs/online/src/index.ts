@@ -1,0 +1,44 @@
+// @rlhf-code/online: online RL behind Continue. A completion server (OpenAI legacy completions, SSE), a feedback
+// server (Continue's AutocompleteOutcome), a durable feedback log, a critic-free PPO trainer that updates the served
+// policy between decoding steps, A/B routing to the frozen starting model, and a simulated user.
+export {
+  OnlineConfigSchema,
+  CompletionServerSchema,
+  FeedbackServerSchema,
+  TrainingSchema,
+  RewardSchema,
+  ConfigError,
+  configFromEnv,
+  loadOnlineConfig,
+  parseOnlineConfig,
+  type OnlineConfig,
+  type OnlineConfigInput,
+  type RewardConfig,
+  type TrainingConfig,
+} from './config';
+export { encodeServedPrompt, PromptError, type ServedPrompt } from './fim-prompt';
+export { PolicyHolder } from './policy';
+export { ArmRouter } from './arms';
+export { OnlineStats, hashPrompt, withRates, type ServedRecord, type Counts, type CountsWithRates } from './stats';
+export { AutocompleteOutcomeSchema, parseOutcome, type AutocompleteOutcome, type FieldProblem } from './outcome';
+export { FeedbackLog, type LoggedEvent, type LogCounts, type ServedRef, type Arm, type SkipReason } from './feedback-log';
+export { buildCompletionServer, CompletionRequestSchema, type CompletionRequest, type CompletionServerOptions } from './completion-server';
+export { buildFeedbackServer, type FeedbackServerOptions, type SubmitResult } from './feedback-server';
+export { eventKind, reward, RewardScheme, type EventKind, type BatchRewards } from './rewards';
+export { OnlineTrainer, type OnlineTrainerOptions, type TrainingSample, type UpdateMetrics, type UpdateResult, type DiscardReason } from './online-trainer';
+export { listCheckpoints, checkpointDir, saveOnlineCheckpoint, loadOnlineState, type OnlineTrainerState } from './checkpoints';
+export { startOnlineService, type OnlineService, type OnlineStatus, type StartOptions } from './service';
+export { buildFimDataset, fimExamplesFromText, type FimExample, type FimKind, type FimBuildOptions } from './fim-dataset';
+export {
+  CONTINUE_STOP_STRINGS,
+  continuePrompt,
+  continueRequestBody,
+  continueHeaders,
+  streamCompletion,
+  showCompletion,
+  acceptsCompletion,
+  continueOutcome,
+  type ContinuePrompt,
+  type StreamedCompletion,
+} from './continue-client';
+export { runSimulation, formatSummary, type SimulationOptions, type SimulationSummary } from './simulator';

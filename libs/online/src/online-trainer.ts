@@ -1,0 +1,256 @@
+// One online update: a batch of feedback events -> critic-free PPO on the policy -> new weights (or a discard).
+//
+//   1. reward -> advantage per event (rewards.ts), broadcast over that event's completion tokens
+//   2. re-tokenize: prompt (FIM-aware left truncation, as served) + completion + <|endoftext|> (the shown
+//      suggestion as a unit: accepting it says "this, then stop"; rejecting it pushes the whole unit down)
+//   3. old log-probs: recomputed under the policy before this update (the weights that served the batch, up to
+//      the one-update lag of events that arrived while the previous update ran). The served log-probs are not
+//      reused because Continue samples at temperature 0.01, where they say nothing about the policy at T = 1.
+//   4. PPO: `epochs` passes over `minibatches` slices of the batch, one AdamW step (shared Trainer: gradient
+//      accumulation, clipping by global norm) per slice; per-token loss = clipped ratio (libs/rl), averaged over
+//      all completion tokens of the slice (token-mean), + klCoef * k3 KL to the starting model.
+//      Sequences are at most min(maxSeqLen, the model's max_position_embeddings) tokens.
+//   5. guard: a non-finite loss or gradient, or KL(old || new) on the batch (0.5 * mean (logp_new - logp_old)^2
+//      over completion tokens) above maxUpdateKl -> restore the last good weights and optimizer state.
+// Each event is its own micro-batch, so nothing is padded and memory stays bounded by the longest event; the LM
+// head runs only over completion positions ([C, V] instead of [T, V]). Between events and steps the update awaits
+// `pause()`, so the completion server keeps decoding while an update runs (inference never stops for training).
+import * as tf from '@tensorflow/tfjs';
+import type { HostTensor, Qwen2Model } from '@rlhf-code/model';
+import { clippedPolicyLoss, k3Kl, maskedMean } from '@rlhf-code/rl';
+import type { Tokenizer } from '@rlhf-code/tokenizer';
+import { tokenLogProbs, Trainer, type MicroBatch } from '@rlhf-code/train';
+import type { TrainingConfig } from './config';
+import type { LoggedEvent } from './feedback-log';
+import { encodeServedPrompt } from './fim-prompt';
+import { eventKind, RewardScheme } from './rewards';
+
+export interface TrainingSample {
+  promptIds: number[];
+  completionIds: number[];
+  advantage: number;
+}
+
+export type DiscardReason = 'nan' | 'kl';
+
+export interface UpdateMetrics {
+  events: number;
+  tokens: number;
+  accepted: number;
+  rejected: number;
+  silent: number;
+  reward_mean: number;
+  /** accepted / (accepted + rejected) in this batch; null when it has no outcomes. */
+  acceptance: number | null;
+  baseline: number;
+  loss: number;
+  clipfrac: number;
+  /** KL(old || new) on this batch after the update: 0.5 * mean (logp_new - logp_old)^2 over completion tokens. */
+  kl: number;
+  /** k3 KL to the starting model before the update (null when klCoef is 0: not computed). */
+  kl_ref: number | null;
+  grad_norm: number;
+  lr: number;
+  optimizer_steps: number;
+  discarded: DiscardReason | null;
+  duration_s: number;
+}
+
+export interface UpdateResult {
+  /** New weights to publish; null when the update was discarded. */
+  weights: Map<string, HostTensor> | null;
+  metrics: UpdateMetrics;
+}
+
+export interface OnlineTrainerOptions {
+  /** The trainable policy (not the served copy). */
+  model: Qwen2Model;
+  /** The frozen starting model (KL reference). */
+  reference: Qwen2Model;
+  tokenizer: Tokenizer;
+  config: TrainingConfig;
+  /** Running reward baseline to resume from (binary scheme). */
+  baseline?: number | null;
+  /** Awaited between events and optimizer steps; default: yield to the event loop once. */
+  pause?: () => Promise<void>;
+}
+
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+export class OnlineTrainer {
+  readonly trainer: Trainer;
+  readonly rewards: RewardScheme;
+  private lastGood: Map<string, HostTensor>;
+  private readonly pause: () => Promise<void>;
+
+  constructor(private readonly opts: OnlineTrainerOptions) {
+    const c = opts.config;
+    this.trainer = new Trainer(opts.model.params, {
+      optimizer: { lr: c.lr, beta1: c.beta1, beta2: c.beta2, weightDecay: c.weightDecay },
+      schedule: { kind: 'constant', totalSteps: 0 },
+      maxGradNorm: c.maxGradNorm,
+    });
+    this.rewards = new RewardScheme(c.reward, opts.baseline ?? null);
+    this.lastGood = opts.model.hostWeights();
+    this.pause = opts.pause ?? yieldToEventLoop;
+  }
+
+  /** Token ids of one event (see the top of this file), within maxSeqLen. */
+  sample(e: LoggedEvent, advantage: number): TrainingSample {
+    const { tokenizer: tok, config } = this.opts;
+    const maxSeqLen = Math.min(config.maxSeqLen, this.opts.model.config.max_position_embeddings); // never past the window
+    const maxCompletion = Math.floor(maxSeqLen / 2);
+    const completionIds = [...tok.encode(e.outcome.completion, { parseSpecialTokens: false }).slice(0, maxCompletion - 1), tok.eosId];
+    const budget = maxSeqLen - completionIds.length;
+    let promptIds: number[];
+    try {
+      promptIds = encodeServedPrompt(tok, e.outcome.prompt, budget).ids;
+    } catch {
+      // A prompt the completion server would refuse (malformed FIM, empty): train on it as plain text.
+      promptIds = tok.encode(e.outcome.prompt, { parseSpecialTokens: false }).slice(-budget);
+      if (promptIds.length === 0) promptIds = [tok.eosId];
+    }
+    return { promptIds, completionIds, advantage };
+  }
+
+  /**
+   * log p(completion tokens | prompt) under `model`: [1, C] (differentiable when called under a gradient tape).
+   * Only the C positions that predict completion tokens go through the LM head.
+   */
+  static completionLogProbs(model: Qwen2Model, s: TrainingSample): tf.Tensor2D {
+    return tf.tidy(() => {
+      const ids = [...s.promptIds, ...s.completionIds];
+      const P = s.promptIds.length;
+      const C = s.completionIds.length;
+      const hidden = model.forward(tf.tensor2d([ids], [1, ids.length], 'int32')); // [1, T, D]
+      const D = hidden.shape[2];
+      const h = tf.reshape(tf.slice(hidden, [0, P - 1, 0], [1, C, D]), [C, D]) as tf.Tensor2D; // predicts tokens P..T-1
+      const logits = model.lmHead(h); // [C, V]
+      return tf.reshape(tokenLogProbs(logits, tf.tensor1d(s.completionIds, 'int32')), [1, C]) as tf.Tensor2D;
+    });
+  }
+
+  private async logProbsOf(model: Qwen2Model, samples: TrainingSample[]): Promise<Float32Array[]> {
+    const out: Float32Array[] = [];
+    for (const s of samples) {
+      const lp = OnlineTrainer.completionLogProbs(model, s);
+      out.push((await lp.data()) as Float32Array);
+      lp.dispose();
+      await this.pause();
+    }
+    return out;
+  }
+
+  /** Train on one batch. Never throws for bad numbers: a bad update is discarded and reported. */
+  async update(events: LoggedEvent[]): Promise<UpdateResult> {
+    const t0 = Date.now();
+    const { model, reference, config: c } = this.opts;
+    if (events.length === 0) throw new Error('OnlineTrainer.update: no events');
+    const kinds = events.map(eventKind);
+    const baselineBefore = this.rewards.baseline;
+    const { rewards, advantages, baseline } = this.rewards.batch(kinds);
+    const samples = events.map((e, i) => this.sample(e, advantages[i]));
+    const optimizerBefore = this.trainer.optimizer.getState();
+
+    const old = await this.logProbsOf(model, samples);
+    const ref = c.klCoef > 0 ? await this.logProbsOf(reference, samples) : null;
+    const tokens = samples.reduce((n, s) => n + s.completionIds.length, 0);
+    let klRef: number | null = null;
+    if (ref) {
+      let sum = 0;
+      old.forEach((o, i) => o.forEach((lp, t) => (sum += Math.exp(ref[i][t] - lp) - (ref[i][t] - lp) - 1)));
+      klRef = sum / tokens;
+    }
+
+    // PPO epochs x minibatches; each minibatch is one optimizer step over its events (micro-batches).
+    const slices = Math.min(c.minibatches, samples.length);
+    let discarded: DiscardReason | null = null;
+    let lossSum = 0;
+    let clipSum = 0;
+    let normSum = 0;
+    let lr = 0;
+    let steps = 0;
+    for (let epoch = 0; epoch < c.epochs && !discarded; epoch++) {
+      for (let k = 0; k < slices && !discarded; k++) {
+        const idx = samples.map((_, i) => i).filter((i) => i % slices === k);
+        const micro: MicroBatch[] = idx.map((i) => ({ weight: samples[i].completionIds.length, loss: () => this.lossOf(samples[i], old[i], ref?.[i]) }));
+        const r = this.trainer.step(micro);
+        if (r.skipped || !Number.isFinite(r.loss)) discarded = 'nan';
+        lossSum += r.loss;
+        clipSum += r.aux.clipfrac ?? 0;
+        normSum += r.gradNorm;
+        lr = r.lr;
+        steps++;
+        await this.pause();
+      }
+    }
+
+    let kl = NaN;
+    if (!discarded) {
+      const now = await this.logProbsOf(model, samples);
+      let sum = 0;
+      now.forEach((row, i) => row.forEach((lp, t) => (sum += 0.5 * (lp - old[i][t]) ** 2)));
+      kl = sum / tokens;
+      if (!Number.isFinite(kl)) discarded = 'nan';
+      else if (kl > c.maxUpdateKl) discarded = 'kl';
+    }
+
+    let weights: Map<string, HostTensor> | null = null;
+    if (discarded) {
+      model.assignWeights(this.lastGood);
+      this.trainer.optimizer.setState(optimizerBefore, model.params);
+      this.rewards.baseline = baselineBefore;
+    } else {
+      weights = model.hostWeights();
+      this.lastGood = weights;
+    }
+
+    const count = (k: string) => kinds.filter((x) => x === k).length;
+    const accepted = count('accepted');
+    const rejected = count('rejected');
+    return {
+      weights,
+      metrics: {
+        events: events.length,
+        tokens,
+        accepted,
+        rejected,
+        silent: count('silent'),
+        reward_mean: rewards.reduce((a, b) => a + b, 0) / rewards.length,
+        acceptance: accepted + rejected > 0 ? accepted / (accepted + rejected) : null,
+        baseline,
+        loss: lossSum / Math.max(steps, 1),
+        clipfrac: clipSum / Math.max(steps, 1),
+        kl,
+        kl_ref: klRef,
+        grad_norm: normSum / Math.max(steps, 1),
+        lr,
+        optimizer_steps: steps,
+        discarded,
+        duration_s: (Date.now() - t0) / 1000,
+      },
+    };
+  }
+
+  /** The loss of one event (built under the gradient tape): clipped policy loss + klCoef * k3 KL. */
+  private lossOf(s: TrainingSample, old: Float32Array, ref?: Float32Array) {
+    const C = s.completionIds.length;
+    const logp = OnlineTrainer.completionLogProbs(this.opts.model, s); // [1, C]
+    const oldLogp = tf.tensor2d(old, [1, C]);
+    const mask = tf.ones([1, C]);
+    const r = clippedPolicyLoss(logp, oldLogp, tf.tensor2d([[s.advantage]]), mask, this.opts.config.clip);
+    let loss = r.loss;
+    if (ref && this.opts.config.klCoef > 0) loss = tf.add(loss, tf.mul(this.opts.config.klCoef, maskedMean(k3Kl(logp, tf.tensor2d(ref, [1, C])), mask)));
+    return { loss, aux: { clipfrac: r.clipfrac } };
+  }
+
+  /** Weights the service serves after a restart or discard: the last good ones. */
+  get lastGoodWeights(): Map<string, HostTensor> {
+    return this.lastGood;
+  }
+
+  /** Restore after a resume: weights are already in the model; set optimizer state and baseline. */
+  dispose(): void {
+    this.trainer.dispose();
+  }
+}

@@ -1,0 +1,26 @@
+import { RewardSchema } from './config';
+import { reward, RewardScheme, type EventKind } from './rewards';
+
+test('cursor scheme (default p = 0.25): accepted 0.75, rejected -0.25, silent 0; advantage = reward', () => {
+  const cfg = RewardSchema.parse({});
+  expect(cfg).toMatchObject({ scheme: 'cursor', p: 0.25 });
+  expect([reward('accepted', cfg), reward('rejected', cfg), reward('silent', cfg)]).toEqual([0.75, -0.25, 0]);
+  const r = new RewardScheme(RewardSchema.parse({ p: 0.4 })).batch(['accepted', 'rejected', 'silent']);
+  expect(r.rewards).toEqual([0.6, -0.4, 0]);
+  expect(r.advantages).toEqual([0.6, -0.4, 0]);
+});
+
+test('binary scheme: 1 / 0 minus a running-mean baseline, silent samples neutral', () => {
+  const s = new RewardScheme(RewardSchema.parse({ scheme: 'binary', baselineMomentum: 0.5 }));
+  const kinds: EventKind[] = ['accepted', 'rejected', 'rejected', 'rejected', 'silent'];
+  // First batch: baseline = its own mean over outcomes = 1/4.
+  const a = s.batch(kinds);
+  expect(a.rewards).toEqual([1, 0, 0, 0, 0]);
+  expect(a.baseline).toBeCloseTo(0.25);
+  expect(a.advantages.map((x) => +x.toFixed(6))).toEqual([0.75, -0.25, -0.25, -0.25, 0]);
+  expect(s.baseline).toBeCloseTo(0.25); // 0.5 * 0.25 + 0.5 * 0.25
+  // Second batch (mean 1): uses b = 0.25, then b <- 0.5 * 0.25 + 0.5 * 1 = 0.625.
+  const b = s.batch(['accepted', 'accepted']);
+  expect(b.advantages).toEqual([0.75, 0.75]);
+  expect(s.baseline).toBeCloseTo(0.625);
+});

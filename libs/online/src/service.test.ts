@@ -1,0 +1,162 @@
+import * as fs from 'fs';
+import * as path from 'path';
+import { initBackend } from '@rlhf-code/model';
+import { formatFim } from '@rlhf-code/tokenizer';
+import { parseOnlineConfig, type OnlineConfigInput } from './config';
+import { continueHeaders, continueRequestBody, streamCompletion } from './continue-client';
+import { startOnlineService, type OnlineService } from './service';
+import { runSimulation } from './simulator';
+import { jsonOf } from './testing/http';
+import { makeTinyModelDir, tempDir } from './testing/tiny-model';
+
+beforeAll(() => initBackend({ quiet: true }));
+
+let modelDir: string;
+beforeAll(async () => {
+  modelDir = await makeTinyModelDir(5);
+});
+
+const lines: string[] = [];
+async function start(stateDir: string, extra: OnlineConfigInput = {}): Promise<OnlineService> {
+  const config = parseOnlineConfig({
+    model: modelDir,
+    stateDir,
+    abFraction: 0,
+    completion: { port: 0, maxTokensCap: 8 },
+    feedback: { port: 0 },
+    ...extra,
+    training: { batchSize: 2, minibatches: 1, lr: 1e-3, maxUpdateKl: 100, checkpointEvery: 1, maxSeqLen: 128, ...extra.training },
+  });
+  return startOnlineService(config, { log: (l) => lines.push(l) });
+}
+
+const auth = { 'Content-Type': 'application/json', Authorization: 'Bearer test-token', 'X-Project-ID': 'test-project' };
+
+async function serveAndReport(s: OnlineService, prefix: string, accepted: boolean, completionId?: string) {
+  const prompt = formatFim(prefix, '\n');
+  const r = await streamCompletion(`${s.completionUrl}/v1/completions`, continueRequestBody(prompt, 'Qwen2.5-Coder-1.5B'), continueHeaders('xxx'));
+  const res = await fetch(`${s.feedbackUrl}/api/training/submit`, {
+    method: 'POST',
+    headers: auth,
+    body: JSON.stringify({ completionId, prompt, completion: r.text || 'x', accepted, cacheHit: false }),
+  });
+  expect(res.status).toBe(200);
+  return { streamed: r, answer: await jsonOf(res) };
+}
+
+test('feedback -> update -> swapped weights, version, checkpoint, metrics, status JSON', async () => {
+  const stateDir = tempDir();
+  const s = await start(stateDir);
+  try {
+    const a = await serveAndReport(s, 'x = ', true, 'id-1');
+    expect(a.answer).toEqual({ status: 'submitted', message: 'Training data submitted successfully', queue_position: 1 });
+    expect(a.streamed.versions.every((v) => v === 0)).toBe(true);
+    await serveAndReport(s, 'y = ', false, 'id-2'); // second event: batch of 2 -> update
+    await s.idle();
+    const st = s.status();
+    expect(st).toMatchObject({ policy_version: 1, events_received: 2, events_trained: 2, events_pending: 0, updates: 1, discarded_updates: 0 });
+    expect(st.acceptance_by_version['0']).toMatchObject({ requests: 2, accepted: 1, rejected: 1 });
+    expect(st.acceptance_by_arm.policy).toMatchObject({ requests: 2, accepted: 1 });
+    expect(st.acceptance_by_arm.start.requests).toBe(0);
+    expect(st.last_losses).toHaveLength(1);
+    for (const key of ['policy_version', 'events_received', 'events_trained', 'events_pending', 'acceptance_by_version', 'acceptance_by_arm']) {
+      expect(st).toHaveProperty(key);
+    }
+    // The same JSON over HTTP.
+    const http = await jsonOf(fetch(`${s.feedbackUrl}/api/training/status`));
+    expect(http.policy_version).toBe(1);
+    expect(http.acceptance_by_version['0'].requests).toBe(2);
+    // The next completion is served by version 1.
+    const next = await serveAndReport(s, 'z = ', true, 'id-3');
+    expect(next.streamed.versions[0]).toBe(1);
+    // Duplicate completionId: counted once.
+    const dup = await serveAndReport(s, 'z = ', false, 'id-3');
+    expect(dup.answer.status).toBe('duplicate');
+    expect(s.status().events_received).toBe(3);
+    expect(fs.existsSync(path.join(stateDir, 'checkpoints', 'v000001', 'model.safetensors'))).toBe(true);
+    expect(fs.existsSync(path.join(stateDir, 'checkpoints', 'v000001', 'tokenizer.json'))).toBe(true);
+    const metrics = fs.readFileSync(path.join(stateDir, 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(metrics[0]).toMatchObject({ step: 1, policy_version: 1, events: 2, accepted: 1, rejected: 1, discarded: null });
+    expect(lines.some((l) => /update 1 -> v1: 2 events \(1 accepted, 1 rejected, 0 silent\)/.test(l))).toBe(true);
+  } finally {
+    await s.close();
+  }
+});
+
+test('an empty answer is the server own silent sample (reward 0), not a client outcome', async () => {
+  const s = await start(tempDir(), { training: { batchSize: 100 } });
+  try {
+    const res = await fetch(`${s.completionUrl}/v1/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ prompt: formatFim('q = ', '\n'), max_tokens: 0 }),
+    });
+    expect((await jsonOf(res)).choices[0].text).toBe('');
+    for (let i = 0; i < 50 && s.status().events_received === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    const st = s.status();
+    expect(st.events_received).toBe(1);
+    expect(st.acceptance_by_version['0']).toMatchObject({ requests: 1, shown: 0, accepted: 0, rejected: 0, suggestion_rate: 0 });
+    expect(s.log.all()[0]).toMatchObject({ source: 'server', outcome: { completion: '', accepted: false } });
+  } finally {
+    await s.close();
+  }
+});
+
+test('restart: untrained feedback is replayed, the policy resumes from its checkpoint, no event lost', async () => {
+  const stateDir = tempDir();
+  let s = await start(stateDir, { training: { batchSize: 3, checkpointEvery: 100 } });
+  for (const [i, p] of ['a = ', 'b = ', 'c = '].entries()) await serveAndReport(s, p, i === 0, `r${i}`);
+  await s.idle();
+  expect(s.status()).toMatchObject({ policy_version: 1, events_trained: 3 });
+  await serveAndReport(s, 'd = ', true, 'r3');
+  await serveAndReport(s, 'e = ', false, 'r4');
+  expect(s.status().events_pending).toBe(2);
+  await s.close(); // writes the checkpoint of version 1 (checkpointEvery is 100)
+  expect(fs.existsSync(path.join(stateDir, 'checkpoints', 'v000001', 'config.json'))).toBe(true);
+
+  s = await start(stateDir, { training: { batchSize: 3, checkpointEvery: 100 } });
+  try {
+    expect(s.status()).toMatchObject({ policy_version: 1, events_received: 5, events_trained: 3, events_pending: 2 });
+    expect(s.status().acceptance_by_version['0'].requests).toBe(3); // statistics rebuilt from the logs
+    const dup = await serveAndReport(s, 'e = ', false, 'r4');
+    expect(dup.answer.status).toBe('duplicate'); // dedup survives the restart
+    await serveAndReport(s, 'f = ', true, 'r5');
+    await s.idle();
+    expect(s.status()).toMatchObject({ policy_version: 2, events_received: 6, events_trained: 6, events_pending: 0 });
+  } finally {
+    await s.close();
+  }
+});
+
+test('A/B arms and the simulated user: the start arm serves its share and is reported separately', async () => {
+  const s = await start(tempDir(), { abFraction: 0.5, training: { batchSize: 1000 } });
+  try {
+    const examples = Array.from({ length: 6 }, (_, i) => ({ prefix: `v${i} = `, suffix: '\n', middle: `${i}`, path: `m${i}.py` }));
+    const summary = await runSimulation({
+      examples,
+      events: 20,
+      completionUrl: `${s.completionUrl}/v1/completions`,
+      feedbackUrl: `${s.feedbackUrl}/api/training/submit`,
+      token: 'test-token',
+      project: 'test-project',
+      countTokens: (t) => s.tokenizer.encode(t).length,
+      reportEvery: 10,
+      log: () => undefined,
+    });
+    expect(summary.requests).toBe(20);
+    expect(summary.feedback_errors).toBe(0);
+    expect(summary.timeline).toHaveLength(2);
+    const st = s.status();
+    const arms = st.acceptance_by_arm;
+    expect(arms.policy.requests + arms.start.requests).toBe(20);
+    expect(arms.start.requests).toBeGreaterThan(2); // Binomial(20, 0.5): P(<= 2) ~ 2e-4
+    expect(arms.policy.requests).toBeGreaterThan(2);
+    expect(summary.by_arm.start?.requests ?? 0).toBe(arms.start.requests);
+    // Every shown suggestion was reported; start-arm outcomes are stored but never trained on.
+    expect(s.log.all().filter((e) => e.source === 'continue')).toHaveLength(summary.totals.shown);
+    expect(s.log.all().filter((e) => e.served?.arm === 'start').every((e) => e.skip === 'startArm')).toBe(true);
+    expect(st.events_skipped).toBeGreaterThanOrEqual(summary.by_arm.start?.shown ?? 0);
+  } finally {
+    await s.close();
+  }
+});

@@ -1,0 +1,82 @@
+import * as tf from '@tensorflow/tfjs';
+import { createRng, Qwen2Model, ScalarHead } from '@rlhf-code/model';
+import { forwardResponses, forwardResponsesToHost } from './policy-forward';
+import { layoutSequences, sampleResponses, selectRows, takeRows } from './rollout';
+import { tinyConfig, TINY_EOS, TINY_PAD } from './testing/tiny';
+import { useTestBackend } from './testing/backend';
+
+useTestBackend();
+
+const prompts = [[5, 6, 7], [8], [9, 10]];
+const responses = [[11, 12], [13, 14, 15, TINY_EOS], [16]];
+
+describe('layoutSequences', () => {
+  it('left-pads prompts and right-pads responses', () => {
+    const b = layoutSequences(prompts, responses, TINY_PAD);
+    expect(b.promptWidth).toBe(3);
+    expect(b.responseWidth).toBe(4);
+    expect(b.ids[1]).toEqual([0, 0, 8, 13, 14, 15, 1]);
+    expect(b.attention[1]).toEqual([0, 0, 1, 1, 1, 1, 1]);
+    expect(b.ids[2]).toEqual([0, 9, 10, 16, 0, 0, 0]);
+    expect(b.attention[2]).toEqual([0, 1, 1, 1, 0, 0, 0]);
+    expect(b.targets[2]).toEqual([16, 0, 0, 0]);
+    expect(b.responseMask).toEqual([[1, 1, 0, 0], [1, 1, 1, 1], [1, 0, 0, 0]]);
+    const sub = selectRows(b, [2, 0], TINY_PAD);
+    expect([sub.promptWidth, sub.responseWidth]).toEqual([3, 2]);
+    expect(takeRows(b.responseMask, [2, 0], 2)).toEqual(sub.responseMask);
+    expect(() => layoutSequences([[1]], [[]], 0)).toThrow('response 0 is empty');
+  });
+});
+
+describe('forwardResponses', () => {
+  let model: Qwen2Model;
+  beforeAll(() => (model = Qwen2Model.init(tinyConfig(), { seed: 1 })));
+  afterAll(() => model.dispose());
+
+  it('gives each response token its log-prob at temperature T, as an unpadded forward pass does', () => {
+    const T = 0.7;
+    const head = ScalarHead.init(16, { name: 'v_head', bias: true, seed: 3 });
+    const b = layoutSequences(prompts, responses, TINY_PAD);
+    const f = forwardResponses(model, b, { temperature: T, valueHead: head, entropy: true });
+    const logp = f.logprobs.arraySync();
+    const values = f.values!.arraySync();
+    const entropy = f.entropy!.arraySync();
+    const w = head.weight.dataSync();
+    const bias = head.bias!.dataSync()[0];
+    prompts.forEach((p, i) => {
+      const seq = [...p, ...responses[i]];
+      const { logits, hidden } = tf.tidy(() => {
+        const ids = tf.tensor2d([seq], undefined, 'int32');
+        return { logits: model.logits(ids).arraySync()[0], hidden: model.forward(ids).arraySync()[0] };
+      });
+      responses[i].forEach((tok, t) => {
+        const at = p.length - 1 + t; // the position that predicts response token t
+        const z = logits[at].map((x) => x / T);
+        const lse = Math.log(z.reduce((s, x) => s + Math.exp(x), 0));
+        expect(logp[i][t]).toBeCloseTo(z[tok] - lse, 4);
+        const probs = z.map((x) => Math.exp(x - lse));
+        expect(entropy[i][t]).toBeCloseTo(-probs.reduce((s, q) => s + q * Math.log(q), 0), 4);
+        expect(values[i][t]).toBeCloseTo(hidden[at].reduce((s, h, d) => s + h * w[d], bias), 4);
+      });
+      for (let t = responses[i].length; t < 4; t++) expect(entropy[i][t]).toBe(0);
+    });
+    tf.dispose([f.logprobs, f.values!, f.entropy!]);
+    // The chunked host version (each chunk laid out narrower) gives the same numbers, 0 on padding.
+    const host = forwardResponsesToHost(model, b, { temperature: T, valueHead: head, chunkSize: 2, padId: TINY_PAD });
+    host.logprobs.forEach((row, i) => row.forEach((x, t) => expect(x).toBeCloseTo(b.responseMask[i][t] ? logp[i][t] : 0, 4)));
+    head.dispose();
+  });
+
+  it('samples responses that stop at EOS and reports which did', async () => {
+    const before = tf.memory().numTensors;
+    const out = await sampleResponses(model, prompts, { maxNewTokens: 6, temperature: 1, padId: TINY_PAD, stopTokenIds: [TINY_EOS], rng: createRng(0), batchSize: 2 });
+    expect(out.responseIds).toHaveLength(3);
+    out.responseIds.forEach((r, i) => {
+      expect(r.length).toBeGreaterThan(0);
+      expect(r.length).toBeLessThanOrEqual(6);
+      expect(out.endedWithEos[i]).toBe(r[r.length - 1] === TINY_EOS);
+      expect(r.slice(0, -1)).not.toContain(TINY_EOS);
+    });
+    expect(tf.memory().numTensors).toBe(before);
+  });
+});

@@ -1,0 +1,74 @@
+// One forward pass of a causal LM over a SequenceBatch, read at the positions that predict the response:
+// per-token log-probs of the response tokens, and optionally values (a scalar head on the same hidden
+// states) and entropies. Training and rollout scoring both go through here, so the log-probs in the PPO
+// ratio are computed exactly the same way on both sides.
+import * as tf from '@tensorflow/tfjs';
+import type { Qwen2Model, ScalarHead } from '@rlhf-code/model';
+import { entropyFromLogits, tokenLogProbs } from '@rlhf-code/train';
+import { selectRows, SequenceBatch } from './rollout';
+
+export interface ResponseForwardOptions {
+  /** Logits are divided by it, as in sampling. */
+  temperature: number;
+  valueHead?: ScalarHead | null;
+  entropy?: boolean;
+}
+
+export interface ResponseForward {
+  /** [B, R] log p(response token) under softmax(logits / temperature); padding positions hold junk (mask them). */
+  logprobs: tf.Tensor2D;
+  /** [B, R] value estimates of the state before each response token. */
+  values?: tf.Tensor2D;
+  /** [B, R] per-token entropy, 0 on padding. */
+  entropy?: tf.Tensor2D;
+}
+
+export function forwardResponses(model: Qwen2Model, batch: SequenceBatch, opts: ResponseForwardOptions): ResponseForward {
+  const B = batch.ids.length;
+  const P = batch.promptWidth;
+  const R = batch.responseWidth;
+  return tf.tidy(() => {
+    const ids = tf.tensor2d(batch.ids, [B, P + R], 'int32');
+    const hidden = model.forward(ids, { mask: tf.tensor2d(batch.attention, [B, P + R], 'int32') }); // [B, P+R, D]
+    const D = hidden.shape[2];
+    const h = tf.slice(hidden, [0, P - 1, 0], [B, R, D]) as tf.Tensor3D; // [B, R, D]
+    const logits = model.lmHead(tf.reshape(h, [B * R, D]) as tf.Tensor2D); // [B*R, V]
+    const targets = tf.tensor1d(batch.targets.flat(), 'int32'); // [B*R]
+    const out: ResponseForward = {
+      logprobs: tf.reshape(tokenLogProbs(logits, targets, opts.temperature), [B, R]) as tf.Tensor2D,
+    };
+    if (opts.valueHead) out.values = opts.valueHead.perToken(h);
+    if (opts.entropy) {
+      const mask = tf.tensor2d(batch.responseMask, [B, R], 'float32');
+      out.entropy = tf.mul(tf.reshape(entropyFromLogits(logits, opts.temperature), [B, R]), mask) as tf.Tensor2D;
+    }
+    return out as unknown as tf.TensorContainerObject;
+  }) as unknown as ResponseForward;
+}
+
+/** The same, without gradients, in chunks of `chunkSize` rows, copied to host arrays [B][R]. */
+export function forwardResponsesToHost(
+  model: Qwen2Model,
+  batch: SequenceBatch,
+  opts: ResponseForwardOptions & { chunkSize?: number; padId: number },
+): { logprobs: number[][]; values?: number[][]; entropy?: number[][] } {
+  const B = batch.ids.length;
+  const R = batch.responseWidth;
+  const chunk = opts.chunkSize && opts.chunkSize > 0 ? opts.chunkSize : B;
+  const logprobs: number[][] = [];
+  const values: number[][] = [];
+  const entropy: number[][] = [];
+  // Each chunk is laid out again (narrower), then padded back to width R; padding positions hold 0.
+  const widen = (rows: number[][], from: number) =>
+    rows.map((r, k) => [...r, ...new Array<number>(R - r.length).fill(0)].map((x, t) => (batch.responseMask[from + k][t] ? x : 0)));
+  for (let i = 0; i < B; i += chunk) {
+    const rows = Array.from({ length: Math.min(chunk, B - i) }, (_, k) => i + k);
+    const sub = selectRows(batch, rows, opts.padId);
+    const f = forwardResponses(model, sub, opts);
+    logprobs.push(...widen(f.logprobs.arraySync(), i));
+    if (f.values) values.push(...widen(f.values.arraySync(), i));
+    if (f.entropy) entropy.push(...widen(f.entropy.arraySync(), i));
+    tf.dispose([f.logprobs, f.values, f.entropy].filter((t): t is tf.Tensor2D => t !== undefined));
+  }
+  return { logprobs, values: opts.valueHead ? values : undefined, entropy: opts.entropy ? entropy : undefined };
+}

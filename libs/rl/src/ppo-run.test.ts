@@ -1,0 +1,145 @@
+// The outer loop on disk: checkpoints in Hugging Face layout (+ v_head), metrics.jsonl, and a resumed run
+// that continues exactly where an uninterrupted one would be.
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { loadTrainingState, Qwen2Model, readConfig, RewardModel, saveCheckpoint } from '@rlhf-code/model';
+import { loadPpoModels, savePpoCheckpoint } from './ppo-checkpoint';
+import { runPpo } from './ppo-run';
+import { PpoConfig, PpoModels, PpoPrompt, PpoTrainer } from './ppo-trainer';
+import { combineScorers } from './scorers';
+import { createValueHead } from './value-head';
+import { tinyConfig, TINY_EOS, TINY_PAD } from './testing/tiny';
+import { useTestBackend } from './testing/backend';
+
+useTestBackend();
+
+const scorer = combineScorers([{ name: 'len', weight: 1, scorer: (s) => s.map((x) => x.responseIds.length / 4) }]);
+const prompts: PpoPrompt[] = [[3, 4], [5], [6, 8, 9], [10, 11], [12], [13, 14]].map((ids, index) => ({ index, ids }));
+const config: PpoConfig = {
+  algo: 'ppo',
+  groupSize: 2,
+  maxNewTokens: 4,
+  temperature: 0.7,
+  ppoEpochs: 2,
+  miniBatches: 2,
+  microBatchSize: 2,
+  gamma: 1,
+  lam: 0.95,
+  clipRange: 0.2,
+  clipRangeValue: 0.2,
+  vfCoef: 0.1,
+  whitenAdvantages: true,
+  lossAggregation: 'token-mean',
+  targetKlStop: 0,
+  missingEos: { mode: 'subtract', value: 0.5 },
+  scoreClip: 5,
+  kl: { initValue: 0.1, target: 0.01, horizon: 100 }, // adaptive: its state must survive the resume
+  optim: { lr: 1e-2, minLr: 1e-3, warmupSteps: 1, weightDecay: 0.01, beta1: 0.9, beta2: 0.999, maxGradNorm: 1 },
+  totalSteps: 3,
+  seed: 4,
+};
+
+let tmp: string;
+let sft: string;
+beforeEach(async () => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ppo-run-'));
+  sft = path.join(tmp, 'sft');
+  const m = Qwen2Model.init(tinyConfig(), { seed: 2 });
+  await saveCheckpoint(sft, { config: m.config, weights: m.hostWeights() });
+  m.dispose();
+});
+afterEach(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+async function run(out: string, steps: number, resume: boolean) {
+  const models = await loadPpoModels({ modelDir: sft, resumeDir: resume ? out : undefined, algo: 'ppo', seed: 1 });
+  const ppo = new PpoTrainer(models, scorer, config, { padId: TINY_PAD, stopTokenIds: [TINY_EOS] });
+  try {
+    const result = await runPpo({
+      ppo,
+      prompts,
+      batchSize: 4, // 6 prompts: one batch per epoch, so the run crosses epochs
+      steps,
+      outDir: out,
+      saveEvery: 1,
+      save: (trainingState) => savePpoCheckpoint(out, models, { trainingState }),
+      resumeState: resume ? await loadTrainingState(out) : undefined,
+      quiet: true,
+      seed: 4,
+    });
+    return { result, source: models.valueHeadSource, kl: ppo.kl.value };
+  } finally {
+    dispose(models, ppo);
+  }
+}
+
+function dispose(m: PpoModels, t: PpoTrainer): void {
+  t.dispose();
+  m.policy.dispose();
+  m.reference.dispose();
+  m.valueHead?.dispose();
+}
+
+describe('runPpo', () => {
+  it('saves loadable checkpoints and metrics, and a resumed run continues exactly', async () => {
+    const a = path.join(tmp, 'a');
+    const full = await run(a, 3, false);
+    expect(full.result).toMatchObject({ steps: 3, interrupted: false });
+    const lines = fs.readFileSync(path.join(a, 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines.map((l) => l.step)).toEqual([1, 2, 3]);
+    expect(lines[0]).toHaveProperty(['objective/kl']);
+    expect(lines[0]).toHaveProperty(['ppo/loss/value']);
+    // A plain causal LM folder (transformers layout): loads as a Qwen2Model, v_head saved beside it.
+    expect(readConfig(a).architectures).toEqual(['Qwen2ForCausalLM']);
+    const back = await Qwen2Model.load(a);
+    back.dispose();
+
+    const b = path.join(tmp, 'b');
+    const firstPart = await run(b, 2, false);
+    expect(firstPart.source).toBe('random');
+    const rest = await run(b, 3, true);
+    expect(rest.source).toBe('checkpoint');
+    expect(rest.result.history).toHaveLength(1);
+    const resumed = rest.result.history[0];
+    const uninterrupted = full.result.history[2];
+    for (const k of ['env/reward_mean', 'objective/kl', 'objective/kl_coef', 'ppo/loss/total', 'ppo/val/vpred', 'ppo/learning_rate']) {
+      expect(resumed[k]).toBeCloseTo(uninterrupted[k], 5);
+    }
+    expect(rest.kl).toBeCloseTo(full.kl, 10);
+    const bLines = fs.readFileSync(path.join(b, 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(bLines.map((l) => l.step)).toEqual([1, 2, 3]);
+  });
+
+  it('refuses fewer prompts than a batch', async () => {
+    const models = await loadPpoModels({ modelDir: sft, algo: 'grpo' });
+    const ppo = new PpoTrainer(models, scorer, { ...config, algo: 'grpo' }, { padId: TINY_PAD, stopTokenIds: [TINY_EOS] });
+    await expect(
+      runPpo({ ppo, prompts: prompts.slice(0, 2), batchSize: 4, steps: 1, outDir: path.join(tmp, 'c'), saveEvery: 0, save: async () => {}, quiet: true, seed: 0 }),
+    ).rejects.toThrow('2 prompts are fewer than one batch of 4');
+    dispose(models, ppo);
+  });
+});
+
+describe('value head initialisation', () => {
+  it("copies the reward model's score head when the widths match, else starts at random", async () => {
+    const rm = await RewardModel.fromCausalLM(sft, { padTokenId: TINY_PAD, seed: 9 });
+    const { head, source } = createValueHead(16, rm.head);
+    expect(source).toBe('reward-model');
+    expect(Array.from(head.weight.dataSync())).toEqual(Array.from(rm.head.weight.dataSync()));
+    expect(Array.from(head.bias!.dataSync())).toEqual([0]);
+    rm.dispose(); // the copy outlives the reward model
+    expect(head.weight.dataSync().length).toBe(16);
+    head.dispose();
+    const other = createValueHead(8, null);
+    expect(other.source).toBe('random');
+    other.head.dispose();
+  });
+
+  it('loadPpoModels refuses a reward-model folder as the policy', async () => {
+    const rm = await RewardModel.fromCausalLM(sft, { padTokenId: TINY_PAD });
+    const dir = path.join(tmp, 'rm');
+    await rm.save(dir);
+    rm.dispose();
+    await expect(loadPpoModels({ modelDir: dir, algo: 'ppo' })).rejects.toThrow('is a reward model');
+  });
+});

@@ -1,0 +1,334 @@
+// One PPO (or GRPO) iteration: rollout -> score -> advantages -> a few epochs of clipped updates.
+//
+//   1. sample responses (pure sampling at the temperature) for a batch of prompts (GRPO: n per prompt)
+//   2. forward passes without gradients: the policy's log-probs, entropies and values, the reference's log-probs
+//   3. scores from the scorer, then the missing-EOS penalty and clipping
+//   4. PPO: per-token rewards (KL penalty + score at the end), GAE, whitening.
+//      GRPO: group-normalised advantages per response, zero-variance groups dropped
+//   5. ppoEpochs passes over the rollout in miniBatches minibatches, one optimizer step each
+//      (PPO: clipped policy loss + vfCoef * clipped value loss; GRPO: clipped policy loss + klCoef * k3 KL),
+//      stopped early when the approximate KL to the rollout policy passes targetKlStop
+//   6. the KL controller sees the rollout's KL
+// Everything here is token-id level; text, files and checkpoints belong to the caller (ppo-run.ts, the app).
+import * as tf from '@tensorflow/tfjs';
+import { createRng, Qwen2Model, Rng, ScalarHead } from '@rlhf-code/model';
+import { shuffle } from '@rlhf-code/data';
+import { MicroBatch, Trainer } from '@rlhf-code/train';
+import { computeGae } from './gae';
+import { groupAdvantages } from './grpo';
+import { k3Kl } from './kl';
+import { createKlController, KlController, KlControllerState, restoreKlController } from './kl-controller';
+import { aggregate, LossAggregation, maskedMean } from './masked';
+import { mean, METRICS, MetricMeans, MetricRecord, rolloutMetrics } from './metrics';
+import { forwardResponses, forwardResponsesToHost } from './policy-forward';
+import { clippedPolicyLoss } from './policy-loss';
+import { applyMissingEosPenalty, clipScores, MissingEosOptions, perTokenRewards } from './rewards';
+import { layoutSequences, sampleResponses, selectRows, SequenceBatch, takeRows } from './rollout';
+import { CombinedScorer, RolloutSample } from './scorers';
+import { clippedValueLoss } from './value-loss';
+import { whiten } from './whiten';
+
+export type PpoAlgo = 'ppo' | 'grpo';
+
+export interface PpoOptimConfig {
+  lr: number;
+  minLr: number;
+  warmupSteps: number;
+  weightDecay: number;
+  beta1: number;
+  beta2: number;
+  maxGradNorm: number;
+}
+
+export interface PpoConfig {
+  algo: PpoAlgo;
+  /** GRPO: responses sampled per prompt. */
+  groupSize: number;
+  maxNewTokens: number;
+  temperature: number;
+  ppoEpochs: number;
+  miniBatches: number;
+  /** Rows per forward/backward pass inside a minibatch (gradient accumulation); 0 = the whole minibatch. */
+  microBatchSize: number;
+  gamma: number;
+  lam: number;
+  clipRange: number;
+  clipRangeValue: number;
+  vfCoef: number;
+  whitenAdvantages: boolean;
+  lossAggregation: LossAggregation;
+  /** Stop the update when a minibatch's approx KL exceeds this; 0 = never. */
+  targetKlStop: number;
+  /** null = no penalty for responses cut at maxNewTokens. */
+  missingEos: MissingEosOptions | null;
+  /** Clip scores to [-scoreClip, scoreClip]; 0 = off. */
+  scoreClip: number;
+  /** PPO: KL penalty in the reward; GRPO: weight of the k3 KL term in the loss. Adaptive with a target. */
+  kl: { initValue: number; target?: number; horizon: number };
+  optim: PpoOptimConfig;
+  /** PPO iterations planned (for the learning-rate schedule). */
+  totalSteps: number;
+  seed: number;
+}
+
+export interface PpoModels {
+  /** Trained. */
+  policy: Qwen2Model;
+  /** Frozen copy of the starting policy. */
+  reference: Qwen2Model;
+  /** PPO: the critic's head on the policy's hidden states; GRPO: null. */
+  valueHead: ScalarHead | null;
+}
+
+export interface PpoPrompt {
+  /** Index in the caller's prompt list (passed on to the scorer). */
+  index: number;
+  ids: number[];
+}
+
+/** What --resume needs besides weights and optimizer moments. */
+export interface PpoTrainerState {
+  ppoStep: number;
+  kl: KlControllerState;
+  rng: object;
+}
+
+/** Host arrays of one rollout, rows [N] and tokens [N][R]. */
+interface Rollout {
+  batch: SequenceBatch;
+  oldLogprobs: number[][];
+  refLogprobs: number[][];
+  advantages: number[][];
+  /** PPO only. */
+  oldValues?: number[][];
+  returns?: number[][];
+  /** Rows that take part in the update (GRPO drops zero-variance groups). */
+  trainRows: number[];
+}
+
+export class PpoTrainer {
+  readonly trainer: Trainer;
+  kl: KlController;
+  rng: Rng;
+  /** PPO iterations done. */
+  ppoStep = 0;
+
+  constructor(
+    readonly models: PpoModels,
+    readonly scorer: CombinedScorer,
+    readonly config: PpoConfig,
+    readonly tokens: { padId: number; stopTokenIds: number[] },
+  ) {
+    checkConfig(config, models);
+    const params: Record<string, tf.Variable> = { ...models.policy.params, ...(models.valueHead?.params ?? {}) };
+    const optimizerSteps = config.totalSteps * config.ppoEpochs * config.miniBatches;
+    this.trainer = new Trainer(params, {
+      optimizer: { lr: config.optim.lr, weightDecay: config.optim.weightDecay, beta1: config.optim.beta1, beta2: config.optim.beta2 },
+      schedule: { minLr: config.optim.minLr, warmupSteps: Math.min(config.optim.warmupSteps, optimizerSteps), totalSteps: optimizerSteps, kind: 'cosine' },
+      maxGradNorm: config.optim.maxGradNorm,
+    });
+    this.kl = createKlController(config.kl);
+    this.rng = createRng(`ppo:${config.seed}`);
+  }
+
+  state(): PpoTrainerState {
+    return { ppoStep: this.ppoStep, kl: this.kl.state(), rng: this.rng.state() };
+  }
+
+  /** Continue from state(); the optimizer is restored separately (restoreTrainingState). */
+  restore(state: unknown, where = 'PPO trainer state'): void {
+    const s = state as Partial<PpoTrainerState> | null;
+    if (!s || !Number.isInteger(s.ppoStep) || (s.ppoStep as number) < 0 || typeof s.rng !== 'object' || s.rng === null) {
+      throw new Error(`${where}: expected {ppoStep, kl, rng}`);
+    }
+    this.kl = restoreKlController(s.kl, `${where}: kl`);
+    this.rng = createRng(`ppo:${this.config.seed}`, s.rng);
+    this.ppoStep = s.ppoStep!;
+  }
+
+  /** One iteration on these prompts; returns the step's metrics (TRL names). */
+  async step(prompts: readonly PpoPrompt[]): Promise<MetricRecord> {
+    if (prompts.length === 0) throw new Error('PpoTrainer.step: no prompts');
+    const cfg = this.config;
+    const { policy, reference, valueHead } = this.models;
+    const grpo = cfg.algo === 'grpo';
+
+    const t0 = Date.now();
+    // 1. Rollout. GRPO repeats each prompt groupSize times, the copies next to each other.
+    const rows = grpo ? prompts.flatMap((p) => new Array<PpoPrompt>(cfg.groupSize).fill(p)) : [...prompts];
+    const promptIds = rows.map((p) => p.ids);
+    const gen = await sampleResponses(policy, promptIds, {
+      maxNewTokens: cfg.maxNewTokens,
+      temperature: cfg.temperature,
+      padId: this.tokens.padId,
+      stopTokenIds: this.tokens.stopTokenIds,
+      rng: this.rng,
+      batchSize: cfg.microBatchSize,
+    });
+    const batch = layoutSequences(promptIds, gen.responseIds, this.tokens.padId);
+    const mask = batch.responseMask;
+
+    // 2. Log-probs (the "old" policy of the ratio), entropy, values, reference log-probs.
+    const chunk = { chunkSize: cfg.microBatchSize, padId: this.tokens.padId, temperature: cfg.temperature };
+    const pol = forwardResponsesToHost(policy, batch, { ...chunk, valueHead, entropy: true });
+    const ref = forwardResponsesToHost(reference, batch, chunk);
+
+    const t1 = Date.now();
+    // 3. Scores.
+    const samples: RolloutSample[] = rows.map((p, i) => ({
+      promptIndex: p.index,
+      promptIds: p.ids,
+      responseIds: gen.responseIds[i],
+      endedWithEos: gen.endedWithEos[i],
+    }));
+    const scored = await this.scorer(samples);
+    let scores = cfg.missingEos ? applyMissingEosPenalty(scored.scores, gen.endedWithEos, cfg.missingEos) : scored.scores;
+    scores = clipScores(scores, cfg.scoreClip);
+
+    // 4. Advantages.
+    const klCoef = this.kl.value;
+    const shaped = perTokenRewards({ logprobs: pol.logprobs, refLogprobs: ref.logprobs, mask, scores, klCoef: grpo ? 0 : klCoef });
+    const kl = shaped.kl;
+    const rollout: Rollout = { batch, oldLogprobs: pol.logprobs, refLogprobs: ref.logprobs, advantages: [], trainRows: [] };
+    const extra: MetricRecord = {};
+    let rawAdvantages: number[][];
+    if (grpo) {
+      const g = groupAdvantages(scores, cfg.groupSize);
+      rawAdvantages = mask.map((row, b) => row.map((m) => (m ? g.advantages[b] : 0)));
+      rollout.advantages = rawAdvantages;
+      rollout.trainRows = rows.map((_, i) => i).filter((i) => g.keep[i]);
+      extra[METRICS.groups] = g.groups;
+      extra[METRICS.skippedGroups] = g.skippedGroups;
+    } else {
+      const gae = computeGae(shaped.rewards, pol.values!, mask, cfg.gamma, cfg.lam);
+      rawAdvantages = gae.advantages;
+      rollout.advantages = cfg.whitenAdvantages ? whiten(gae.advantages, mask) : gae.advantages;
+      rollout.oldValues = pol.values;
+      rollout.returns = gae.returns;
+      rollout.trainRows = rows.map((_, i) => i);
+    }
+    for (const [name, s] of Object.entries(scored.parts)) extra[`env/${name}_mean`] = mean(s);
+    extra[METRICS.logprobMismatch] = mean(gen.samplerLogprobs.flatMap((row, b) => row.map((lp, t) => Math.abs(lp - pol.logprobs[b][t]))));
+
+    // 5. Update.
+    const t2 = Date.now();
+    const update = this.update(rollout);
+    const t3 = Date.now();
+
+    // 6. KL controller: the mean per-response KL over the rollout, measured with the coefficient just used.
+    const metrics: MetricRecord = {
+      ...rolloutMetrics({
+        scores,
+        kl,
+        entropy: pol.entropy!,
+        mask,
+        endedWithEos: gen.endedWithEos,
+        klCoef,
+        values: pol.values,
+        returns: rollout.returns,
+        advantages: rawAdvantages,
+      }),
+      ...update,
+      ...extra,
+      [METRICS.timeRollout]: (t1 - t0) / 1000,
+      [METRICS.timeScore]: (t2 - t1) / 1000,
+      [METRICS.timeUpdate]: (t3 - t2) / 1000,
+    };
+    this.kl.update(metrics[METRICS.kl], rows.length);
+    this.ppoStep++;
+    return metrics;
+  }
+
+  /** ppoEpochs x miniBatches optimizer steps over the rollout's training rows. */
+  private update(r: Rollout): MetricRecord {
+    const cfg = this.config;
+    const means = new MetricMeans();
+    let updates = 0;
+    let earlyStopped = 0;
+    let lr = this.trainer.optimizer.lr;
+    const n = r.trainRows.length;
+    if (n > 0) {
+      const miniBatches = Math.min(cfg.miniBatches, n);
+      epochs: for (let epoch = 0; epoch < cfg.ppoEpochs; epoch++) {
+        const order = shuffle(r.trainRows, `${cfg.seed}:${this.ppoStep}:${epoch}`);
+        for (let m = 0; m < miniBatches; m++) {
+          const rows = order.slice(Math.floor((m * n) / miniBatches), Math.floor(((m + 1) * n) / miniBatches));
+          const result = this.trainer.step(this.microBatches(r, rows));
+          updates++;
+          lr = result.lr;
+          means.add({ ...result.aux, [METRICS.gradNorm]: result.gradNorm });
+          if (cfg.targetKlStop > 0 && result.aux[METRICS.approxKl] > cfg.targetKlStop) {
+            earlyStopped = 1;
+            break epochs;
+          }
+        }
+      }
+    }
+    return { ...means.means(), [METRICS.learningRate]: lr, [METRICS.updates]: updates, [METRICS.earlyStopped]: earlyStopped };
+  }
+
+  /** The loss of each micro-batch of `rows`, weighted so that the accumulated mean matches the aggregation. */
+  private microBatches(r: Rollout, rows: number[]): MicroBatch[] {
+    const cfg = this.config;
+    const size = cfg.microBatchSize > 0 ? cfg.microBatchSize : rows.length;
+    const out: MicroBatch[] = [];
+    for (let i = 0; i < rows.length; i += size) {
+      const part = rows.slice(i, i + size);
+      const sub = selectRows(r.batch, part, this.tokens.padId);
+      const tokens = sub.responseMask.flat().reduce((s, m) => s + m, 0);
+      out.push({ loss: () => this.loss(r, part, sub), weight: cfg.lossAggregation === 'token-mean' ? tokens : part.length });
+    }
+    return out;
+  }
+
+  private loss(r: Rollout, rows: number[], sub: SequenceBatch): { loss: tf.Scalar; aux: Record<string, tf.Scalar> } {
+    const cfg = this.config;
+    const { policy, valueHead } = this.models;
+    const R = sub.responseWidth;
+    const host = (x: number[][]) => tf.tensor2d(takeRows(x, rows, R), [rows.length, R], 'float32');
+    return tf.tidy(() => {
+      const mask = tf.tensor2d(sub.responseMask, [rows.length, R], 'float32');
+      const f = forwardResponses(policy, sub, { temperature: cfg.temperature, valueHead });
+      const pg = clippedPolicyLoss(f.logprobs, host(r.oldLogprobs), host(r.advantages), mask, cfg.clipRange, cfg.lossAggregation);
+      const aux: Record<string, tf.Scalar> = {
+        [METRICS.lossPolicy]: pg.loss,
+        [METRICS.clipfrac]: pg.clipfrac,
+        [METRICS.approxKl]: pg.approxKl,
+      };
+      let loss: tf.Scalar = pg.loss;
+      if (cfg.algo === 'ppo') {
+        const v = clippedValueLoss(f.values!, host(r.oldValues!), host(r.returns!), mask, cfg.clipRangeValue, cfg.lossAggregation);
+        loss = tf.add(loss, tf.mul(cfg.vfCoef, v.loss));
+        aux[METRICS.lossValue] = v.loss;
+        aux[METRICS.valClipfrac] = v.clipfrac;
+        aux[METRICS.vpred] = maskedMean(f.values!, mask);
+      } else if (this.kl.value > 0) {
+        const klLoss = aggregate(k3Kl(f.logprobs, host(r.refLogprobs)), mask, cfg.lossAggregation);
+        loss = tf.add(loss, tf.mul(this.kl.value, klLoss));
+        aux[METRICS.lossKl] = klLoss;
+      }
+      aux[METRICS.lossTotal] = loss;
+      return { loss, aux };
+    });
+  }
+
+  dispose(): void {
+    this.trainer.dispose();
+  }
+}
+
+function checkConfig(c: PpoConfig, models: PpoModels): void {
+  const fail = (msg: string) => {
+    throw new Error(`PPO config: ${msg}`);
+  };
+  if (c.algo !== 'ppo' && c.algo !== 'grpo') fail(`algo must be ppo or grpo, got ${String(c.algo)}`);
+  if (c.algo === 'ppo' && !models.valueHead) fail('PPO needs a value head (GRPO does not)');
+  if (c.algo === 'grpo' && !(Number.isInteger(c.groupSize) && c.groupSize >= 2)) fail(`GRPO needs groupSize >= 2, got ${c.groupSize}`);
+  for (const k of ['ppoEpochs', 'miniBatches', 'maxNewTokens', 'totalSteps'] as const) {
+    if (!(Number.isInteger(c[k]) && c[k] >= 1)) fail(`${k} must be an integer >= 1, got ${c[k]}`);
+  }
+  if (!(c.temperature > 0)) fail(`temperature must be > 0, got ${c.temperature}`);
+  if (models.policy.config.vocab_size !== models.reference.config.vocab_size) {
+    fail(`policy and reference vocabularies differ (${models.policy.config.vocab_size} vs ${models.reference.config.vocab_size})`);
+  }
+}

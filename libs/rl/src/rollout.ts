@@ -1,0 +1,112 @@
+// Rollouts: sample responses from the policy, and lay prompt + response out for the forward passes.
+//
+// Layout of a batch of B sequences (TRL's): prompts left padded to width P, responses right padded to R,
+//   ids       [B, P + R]   pad ... pad p0 p1 p2 | r0 r1 r2 EOS pad pad
+//   attention [B, P + R]    0  ...  0  1  1  1 |  1  1  1  1   0   0
+// Position P - 1 + t predicts response token t, so the response's log-probs (and values) are read at
+// positions P - 1 .. P + R - 2. Positions follow cumsum(attention) - 1, so padding shifts nothing.
+import { generate, Qwen2Model, Rng } from '@rlhf-code/model';
+
+export interface SequenceBatch {
+  promptIds: number[][];
+  responseIds: number[][];
+  /** [B, P + R] token ids and attention mask (1 = real token). */
+  ids: number[][];
+  attention: number[][];
+  /** [B, R] response ids padded with padId (the targets of the log-probs), and 1 = real response token. */
+  targets: number[][];
+  responseMask: number[][];
+  promptWidth: number;
+  responseWidth: number;
+}
+
+/** Prompt + response rows -> the padded layout above. Every prompt and every response needs >= 1 token. */
+export function layoutSequences(promptIds: readonly number[][], responseIds: readonly number[][], padId: number): SequenceBatch {
+  if (promptIds.length === 0 || promptIds.length !== responseIds.length) {
+    throw new Error(`layoutSequences: need as many prompts as responses (>= 1), got ${promptIds.length} and ${responseIds.length}`);
+  }
+  promptIds.forEach((p, b) => {
+    if (p.length === 0) throw new Error(`layoutSequences: prompt ${b} is empty`);
+    if (responseIds[b].length === 0) throw new Error(`layoutSequences: response ${b} is empty`);
+  });
+  const P = Math.max(...promptIds.map((p) => p.length));
+  const R = Math.max(...responseIds.map((r) => r.length));
+  const fill = (n: number, v: number) => new Array<number>(n).fill(v);
+  const ids: number[][] = [];
+  const attention: number[][] = [];
+  const targets: number[][] = [];
+  const responseMask: number[][] = [];
+  promptIds.forEach((p, b) => {
+    const r = responseIds[b];
+    ids.push([...fill(P - p.length, padId), ...p, ...r, ...fill(R - r.length, padId)]);
+    attention.push([...fill(P - p.length, 0), ...fill(p.length + r.length, 1), ...fill(R - r.length, 0)]);
+    targets.push([...r, ...fill(R - r.length, padId)]);
+    responseMask.push([...fill(r.length, 1), ...fill(R - r.length, 0)]);
+  });
+  return {
+    promptIds: promptIds.map((p) => [...p]),
+    responseIds: responseIds.map((r) => [...r]),
+    ids,
+    attention,
+    targets,
+    responseMask,
+    promptWidth: P,
+    responseWidth: R,
+  };
+}
+
+/** The rows `rows` of a batch, laid out again (narrower when they are shorter). */
+export function selectRows(batch: SequenceBatch, rows: readonly number[], padId: number): SequenceBatch {
+  return layoutSequences(rows.map((i) => batch.promptIds[i]), rows.map((i) => batch.responseIds[i]), padId);
+}
+
+/** Rows `rows` of a [B][T] host matrix, cut to `width` columns (to match selectRows' layout). */
+export function takeRows(x: readonly (readonly number[])[], rows: readonly number[], width: number): number[][] {
+  return rows.map((i) => x[i].slice(0, width));
+}
+
+export interface SampleOptions {
+  maxNewTokens: number;
+  temperature: number;
+  padId: number;
+  /** Generation ends after one of these; a response that ends with one "ended with EOS". */
+  stopTokenIds: number[];
+  rng: Rng;
+  /** Prompts generated together (memory of the KV cache); default all. */
+  batchSize?: number;
+}
+
+export interface Responses {
+  responseIds: number[][];
+  endedWithEos: boolean[];
+  /** The sampler's own log-probs (KV-cached decoding): only a cross-check, PPO recomputes them. */
+  samplerLogprobs: number[][];
+}
+
+/**
+ * Pure sampling from softmax(logits / temperature): no top-k, no top-p, so that the log-probs computed for
+ * training describe the distribution the tokens were really drawn from (else the KL estimate turns negative).
+ */
+export async function sampleResponses(policy: Qwen2Model, prompts: readonly number[][], o: SampleOptions): Promise<Responses> {
+  if (!(o.maxNewTokens >= 1)) throw new Error(`sampleResponses: maxNewTokens must be >= 1, got ${o.maxNewTokens}`);
+  const stops = new Set(o.stopTokenIds);
+  const chunk = o.batchSize && o.batchSize > 0 ? o.batchSize : prompts.length;
+  const out: Responses = { responseIds: [], endedWithEos: [], samplerLogprobs: [] };
+  for (let i = 0; i < prompts.length; i += chunk) {
+    const gens = await generate(policy, prompts.slice(i, i + chunk), {
+      maxNewTokens: o.maxNewTokens,
+      temperature: o.temperature,
+      topK: 0,
+      topP: 1,
+      padId: o.padId,
+      stopTokenIds: o.stopTokenIds,
+      rng: o.rng,
+    });
+    for (const g of gens) {
+      out.responseIds.push(g.ids);
+      out.samplerLogprobs.push(g.logprobs);
+      out.endedWithEos.push(g.ids.length > 0 && stops.has(g.ids[g.ids.length - 1]));
+    }
+  }
+  return out;
+}

@@ -1,0 +1,162 @@
+// Reward-model regression: held-out metrics against hand computations, the loss against the model's own
+// predictions, and a short run of the stage on a tiny reward model that must learn a simple rule.
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import * as tf from '@tensorflow/tfjs';
+import { seededRandom } from '@rlhf-code/data';
+import { makeConfig, Qwen2Model, RewardModel, saveCheckpoint } from '@rlhf-code/model';
+import { regressionMetrics, rmLoss, rmPredict, RmExample, runRmStage } from './rm-stage';
+import { useTestBackend } from './testing/backend';
+
+useTestBackend();
+
+const tmpDirs: string[] = [];
+function tmpDir(): string {
+  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'train-rm-'));
+  tmpDirs.push(d);
+  return d;
+}
+afterAll(() => {
+  for (const d of tmpDirs) fs.rmSync(d, { recursive: true, force: true });
+});
+
+describe('regressionMetrics', () => {
+  test('MSE and Pearson correlation by hand', () => {
+    const pred = [1, 2, 3, 4];
+    const target = [1.5, 1.5, 3.5, 5];
+    // Errors 0.5, 0.5, 0.5, 1 -> squares 0.25 x 3 + 1.
+    // Deviations from the means (2.5 and 2.875): pred -1.5 -0.5 0.5 1.5, target -1.375 -1.375 0.625 2.125;
+    // sum of products 6.25, sums of squares 5 and 8.6875.
+    const m = regressionMetrics(pred, target);
+    expect(m.n).toBe(4);
+    expect(m.mse).toBeCloseTo(1.75 / 4, 12);
+    expect(m.pearson).toBeCloseTo(6.25 / Math.sqrt(5 * 8.6875), 12);
+    expect(regressionMetrics([3, 2, 1], [0, 5, 10]).pearson).toBeCloseTo(-1, 12);
+    expect(regressionMetrics([0, 0, 0], [0, 0, 0])).toEqual({ n: 3, mse: 0, pearson: null });
+  });
+
+  test('null correlation for constant inputs or a single pair; errors on a length mismatch', () => {
+    expect(regressionMetrics([1, 1, 1], [0, 1, 2])).toEqual({ n: 3, mse: (1 + 0 + 1) / 3, pearson: null });
+    expect(regressionMetrics([0, 1, 2], [7, 7, 7]).pearson).toBeNull();
+    expect(regressionMetrics([2], [3])).toEqual({ n: 1, mse: 1, pearson: null });
+    const empty = regressionMetrics([], []);
+    expect(empty.n).toBe(0);
+    expect(empty.mse).toBeNaN();
+    expect(empty.pearson).toBeNull();
+    expect(() => regressionMetrics([1, 2], [1, 2, 3])).toThrow('regressionMetrics: 2 predictions for 3 targets');
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// A tiny reward model made the way the rm app makes one: a causal-LM checkpoint -> RewardModel.fromCausalLM.
+
+const V = 64;
+const EOS = 62;
+const PAD = 63;
+const cfg = makeConfig({
+  hidden_size: 32,
+  intermediate_size: 64,
+  num_hidden_layers: 2,
+  num_attention_heads: 4,
+  num_key_value_heads: 2,
+  vocab_size: V,
+  initializer_range: 0.1,
+});
+
+let lmDir: string;
+let tokDir: string;
+beforeAll(async () => {
+  lmDir = tmpDir();
+  const lm = Qwen2Model.init(cfg, { seed: 2 });
+  await saveCheckpoint(lmDir, { config: cfg, weights: lm.hostWeights() });
+  lm.dispose();
+  tokDir = tmpDir(); // checkpoints copy the tokenizer; a minimal one keeps saves fast
+  fs.writeFileSync(path.join(tokDir, 'tokenizer_config.json'), '{}\n');
+});
+const newRm = () => RewardModel.fromCausalLM(lmDir, { padTokenId: PAD, seed: 1 });
+
+/** Rows of 4-9 random tokens in [6, 60) + EOS; half contain token 5 somewhere and score 1, the rest score 0. */
+function dataset(n: number, seed: string): RmExample[] {
+  const random = seededRandom(seed);
+  return Array.from({ length: n }, (_, i) => {
+    const len = 4 + Math.floor(random() * 6);
+    const ids = Array.from({ length: len }, () => 6 + Math.floor(random() * 54));
+    const positive = i % 2 === 0;
+    if (positive) ids[Math.floor(random() * len)] = 5;
+    return { ids: [...ids, EOS], score: positive ? 1 : 0 };
+  });
+}
+
+test('rmLoss (right padding) is the MSE of rmPredict (left padding): both read the score at EOS', async () => {
+  const rm = await newRm();
+  const examples = dataset(6, 'loss').map((e, i) => ({ ...e, score: i * 0.3 - 0.5 }));
+  expect(new Set(examples.map((e) => e.ids.length)).size).toBeGreaterThan(1); // padding really happens
+  const pred = rmPredict(rm, examples, PAD, 4);
+  expect(pred).toHaveLength(6);
+  expect(new Set(pred.map((p) => p.toFixed(4))).size).toBe(6); // distinct rows, distinct scores
+  const loss = tf.tidy(() => rmLoss(rm, examples, PAD).dataSync()[0]);
+  const mse = pred.reduce((s, p, i) => s + (p - examples[i].score) ** 2, 0) / pred.length;
+  expect(Math.abs(loss - mse)).toBeLessThan(1e-5 * Math.max(1, mse));
+  rm.dispose();
+});
+
+test('runRmStage learns "contains token 5" and writes heldout.json', async () => {
+  const train = dataset(64, 'train');
+  const heldOut = dataset(32, 'heldout');
+  const rm = await newRm();
+  const before = regressionMetrics(rmPredict(rm, heldOut, PAD), heldOut.map((e) => e.score));
+  const out = tmpDir();
+  const t0 = Date.now();
+  const result = await runRmStage({
+    rm,
+    padId: PAD,
+    tokenizerDir: tokDir,
+    outDir: out,
+    train,
+    heldOut,
+    epochs: 4,
+    batchSize: 8,
+    gradAccum: 1,
+    optim: { lr: 3e-3, minLr: 3e-4, warmupSteps: 3, weightDecay: 0, beta1: 0.9, beta2: 0.99, maxGradNorm: 1 },
+    saveEvery: 0,
+    seed: 7,
+    resume: false,
+    quiet: true,
+    extraFiles: { 'rm_config.json': { seed: 7 } },
+  });
+  const after = result.heldout!;
+  console.log(
+    `held-out mse ${before.mse.toFixed(4)} -> ${after.mse.toFixed(4)}, pearson ${before.pearson?.toFixed(3)} -> ${after.pearson?.toFixed(3)} ` +
+      `(${result.position.step} steps, ${Date.now() - t0} ms)`,
+  );
+  expect(result.position.step).toBe(32);
+  expect(result.interrupted).toBe(false);
+  // Predicting the mean score (0.5) everywhere would give 0.25: the model must beat that clearly.
+  expect(after.mse).toBeLessThan(0.5 * before.mse);
+  expect(after.mse).toBeLessThan(0.15);
+  expect(after.pearson!).toBeGreaterThan(0.7);
+  // The reported metrics are those of the final weights.
+  const again = regressionMetrics(rmPredict(rm, heldOut, PAD), heldOut.map((e) => e.score));
+  expect(again.mse).toBeCloseTo(after.mse, 10);
+
+  const heldoutJson = JSON.parse(fs.readFileSync(path.join(out, 'heldout.json'), 'utf8'));
+  expect(heldoutJson).toEqual({ heldout: { n: 32, mse: after.mse, pearson: after.pearson } });
+  expect(JSON.parse(fs.readFileSync(path.join(out, 'rm_config.json'), 'utf8'))).toEqual({ seed: 7 });
+  const evalLines = fs
+    .readFileSync(path.join(out, 'metrics.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l))
+    .filter((l) => 'eval/mse' in l);
+  expect(evalLines.map((l) => l.step)).toEqual([8, 16, 24, 32]);
+  expect(evalLines[3]['eval/mse']).toBe(after.mse);
+
+  // The folder is a reward-model checkpoint that predicts what the trained model predicts.
+  const loaded = await RewardModel.load(out);
+  const p1 = rmPredict(loaded, heldOut, PAD);
+  const p0 = rmPredict(rm, heldOut, PAD);
+  expect(Math.max(...p1.map((p, i) => Math.abs(p - p0[i])))).toBeLessThan(1e-6);
+  loaded.dispose();
+  rm.dispose();
+});
