@@ -52,7 +52,7 @@ export class TrainingRun {
           notTTYSchedule: 15000,
           etaBuffer: 20,
         });
-    this.bar?.start(opts.totalSteps, 0, { summary: '' });
+    this.bar?.start(opts.totalSteps, opts.resumeStep ?? 0, { summary: '' });
     process.on('SIGINT', this.onSignal);
     process.on('SIGTERM', this.onSignal);
   }
