@@ -1,16 +1,22 @@
 // eval: compare checkpoints (e.g. base, SFT, PPO) on held-out coding problems and write eval.json, eval.md,
-// eval.svg and samples.jsonl. All the work is in libs/eval; this file reads flags and prints.
+// eval.svg and samples.jsonl (`run`); measure the pretrained base model's held-out loss and FIM quality (`base`).
+// All the work is in libs/eval; this file reads flags and prints.
 import * as fs from 'fs';
 import * as path from 'path';
 import { SingleBar } from 'cli-progress';
 import { Command, Option } from 'commander';
 import { z } from 'zod';
 import { backendOption, backendSchema, parseFlags, runCli, UsageError } from '@rlhf-code/cli';
+import { readFimData } from '@rlhf-code/data';
 import {
+  BASE_METRIC_DESCRIPTIONS,
   chartSpec,
   checkModelDirs,
   DEFAULT_EVAL_DATA,
+  defaultSeqLen,
   evaluate,
+  evaluateBase,
+  fimSamples,
   formatTable,
   METRIC_DESCRIPTIONS,
   ModelsFlagError,
@@ -20,10 +26,13 @@ import {
   renderSvg,
   resolveKlReference,
   sandboxExecutor,
+  selectFimCases,
+  withFileContext,
+  writeBaseEval,
   writeEvalOutputs,
 } from '@rlhf-code/eval';
 import { initBackend, shutdownBackend } from '@rlhf-code/model';
-import { PROMPT_TEMPLATES } from '@rlhf-code/tokenizer';
+import { PROMPT_TEMPLATES, readCorpus } from '@rlhf-code/tokenizer';
 
 const DEFAULT_REWARD_MODEL = 'results/rm';
 
@@ -137,6 +146,110 @@ async function runCommand(opts: unknown): Promise<void> {
   process.stdout.write(formatTable(result.report) + '\n');
 }
 
+// ---------------------------------------------------------------------------------------------
+// base: the pretrained base model's held-out loss and FIM figures
+
+const BaseFlags = z.object({
+  model: z.string().default('models/base'),
+  corpus: z.string().default('data/corpus/python-stdlib'),
+  fim: z.string().default('data/fim/fim.jsonl'),
+  fimSplit: z.string().min(1).default('test'),
+  limit: z.coerce.number().int().positive().default(200),
+  maxNewTokens: z.coerce.number().int().positive().default(64),
+  batchSize: z.coerce.number().int().positive().default(16),
+  seqLen: z.coerce.number().int().min(2).optional(),
+  lossBatchSize: z.coerce.number().int().positive().default(4),
+  heldoutWindows: z.coerce.number().int().nonnegative().default(0),
+  samples: z.coerce.number().int().nonnegative().default(20),
+  out: z.string().default('results/eval-base'),
+  seed: z.coerce.number().int().default(0),
+  backend: backendSchema,
+});
+
+function stageBar(): { update: (stage: string, done: number, total: number) => void; stop: () => void } {
+  let bar: SingleBar | null = null;
+  let key = '';
+  const unit: Record<string, string> = { heldout: 'windows', heldout_fim: 'windows', fim: 'examples' };
+  return {
+    update: (stage, done, total) => {
+      if (stage !== key) {
+        bar?.stop();
+        key = stage;
+        bar = new SingleBar({
+          format: `${stage.padEnd(11)} [{bar}] {value}/{total} ${unit[stage] ?? ''} | eta {eta_formatted}`,
+          barsize: 24,
+          hideCursor: false,
+          stream: process.stderr,
+          noTTYOutput: true,
+          notTTYSchedule: 15000,
+        });
+        bar.start(total, done);
+      } else bar!.update(done);
+    },
+    stop: () => bar?.stop(),
+  };
+}
+
+async function baseCommand(opts: unknown): Promise<void> {
+  const f = parseFlags(BaseFlags, opts);
+  const warn = (s: string) => process.stderr.write(s + '\n');
+  try {
+    checkModelDirs([{ name: 'base', dir: f.model }], '--model');
+  } catch (e) {
+    throw e instanceof ModelsFlagError ? new UsageError(e.message) : e;
+  }
+  // Read every input before loading the model, so a wrong path fails at once.
+  let heldout;
+  try {
+    heldout = readCorpus(f.corpus).test;
+  } catch (e) {
+    throw new UsageError(`--corpus: ${(e as Error).message}`);
+  }
+  if (heldout.length === 0) throw new UsageError(`--corpus: ${f.corpus} has no held-out files (the test side of the path-hash split)`);
+  let cases;
+  try {
+    cases = selectFimCases(await readFimData(f.fim), { split: f.fimSplit, limit: f.limit, seed: f.seed });
+  } catch (e) {
+    throw new UsageError(`--fim: ${(e as Error).message}`);
+  }
+  // The whole source file of each example (by its path in --corpus), for syntax_valid_in_file.
+  cases = withFileContext(cases, f.corpus);
+  const located = cases.filter((c) => c.file).length;
+  if (located < cases.length) warn(`eval base: ${cases.length - located} of ${cases.length} FIM examples not found in ${f.corpus}; syntax_valid_in_file covers the other ${located}`);
+  const seqLen = f.seqLen ?? defaultSeqLen(f.model);
+
+  await initBackend({ backend: f.backend });
+  warn(
+    `eval base: ${f.model}; held-out loss on ${heldout.length} files of ${f.corpus} (windows of ${seqLen} tokens` +
+      `${f.heldoutWindows ? `, first ${f.heldoutWindows}` : ''}); ${cases.length} "${f.fimSplit}" FIM examples of ${f.fim} (greedy, max ${f.maxNewTokens} new tokens)`,
+  );
+  const bar = stageBar();
+  const t0 = performance.now();
+  let result;
+  try {
+    result = await evaluateBase({
+      modelDir: f.model,
+      heldoutTexts: heldout.map((h) => h.text),
+      fimCases: cases,
+      seqLen,
+      lossBatchSize: f.lossBatchSize,
+      maxHeldoutWindows: f.heldoutWindows,
+      maxNewTokens: f.maxNewTokens,
+      batchSize: f.batchSize,
+      onProgress: bar.update,
+    });
+  } finally {
+    bar.stop();
+  }
+  const written = await writeBaseEval(f.out, result.report, fimSamples(cases, result.outcomes, result.completions, f.samples));
+  const s = result.report.seconds;
+  warn(
+    `eval base: done in ${((performance.now() - t0) / 1000).toFixed(1)} s (held-out loss ${s.heldout.toFixed(1)} s, ` +
+      `FIM generation ${s.fim_generate.toFixed(1)} s, syntax ${s.syntax.toFixed(1)} s); wrote ${written.join(', ')}`,
+  );
+  process.stdout.write(JSON.stringify(result.report) + '\n');
+}
+
 const program = new Command('eval').description('Evaluate Qwen2 checkpoints on coding problems: syntax, pass@1, reward, diversity, length, KL to SFT.');
 program
   .command('run')
@@ -159,5 +272,25 @@ program
   .addOption(backendOption())
   .addHelpText('after', '\nMetrics (eval.json / eval.md):\n' + Object.entries(METRIC_DESCRIPTIONS).map(([k, d]) => `  ${k}: ${d}`).join('\n'))
   .action(runCommand);
+
+program
+  .command('base')
+  .description('the pretrained base model: held-out LM loss on the corpus test files, FIM first-line exact match and syntax-valid rate; writes <out>/base_eval.json + fim_samples.jsonl')
+  .addOption(new Option('--model <dir>', 'checkpoint folder (Hugging Face layout with tokenizer.json)').env('MODEL_PATH').default('models/base'))
+  .option('--corpus <dir>', 'Python corpus: its held-out files (path-hash split, as in pretraining) give the loss; the FIM examples\' source files give syntax_valid_in_file', 'data/corpus/python-stdlib')
+  .option('--fim <file>', 'FIM examples as JSONL {prefix, suffix, middle, split?, path?}', 'data/fim/fim.jsonl')
+  .option('--fim-split <name>', 'which FIM examples: records whose split equals this, or "all"', 'test')
+  .option('--limit <n>', 'at most n FIM examples (a seeded random subset when the split has more)', '200')
+  .option('--max-new-tokens <n>', 'longest completion; generation also stops at <|endoftext|> and the FIM tokens', '64')
+  .option('--batch-size <n>', 'FIM prompts generated together (left padded)', '16')
+  .option('--seq-len <n>', "held-out window length (default: seqLen in the model's training_args.json, else 512)")
+  .option('--loss-batch-size <n>', 'held-out windows per forward pass', '4')
+  .option('--heldout-windows <n>', 'use only the first n held-out windows, 0 = all', '0')
+  .option('--samples <n>', 'FIM examples written to fim_samples.jsonl', '20')
+  .option('--out <dir>', 'output folder', 'results/eval-base')
+  .option('--seed <n>', 'seed of the --limit subset (decoding is greedy)', '0')
+  .addOption(backendOption())
+  .addHelpText('after', '\nFigures (base_eval.json):\n' + Object.entries(BASE_METRIC_DESCRIPTIONS).map(([k, d]) => `  ${k}: ${d}`).join('\n'))
+  .action(baseCommand);
 
 void runCli(program, shutdownBackend);

@@ -1,5 +1,6 @@
 // @rlhf-code/eval: compare checkpoints on held-out coding problems (syntax-valid rate, pass@1 in the sandbox,
-// reward-model score, distinct-n, length, KL to the SFT model) and write eval.json / eval.md / eval.svg.
+// reward-model score, distinct-n, length, KL to the SFT model) and write eval.json / eval.md / eval.svg; and the base
+// model's own figures (held-out loss, FIM first-line exact match, FIM syntax-valid rate: base-eval.ts).
 export { evaluate, type EvalOptions, type EvalReport, type EvalResult, type Sample, type ModelTiming, type Progress } from './evaluate';
 export { sandboxExecutor, type CodeExecutor } from './executor';
 export { readEvalProblems, EvalRecordSchema, DEFAULT_EVAL_DATA, type EvalProblem } from './data';
@@ -10,3 +11,31 @@ export { responseLogProbs, type ScoredSequence } from './logprobs';
 export { formatTable, formatMarkdown, METRIC_DESCRIPTIONS, type ReportSettings } from './report';
 export { chartSpec, chartRows, renderSvg, RATE_METRICS, type ChartRow } from './chart';
 export { writeEvalOutputs, OUTPUT_FILES } from './write';
+export {
+  evaluateBase,
+  heldoutLoss,
+  completeFim,
+  scoreFim,
+  selectFimCases,
+  withFileContext,
+  defaultSeqLen,
+  fimStopIds,
+  firstNonEmptyLine,
+  firstLineExact,
+  fimSamples,
+  writeBaseEval,
+  FIRST_LINE_RULE,
+  BASE_METRIC_DESCRIPTIONS,
+  BASE_OUTPUT_FILES,
+  type BaseEvalOptions,
+  type BaseEvalReport,
+  type LossFigures,
+  type LossOptions,
+  type FimCase,
+  type FimCompletion,
+  type CompleteOptions,
+  type FimOutcome,
+  type FimFigures,
+  type FimSample,
+  type SyntaxChecker,
+} from './base-eval';

@@ -45,7 +45,9 @@ export async function runPpo(o: PpoRunOptions): Promise<PpoRunResult> {
     position = restored.position;
     o.ppo.restore(restored.extra.ppo, `${o.outDir}: trainer_state.json ppo`);
   }
-  const run = new TrainingRun({ outDir: o.outDir, label, totalSteps: o.steps, append: o.resumeState !== undefined, quiet: o.quiet });
+  // metrics.jsonl counts PPO iterations: lines logged after the checkpoint's iteration are dropped on resume.
+  const resumeStep = o.resumeState ? o.ppo.ppoStep : undefined;
+  const run = new TrainingRun({ outDir: o.outDir, label, totalSteps: o.steps, append: resumeStep !== undefined, resumeStep, quiet: o.quiet });
   if (o.resumeState) run.print(`${label}: resuming from ${o.outDir} at iteration ${o.ppo.ppoStep}`);
   const history: MetricRecord[] = [];
   const save = () => o.save(trainingStateOf(o.ppo.trainer, { ...position, step: o.ppo.trainer.stepCount }, { ppo: o.ppo.state() }));

@@ -1,0 +1,440 @@
+// The figures issue 3 asks of the shipped base model (models/base, pretrained from scratch with FIM):
+//
+//   held-out loss   next-token cross-entropy on the corpus files the model never trained on (readCorpus(dir).test),
+//                   cut into windows exactly as pretraining cuts them (pretrainWindows): once as plain text
+//                   (fimRate 0) and once with every chunk in FIM form (fimRate 1; every token is a target, the FIM
+//                   markers and the prefix/suffix included). Perplexity = exp(loss).
+//   FIM             the model fills {prefix, suffix} examples (data/fim/fim.jsonl, test split) from the prompt the
+//                   online server builds (encodeServedPrompt: Qwen's <|fim_prefix|>p<|fim_suffix|>s<|fim_middle|>,
+//                   the prefix cut from the left to fit the window), greedy, until a control token or maxNewTokens.
+//     first_line_exact: see FIRST_LINE_RULE.
+//     syntax_valid:     prefix + completion + suffix compiles as Python (an empty completion never counts as valid);
+//                       syntax_valid_reference is the same with the true middle, the ceiling (prefixes are cut at a
+//                       line boundary, so most start inside a block or a docstring and cannot compile whatever is
+//                       filled in).
+//     syntax_valid_in_file: the completion put in the whole source file the example was cut from (found in the corpus
+//                       by the record's path), which compiles with the true middle: the figure for "writes valid
+//                       Python", free of the cut-off prefix. The prompt is the same; only the check sees more.
+import { existsSync, promises as fs, readFileSync } from 'fs';
+import * as path from 'path';
+import { FimRecord, shuffle, writeJsonl } from '@rlhf-code/data';
+import { generate, isSequenceClassifier, Qwen2Model, readConfig, writeFileAtomic } from '@rlhf-code/model';
+import { encodeServedPrompt, PromptError } from '@rlhf-code/online';
+import { checkSyntax as sandboxCheckSyntax } from '@rlhf-code/sandbox';
+import { formatFim, loadTokenizer, SPECIAL_TOKENS, Tokenizer } from '@rlhf-code/tokenizer';
+import { evaluateLmLoss, padLmBatch, pretrainWindows } from '@rlhf-code/train';
+
+export const FIRST_LINE_RULE =
+  'the first line of the completion with any non-whitespace character, trimmed at both ends, equals the same line of ' +
+  'the true middle (a completion and a middle with no such line count as equal)';
+
+export const BASE_METRIC_DESCRIPTIONS: Record<string, string> = {
+  'heldout.loss': 'mean next-token cross-entropy (nats) on the held-out corpus files, plain windows as in pretraining',
+  'heldout.loss_fim': 'the same with every chunk in FIM form (fimRate 1), all tokens counted',
+  'heldout.ppl / ppl_fim': 'exp(loss)',
+  'fim.first_line_exact': `share of FIM examples where ${FIRST_LINE_RULE}`,
+  'fim.syntax_valid': 'share where prefix + completion + suffix compiles as Python (empty completion = invalid)',
+  'fim.syntax_valid_reference': 'share where prefix + true middle + suffix compiles (the ceiling)',
+  'fim.syntax_valid_when_reference_valid': 'syntax_valid among the examples whose reference compiles',
+  'fim.syntax_valid_in_file': 'share where the whole source file, with the completion in place of the middle, compiles (examples located in --corpus)',
+  'fim.syntax_valid_in_file_reference': 'the same with the true middle (the ceiling, normally 1)',
+  'fim.empty_rate': 'share of completions that are empty or whitespace only',
+  'fim.mean_completion_chars': 'mean length of the completions in characters',
+  'fim.stopped_rate': 'share of completions ended by the model (end/FIM token) rather than by --max-new-tokens',
+};
+
+// ---------------------------------------------------------------------------------------------
+// Held-out loss
+
+export interface LossFigures {
+  n_windows: number;
+  /** Target tokens counted (seqLen - 1 per window). */
+  n_tokens: number;
+  loss: number;
+  ppl: number;
+}
+
+export interface LossOptions {
+  /** Window length; the pretraining one (training_args.json seqLen) measures what training measured. */
+  seqLen: number;
+  /** Windows per forward pass (the [batch * seqLen, vocab] logits dominate memory). */
+  batchSize: number;
+  /** Use only the first n windows (0 = all). */
+  maxWindows?: number;
+  onProgress?: (done: number, total: number) => void;
+}
+
+/** The window pretraining used (seqLen in the checkpoint's training_args.json), else 512; never above the model's window. */
+export function defaultSeqLen(modelDir: string): number {
+  const window = readConfig(modelDir).max_position_embeddings;
+  const file = path.join(modelDir, 'training_args.json');
+  let seqLen = 512;
+  if (existsSync(file)) {
+    try {
+      const args: unknown = JSON.parse(readFileSync(file, 'utf8'));
+      const v = (args as { seqLen?: unknown }).seqLen;
+      if (typeof v === 'number' && Number.isInteger(v) && v >= 2) seqLen = v;
+    } catch {
+      // not ours to validate: fall back to the default
+    }
+  }
+  return Math.min(seqLen, window);
+}
+
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** Token-weighted mean loss over the windows pretraining would cut from `texts` with this FIM rate. */
+export async function heldoutLoss(model: Qwen2Model, tok: Tokenizer, texts: readonly string[], fimRate: number, opts: LossOptions): Promise<LossFigures> {
+  const all = pretrainWindows(tok, texts, { seqLen: opts.seqLen, fimRate, seed: 'heldout' });
+  const windows = opts.maxWindows ? all.slice(0, opts.maxWindows) : all;
+  if (windows.length === 0) throw new Error(`held-out loss: the held-out files do not fill one window of ${opts.seqLen} tokens`);
+  let sum = 0;
+  let tokens = 0;
+  for (let i = 0; i < windows.length; i += opts.batchSize) {
+    const r = evaluateLmLoss(model, [padLmBatch(windows.slice(i, i + opts.batchSize), tok.padId)]);
+    sum += r.loss * r.tokens;
+    tokens += r.tokens;
+    opts.onProgress?.(Math.min(i + opts.batchSize, windows.length), windows.length);
+    await yieldToEventLoop(); // lets the progress bar draw
+  }
+  const loss = sum / tokens;
+  return { n_windows: windows.length, n_tokens: tokens, loss, ppl: Math.exp(loss) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// FIM completions
+
+export type FimCase = Pick<FimRecord, 'prefix' | 'suffix' | 'middle' | 'path' | 'split'> & {
+  kind?: unknown;
+  /** The rest of the source file: the text before the prefix and after the suffix (see withFileContext). */
+  file?: { before: string; after: string };
+};
+
+/** The examples of one split ('all' = every record); with `limit`, a seeded random subset kept in file order. */
+export function selectFimCases<T extends FimCase>(records: readonly T[], opts: { split: string; limit?: number; seed: number | string }): T[] {
+  const inSplit = opts.split === 'all' ? records.slice() : records.filter((r) => r.split === opts.split);
+  if (inSplit.length === 0) throw new Error(`no FIM examples with split "${opts.split}" (${records.length} records)`);
+  if (opts.limit === undefined || opts.limit >= inSplit.length) return inSplit;
+  const keep = new Set(shuffle(inSplit, `fim:${opts.seed}`).slice(0, opts.limit));
+  return inSplit.filter((r) => keep.has(r));
+}
+
+/**
+ * Give each case the rest of its source file: `corpusDir/<path>` (CRLF read as LF, as the FIM builder does), when
+ * prefix + middle + suffix occurs in it. Cases without a path, a file or a match are returned unchanged.
+ */
+export function withFileContext<T extends FimCase>(cases: readonly T[], corpusDir: string): T[] {
+  const files = new Map<string, string | null>();
+  const read = (rel: string) => {
+    if (!files.has(rel)) {
+      const file = path.join(corpusDir, rel);
+      files.set(rel, existsSync(file) ? readFileSync(file, 'utf8').replace(/\r\n/g, '\n') : null);
+    }
+    return files.get(rel)!;
+  };
+  return cases.map((c) => {
+    const text = c.path ? read(c.path) : null;
+    const window = c.prefix + c.middle + c.suffix;
+    const at = text === null ? -1 : text.indexOf(window);
+    return at < 0 ? c : { ...c, file: { before: text!.slice(0, at), after: text!.slice(at + window.length) } };
+  });
+}
+
+/** Ids that end a completion: every control token the tokenizer has (<|endoftext|>, the FIM markers, pad, ChatML). */
+export function fimStopIds(tok: Tokenizer): number[] {
+  return Object.values(SPECIAL_TOKENS)
+    .map((t) => tok.tokenToId(t))
+    .filter((id): id is number => id !== undefined);
+}
+
+export interface FimCompletion {
+  /** Decoded completion, without the stop token. */
+  text: string;
+  /** Ended by a stop token (else cut at maxNewTokens). */
+  stopped: boolean;
+  promptTokens: number;
+  /** Prompt tokens dropped to fit the window. */
+  truncated: number;
+}
+
+export interface CompleteOptions {
+  maxNewTokens: number;
+  batchSize: number;
+  onProgress?: (done: number, total: number) => void;
+}
+
+/** Greedy completion of each case, batched with left padding; prompts of similar length go in one batch. */
+export async function completeFim(model: Qwen2Model, tok: Tokenizer, cases: readonly FimCase[], opts: CompleteOptions): Promise<FimCompletion[]> {
+  const maxPrompt = model.config.max_position_embeddings - opts.maxNewTokens;
+  const prompts = cases.map((c, i) => {
+    try {
+      return encodeServedPrompt(tok, formatFim(c.prefix, c.suffix), maxPrompt);
+    } catch (e) {
+      if (e instanceof PromptError) throw new Error(`FIM example ${i + 1}${c.path ? ` (${c.path})` : ''}: ${e.field}: ${e.message}`);
+      throw e;
+    }
+  });
+  // Sorting by length keeps left padding (wasted compute) small; results go back to the input order.
+  const order = prompts.map((_, i) => i).sort((a, b) => prompts[a].ids.length - prompts[b].ids.length);
+  const stopIds = new Set(fimStopIds(tok));
+  const out: FimCompletion[] = new Array(cases.length);
+  for (let s = 0; s < order.length; s += opts.batchSize) {
+    const batch = order.slice(s, s + opts.batchSize);
+    const gens = await generate(
+      model,
+      batch.map((i) => prompts[i].ids),
+      { maxNewTokens: opts.maxNewTokens, greedy: true, padId: tok.padId, stopTokenIds: [...stopIds], beforeStep: yieldToEventLoop },
+    );
+    gens.forEach((g, k) => {
+      const i = batch[k];
+      const stopped = g.finishReason === 'stop';
+      const ids = stopped ? g.ids.slice(0, -1) : g.ids;
+      out[i] = { text: tok.decode(ids), stopped, promptTokens: prompts[i].ids.length, truncated: prompts[i].truncated };
+    });
+    opts.onProgress?.(Math.min(s + opts.batchSize, order.length), order.length);
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scoring
+
+/** The first line holding a non-whitespace character, trimmed; '' when there is none. */
+export function firstNonEmptyLine(text: string): string {
+  for (const line of text.split(/\r?\n/)) {
+    const t = line.trim();
+    if (t !== '') return t;
+  }
+  return '';
+}
+
+/** FIRST_LINE_RULE. */
+export function firstLineExact(completion: string, middle: string): boolean {
+  return firstNonEmptyLine(completion) === firstNonEmptyLine(middle);
+}
+
+export interface FimOutcome {
+  completion: string;
+  firstLineExact: boolean;
+  empty: boolean;
+  syntaxOk: boolean;
+  referenceOk: boolean;
+  /** The completion inside the whole file compiles; null without file context. */
+  inFileOk: boolean | null;
+  inFileReferenceOk: boolean | null;
+}
+
+export interface FimFigures {
+  n: number;
+  first_line_exact: number;
+  syntax_valid: number;
+  syntax_valid_reference: number;
+  /** null when no reference compiles. */
+  syntax_valid_when_reference_valid: number | null;
+  /** Examples with file context; the two in-file figures are null when there are none. */
+  n_in_file: number;
+  syntax_valid_in_file: number | null;
+  syntax_valid_in_file_reference: number | null;
+  empty_rate: number;
+  mean_completion_chars: number;
+}
+
+export type SyntaxChecker = (codes: string[]) => Promise<boolean[]>;
+
+const share = (flags: boolean[]) => flags.filter(Boolean).length / flags.length;
+
+/**
+ * The sandbox's compile-only check. Whole source files (up to ~200 KB each, several per example) take longer and more
+ * memory than the default limits allow for snippets; nothing is executed.
+ */
+const defaultChecker: SyntaxChecker = (codes) => sandboxCheckSyntax(codes, { timeoutMs: 30_000 + 20 * codes.length, memoryMb: 2048 });
+
+/** Score completions[i] as the middle of cases[i]; one syntax-check call (one python process) for everything. */
+export async function scoreFim(
+  cases: readonly FimCase[],
+  completions: readonly string[],
+  check: SyntaxChecker = defaultChecker,
+): Promise<{ figures: FimFigures; outcomes: FimOutcome[] }> {
+  if (cases.length === 0) throw new Error('scoreFim: no FIM examples');
+  if (completions.length !== cases.length) throw new Error(`scoreFim: ${completions.length} completions for ${cases.length} examples`);
+  // Programs to compile, each remembered by its index in `codes`.
+  const codes: string[] = [];
+  const add = (code: string) => codes.push(code) - 1;
+  const at = cases.map((c, i) => ({
+    assembled: add(c.prefix + completions[i] + c.suffix),
+    reference: add(c.prefix + c.middle + c.suffix),
+    inFile: c.file ? add(c.file.before + c.prefix + completions[i] + c.suffix + c.file.after) : -1,
+    inFileReference: c.file ? add(c.file.before + c.prefix + c.middle + c.suffix + c.file.after) : -1,
+  }));
+  const ok = await check(codes);
+  const outcomes = cases.map((c, i): FimOutcome => {
+    const empty = completions[i].trim() === '';
+    return {
+      completion: completions[i],
+      firstLineExact: firstLineExact(completions[i], c.middle),
+      empty,
+      syntaxOk: ok[at[i].assembled] && !empty,
+      referenceOk: ok[at[i].reference],
+      inFileOk: c.file ? ok[at[i].inFile] && !empty : null,
+      inFileReferenceOk: c.file ? ok[at[i].inFileReference] : null,
+    };
+  });
+  const refValid = outcomes.filter((o) => o.referenceOk);
+  const inFile = outcomes.filter((o) => o.inFileOk !== null);
+  return {
+    outcomes,
+    figures: {
+      n: cases.length,
+      first_line_exact: share(outcomes.map((o) => o.firstLineExact)),
+      syntax_valid: share(outcomes.map((o) => o.syntaxOk)),
+      syntax_valid_reference: share(outcomes.map((o) => o.referenceOk)),
+      syntax_valid_when_reference_valid: refValid.length > 0 ? share(refValid.map((o) => o.syntaxOk)) : null,
+      n_in_file: inFile.length,
+      syntax_valid_in_file: inFile.length > 0 ? share(inFile.map((o) => o.inFileOk!)) : null,
+      syntax_valid_in_file_reference: inFile.length > 0 ? share(inFile.map((o) => o.inFileReferenceOk!)) : null,
+      empty_rate: share(outcomes.map((o) => o.empty)),
+      mean_completion_chars: completions.reduce((s, c) => s + c.length, 0) / completions.length,
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The whole evaluation
+
+export interface BaseEvalOptions {
+  modelDir: string;
+  /** Texts of the held-out corpus files (readCorpus(dir).test). */
+  heldoutTexts: readonly string[];
+  fimCases: readonly FimCase[];
+  seqLen: number;
+  lossBatchSize: number;
+  maxHeldoutWindows?: number;
+  maxNewTokens: number;
+  batchSize: number;
+  checkSyntax?: SyntaxChecker;
+  onProgress?: (stage: 'heldout' | 'heldout_fim' | 'fim', done: number, total: number) => void;
+}
+
+export interface BaseEvalReport {
+  model: string;
+  heldout: {
+    seq_len: number;
+    n_windows: number;
+    n_tokens: number;
+    loss: number;
+    ppl: number;
+    n_windows_fim: number;
+    n_tokens_fim: number;
+    loss_fim: number;
+    ppl_fim: number;
+  };
+  fim: FimFigures & { max_new_tokens: number; stopped_rate: number; truncated_prompts: number };
+  seconds: { heldout: number; fim_generate: number; syntax: number };
+}
+
+export async function evaluateBase(opts: BaseEvalOptions): Promise<{ report: BaseEvalReport; outcomes: FimOutcome[]; completions: FimCompletion[] }> {
+  if (isSequenceClassifier(readConfig(opts.modelDir))) throw new Error(`${opts.modelDir}: a reward model, not a language model`);
+  const model = await Qwen2Model.load(opts.modelDir, { trainable: false });
+  try {
+    const tok = loadTokenizer(opts.modelDir);
+    if (opts.seqLen > model.config.max_position_embeddings) {
+      throw new Error(`seq_len ${opts.seqLen} is longer than the model's window (${model.config.max_position_embeddings})`);
+    }
+    const seconds = (t0: number) => (performance.now() - t0) / 1000;
+    let t0 = performance.now();
+    const lossOpts = (stage: 'heldout' | 'heldout_fim'): LossOptions => ({
+      seqLen: opts.seqLen,
+      batchSize: opts.lossBatchSize,
+      maxWindows: opts.maxHeldoutWindows,
+      onProgress: (d, t) => opts.onProgress?.(stage, d, t),
+    });
+    const plain = await heldoutLoss(model, tok, opts.heldoutTexts, 0, lossOpts('heldout'));
+    const fim = await heldoutLoss(model, tok, opts.heldoutTexts, 1, lossOpts('heldout_fim'));
+    const heldoutSeconds = seconds(t0);
+
+    t0 = performance.now();
+    const completions = await completeFim(model, tok, opts.fimCases, {
+      maxNewTokens: opts.maxNewTokens,
+      batchSize: opts.batchSize,
+      onProgress: (d, t) => opts.onProgress?.('fim', d, t),
+    });
+    const generateSeconds = seconds(t0);
+    t0 = performance.now();
+    const scored = await scoreFim(
+      opts.fimCases,
+      completions.map((c) => c.text),
+      opts.checkSyntax,
+    );
+    const report: BaseEvalReport = {
+      model: opts.modelDir,
+      heldout: {
+        seq_len: opts.seqLen,
+        n_windows: plain.n_windows,
+        n_tokens: plain.n_tokens,
+        loss: plain.loss,
+        ppl: plain.ppl,
+        n_windows_fim: fim.n_windows,
+        n_tokens_fim: fim.n_tokens,
+        loss_fim: fim.loss,
+        ppl_fim: fim.ppl,
+      },
+      fim: {
+        ...scored.figures,
+        max_new_tokens: opts.maxNewTokens,
+        stopped_rate: share(completions.map((c) => c.stopped)),
+        truncated_prompts: completions.filter((c) => c.truncated > 0).length,
+      },
+      seconds: { heldout: heldoutSeconds, fim_generate: generateSeconds, syntax: seconds(t0) },
+    };
+    return { report, outcomes: scored.outcomes, completions };
+  } finally {
+    model.dispose();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Output files
+
+export const BASE_OUTPUT_FILES = { json: 'base_eval.json', samples: 'fim_samples.jsonl' } as const;
+
+/** One line of fim_samples.jsonl: the context near the cursor, the true middle and the model's completion. */
+export interface FimSample {
+  path: string | null;
+  kind: unknown;
+  prefix_tail: string;
+  middle: string;
+  completion: string;
+  suffix_head: string;
+  first_line_exact: boolean;
+  syntax_ok: boolean;
+  reference_ok: boolean;
+  in_file_ok: boolean | null;
+  stopped: boolean;
+}
+
+/** The first `n` examples as samples (prefix and suffix shortened to `context` characters next to the cursor). */
+export function fimSamples(cases: readonly FimCase[], outcomes: readonly FimOutcome[], completions: readonly FimCompletion[], n: number, context = 300): FimSample[] {
+  return cases.slice(0, n).map((c, i) => ({
+    path: c.path ?? null,
+    kind: c.kind ?? null,
+    prefix_tail: c.prefix.slice(-context),
+    middle: c.middle,
+    completion: outcomes[i].completion,
+    suffix_head: c.suffix.slice(0, context),
+    first_line_exact: outcomes[i].firstLineExact,
+    syntax_ok: outcomes[i].syntaxOk,
+    reference_ok: outcomes[i].referenceOk,
+    in_file_ok: outcomes[i].inFileOk,
+    stopped: completions[i].stopped,
+  }));
+}
+
+/** Write <out>/base_eval.json (the report plus the metric definitions) and <out>/fim_samples.jsonl; returns the paths. */
+export async function writeBaseEval(outDir: string, report: BaseEvalReport, samples: readonly FimSample[]): Promise<string[]> {
+  await fs.mkdir(outDir, { recursive: true });
+  const json = path.join(outDir, BASE_OUTPUT_FILES.json);
+  const jsonl = path.join(outDir, BASE_OUTPUT_FILES.samples);
+  await writeFileAtomic(json, JSON.stringify({ ...report, definitions: BASE_METRIC_DESCRIPTIONS }, null, 2) + '\n');
+  await writeJsonl(jsonl, samples);
+  return [json, jsonl];
+}
