@@ -16,6 +16,10 @@ import { useTestBackend } from './testing/backend';
 
 useTestBackend();
 
+// Deliver a signal to the handlers registered with process.on. Not process.emit: under `nx test`, nx has
+// wrapped process.emit around the real process object, which is not the one jest gives the code under test.
+const sendSignal = (signal: NodeJS.Signals) => process.listeners(signal).forEach((handler) => handler(signal));
+
 const tmpDirs: string[] = [];
 function tmpDir(): string {
   const d = fs.mkdtempSync(path.join(os.tmpdir(), 'train-fit-'));
@@ -84,11 +88,11 @@ describe('TrainingRun', () => {
       const run = new TrainingRun({ outDir: tmpDir(), label: 't', totalSteps: 3, quiet: true });
       expect(process.listenerCount('SIGINT')).toBe(before[0] + 1);
       expect(run.stopRequested).toBe(false);
-      process.emit('SIGTERM', 'SIGTERM');
+      sendSignal('SIGTERM');
       expect(run.stopRequested).toBe(true);
       expect(exit).not.toHaveBeenCalled();
       expect(stderr.mock.calls.map((c) => String(c[0])).join('')).toMatch(/SIGTERM: stopping after this step/);
-      process.emit('SIGINT', 'SIGINT');
+      sendSignal('SIGINT');
       expect(exit).toHaveBeenCalledWith(130);
       run.close();
       expect([process.listenerCount('SIGINT'), process.listenerCount('SIGTERM')]).toEqual(before);
@@ -232,7 +236,7 @@ describe('fit', () => {
         epochs: 2,
         stepsPerEpoch: 3,
         stepBatches: (epoch, i) => {
-          if (epoch === 1 && i === 0) process.emit('SIGINT', 'SIGINT'); // Ctrl-C during step 4
+          if (epoch === 1 && i === 0) sendSignal('SIGINT'); // Ctrl-C during step 4
           return t.common.stepBatches(epoch, i);
         },
       });
@@ -451,7 +455,7 @@ describe('runLmStage', () => {
     let r;
     try {
       const ctrlC = (epoch: number) => {
-        if (epoch === 1) process.emit('SIGINT', 'SIGINT'); // called as step 3 starts
+        if (epoch === 1) sendSignal('SIGINT'); // called as step 3 starts
         return TRAIN;
       };
       r = await lmStage(first, dir, { examplesOf: ctrlC });
