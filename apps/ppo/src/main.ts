@@ -194,6 +194,7 @@ async function train(opts: unknown): Promise<void> {
         last_kl: last?.['objective/kl'] ?? null,
       }),
     );
+    if (result.interrupted) process.exitCode = 130; // stopped by Ctrl-C / SIGTERM: a checkpoint, not a finished run
   } finally {
     ppo.dispose();
     rm?.dispose();

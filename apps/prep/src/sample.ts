@@ -15,6 +15,9 @@ export interface SampleOptions {
   backend?: BackendChoice;
 }
 
+/** Prompts generated together: one batch of PROMPTS_PER_BATCH x samples sequences (left-padded). */
+const PROMPTS_PER_BATCH = 8;
+
 /** `samples` continuations of each prompt (top_k 0, top_p 1, the given temperature), stopping at the end token. */
 export async function sampleResponses(o: SampleOptions, onPrompt?: (done: number) => void): Promise<string[][]> {
   await initBackend({ backend: o.backend, quiet: true });
@@ -22,20 +25,20 @@ export async function sampleResponses(o: SampleOptions, onPrompt?: (done: number
   try {
     const tok = loadTokenizer(o.modelDir);
     const out: string[][] = [];
-    for (const [i, prompt] of o.prompts.entries()) {
-      const ids = encodePrompt(tok, prompt, o.template);
-      const gens = await generate(model, Array.from({ length: o.samples }, () => ids), {
+    for (let start = 0; start < o.prompts.length; start += PROMPTS_PER_BATCH) {
+      const prompts = o.prompts.slice(start, start + PROMPTS_PER_BATCH).map((p) => encodePrompt(tok, p, o.template));
+      const gens = await generate(model, prompts.flatMap((ids) => Array.from({ length: o.samples }, () => ids)), {
         maxNewTokens: o.maxNewTokens,
         temperature: o.temperature,
         topK: 0,
         topP: 1,
-        seed: o.seed * 100_003 + i, // one stream per prompt: rerunning a subset gives the same samples
+        seed: o.seed * 100_003 + start, // one stream per batch of prompts: the same flags give the same samples
         padId: tok.padId,
         stopTokenIds: stopTokenIds(tok, o.template),
         decode: (t) => tok.decode(t),
       });
-      out.push(gens.map((g) => g.text));
-      onPrompt?.(i + 1);
+      prompts.forEach((_, k) => out.push(gens.slice(k * o.samples, (k + 1) * o.samples).map((g) => g.text)));
+      onPrompt?.(out.length);
     }
     return out;
   } finally {

@@ -69,6 +69,7 @@ async function train(opts: unknown): Promise<void> {
     extraFiles: { 'training_args.json': { stage: 'rm', base_model: f.model, ...f } },
   });
   console.log(JSON.stringify({ stage: 'rm', out: f.out, step: result.position.step, interrupted: result.interrupted, heldout: result.heldout }));
+  if (result.interrupted) process.exitCode = 130; // stopped by Ctrl-C / SIGTERM: a checkpoint, not a finished run
 }
 
 const program = new Command('rm').description('Reward model: Qwen2 backbone + scalar head, regression on {prompt, response, score}.');

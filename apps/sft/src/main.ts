@@ -141,6 +141,7 @@ async function pretrain(opts: unknown): Promise<void> {
     console.error(`sft pretrain: exported ${f.export} (${f.exportDtype})`);
   }
   console.log(JSON.stringify({ stage: 'pretrain', out: f.out, step: result.position.step, interrupted: result.interrupted, ...result.lastEval }));
+  if (result.interrupted) process.exitCode = 130; // stopped by Ctrl-C / SIGTERM: a checkpoint, not a finished run
 }
 
 async function train(opts: unknown): Promise<void> {
@@ -180,6 +181,7 @@ async function train(opts: unknown): Promise<void> {
     extraFiles: { 'training_args.json': { stage: 'sft', base_model: f.model, ...f } },
   });
   console.log(JSON.stringify({ stage: 'sft', out: f.out, step: result.position.step, interrupted: result.interrupted, ...result.lastEval }));
+  if (result.interrupted) process.exitCode = 130; // stopped by Ctrl-C / SIGTERM: a checkpoint, not a finished run
 }
 
 // ---------------------------------------------------------------------------------------------

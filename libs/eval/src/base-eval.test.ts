@@ -76,6 +76,10 @@ describe('scoreFim (real python syntax check)', () => {
     expect(outcomes.map((o) => o.syntaxOk)).toEqual([true, false, false, false, true, false]);
     expect(outcomes.map((o) => o.referenceOk)).toEqual([true, true, true, false, true, true]);
     expect(outcomes.map((o) => o.empty)).toEqual([false, false, true, false, false, false]);
+    // As Continue shows them: one line when the cursor line has code, trailing whitespace trimmed, blank = silent.
+    expect(outcomes.map((o) => o.shown)).toEqual(['x + 1', 'x +', null, 'z = 2', '\n\n    3]', 'return x']);
+    // The simulated user compares the first line as shown (a blank first line is never accepted).
+    expect(outcomes.map((o) => o.accepted)).toEqual([true, false, false, true, false, false]);
     expect(figures).toEqual({
       n: 6,
       first_line_exact: 3 / 6,
@@ -87,6 +91,11 @@ describe('scoreFim (real python syntax check)', () => {
       syntax_valid_in_file_reference: null,
       empty_rate: 1 / 6,
       mean_completion_chars: (5 + 3 + 0 + 6 + 11 + 9) / 6,
+      shown_rate: 5 / 6,
+      accept_rate_shown: 2 / 5,
+      accepted_per_request: 2 / 6,
+      n_shown_in_file: 0,
+      syntax_valid_shown_in_file: null,
     });
   });
 
@@ -131,6 +140,9 @@ describe('in-file syntax check', () => {
     expect(outcomes.map((o) => o.inFileOk)).toEqual([true, false, false, null]); // ' ' is empty: never valid
     expect(outcomes.map((o) => o.inFileReferenceOk)).toEqual([true, true, true, null]);
     expect(figures).toMatchObject({ n_in_file: 3, syntax_valid_in_file: 1 / 3, syntax_valid_in_file_reference: 1, syntax_valid_reference: 0 });
+    // Shown (one line: the cursor line has code) and compiled in the file; ' ' is not shown, the last has no file.
+    expect(outcomes.map((o) => o.shownInFileOk)).toEqual([true, false, null, null]);
+    expect(figures).toMatchObject({ shown_rate: 3 / 4, n_shown_in_file: 2, syntax_valid_shown_in_file: 1 / 2, accepted_per_request: 2 / 4 });
   });
 });
 

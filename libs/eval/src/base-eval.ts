@@ -15,14 +15,17 @@
 //     syntax_valid_in_file: the completion put in the whole source file the example was cut from (found in the corpus
 //                       by the record's path), which compiles with the true middle: the figure for "writes valid
 //                       Python", free of the cut-off prefix. The prompt is the same; only the check sees more.
+//     shown_*:          the completion as Continue would show it (showCompletion: cut at its stop strings, one line
+//                       when the cursor line has code, blank = not shown) and whether the simulated user of the
+//                       online mode accepts it (acceptsCompletion): the offline preview of the online figures.
 import { existsSync, promises as fs, readFileSync } from 'fs';
 import * as path from 'path';
 import { FimRecord, shuffle, writeJsonl } from '@rlhf-code/data';
 import { generate, isSequenceClassifier, Qwen2Model, readConfig, writeFileAtomic } from '@rlhf-code/model';
-import { encodeServedPrompt, PromptError } from '@rlhf-code/online';
+import { acceptsCompletion, encodeServedPrompt, PromptError, showCompletion } from '@rlhf-code/online';
 import { checkSyntax as sandboxCheckSyntax } from '@rlhf-code/sandbox';
 import { formatFim, loadTokenizer, SPECIAL_TOKENS, Tokenizer } from '@rlhf-code/tokenizer';
-import { evaluateLmLoss, padLmBatch, pretrainWindows } from '@rlhf-code/train';
+import { evaluateLmLoss, padLmBatch, pretrainWindows, yieldToEventLoop } from '@rlhf-code/train';
 
 export const FIRST_LINE_RULE =
   'the first line of the completion with any non-whitespace character, trimmed at both ends, equals the same line of ' +
@@ -41,6 +44,10 @@ export const BASE_METRIC_DESCRIPTIONS: Record<string, string> = {
   'fim.empty_rate': 'share of completions that are empty or whitespace only',
   'fim.mean_completion_chars': 'mean length of the completions in characters',
   'fim.stopped_rate': 'share of completions ended by the model (end/FIM token) rather than by --max-new-tokens',
+  'fim.shown_rate': 'share of examples where Continue would show something (showCompletion: stop strings, one line when the cursor line has code, blank = silent)',
+  'fim.accept_rate_shown': 'share of shown completions the simulated user accepts (first line equal to the true middle\'s, trimmed)',
+  'fim.accepted_per_request': 'accepted completions / examples',
+  'fim.syntax_valid_shown_in_file': 'share of shown completions (with file context) that compile in the whole file in place of the middle',
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -80,8 +87,6 @@ export function defaultSeqLen(modelDir: string): number {
   }
   return Math.min(seqLen, window);
 }
-
-const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Token-weighted mean loss over the windows pretraining would cut from `texts` with this FIM rate. */
 export async function heldoutLoss(model: Qwen2Model, tok: Tokenizer, texts: readonly string[], fimRate: number, opts: LossOptions): Promise<LossFigures> {
@@ -222,6 +227,11 @@ export interface FimOutcome {
   /** The completion inside the whole file compiles; null without file context. */
   inFileOk: boolean | null;
   inFileReferenceOk: boolean | null;
+  /** What Continue would show; null = nothing shown. */
+  shown: string | null;
+  accepted: boolean;
+  /** The shown completion inside the whole file compiles; null when not shown or without file context. */
+  shownInFileOk: boolean | null;
 }
 
 export interface FimFigures {
@@ -237,6 +247,12 @@ export interface FimFigures {
   syntax_valid_in_file_reference: number | null;
   empty_rate: number;
   mean_completion_chars: number;
+  shown_rate: number;
+  /** null when nothing is shown. */
+  accept_rate_shown: number | null;
+  accepted_per_request: number;
+  n_shown_in_file: number;
+  syntax_valid_shown_in_file: number | null;
 }
 
 export type SyntaxChecker = (codes: string[]) => Promise<boolean[]>;
@@ -260,7 +276,9 @@ export async function scoreFim(
   // Programs to compile, each remembered by its index in `codes`.
   const codes: string[] = [];
   const add = (code: string) => codes.push(code) - 1;
+  const shown = cases.map((c, i) => showCompletion(completions[i], c.prefix, c.suffix));
   const at = cases.map((c, i) => ({
+    shownInFile: c.file && shown[i] !== null ? add(c.file.before + c.prefix + shown[i] + c.suffix + c.file.after) : -1,
     assembled: add(c.prefix + completions[i] + c.suffix),
     reference: add(c.prefix + c.middle + c.suffix),
     inFile: c.file ? add(c.file.before + c.prefix + completions[i] + c.suffix + c.file.after) : -1,
@@ -277,10 +295,15 @@ export async function scoreFim(
       referenceOk: ok[at[i].reference],
       inFileOk: c.file ? ok[at[i].inFile] && !empty : null,
       inFileReferenceOk: c.file ? ok[at[i].inFileReference] : null,
+      shown: shown[i],
+      accepted: shown[i] !== null && acceptsCompletion(shown[i]!, c.middle),
+      shownInFileOk: at[i].shownInFile >= 0 ? ok[at[i].shownInFile] : null,
     };
   });
   const refValid = outcomes.filter((o) => o.referenceOk);
   const inFile = outcomes.filter((o) => o.inFileOk !== null);
+  const shownOutcomes = outcomes.filter((o) => o.shown !== null);
+  const shownInFile = outcomes.filter((o) => o.shownInFileOk !== null);
   return {
     outcomes,
     figures: {
@@ -294,6 +317,11 @@ export async function scoreFim(
       syntax_valid_in_file_reference: inFile.length > 0 ? share(inFile.map((o) => o.inFileReferenceOk!)) : null,
       empty_rate: share(outcomes.map((o) => o.empty)),
       mean_completion_chars: completions.reduce((s, c) => s + c.length, 0) / completions.length,
+      shown_rate: shownOutcomes.length / outcomes.length,
+      accept_rate_shown: shownOutcomes.length > 0 ? share(shownOutcomes.map((o) => o.accepted)) : null,
+      accepted_per_request: share(outcomes.map((o) => o.accepted)),
+      n_shown_in_file: shownInFile.length,
+      syntax_valid_shown_in_file: shownInFile.length > 0 ? share(shownInFile.map((o) => o.shownInFileOk!)) : null,
     },
   };
 }
@@ -409,6 +437,9 @@ export interface FimSample {
   syntax_ok: boolean;
   reference_ok: boolean;
   in_file_ok: boolean | null;
+  /** What Continue would show (null = nothing) and whether the simulated user accepts it. */
+  shown: string | null;
+  accepted: boolean;
   stopped: boolean;
 }
 
@@ -425,6 +456,8 @@ export function fimSamples(cases: readonly FimCase[], outcomes: readonly FimOutc
     syntax_ok: outcomes[i].syntaxOk,
     reference_ok: outcomes[i].referenceOk,
     in_file_ok: outcomes[i].inFileOk,
+    shown: outcomes[i].shown,
+    accepted: outcomes[i].accepted,
     stopped: completions[i].stopped,
   }));
 }

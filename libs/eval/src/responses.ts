@@ -2,6 +2,7 @@
 // stopping at the end token or after maxNewTokens.
 import { createRng, generate, Qwen2Model } from '@rlhf-code/model';
 import { encodePrompt, PromptTemplate, stopTokenIds, Tokenizer } from '@rlhf-code/tokenizer';
+import { yieldToEventLoop } from '@rlhf-code/train';
 
 export interface DecodingOptions {
   maxNewTokens: number;
@@ -24,8 +25,6 @@ export interface Response {
   /** Decoded `ids`. */
   text: string;
 }
-
-const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Every generated id (what KL is measured on): the response plus the end token when the model emitted one. */
 export function sampledIds(r: Response): number[] {

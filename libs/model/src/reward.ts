@@ -45,7 +45,9 @@ export class RewardModel {
 
   /**
    * A new reward model from a causal-LM checkpoint (e.g. the SFT model): the same backbone, lm_head dropped,
-   * and a fresh score head ~ N(0, 1/sqrt(D+1)) as in DeepSpeed-Chat / TRL. `padTokenId` goes into the config
+   * and a fresh score head ~ N(0, initializer_range), as transformers initialises a new `score` layer. (The
+   * 1/sqrt(D+1) of TRL's value head is too large here: a trained model's final hidden states have per-dimension RMS
+   * of a few units, so the first predictions were off by ~2.5 for scores in [0, 1].) `padTokenId` goes into the config
    * because transformers finds the last real token by looking for the pad id.
    */
   static async fromCausalLM(dir: string, opts: { padTokenId: number; seed?: number }): Promise<RewardModel> {
@@ -64,7 +66,7 @@ export class RewardModel {
     const weights = await loadCheckpointWeights(dir, lm);
     weights.delete('lm_head.weight');
     const D = config.hidden_size;
-    const w = tf.tidy(() => tf.randomNormal([1, D], 0, 1 / Math.sqrt(D + 1), 'float32', opts.seed ?? 0));
+    const w = tf.tidy(() => tf.randomNormal([1, D], 0, config.initializer_range, 'float32', opts.seed ?? 0));
     weights.set('score.weight', { shape: [1, D], data: w.dataSync() as Float32Array });
     w.dispose();
     return new RewardModel(Qwen2Model.fromWeights(config, weights));

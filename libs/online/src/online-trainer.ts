@@ -19,7 +19,7 @@ import * as tf from '@tensorflow/tfjs';
 import type { HostTensor, Qwen2Model } from '@rlhf-code/model';
 import { clippedPolicyLoss, k3Kl, maskedMean } from '@rlhf-code/rl';
 import type { Tokenizer } from '@rlhf-code/tokenizer';
-import { tokenLogProbs, Trainer, type MicroBatch } from '@rlhf-code/train';
+import { tokenLogProbs, Trainer, yieldToEventLoop, type MicroBatch } from '@rlhf-code/train';
 import type { TrainingConfig } from './config';
 import type { LoggedEvent } from './feedback-log';
 import { encodeServedPrompt } from './fim-prompt';
@@ -74,8 +74,6 @@ export interface OnlineTrainerOptions {
   /** Awaited between events and optimizer steps; default: yield to the event loop once. */
   pause?: () => Promise<void>;
 }
-
-const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export class OnlineTrainer {
   readonly trainer: Trainer;

@@ -3,7 +3,7 @@
 // and --resume from the last checkpoint (optimizer moments, KL coefficient, sampling RNG, prompt position).
 import { shuffle } from '@rlhf-code/data';
 import type { TrainingState } from '@rlhf-code/model';
-import { restoreTrainingState, RunPosition, trainingStateOf, TrainingRun } from '@rlhf-code/train';
+import { restoreTrainingState, RunPosition, trainingStateOf, TrainingRun, yieldToEventLoop } from '@rlhf-code/train';
 import { METRICS, MetricRecord } from './metrics';
 import { PpoPrompt, PpoTrainer } from './ppo-trainer';
 
@@ -60,6 +60,7 @@ export async function runPpo(o: PpoRunOptions): Promise<PpoRunResult> {
         order = shuffle(o.prompts, `${o.seed}:${position.epoch}`);
       }
       const batch = order.slice(position.stepInEpoch * o.batchSize, (position.stepInEpoch + 1) * o.batchSize);
+      await yieldToEventLoop(); // lets Ctrl-C and the progress bar's timer in
       const metrics = await o.ppo.step(batch);
       position = { ...position, step: o.ppo.trainer.stepCount, stepInEpoch: position.stepInEpoch + 1 };
       history.push(metrics);

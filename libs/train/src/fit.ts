@@ -4,7 +4,7 @@
 // The app supplies the data (deterministic per epoch, so a resumed run skips exactly the steps it did),
 // the loss inside the micro-batches, the held-out evaluation and how to save.
 import { StepResult, Trainer, MicroBatch } from './trainer';
-import { Metrics, RunPosition, TrainingRun } from './run';
+import { Metrics, RunPosition, TrainingRun, yieldToEventLoop } from './run';
 
 export interface FitOptions {
   trainer: Trainer;
@@ -57,6 +57,7 @@ export async function fit(o: FitOptions): Promise<FitResult> {
   if (o.maxSteps !== undefined && pos.step >= o.maxSteps) return { position: pos, interrupted: false, lastEval, skippedSteps };
   while (pos.epoch < o.epochs) {
     while (pos.stepInEpoch < o.stepsPerEpoch) {
+      await yieldToEventLoop(); // lets Ctrl-C and the progress bar's timer in (see run.ts)
       const result = trainer.step(o.stepBatches(pos.epoch, pos.stepInEpoch));
       if (result.skipped) {
         skippedSteps++;

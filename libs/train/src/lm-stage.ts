@@ -50,8 +50,9 @@ export async function runLmStage(o: LmStageOptions): Promise<FitResult & { run: 
     params: o.model.params,
     numExamples: cached.examples.length,
     microBatch: (epoch, start, end) => {
-      const batch = padLmBatch(epochExamples(epoch).slice(start, end), o.padId);
-      tokensSeen += batch.ids.length * batch.ids[0].length;
+      const examples = epochExamples(epoch).slice(start, end);
+      tokensSeen += examples.reduce((n, e) => n + e.ids.length, 0); // real tokens, not padding
+      const batch = padLmBatch(examples, o.padId);
       return lmMicroBatch(o.model, batch);
     },
     stepMetrics: (_r, _p, run) => ({ tokens_per_s: Math.round(tokensSeen / run.elapsed) }),

@@ -9,6 +9,12 @@ import type { Trainer } from './trainer';
 
 export type Metrics = Record<string, number | string | boolean | null>;
 
+/**
+ * Give the event loop a turn. A training step is one long synchronous computation: a loop of them with only
+ * promise continuations in between starves timers, signal handlers (Ctrl-C) and sockets until the next file I/O.
+ */
+export const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
 export interface RunOptions {
   /** Where metrics.jsonl goes (created if missing). */
   outDir: string;

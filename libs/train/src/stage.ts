@@ -75,6 +75,7 @@ export async function runStage(o: StageOptions): Promise<FitResult & { run: Trai
   }
   const run = new TrainingRun({ outDir: o.outDir, label: o.label, totalSteps, append: start !== undefined, resumeStep: start?.step, quiet: o.quiet });
   if (start) run.print(`${o.label}: resuming from ${o.outDir} at step ${start.step} (epoch ${start.epoch}, step ${start.stepInEpoch} in it)`);
+  else if (o.resume) run.print(`${o.label}: --resume: no checkpoint (${TRAINER_STATE_FILE}) in ${o.outDir} yet, starting from step 0`);
 
   try {
     const result = await fit({

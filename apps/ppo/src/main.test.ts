@@ -1,0 +1,179 @@
+// The ppo CLI end to end (real tsx, real backend, real python3 sandbox) on a tiny random Qwen2 with the shipped
+// 16k tokenizer: --help against the flags schema, the clear errors about prompts and reward sources, and one
+// tiny iteration with execution reward only and with a reward model.
+import { spawnSync } from 'child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { seededRandom } from '@rlhf-code/data';
+import { expectedParameterShapes, HostTensor, makeConfig, Qwen2Config, readSafetensors, saveCheckpoint } from '@rlhf-code/model';
+import { loadTokenizer } from '@rlhf-code/tokenizer';
+
+const ROOT = path.join(__dirname, '../../..');
+const TSX = path.join(ROOT, 'node_modules/.bin/tsx');
+const BASE = path.join(ROOT, 'models/base'); // only its tokenizer is used
+
+function ppo(...args: string[]) {
+  const r = spawnSync(TSX, ['apps/ppo/src/main.ts', ...args], { cwd: ROOT, encoding: 'utf8', timeout: 120_000, env: { ...process.env, RLHF_THREADS: '1' } });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** A random model (1 layer, width 16) with the base tokenizer's vocabulary: a causal LM, or a reward model. */
+async function writeTinyModel(dir: string, seed: string, kind: 'lm' | 'rm'): Promise<void> {
+  const tok = loadTokenizer(BASE);
+  const config: Qwen2Config = makeConfig({
+    vocab_size: tok.vocabSize,
+    hidden_size: 16,
+    intermediate_size: 32,
+    num_hidden_layers: 1,
+    num_attention_heads: 2,
+    num_key_value_heads: 1,
+    max_position_embeddings: 256,
+    tie_word_embeddings: true,
+    bos_token_id: tok.eosId,
+    eos_token_id: tok.eosId,
+    pad_token_id: tok.padId,
+    ...(kind === 'rm' ? { architectures: ['Qwen2ForSequenceClassification'], id2label: { 0: 'LABEL_0' }, label2id: { LABEL_0: 0 } } : {}),
+  });
+  const random = seededRandom(seed);
+  const weights = new Map<string, HostTensor>();
+  for (const [name, shape] of expectedParameterShapes(config)) {
+    const data = new Float32Array(shape.reduce((a, b) => a * b, 1));
+    for (let i = 0; i < data.length; i++) data[i] = name.endsWith('norm.weight') ? 1 : (random() - 0.5) * 0.1;
+    weights.set(name, { shape, data });
+  }
+  await saveCheckpoint(dir, { config, weights, tokenizerDir: BASE });
+}
+
+const PROMPTS = Array.from({ length: 4 }, (_, i) => ({
+  prompt: `# Write a function f${i} that returns ${i}.\ndef f${i}():\n`,
+  tests: [`assert f${i}() == ${i}`],
+}));
+// One short iteration: 2 prompts, 8 new tokens, one optimizer step.
+const TINY = ['--steps', '1', '--batch-size', '2', '--max-new-tokens', '8', '--max-prompt-len', '32', '--ppo-epochs', '1', '--mini-batches', '1', '--quiet'];
+
+let dir: string;
+let policy: string;
+let rewardModel: string;
+let withTests: string;
+let noTests: string;
+beforeAll(async () => {
+  dir = mkdtempSync(path.join(os.tmpdir(), 'ppo-test-'));
+  policy = path.join(dir, 'sft');
+  await writeTinyModel(policy, 'tiny-policy', 'lm');
+  rewardModel = path.join(dir, 'rm');
+  await writeTinyModel(rewardModel, 'tiny-rm', 'rm');
+  withTests = path.join(dir, 'prompts.jsonl');
+  writeFileSync(withTests, PROMPTS.map((p) => JSON.stringify(p)).join('\n') + '\n');
+  noTests = path.join(dir, 'prompts-no-tests.jsonl');
+  writeFileSync(noTests, PROMPTS.map((p) => JSON.stringify({ prompt: p.prompt })).join('\n') + '\n');
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const metricLines = (out: string) =>
+  readFileSync(path.join(out, 'metrics.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, number>);
+const lastJson = (stdout: string) => JSON.parse(stdout.trim().split('\n').pop()!);
+
+describe('ppo train: usage errors', () => {
+  it('--help lists a flag for every key of the flags schema', () => {
+    const src = readFileSync(path.join(ROOT, 'apps/ppo/src/main.ts'), 'utf8');
+    const keys = schemaKeys(src, 'TrainFlags');
+    expect(keys.length).toBeGreaterThan(40);
+    expect(keys).toEqual(expect.arrayContaining(['model', 'rewardModel', 'whitenAdvantages', 'execRewardWeight', 'backend']));
+    const r = ppo('train', '--help');
+    expect(r.code).toBe(0);
+    expect(keys.filter((k) => !helpHasFlag(r.stdout, k))).toEqual([]);
+  });
+
+  it('a --batch-size larger than the prompts is one clear line', () => {
+    const r = ppo('train', '--model', policy, '--reward-model', rewardModel, '--data', withTests, '--batch-size', '5', '--out', path.join(dir, 'x'));
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(`ppo: error: --batch-size 5: ${withTests} has only 4 prompts (after --limit)\n`);
+    expect(existsSync(path.join(dir, 'x'))).toBe(false);
+  });
+
+  it('--reward-model none without tests in the prompts, and an execution weight without tests, are clear lines', () => {
+    const r = ppo('train', '--model', policy, '--reward-model', 'none', '--data', noTests, '--batch-size', '2', '--out', path.join(dir, 'x'));
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe('ppo: error: --reward-model none needs an execution reward: prompts with tests and --exec-reward-weight > 0\n');
+
+    const r2 = ppo('train', '--model', policy, '--reward-model', rewardModel, '--data', noTests, '--exec-reward-weight', '0.5', '--batch-size', '2', '--out', path.join(dir, 'x'));
+    expect(r2.code).toBe(1);
+    expect(r2.stderr).toBe(`ppo: error: --exec-reward-weight 0.5: no prompt in ${noTests} has tests\n`);
+  });
+});
+
+describe('ppo train: one tiny iteration', () => {
+  it('--reward-model none: the score is 0.5 x execution score, minus the missing-EOS penalty', async () => {
+    const out = path.join(dir, 'exec-only');
+    const r = ppo('train', '--model', policy, '--reward-model', 'none', '--data', withTests, '--out', out, ...TINY);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(`ppo: backend wasm; ppo on 4 prompts from ${withTests} (4 with tests); policy ${policy} `);
+    expect(r.stderr).toContain('value head from random; score = 0.5 x exec_score\n');
+    expect(lastJson(r.stdout)).toMatchObject({ stage: 'ppo', out, step: 1, interrupted: false });
+
+    const metrics = metricLines(out);
+    expect(metrics.map((m) => m.step)).toEqual([1]);
+    const m = metrics[0];
+    expect(m['env/exec_score_mean']).toBeGreaterThanOrEqual(0);
+    expect(m['env/exec_score_mean']).toBeLessThanOrEqual(1);
+    expect(m['env/reward_mean']).toBeCloseTo(0.5 * m['env/exec_score_mean'] - 1 * m['tokens/missing_eos_frac'], 6);
+    expect(m['env/rm_score_mean']).toBeUndefined();
+    expect(lastJson(r.stdout).last_reward_mean).toBe(m['env/reward_mean']);
+
+    const weights = await readSafetensors(path.join(out, 'model.safetensors'));
+    expect(weights.get('v_head.weight')?.shape).toEqual([1, 16]);
+    expect(JSON.parse(readFileSync(path.join(out, 'trainer_state.json'), 'utf8')).position.step).toBe(1);
+    const args = JSON.parse(readFileSync(path.join(out, 'training_args.json'), 'utf8'));
+    expect(args).toMatchObject({ stage: 'ppo', reward_model: 'none', exec_reward_weight: 0.5 });
+  });
+
+  it('with a reward model: its score head starts the value head, and both scores count', async () => {
+    const out = path.join(dir, 'with-rm');
+    const r = ppo('train', '--model', policy, '--reward-model', rewardModel, '--data', withTests, '--out', out, ...TINY);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(", value head from reward-model; score = 1 x rm_score + 0.5 x exec_score\n");
+    const [m] = metricLines(out);
+    expect(m.step).toBe(1);
+    expect(Number.isFinite(m['env/rm_score_mean'])).toBe(true);
+    expect(m['env/reward_mean']).toBeCloseTo(m['env/rm_score_mean'] + 0.5 * m['env/exec_score_mean'] - m['tokens/missing_eos_frac'], 6);
+    const rmHead = (await readSafetensors(path.join(rewardModel, 'model.safetensors'), ['score.weight'])).get('score.weight')!;
+    const vHead = (await readSafetensors(path.join(out, 'model.safetensors'), ['v_head.weight'])).get('v_head.weight')!;
+    expect(vHead.shape).toEqual([1, 16]);
+    // Started from the reward model's head; one AdamW step at lr 1e-5 moves each weight by about 1e-5.
+    const maxDiff = Math.max(...Array.from(vHead.data, (x, i) => Math.abs(x - rmHead.data[i])));
+    expect(maxDiff).toBeGreaterThan(0);
+    expect(maxDiff).toBeLessThan(2e-5);
+  });
+});
+
+/** The keys of `const <name> = ... { ... }` in a source file, following `...Spread` of other such objects. */
+function schemaKeys(src: string, name: string): string[] {
+  const at = src.indexOf(`const ${name} =`);
+  if (at < 0) throw new Error(`no const ${name}`);
+  const open = src.indexOf('{', at);
+  let depth = 0;
+  let end = open;
+  for (; end < src.length; end++) {
+    if (src[end] === '{') depth++;
+    else if (src[end] === '}' && --depth === 0) break;
+  }
+  const lines = src.slice(open + 1, end).split('\n').filter((l) => l.trim() !== '' && !l.trim().startsWith('//'));
+  const indent = Math.min(...lines.map((l) => l.length - l.trimStart().length));
+  const keys: string[] = [];
+  for (const line of lines.filter((l) => l.length - l.trimStart().length === indent)) {
+    const spread = /^\s*\.\.\.(\w+)/.exec(line);
+    const key = /^\s*(\w+):/.exec(line);
+    if (spread) keys.push(...schemaKeys(src, spread[1]));
+    else if (key) keys.push(key[1]);
+  }
+  return keys;
+}
+
+function helpHasFlag(help: string, key: string): boolean {
+  const flag = key.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase());
+  return new RegExp(`(^|\\s)--(no-)?${flag}[ ,\\n]`).test(help);
+}

@@ -1,0 +1,147 @@
+// The rm CLI end to end (real tsx, real backend) on a tiny random causal LM with the shipped 16k tokenizer:
+// a bad data line as one error line, and a 2-step run that writes a sequence-classifier checkpoint + heldout.json.
+import { spawnSync } from 'child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { seededRandom } from '@rlhf-code/data';
+import { expectedParameterShapes, HostTensor, makeConfig, readSafetensors, saveCheckpoint } from '@rlhf-code/model';
+import { loadTokenizer } from '@rlhf-code/tokenizer';
+
+const ROOT = path.join(__dirname, '../../..');
+const TSX = path.join(ROOT, 'node_modules/.bin/tsx');
+const BASE = path.join(ROOT, 'models/base'); // only its tokenizer is used
+
+function rm(...args: string[]) {
+  const r = spawnSync(TSX, ['apps/rm/src/main.ts', ...args], { cwd: ROOT, encoding: 'utf8', timeout: 120_000, env: { ...process.env, RLHF_THREADS: '1' } });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** An SFT-style checkpoint: a random causal LM (1 layer, width 16) with the base tokenizer's vocabulary. */
+async function writeTinyModel(dir: string): Promise<void> {
+  const tok = loadTokenizer(BASE);
+  const config = makeConfig({
+    vocab_size: tok.vocabSize,
+    hidden_size: 16,
+    intermediate_size: 32,
+    num_hidden_layers: 1,
+    num_attention_heads: 2,
+    num_key_value_heads: 1,
+    max_position_embeddings: 256,
+    tie_word_embeddings: true,
+    bos_token_id: tok.eosId,
+    eos_token_id: tok.eosId,
+    pad_token_id: tok.padId,
+  });
+  const random = seededRandom('tiny-rm');
+  const weights = new Map<string, HostTensor>();
+  for (const [name, shape] of expectedParameterShapes(config)) {
+    const data = new Float32Array(shape.reduce((a, b) => a * b, 1));
+    for (let i = 0; i < data.length; i++) data[i] = name.endsWith('norm.weight') ? 1 : (random() - 0.5) * 0.1;
+    weights.set(name, { shape, data });
+  }
+  await saveCheckpoint(dir, { config, weights, tokenizerDir: BASE });
+}
+
+// 8 prompts x (a correct and a broken response).
+const ROWS = Array.from({ length: 8 }, (_, i) => [
+  { prompt: `# Write a function f${i} that returns ${i}.\n`, response: `def f${i}():\n    return ${i}\n`, score: 1 },
+  { prompt: `# Write a function f${i} that returns ${i}.\n`, response: `def f${i}(:\n  retur ${i}\n`, score: 0.1333 },
+]).flat();
+
+let dir: string;
+let model: string;
+let data: string;
+beforeAll(async () => {
+  dir = mkdtempSync(path.join(os.tmpdir(), 'rm-test-'));
+  model = path.join(dir, 'sft');
+  await writeTinyModel(model);
+  data = path.join(dir, 'rm.jsonl');
+  writeFileSync(data, ROWS.map((r) => JSON.stringify(r)).join('\n') + '\n');
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('rm train', () => {
+  it('names file:line and the field of a score that is not a number, without a stack trace', () => {
+    const bad = path.join(dir, 'bad.jsonl');
+    writeFileSync(bad, [ROWS[0], ROWS[1], { ...ROWS[2], score: 'high' }].map((r) => JSON.stringify(r)).join('\n') + '\n');
+    const r = rm('train', '--model', model, '--data', bad, '--out', path.join(dir, 'bad-out'));
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(`rm: error: ${bad}:3: field "score": expected number, received string\n`);
+  });
+
+  it('trains 2 steps from a causal-LM checkpoint: Qwen2ForSequenceClassification with score.weight, and heldout.json', async () => {
+    const out = path.join(dir, 'rm-out');
+    const r = rm('train', '--model', model, '--data', data, '--out', out, '--max-steps', '2', '--batch-size', '2', '--heldout-fraction', '0.25', '--quiet');
+    expect(r.code).toBe(0);
+    expect(r.stderr).not.toMatch(/^\s+at /m);
+    // 2 of 8 prompts held out with both their responses.
+    expect(r.stderr).toContain(`rm train: backend wasm; 12 training / 4 held-out pairs from ${data}\n`);
+
+    const heldout = JSON.parse(readFileSync(path.join(out, 'heldout.json'), 'utf8'));
+    expect(Object.keys(heldout)).toEqual(['heldout']);
+    expect(Object.keys(heldout.heldout).sort()).toEqual(['mse', 'n', 'pearson']);
+    expect(heldout.heldout.n).toBe(4);
+    expect(heldout.heldout.mse).toBeGreaterThan(0);
+    expect(Number.isFinite(heldout.heldout.mse)).toBe(true);
+    // Two distinct held-out targets and 4 different inputs: the correlation is defined.
+    expect(typeof heldout.heldout.pearson).toBe('number');
+    expect(Math.abs(heldout.heldout.pearson)).toBeLessThanOrEqual(1);
+    const summary = JSON.parse(r.stdout.trim().split('\n').pop()!);
+    expect(summary).toMatchObject({ stage: 'rm', out, step: 2, interrupted: false });
+    expect(summary.heldout).toEqual(heldout.heldout);
+
+    const config = JSON.parse(readFileSync(path.join(out, 'config.json'), 'utf8'));
+    expect(config.architectures).toEqual(['Qwen2ForSequenceClassification']);
+    expect(config.num_labels ?? Object.keys(config.id2label).length).toBe(1);
+    const weights = await readSafetensors(path.join(out, 'model.safetensors'));
+    expect(weights.get('score.weight')?.shape).toEqual([1, 16]);
+    expect(weights.has('lm_head.weight')).toBe(false);
+    expect(weights.get('model.embed_tokens.weight')?.shape).toEqual([config.vocab_size, 16]);
+    expect(readFileSync(path.join(out, 'tokenizer.json'), 'utf8')).toBe(readFileSync(path.join(BASE, 'tokenizer.json'), 'utf8'));
+
+    const metrics = readFileSync(path.join(out, 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(metrics.filter((m) => 'loss' in m).map((m) => m.step)).toEqual([1, 2]);
+    const evals = metrics.filter((m) => 'eval/mse' in m);
+    expect(evals.map((m) => m.step)).toEqual([2]);
+    expect(evals[0]['eval/mse']).toBe(heldout.heldout.mse);
+    expect(evals[0]['eval/n']).toBe(4);
+  });
+
+  it('--help lists a flag for every key of the flags schema', () => {
+    const src = readFileSync(path.join(ROOT, 'apps/rm/src/main.ts'), 'utf8');
+    const keys = schemaKeys(src, 'Flags');
+    expect(keys).toEqual(expect.arrayContaining(['model', 'data', 'heldoutFraction', 'maxGradNorm', 'backend']));
+    const r = rm('train', '--help');
+    expect(r.code).toBe(0);
+    expect(keys.filter((k) => !helpHasFlag(r.stdout, k))).toEqual([]);
+  });
+});
+
+/** The keys of `const <name> = ... { ... }` in a source file, following `...Spread` of other such objects. */
+function schemaKeys(src: string, name: string): string[] {
+  const at = src.indexOf(`const ${name} =`);
+  if (at < 0) throw new Error(`no const ${name}`);
+  const open = src.indexOf('{', at);
+  let depth = 0;
+  let end = open;
+  for (; end < src.length; end++) {
+    if (src[end] === '{') depth++;
+    else if (src[end] === '}' && --depth === 0) break;
+  }
+  const lines = src.slice(open + 1, end).split('\n').filter((l) => l.trim() !== '' && !l.trim().startsWith('//'));
+  const indent = Math.min(...lines.map((l) => l.length - l.trimStart().length));
+  const keys: string[] = [];
+  for (const line of lines.filter((l) => l.length - l.trimStart().length === indent)) {
+    const spread = /^\s*\.\.\.(\w+)/.exec(line);
+    const key = /^\s*(\w+):/.exec(line);
+    if (spread) keys.push(...schemaKeys(src, spread[1]));
+    else if (key) keys.push(key[1]);
+  }
+  return keys;
+}
+
+function helpHasFlag(help: string, key: string): boolean {
+  const flag = key.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase());
+  return new RegExp(`(^|\\s)--(no-)?${flag}[ ,\\n]`).test(help);
+}

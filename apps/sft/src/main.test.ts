@@ -1,0 +1,249 @@
+// The sft CLI end to end (real tsx, real backend) on a tiny random Qwen2 with the shipped 16k tokenizer:
+// data and model errors as one line, a short run's checkpoint folder, and --resume (after --max-steps, and
+// after Ctrl-C) ending in the same weights as an uninterrupted run.
+import { spawn, spawnSync } from 'child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { seededRandom } from '@rlhf-code/data';
+import { expectedParameterShapes, HostTensor, makeConfig, saveCheckpoint } from '@rlhf-code/model';
+import { loadTokenizer } from '@rlhf-code/tokenizer';
+
+const ROOT = path.join(__dirname, '../../..');
+const TSX = path.join(ROOT, 'node_modules/.bin/tsx');
+const BASE = path.join(ROOT, 'models/base'); // only its tokenizer is used
+const ENV = { ...process.env, RLHF_THREADS: '1' };
+
+function sft(...args: string[]) {
+  const r = spawnSync(TSX, ['apps/sft/src/main.ts', ...args], { cwd: ROOT, encoding: 'utf8', timeout: 120_000, env: ENV });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** A random causal LM (1 layer, width 16) with the base tokenizer's vocabulary: a few ms per training step. */
+async function writeTinyModel(dir: string): Promise<void> {
+  const tok = loadTokenizer(BASE);
+  const config = makeConfig({
+    vocab_size: tok.vocabSize,
+    hidden_size: 16,
+    intermediate_size: 32,
+    num_hidden_layers: 1,
+    num_attention_heads: 2,
+    num_key_value_heads: 1,
+    max_position_embeddings: 256,
+    tie_word_embeddings: true,
+    bos_token_id: tok.eosId,
+    eos_token_id: tok.eosId,
+    pad_token_id: tok.padId,
+  });
+  const random = seededRandom('tiny-sft');
+  const weights = new Map<string, HostTensor>();
+  for (const [name, shape] of expectedParameterShapes(config)) {
+    const data = new Float32Array(shape.reduce((a, b) => a * b, 1));
+    for (let i = 0; i < data.length; i++) data[i] = name.endsWith('norm.weight') ? 1 : (random() - 0.5) * 0.1;
+    weights.set(name, { shape, data });
+  }
+  await saveCheckpoint(dir, { config, weights, tokenizerDir: BASE });
+}
+
+const ROWS = Array.from({ length: 8 }, (_, i) => ({
+  prompt: `# Write a function f${i} that returns ${i}.\n`,
+  response: `def f${i}():\n    return ${i}\n`,
+}));
+// 8 prompts, held-out fraction 0.1 -> 7 training examples; batch 2 -> 3 steps per epoch.
+const SMALL = ['--batch-size', '2', '--max-len', '64', '--quiet'];
+
+const metricLines = (out: string) =>
+  readFileSync(path.join(out, 'metrics.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, number>);
+/** Steps of the training lines (eval lines share a step with a training line). */
+const trainSteps = (out: string) => metricLines(out).filter((m) => 'loss' in m).map((m) => m.step);
+const weightsOf = (out: string) => readFileSync(path.join(out, 'model.safetensors'));
+const lastJson = (stdout: string) => JSON.parse(stdout.trim().split('\n').pop()!);
+const stackLines = (stderr: string) => stderr.split('\n').filter((l) => /^\s+at /.test(l));
+
+let dir: string;
+let model: string;
+let data: string;
+beforeAll(async () => {
+  dir = mkdtempSync(path.join(os.tmpdir(), 'sft-test-'));
+  model = path.join(dir, 'tiny');
+  await writeTinyModel(model);
+  data = path.join(dir, 'sft.jsonl');
+  writeFileSync(data, ROWS.map((r) => JSON.stringify(r)).join('\n') + '\n');
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('sft train: errors', () => {
+  it('names file:line and the field of a bad data line, without a stack trace', () => {
+    const bad = path.join(dir, 'bad.jsonl');
+    writeFileSync(bad, `${JSON.stringify(ROWS[0])}\n\n${JSON.stringify({ prompt: 'def f():' })}\n`);
+    const r = sft('train', '--model', model, '--data', bad, '--out', path.join(dir, 'bad-out'));
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(`sft: error: ${bad}:3: field "response": missing (expected string)\n`);
+    expect(stackLines(r.stderr)).toEqual([]);
+    expect(existsSync(path.join(dir, 'bad-out'))).toBe(false);
+  });
+
+  it('says in one line that a --model folder without config.json is not a model folder', () => {
+    const noConfig = path.join(dir, 'tokenizer-only');
+    mkdirSync(noConfig);
+    for (const f of ['tokenizer.json', 'tokenizer_config.json']) writeFileSync(path.join(noConfig, f), readFileSync(path.join(BASE, f)));
+    const r = sft('train', '--model', noConfig, '--data', data, '--out', path.join(dir, 'no-config-out'));
+    expect(r.code).toBe(1);
+    const errors = r.stderr.split('\n').filter((l) => l.startsWith('sft: error:'));
+    expect(errors).toEqual([
+      `sft: error: ${noConfig} is not a model folder: ${path.join(noConfig, 'config.json')} not found ` +
+        '(expected a Hugging Face checkpoint: config.json + model.safetensors)',
+    ]);
+    expect(stackLines(r.stderr)).toEqual([]);
+    expect(existsSync(path.join(dir, 'no-config-out'))).toBe(false);
+
+    const missing = path.join(dir, 'no-such-model');
+    const r2 = sft('train', '--model', missing, '--data', data, '--out', path.join(dir, 'no-config-out'));
+    expect(r2.code).toBe(1);
+    // One line naming the missing folder (today via its tokenizer.json, which is read first).
+    expect(r2.stderr.split('\n')).toEqual([expect.stringMatching(/^sft: error: .*not found/), '']);
+    expect(r2.stderr).toContain(missing);
+  });
+});
+
+describe('sft train: runs', () => {
+  it('trains --max-steps 2 and writes a complete checkpoint folder', () => {
+    const out = path.join(dir, 'two-steps');
+    const r = sft('train', '--model', model, '--data', data, '--out', out, '--max-steps', '2', ...SMALL);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(`sft train: backend wasm; 7 training / 1 held-out examples from ${data}\n`);
+    expect(lastJson(r.stdout)).toMatchObject({ stage: 'sft', out, step: 2, interrupted: false });
+    expect(stackLines(r.stderr)).toEqual([]);
+
+    for (const f of ['config.json', 'model.safetensors', 'tokenizer.json', 'trainer_state.json', 'metrics.jsonl']) {
+      expect(existsSync(path.join(out, f))).toBe(true);
+    }
+    expect(readdirSync(out).filter((f) => f.includes('.tmp'))).toEqual([]); // no leftovers of the atomic save
+    expect(readFileSync(path.join(out, 'tokenizer.json'), 'utf8')).toBe(readFileSync(path.join(BASE, 'tokenizer.json'), 'utf8'));
+    expect(JSON.parse(readFileSync(path.join(out, 'config.json'), 'utf8'))).toEqual(JSON.parse(readFileSync(path.join(model, 'config.json'), 'utf8')));
+    expect(weightsOf(out).equals(weightsOf(model))).toBe(false); // it did train
+    expect(JSON.parse(readFileSync(path.join(out, 'trainer_state.json'), 'utf8')).position).toEqual({ step: 2, epoch: 0, stepInEpoch: 2 });
+
+    expect(trainSteps(out)).toEqual([1, 2]);
+    const metrics = metricLines(out);
+    for (const m of metrics.filter((m) => 'loss' in m)) {
+      expect(Number.isFinite(m.loss) && Number.isFinite(m.grad_norm) && m.lr > 0).toBe(true);
+    }
+    const evals = metrics.filter((m) => 'eval/loss' in m);
+    expect(evals.map((m) => m.step)).toEqual([2]);
+    expect(evals[0]['eval/loss']).toBe(lastJson(r.stdout)['eval/loss']);
+  });
+
+  it('--resume after --max-steps continues to the same weights as an uninterrupted run (constant lr)', () => {
+    // --max-steps also sets the length of the warmup/cosine schedule, so only a constant learning rate
+    // makes a 2-step run the first 2 steps of a 4-step one.
+    const flags = ['--model', model, '--data', data, ...SMALL, '--lr', '0.01', '--min-lr', '0.01', '--warmup-steps', '0', '--weight-decay', '0.1'];
+    const a = path.join(dir, 'resume-a');
+    const b = path.join(dir, 'resume-b');
+    expect(sft('train', ...flags, '--out', a, '--max-steps', '4').code).toBe(0);
+    expect(sft('train', ...flags, '--out', b, '--max-steps', '2').code).toBe(0);
+    expect(weightsOf(b).equals(weightsOf(a))).toBe(false);
+    const r = sft('train', ...flags, '--out', b, '--max-steps', '4', '--resume');
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(`sft: resuming from ${b} at step 2 (epoch 0, step 2 in it)\n`);
+    expect(lastJson(r.stdout)).toMatchObject({ step: 4, interrupted: false });
+
+    expect(weightsOf(b).equals(weightsOf(a))).toBe(true);
+    expect(trainSteps(b)).toEqual([1, 2, 3, 4]);
+    const losses = (out: string) => metricLines(out).filter((m) => 'loss' in m).map((m) => m.loss);
+    expect(losses(b)).toEqual(losses(a));
+  });
+
+  it('Ctrl-C saves a checkpoint; --resume then ends where an uninterrupted run does (warmup + cosine)', async () => {
+    const flags = ['--model', model, '--data', data, ...SMALL, '--epochs', '8', '--warmup-steps', '3', '--lr', '0.01'];
+    const a = path.join(dir, 'sigint-a');
+    const c = path.join(dir, 'sigint-c');
+    expect(sft('train', ...flags, '--out', a).code).toBe(0);
+    expect(trainSteps(a)).toHaveLength(24);
+
+    // Interrupt once step 2 is in metrics.jsonl. Run as the nx targets run it: node itself with tsx as a loader
+    // (the tsx wrapper relays a SIGINT and SIGKILLs the child unless it acknowledges within 30 ms, which a process
+    // in the middle of a training step cannot do).
+    const child = spawn(process.execPath, ['--import', 'tsx', 'apps/sft/src/main.ts', 'train', ...flags, '--out', c], { cwd: ROOT, env: ENV });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const metrics = path.join(c, 'metrics.jsonl');
+    const timer = setInterval(() => {
+      if (existsSync(metrics) && readFileSync(metrics, 'utf8').includes('"step":2,')) {
+        clearInterval(timer);
+        child.kill('SIGINT');
+      }
+    }, 20);
+    const code = await exited;
+    clearInterval(timer);
+    expect(code).toBe(130); // interrupted is not success: `sft train && rm train` stops here
+    expect(stderr).toContain('SIGINT: stopping after this step and saving a checkpoint');
+    const stopped = lastJson(stdout);
+    expect(stopped.interrupted).toBe(true);
+    expect(stopped.step).toBeGreaterThanOrEqual(2);
+    expect(stopped.step).toBeLessThan(24);
+    expect(JSON.parse(readFileSync(path.join(c, 'trainer_state.json'), 'utf8')).position.step).toBe(stopped.step);
+
+    const r = sft('train', ...flags, '--out', c, '--resume');
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(`sft: resuming from ${c} at step ${stopped.step} `);
+    expect(weightsOf(c).equals(weightsOf(a))).toBe(true);
+    expect(trainSteps(c)).toEqual(trainSteps(a));
+  });
+
+  it('--resume into an empty --out says there is no checkpoint and starts from step 0', () => {
+    const out = path.join(dir, 'resume-empty');
+    const r = sft('train', '--model', model, '--data', data, '--out', out, '--max-steps', '1', '--resume', ...SMALL);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(`sft: --resume: no checkpoint (trainer_state.json) in ${out} yet, starting from step 0\n`);
+    expect(r.stderr).not.toContain('resuming from');
+    expect(trainSteps(out)).toEqual([1]);
+  });
+});
+
+describe('sft --help', () => {
+  it('lists a flag for every key of the train flags schema', () => {
+    const src = readFileSync(path.join(ROOT, 'apps/sft/src/main.ts'), 'utf8');
+    const keys = schemaKeys(src, 'TrainFlags');
+    expect(keys).toEqual(expect.arrayContaining(['lr', 'maxGradNorm', 'out', 'resume', 'backend', 'model', 'heldoutFraction']));
+    const r = sft('train', '--help');
+    expect(r.code).toBe(0);
+    const missing = keys.filter((k) => !helpHasFlag(r.stdout, k));
+    expect(missing).toEqual([]);
+  });
+});
+
+/** The keys of `const <name> = ... { ... }` in a source file, following `...Spread` of other such objects. */
+function schemaKeys(src: string, name: string): string[] {
+  const at = src.indexOf(`const ${name} =`);
+  if (at < 0) throw new Error(`no const ${name}`);
+  const open = src.indexOf('{', at);
+  let depth = 0;
+  let end = open;
+  for (; end < src.length; end++) {
+    if (src[end] === '{') depth++;
+    else if (src[end] === '}' && --depth === 0) break;
+  }
+  const lines = src.slice(open + 1, end).split('\n').filter((l) => l.trim() !== '' && !l.trim().startsWith('//'));
+  const indent = Math.min(...lines.map((l) => l.length - l.trimStart().length));
+  const keys: string[] = [];
+  for (const line of lines.filter((l) => l.length - l.trimStart().length === indent)) {
+    const spread = /^\s*\.\.\.(\w+)/.exec(line);
+    const key = /^\s*(\w+):/.exec(line);
+    if (spread) keys.push(...schemaKeys(src, spread[1]));
+    else if (key) keys.push(key[1]);
+  }
+  return keys;
+}
+
+function helpHasFlag(help: string, key: string): boolean {
+  const flag = key.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase());
+  return new RegExp(`(^|\\s)--(no-)?${flag}[ ,\\n]`).test(help);
+}
+
