@@ -16,9 +16,9 @@ PRESET="${PRESET:-default}"
 case "$PRESET" in
   default)
     : "${SFT_EPOCHS:=2}" "${SFT_MAX_STEPS:=0}" "${SFT_BATCH:=8}" "${SFT_LR:=3e-4}" "${SFT_MAX_LEN:=256}"
-    : "${RM_MAX_STEPS:=32}" "${RM_BATCH:=16}" "${RM_LR:=2e-4}" "${RM_MAX_LEN:=256}"
-    : "${PPO_STEPS:=6}" "${PPO_BATCH:=8}" "${PPO_EPOCHS:=2}" "${PPO_MINI_BATCHES:=2}" "${PPO_MAX_NEW_TOKENS:=80}" "${PPO_LR:=2e-5}"
-    : "${EVAL_LIMIT:=30}" "${EVAL_MAX_NEW_TOKENS:=80}" "${EVAL_BATCH:=15}"
+    : "${RM_MAX_STEPS:=48}" "${RM_BATCH:=16}" "${RM_LR:=2e-4}" "${RM_MAX_LEN:=256}"
+    : "${PPO_STEPS:=10}" "${PPO_BATCH:=8}" "${PPO_EPOCHS:=2}" "${PPO_MINI_BATCHES:=2}" "${PPO_MAX_NEW_TOKENS:=80}" "${PPO_LR:=2e-5}"
+    : "${EVAL_LIMIT:=40}" "${EVAL_MAX_NEW_TOKENS:=80}" "${EVAL_BATCH:=20}"
     ;;
   smoke)
     : "${SFT_EPOCHS:=1}" "${SFT_MAX_STEPS:=2}" "${SFT_BATCH:=4}" "${SFT_LR:=3e-4}" "${SFT_MAX_LEN:=128}"

@@ -2,6 +2,7 @@
 import { generate, initBackend, Qwen2Model, shutdownBackend } from '@rlhf-code/model';
 import { encodePrompt, loadTokenizer, stopTokenIds, type PromptTemplate } from '@rlhf-code/tokenizer';
 import type { BackendChoice } from '@rlhf-code/model';
+import { yieldToEventLoop } from '@rlhf-code/train';
 
 export interface SampleOptions {
   modelDir: string;
@@ -39,6 +40,7 @@ export async function sampleResponses(o: SampleOptions, onPrompt?: (done: number
       });
       prompts.forEach((_, k) => out.push(gens.slice(k * o.samples, (k + 1) * o.samples).map((g) => g.text)));
       onPrompt?.(out.length);
+      await yieldToEventLoop(); // lets the progress bar draw
     }
     return out;
   } finally {

@@ -84,7 +84,7 @@ program
   .option('--heldout-fraction <x>', 'share of prompts held out (all their responses) for MSE / Pearson', '0.1')
   .option('--max-examples <n>', 'use only the first n training pairs (0 = all)', '0')
   .option('--epochs <n>', 'passes over the training pairs', '1')
-  .option('--max-steps <n>', 'stop after this many optimizer steps (0 = all epochs)', '0')
+  .option('--max-steps <n>', 'stop after this many optimizer steps; the warmup + cosine schedule then spans them, as in transformers (0 = all epochs)', '0')
   .option('--batch-size <n>', 'pairs per micro-batch', '8')
   .option('--grad-accum <n>', 'micro-batches per optimizer step', '1')
   .option('--lr <x>', 'peak learning rate (AdamW)', '1e-4')

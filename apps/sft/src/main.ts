@@ -202,7 +202,7 @@ function commonOptions(cmd: Command, d: { out: string; epochs: number; batch: nu
   return cmd
     .option('--out <dir>', 'checkpoint folder (Hugging Face layout + optimizer state for --resume, metrics.jsonl)', d.out)
     .option('--epochs <n>', 'passes over the training data', String(d.epochs))
-    .option('--max-steps <n>', 'stop after this many optimizer steps (0 = all epochs)', '0')
+    .option('--max-steps <n>', 'stop after this many optimizer steps; the warmup + cosine schedule then spans them, as in transformers (0 = all epochs)', '0')
     .option('--batch-size <n>', 'examples per micro-batch', String(d.batch))
     .option('--grad-accum <n>', 'micro-batches per optimizer step', String(d.accum))
     .option('--save-every <n>', 'also save (and evaluate) every n steps; 0 = at epoch ends only', String(d.saveEvery))
