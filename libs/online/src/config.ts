@@ -56,6 +56,13 @@ export const RewardSchema = z.strictObject({
   scheme: z.enum(['cursor', 'binary']).default('cursor'),
   /** Cursor's show threshold p. */
   p: z.number().gt(0).lt(1).default(0.25),
+  /**
+   * cursor: what is subtracted from each reward to make the advantage. batch_mean: the mean reward of the batch,
+   * silent samples included (their one trained token is the stop token: "say nothing"), so staying silent where
+   * the shown suggestions were rejected is reinforced directly. none: advantage = reward (silent samples get 0
+   * and no gradient; silence then grows only through the push-down of rejected suggestions).
+   */
+  cursorBaseline: z.enum(['batch_mean', 'none']).default('batch_mean'),
   /** binary: baseline <- momentum * baseline + (1 - momentum) * batch mean reward (starts at the first batch's mean). */
   baselineMomentum: z.number().min(0).lt(1).default(0.9),
 });

@@ -3,8 +3,13 @@
 // cursor (default; the scheme Cursor described for its Tab model), with show threshold p:
 //   accepted = 1 - p     rejected = -p     silent (the server returned nothing) = 0
 //   Showing a suggestion has positive expected reward only when P(accept) > p, so the policy learns to suggest
-//   when it is likely right and to stay silent otherwise. The rewards are already centred on "silent", so the
-//   advantage is the reward itself and rejections push probability down.
+//   when it is likely right and to stay silent otherwise. Advantage (cursorBaseline): batch_mean (default) =
+//   reward - the batch's mean reward, silent samples included: REINFORCE with a baseline, where a silent sample
+//   (trained as "stop token first") in a batch of rejections gets a positive advantage. Continue samples at
+//   temperature 0.01, so the served completions are near-greedy rather than samples of the policy: without a
+//   baseline the silent samples carry no gradient and the only signal is the push-down of rejected suggestions,
+//   which on a model that is never accepted made it suggest *more* often (more rejected suggestions end in a
+//   pushed-down stop token). none = the reward itself (rejections always push down, even in all-rejected batches).
 // binary (RLinf's rewards): accepted = 1, rejected = 0, with a running-mean baseline b subtracted, because without
 //   one a rejection (reward 0) gives no gradient at all. b is the exponential moving average of the mean reward of
 //   past batches (momentum m: b <- m b + (1 - m) mean); the first batch uses its own mean. Silent samples get
@@ -29,7 +34,7 @@ export function reward(kind: EventKind, cfg: RewardConfig): number {
 export interface BatchRewards {
   rewards: number[];
   advantages: number[];
-  /** The baseline subtracted in this batch (0 for cursor). */
+  /** The baseline subtracted in this batch (cursor: the batch mean, or 0 with cursorBaseline none). */
   baseline: number;
 }
 
@@ -47,7 +52,11 @@ export class RewardScheme {
   /** Rewards and advantages of one batch; advances the running baseline (binary). */
   batch(kinds: EventKind[]): BatchRewards {
     const rewards = kinds.map((k) => reward(k, this.cfg));
-    if (this.cfg.scheme === 'cursor') return { rewards, advantages: rewards.slice(), baseline: 0 };
+    if (this.cfg.scheme === 'cursor') {
+      if (this.cfg.cursorBaseline === 'none') return { rewards, advantages: rewards.slice(), baseline: 0 };
+      const mean = rewards.reduce((a, b) => a + b, 0) / rewards.length;
+      return { rewards, advantages: rewards.map((r) => r - mean), baseline: mean };
+    }
     const scored = rewards.filter((_, i) => kinds[i] !== 'silent');
     if (scored.length === 0) return { rewards, advantages: rewards.map(() => 0), baseline: this.baseline ?? 0 };
     const mean = scored.reduce((a, b) => a + b, 0) / scored.length;
