@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The offline pipeline on the shipped base model: prep data (if missing) -> SFT -> reward model -> PPO -> eval.
 #
-#   bash run_all.sh                 default preset (about 15 minutes on 2 CPU cores)
+#   bash run_all.sh                 default preset (about 10 minutes on 2 otherwise idle CPU cores)
 #   PRESET=smoke bash run_all.sh    a few steps per stage (CI uses it: checks the wiring, not the quality)
 #
 # Every setting below can be overridden from the environment, e.g.
