@@ -1,49 +1,13 @@
 // The ppo CLI end to end (real tsx, real backend, real python3 sandbox) on a tiny random Qwen2 with the shipped
 // 16k tokenizer: --help against the flags schema, the clear errors about prompts and reward sources, and one
 // tiny iteration with execution reward only and with a reward model.
-import { spawnSync } from 'child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { seededRandom } from '@rlhf-code/data';
-import { expectedParameterShapes, HostTensor, makeConfig, Qwen2Config, readSafetensors, saveCheckpoint } from '@rlhf-code/model';
-import { loadTokenizer } from '@rlhf-code/tokenizer';
+import { readSafetensors } from '@rlhf-code/model';
+import { helpHasFlag, REPO_ROOT as ROOT, runApp, schemaKeys, writeTinyModel } from '@rlhf-code/cli/testing';
 
-const ROOT = path.join(__dirname, '../../..');
-const TSX = path.join(ROOT, 'node_modules/.bin/tsx');
-const BASE = path.join(ROOT, 'models/base'); // only its tokenizer is used
-
-function ppo(...args: string[]) {
-  const r = spawnSync(TSX, ['apps/ppo/src/main.ts', ...args], { cwd: ROOT, encoding: 'utf8', timeout: 120_000, env: { ...process.env, RLHF_THREADS: '1' } });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-
-/** A random model (1 layer, width 16) with the base tokenizer's vocabulary: a causal LM, or a reward model. */
-async function writeTinyModel(dir: string, seed: string, kind: 'lm' | 'rm'): Promise<void> {
-  const tok = loadTokenizer(BASE);
-  const config: Qwen2Config = makeConfig({
-    vocab_size: tok.vocabSize,
-    hidden_size: 16,
-    intermediate_size: 32,
-    num_hidden_layers: 1,
-    num_attention_heads: 2,
-    num_key_value_heads: 1,
-    max_position_embeddings: 256,
-    tie_word_embeddings: true,
-    bos_token_id: tok.eosId,
-    eos_token_id: tok.eosId,
-    pad_token_id: tok.padId,
-    ...(kind === 'rm' ? { architectures: ['Qwen2ForSequenceClassification'], id2label: { 0: 'LABEL_0' }, label2id: { LABEL_0: 0 } } : {}),
-  });
-  const random = seededRandom(seed);
-  const weights = new Map<string, HostTensor>();
-  for (const [name, shape] of expectedParameterShapes(config)) {
-    const data = new Float32Array(shape.reduce((a, b) => a * b, 1));
-    for (let i = 0; i < data.length; i++) data[i] = name.endsWith('norm.weight') ? 1 : (random() - 0.5) * 0.1;
-    weights.set(name, { shape, data });
-  }
-  await saveCheckpoint(dir, { config, weights, tokenizerDir: BASE });
-}
+const ppo = (...args: string[]) => runApp('ppo', args);
 
 const PROMPTS = Array.from({ length: 4 }, (_, i) => ({
   prompt: `# Write a function f${i} that returns ${i}.\ndef f${i}():\n`,
@@ -150,30 +114,3 @@ describe('ppo train: one tiny iteration', () => {
   });
 });
 
-/** The keys of `const <name> = ... { ... }` in a source file, following `...Spread` of other such objects. */
-function schemaKeys(src: string, name: string): string[] {
-  const at = src.indexOf(`const ${name} =`);
-  if (at < 0) throw new Error(`no const ${name}`);
-  const open = src.indexOf('{', at);
-  let depth = 0;
-  let end = open;
-  for (; end < src.length; end++) {
-    if (src[end] === '{') depth++;
-    else if (src[end] === '}' && --depth === 0) break;
-  }
-  const lines = src.slice(open + 1, end).split('\n').filter((l) => l.trim() !== '' && !l.trim().startsWith('//'));
-  const indent = Math.min(...lines.map((l) => l.length - l.trimStart().length));
-  const keys: string[] = [];
-  for (const line of lines.filter((l) => l.length - l.trimStart().length === indent)) {
-    const spread = /^\s*\.\.\.(\w+)/.exec(line);
-    const key = /^\s*(\w+):/.exec(line);
-    if (spread) keys.push(...schemaKeys(src, spread[1]));
-    else if (key) keys.push(key[1]);
-  }
-  return keys;
-}
-
-function helpHasFlag(help: string, key: string): boolean {
-  const flag = key.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase());
-  return new RegExp(`(^|\\s)--(no-)?${flag}[ ,\\n]`).test(help);
-}

@@ -1,49 +1,15 @@
 // The sft CLI end to end (real tsx, real backend) on a tiny random Qwen2 with the shipped 16k tokenizer:
 // data and model errors as one line, a short run's checkpoint folder, and --resume (after --max-steps, and
 // after Ctrl-C) ending in the same weights as an uninterrupted run.
-import { spawn, spawnSync } from 'child_process';
+import { spawn } from 'child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { seededRandom } from '@rlhf-code/data';
-import { expectedParameterShapes, HostTensor, makeConfig, saveCheckpoint } from '@rlhf-code/model';
-import { loadTokenizer } from '@rlhf-code/tokenizer';
+import { BASE_MODEL as BASE, helpHasFlag, REPO_ROOT as ROOT, runApp, schemaKeys, writeTinyModel } from '@rlhf-code/cli/testing';
 
-const ROOT = path.join(__dirname, '../../..');
-const TSX = path.join(ROOT, 'node_modules/.bin/tsx');
-const BASE = path.join(ROOT, 'models/base'); // only its tokenizer is used
 const ENV = { ...process.env, RLHF_THREADS: '1' };
 
-function sft(...args: string[]) {
-  const r = spawnSync(TSX, ['apps/sft/src/main.ts', ...args], { cwd: ROOT, encoding: 'utf8', timeout: 120_000, env: ENV });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-
-/** A random causal LM (1 layer, width 16) with the base tokenizer's vocabulary: a few ms per training step. */
-async function writeTinyModel(dir: string): Promise<void> {
-  const tok = loadTokenizer(BASE);
-  const config = makeConfig({
-    vocab_size: tok.vocabSize,
-    hidden_size: 16,
-    intermediate_size: 32,
-    num_hidden_layers: 1,
-    num_attention_heads: 2,
-    num_key_value_heads: 1,
-    max_position_embeddings: 256,
-    tie_word_embeddings: true,
-    bos_token_id: tok.eosId,
-    eos_token_id: tok.eosId,
-    pad_token_id: tok.padId,
-  });
-  const random = seededRandom('tiny-sft');
-  const weights = new Map<string, HostTensor>();
-  for (const [name, shape] of expectedParameterShapes(config)) {
-    const data = new Float32Array(shape.reduce((a, b) => a * b, 1));
-    for (let i = 0; i < data.length; i++) data[i] = name.endsWith('norm.weight') ? 1 : (random() - 0.5) * 0.1;
-    weights.set(name, { shape, data });
-  }
-  await saveCheckpoint(dir, { config, weights, tokenizerDir: BASE });
-}
+const sft = (...args: string[]) => runApp('sft', args);
 
 const ROWS = Array.from({ length: 8 }, (_, i) => ({
   prompt: `# Write a function f${i} that returns ${i}.\n`,
@@ -69,7 +35,7 @@ let data: string;
 beforeAll(async () => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'sft-test-'));
   model = path.join(dir, 'tiny');
-  await writeTinyModel(model);
+  await writeTinyModel(model, 'tiny-sft');
   data = path.join(dir, 'sft.jsonl');
   writeFileSync(data, ROWS.map((r) => JSON.stringify(r)).join('\n') + '\n');
 });
@@ -218,32 +184,4 @@ describe('sft --help', () => {
     expect(missing).toEqual([]);
   });
 });
-
-/** The keys of `const <name> = ... { ... }` in a source file, following `...Spread` of other such objects. */
-function schemaKeys(src: string, name: string): string[] {
-  const at = src.indexOf(`const ${name} =`);
-  if (at < 0) throw new Error(`no const ${name}`);
-  const open = src.indexOf('{', at);
-  let depth = 0;
-  let end = open;
-  for (; end < src.length; end++) {
-    if (src[end] === '{') depth++;
-    else if (src[end] === '}' && --depth === 0) break;
-  }
-  const lines = src.slice(open + 1, end).split('\n').filter((l) => l.trim() !== '' && !l.trim().startsWith('//'));
-  const indent = Math.min(...lines.map((l) => l.length - l.trimStart().length));
-  const keys: string[] = [];
-  for (const line of lines.filter((l) => l.length - l.trimStart().length === indent)) {
-    const spread = /^\s*\.\.\.(\w+)/.exec(line);
-    const key = /^\s*(\w+):/.exec(line);
-    if (spread) keys.push(...schemaKeys(src, spread[1]));
-    else if (key) keys.push(key[1]);
-  }
-  return keys;
-}
-
-function helpHasFlag(help: string, key: string): boolean {
-  const flag = key.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase());
-  return new RegExp(`(^|\\s)--(no-)?${flag}[ ,\\n]`).test(help);
-}
 
