@@ -1,17 +1,11 @@
 // The prep CLI end to end on a small MBPP-shaped file (real tsx, real python3 for `rm`).
-import { spawnSync } from 'child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { runApp } from '@rlhf-code/cli/testing';
 import { readPpoData, readRmData, readSftData } from '@rlhf-code/data';
 
-const ROOT = path.join(__dirname, '../../..');
-const TSX = path.join(ROOT, 'node_modules/.bin/tsx');
-
-function prep(...args: string[]) {
-  const r = spawnSync(TSX, ['apps/prep/src/main.ts', ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+const prep = (...args: string[]) => runApp('prep', args, 60_000);
 
 const task = (task_id: number, text: string, code: string, tests: string[]) => ({
   task_id,
