@@ -18,6 +18,8 @@ import {
   evaluateBase,
   fimSamples,
   formatTable,
+  functionCases,
+  functionSamples,
   METRIC_DESCRIPTIONS,
   ModelsFlagError,
   parseModelsFlag,
@@ -161,6 +163,8 @@ const BaseFlags = z.object({
   lossBatchSize: z.coerce.number().int().positive().default(4),
   heldoutWindows: z.coerce.number().int().nonnegative().default(0),
   samples: z.coerce.number().int().nonnegative().default(20),
+  functions: z.coerce.number().int().nonnegative().default(100),
+  functionMaxNewTokens: z.coerce.number().int().positive().default(128),
   out: z.string().default('results/eval-base'),
   seed: z.coerce.number().int().default(0),
   backend: backendSchema,
@@ -169,7 +173,7 @@ const BaseFlags = z.object({
 function stageBar(): { update: (stage: string, done: number, total: number) => void; stop: () => void } {
   let bar: SingleBar | null = null;
   let key = '';
-  const unit: Record<string, string> = { heldout: 'windows', heldout_fim: 'windows', fim: 'examples' };
+  const unit: Record<string, string> = { heldout: 'windows', heldout_fim: 'windows', fim: 'examples', functions: 'functions' };
   return {
     update: (stage, done, total) => {
       if (stage !== key) {
@@ -236,16 +240,22 @@ async function baseCommand(opts: unknown): Promise<void> {
       maxHeldoutWindows: f.heldoutWindows,
       maxNewTokens: f.maxNewTokens,
       batchSize: f.batchSize,
+      functions: f.functions > 0 ? { cases: functionCases(heldout), limit: f.functions, seed: f.seed, maxNewTokens: f.functionMaxNewTokens } : undefined,
       onProgress: bar.update,
     });
   } finally {
     bar.stop();
   }
-  const written = await writeBaseEval(f.out, result.report, fimSamples(cases, result.outcomes, result.completions, f.samples));
+  const written = await writeBaseEval(
+    f.out,
+    result.report,
+    fimSamples(cases, result.outcomes, result.completions, f.samples),
+    result.functions ? functionSamples(result.functions, f.samples) : null,
+  );
   const s = result.report.seconds;
   warn(
     `eval base: done in ${((performance.now() - t0) / 1000).toFixed(1)} s (held-out loss ${s.heldout.toFixed(1)} s, ` +
-      `FIM generation ${s.fim_generate.toFixed(1)} s, syntax ${s.syntax.toFixed(1)} s); wrote ${written.join(', ')}`,
+      `FIM generation ${s.fim_generate.toFixed(1)} s, syntax ${s.syntax.toFixed(1)} s, functions ${s.functions.toFixed(1)} s); wrote ${written.join(', ')}`,
   );
   process.stdout.write(JSON.stringify(result.report) + '\n');
 }
@@ -275,7 +285,7 @@ program
 
 program
   .command('base')
-  .description('the pretrained base model: held-out LM loss on the corpus test files, FIM first-line exact match and syntax-valid rate; writes <out>/base_eval.json + fim_samples.jsonl')
+  .description('the pretrained base model: held-out LM loss on the corpus test files, FIM first-line exact match and syntax-valid rate, syntax-valid rate of function bodies it writes; writes <out>/base_eval.json + fim_samples.jsonl + function_samples.jsonl')
   .addOption(new Option('--model <dir>', 'checkpoint folder (Hugging Face layout with tokenizer.json)').env('MODEL_PATH').default('models/base'))
   .option('--corpus <dir>', 'Python corpus: its held-out files (path-hash split, as in pretraining) give the loss; the FIM examples\' source files give syntax_valid_in_file', 'data/corpus/python-stdlib')
   .option('--fim <file>', 'FIM examples as JSONL {prefix, suffix, middle, split?, path?}', 'data/fim/fim.jsonl')
@@ -286,7 +296,9 @@ program
   .option('--seq-len <n>', "held-out window length (default: seqLen in the model's training_args.json, else 512)")
   .option('--loss-batch-size <n>', 'held-out windows per forward pass', '4')
   .option('--heldout-windows <n>', 'use only the first n held-out windows, 0 = all', '0')
-  .option('--samples <n>', 'FIM examples written to fim_samples.jsonl', '20')
+  .option('--samples <n>', 'FIM examples written to fim_samples.jsonl (and functions to function_samples.jsonl)', '20')
+  .option('--functions <n>', 'held-out documented functions whose body the model writes after the true signature + docstring (a seeded subset); 0 = skip', '100')
+  .option('--function-max-new-tokens <n>', 'longest function body; it also ends at a line back at the def\'s indentation or <|endoftext|>', '128')
   .option('--out <dir>', 'output folder', 'results/eval-base')
   .option('--seed <n>', 'seed of the --limit subset (decoding is greedy)', '0')
   .addOption(backendOption())

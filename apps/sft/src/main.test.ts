@@ -6,6 +6,8 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import * as os from 'os';
 import * as path from 'path';
 import { BASE_MODEL as BASE, helpHasFlag, REPO_ROOT as ROOT, runApp, schemaKeys, writeTinyModel } from '@rlhf-code/cli/testing';
+import { readSafetensors } from '@rlhf-code/model';
+import { isHeldOut } from '@rlhf-code/tokenizer';
 
 const ENV = { ...process.env, RLHF_THREADS: '1' };
 
@@ -185,3 +187,72 @@ describe('sft --help', () => {
   });
 });
 
+
+describe('sft pretrain: --init and several corpus folders', () => {
+  // Two corpus folders; file names chosen so each folder has training and held-out files (the path-hash split).
+  const corpusDirs: string[] = [];
+  const counts = { train: 0, test: 0 };
+  beforeAll(() => {
+    for (const name of ['c1', 'c2']) {
+      const d = path.join(dir, name);
+      mkdirSync(d);
+      for (let i = 0; i < 12; i++) {
+        const rel = `${name}_mod${i}.py`;
+        writeFileSync(path.join(d, rel), `def f${i}(x):\n    """Return x plus ${i}."""\n    return x + ${i}\n\n\nprint(f${i}(1))\n`);
+        counts[isHeldOut(rel) ? 'test' : 'train']++;
+      }
+      corpusDirs.push(d);
+    }
+  });
+
+  it('continues from the --init weights with a fresh optimizer, reading every folder of --corpus', async () => {
+    expect(counts.test).toBeGreaterThan(0);
+    const out = path.join(dir, 'pretrain-init');
+    const r = sft(
+      'pretrain', '--init', model, '--corpus', corpusDirs.join(','), '--out', out, '--max-steps', '2', '--seq-len', '32',
+      '--batch-size', '2', '--lr', '1e-9', '--warmup-steps', '0', '--save-every', '0', '--quiet',
+    );
+    expect(r.stderr).toContain(`corpus ${counts.train} training files, ${counts.test} held-out files`);
+    expect(r.code).toBe(0);
+    expect(lastJson(r.stdout)).toMatchObject({ stage: 'pretrain', step: 2, interrupted: false });
+    // The architecture is the --init checkpoint's (width 16), not the shape flags' defaults (256).
+    const config = JSON.parse(readFileSync(path.join(out, 'config.json'), 'utf8'));
+    const initConfig = JSON.parse(readFileSync(path.join(model, 'config.json'), 'utf8'));
+    for (const k of ['hidden_size', 'num_hidden_layers', 'intermediate_size', 'vocab_size']) expect(config[k]).toBe(initConfig[k]);
+    // At lr 1e-9 the weights are still the --init ones (a random init would differ by ~0.05).
+    const [a, b] = await Promise.all([readSafetensors(path.join(out, 'model.safetensors')), readSafetensors(path.join(model, 'model.safetensors'))]);
+    expect([...a.keys()].sort()).toEqual([...b.keys()].sort());
+    let maxDiff = 0;
+    for (const [name, t] of a) t.data.forEach((v, i) => (maxDiff = Math.max(maxDiff, Math.abs(v - b.get(name)!.data[i]))));
+    expect(maxDiff).toBeLessThan(1e-6);
+  });
+
+  it('refuses an --init checkpoint whose vocabulary is not the tokenizer\'s, in one line', () => {
+    const other = path.join(dir, 'other-vocab');
+    mkdirSync(other);
+    const config = JSON.parse(readFileSync(path.join(model, 'config.json'), 'utf8'));
+    writeFileSync(path.join(other, 'config.json'), JSON.stringify({ ...config, vocab_size: 1000 }));
+    const r = sft('pretrain', '--init', other, '--corpus', corpusDirs[0], '--out', path.join(dir, 'never'), '--max-steps', '1');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(
+      new RegExp(`sft: error: --init ${other}: its vocab_size is 1000 but the tokenizer models/tokenizer-code16k has 16384 tokens`),
+    );
+    expect(stackLines(r.stderr)).toEqual([]);
+    expect(existsSync(path.join(dir, 'never'))).toBe(false);
+  });
+
+  it('names a missing corpus folder', () => {
+    const missing = path.join(dir, 'no-corpus');
+    const r = sft('pretrain', '--init', model, '--corpus', `${corpusDirs[0]},${missing}`, '--out', path.join(dir, 'never'), '--max-steps', '1');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`Corpus folder not found: ${missing}`);
+    expect(stackLines(r.stderr)).toEqual([]);
+  });
+
+  it('lists a flag for every key of the pretrain flags schema', () => {
+    const keys = schemaKeys(readFileSync(path.join(ROOT, 'apps/sft/src/main.ts'), 'utf8'), 'PretrainFlags');
+    expect(keys).toEqual(expect.arrayContaining(['init', 'corpus', 'seqLen', 'fimRate', 'export']));
+    const help = sft('pretrain', '--help');
+    expect(keys.filter((k) => !helpHasFlag(help.stdout, k))).toEqual([]);
+  });
+});

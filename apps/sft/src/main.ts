@@ -7,8 +7,8 @@ import { Command, Option } from 'commander';
 import { z } from 'zod';
 import { backendOption, backendSchema, parseFlags, runCli, UsageError } from '@rlhf-code/cli';
 import { readSftData, splitHeldOut } from '@rlhf-code/data';
-import { initBackend, makeConfig, Qwen2Model, saveCheckpoint, shutdownBackend, TRAINER_STATE_FILE } from '@rlhf-code/model';
-import { loadTokenizer, PROMPT_TEMPLATES, readCorpus } from '@rlhf-code/tokenizer';
+import { initBackend, makeConfig, Qwen2Config, Qwen2Model, readConfig, saveCheckpoint, shutdownBackend, TRAINER_STATE_FILE } from '@rlhf-code/model';
+import { loadTokenizer, PROMPT_TEMPLATES, readCorpora } from '@rlhf-code/tokenizer';
 import { LmExample, packExamples, pretrainWindows, runLmStage, sftExample } from '@rlhf-code/train';
 
 // ---------------------------------------------------------------------------------------------
@@ -51,6 +51,7 @@ const PretrainFlags = z.object({
   intermediateSize: z.coerce.number().int().positive(),
   maxPosition: z.coerce.number().int().positive(),
   ropeTheta: z.coerce.number().positive(),
+  init: z.string().optional(),
   export: z.string().optional(),
   exportDtype: z.enum(['F32', 'BF16']),
 });
@@ -78,11 +79,13 @@ async function pretrain(opts: unknown): Promise<void> {
   if (f.heads % f.kvHeads !== 0) throw new UsageError(`--heads ${f.heads} must be a multiple of --kv-heads ${f.kvHeads}`);
   if (f.hiddenSize % f.heads !== 0) throw new UsageError(`--hidden-size ${f.hiddenSize} must be a multiple of --heads ${f.heads}`);
   const tok = loadTokenizer(f.tokenizer);
-  const corpus = readCorpus(f.corpus);
+  const corpus = readCorpora(f.corpus.split(',').map((d) => d.trim()).filter((d) => d !== ''));
   const backend = await initBackend({ backend: f.backend });
   console.error(`sft pretrain: backend ${backend.name}; corpus ${corpus.train.length} training files, ${corpus.test.length} held-out files`);
 
-  const config = makeConfig({
+  // --init: continued pretraining from an existing checkpoint's weights (its config.json gives the architecture);
+  // otherwise the shape flags describe a fresh random model.
+  const config: Qwen2Config = f.init ? readConfig(f.init) : makeConfig({
     vocab_size: tok.vocabSize,
     hidden_size: f.hiddenSize,
     num_hidden_layers: f.layers,
@@ -96,8 +99,11 @@ async function pretrain(opts: unknown): Promise<void> {
     eos_token_id: tok.eosId,
     pad_token_id: tok.padId,
   });
+  if (config.vocab_size !== tok.vocabSize) {
+    throw new UsageError(`--init ${f.init}: its vocab_size is ${config.vocab_size} but the tokenizer ${f.tokenizer} has ${tok.vocabSize} tokens (pass the tokenizer it was trained with)`);
+  }
   const from = resumeDir(f);
-  const model = from ? await Qwen2Model.load(from) : Qwen2Model.init(config, { seed: f.seed });
+  const model = from ? await Qwen2Model.load(from) : f.init ? await Qwen2Model.load(f.init) : Qwen2Model.init(config, { seed: f.seed });
   const shape = (c: typeof config) =>
     JSON.stringify([c.vocab_size, c.hidden_size, c.num_hidden_layers, c.num_attention_heads, c.num_key_value_heads, c.intermediate_size, c.rope_theta]);
   if (from && shape(model.config) !== shape(config)) {
@@ -223,7 +229,7 @@ optimOptions(
   ),
   { lr: 1e-3, warmup: 50, wd: 0.1, beta2: 0.95 },
 )
-  .option('--corpus <dir>', 'folder of Python files', 'data/corpus/python-stdlib')
+  .option('--corpus <dirs>', 'folder of Python files, or several separated by commas (held-out files: 1 in 10 of each, by path hash)', 'data/corpus/python-stdlib')
   .option('--tokenizer <dir>', 'tokenizer folder (tokenizer.json); the vocabulary size follows it', 'models/tokenizer-code16k')
   .option('--seq-len <n>', 'window length in tokens', '512')
   .option('--fim-rate <x>', 'share of chunks in fill-in-the-middle form', '0.5')
@@ -234,6 +240,7 @@ optimOptions(
   .option('--intermediate-size <n>', 'SwiGLU MLP width', '704')
   .option('--max-position <n>', 'max_position_embeddings in config.json', '1024')
   .option('--rope-theta <x>', 'rotary embedding base', '10000')
+  .option('--init <dir>', 'start from the weights of this checkpoint (continued pretraining) instead of a random initialisation; its config.json replaces the shape flags; optimizer and schedule start fresh')
   .option('--export <dir>', 'at the end, also write the weights alone (no optimizer state) here, e.g. models/base')
   .addOption(new Option('--export-dtype <dtype>', 'storage dtype of --export').choices(['F32', 'BF16']).default('BF16'))
   .action(pretrain);

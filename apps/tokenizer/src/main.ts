@@ -1,7 +1,7 @@
 // Tokenizer tools: build the Python corpus from CPython's standard library, derive a small tokenizer from Qwen's.
 import * as fs from 'fs';
 import * as path from 'path';
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import {
   copyStdlibCorpus,
   defaultTokenizerDir,
@@ -10,6 +10,7 @@ import {
   measureTokenizer,
   readCorpus,
   saveTokenizer,
+  type StdlibSelection,
 } from '@rlhf-code/tokenizer';
 
 function positiveInt(value: string): number {
@@ -76,8 +77,13 @@ program
   .description('Copy the Python corpus selection (see libs/tokenizer/src/corpus.ts) out of a CPython standard library.')
   .requiredOption('--stdlib <dir>', 'CPython Lib folder: python3 -c "import sysconfig;print(sysconfig.get_paths()[\'stdlib\'])"')
   .requiredOption('--out <dir>', 'folder to copy into (must be absent or empty), e.g. data/corpus/python-stdlib')
-  .action((opts: { stdlib: string; out: string }) => {
-    console.log(JSON.stringify({ out: opts.out, ...copyStdlibCorpus(opts.stdlib, opts.out) }));
+  .addOption(
+    new Option('--selection <name>', 'main: the modules and packages the tokenizer was derived from (data/corpus/python-stdlib); extra: the further packages of data/corpus/python-stdlib-extra')
+      .choices(['main', 'extra'])
+      .default('main'),
+  )
+  .action((opts: { stdlib: string; out: string; selection: StdlibSelection }) => {
+    console.log(JSON.stringify({ out: opts.out, selection: opts.selection, ...copyStdlibCorpus(opts.stdlib, opts.out, opts.selection) }));
   });
 
 function round(x: number): number {

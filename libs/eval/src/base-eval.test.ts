@@ -20,8 +20,10 @@ import {
   scoreFim,
   selectFimCases,
   withFileContext,
+  functionSamples,
   writeBaseEval,
 } from './base-eval';
+import { cutBody, functionCases, functionSource } from './function-eval';
 import { saveTinyModel, TOKENIZER_DIR } from './testing/tiny-model';
 
 describe('first-line rule', () => {
@@ -247,7 +249,9 @@ describe('completeFim', () => {
 describe('evaluateBase', () => {
   it('runs end to end; the figures agree with per-example outcomes checked one by one', async () => {
     const cases: FimCase[] = [A, LIST, INDENTED, TOP];
-    const { report, outcomes, completions } = await evaluateBase({
+    const candidates = functionCases(HELDOUT.map((text, i) => ({ path: `f${i}.py`, text })));
+    expect(candidates.map((c) => c.name)).toEqual(['join']);
+    const { report, outcomes, completions, functions } = await evaluateBase({
       modelDir,
       heldoutTexts: HELDOUT,
       fimCases: cases,
@@ -255,6 +259,7 @@ describe('evaluateBase', () => {
       lossBatchSize: 4,
       maxNewTokens: 8,
       batchSize: 4,
+      functions: { cases: candidates, limit: 10, seed: 0, maxNewTokens: 12 },
     });
     expect(report.model).toBe(modelDir);
     expect(report.heldout.n_tokens).toBe(report.heldout.n_windows * 15);
@@ -278,15 +283,35 @@ describe('evaluateBase', () => {
       truncated_prompts: 0,
     });
 
+    // The function body, cut and compiled again here.
+    expect(functions!.cases).toEqual(candidates);
+    const fc = functions!.completions[0];
+    const cut = cutBody(fc.text, 0, fc.stopped);
+    const fnOk = (await checkSyntax([functionSource(candidates[0], cut.body)]))[0] && cut.body.trim() !== '';
+    expect(report.functions).toMatchObject({ n: 1, n_candidates: 1, n_compiling: 1, max_new_tokens: 12, syntax_valid: fnOk ? 1 : 0, ended_rate: cut.ended ? 1 : 0 });
+
     const out = path.join(tmp, 'out');
-    const written = await writeBaseEval(out, report, fimSamples(cases, outcomes, completions, 2));
-    expect(written).toEqual([path.join(out, BASE_OUTPUT_FILES.json), path.join(out, BASE_OUTPUT_FILES.samples)]);
+    const written = await writeBaseEval(out, report, fimSamples(cases, outcomes, completions, 2), functionSamples(functions!, 5));
+    expect(written).toEqual([
+      path.join(out, BASE_OUTPUT_FILES.json),
+      path.join(out, BASE_OUTPUT_FILES.samples),
+      path.join(out, BASE_OUTPUT_FILES.functionSamples),
+    ]);
+    const fnSamples = fs.readFileSync(written[2], 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(fnSamples).toEqual([{ path: 'f0.py', name: 'join', head: candidates[0].head, reference: candidates[0].reference, body: cut.body, ended: cut.ended, syntax_ok: fnOk }]);
     const json = JSON.parse(fs.readFileSync(written[0], 'utf8'));
     expect(json.fim).toEqual(report.fim);
+    expect(json.functions).toEqual(report.functions);
     expect(Object.keys(json.heldout)).toEqual(expect.arrayContaining(['n_tokens', 'loss', 'ppl', 'loss_fim', 'ppl_fim']));
     const samples = fs.readFileSync(written[1], 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     expect(samples).toHaveLength(2);
     expect(samples[1]).toMatchObject({ middle: LIST.middle, completion: texts[1], reference_ok: true, prefix_tail: LIST.prefix });
+  });
+
+  it('skips the function figures unless asked', async () => {
+    const { report, functions } = await evaluateBase({ modelDir, heldoutTexts: HELDOUT, fimCases: [A], seqLen: 16, lossBatchSize: 4, maxNewTokens: 2, batchSize: 1 });
+    expect(report.functions).toBeNull();
+    expect(functions).toBeNull();
   });
 
   it('refuses a window longer than the model has', async () => {

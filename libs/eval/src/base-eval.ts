@@ -26,6 +26,17 @@ import { acceptsCompletion, encodeServedPrompt, PromptError, showCompletion } fr
 import { checkSyntax as sandboxCheckSyntax } from '@rlhf-code/sandbox';
 import { formatFim, loadTokenizer, SPECIAL_TOKENS, Tokenizer } from '@rlhf-code/tokenizer';
 import { evaluateLmLoss, padLmBatch, pretrainWindows, yieldToEventLoop } from '@rlhf-code/train';
+import {
+  compilingCases,
+  completeFunctions,
+  FUNCTION_METRIC_DESCRIPTIONS,
+  FunctionCase,
+  FunctionCompletion,
+  FunctionFigures,
+  FunctionOutcome,
+  scoreFunctions,
+  selectFunctionCases,
+} from './function-eval';
 
 export const FIRST_LINE_RULE =
   'the first line of the completion with any non-whitespace character, trimmed at both ends, equals the same line of ' +
@@ -48,6 +59,7 @@ export const BASE_METRIC_DESCRIPTIONS: Record<string, string> = {
   'fim.accept_rate_shown': 'share of shown completions the simulated user accepts (first line equal to the true middle\'s, trimmed)',
   'fim.accepted_per_request': 'accepted completions / examples',
   'fim.syntax_valid_shown_in_file': 'share of shown completions (with file context) that compile in the whole file in place of the middle',
+  ...FUNCTION_METRIC_DESCRIPTIONS,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -340,7 +352,9 @@ export interface BaseEvalOptions {
   maxNewTokens: number;
   batchSize: number;
   checkSyntax?: SyntaxChecker;
-  onProgress?: (stage: 'heldout' | 'heldout_fim' | 'fim', done: number, total: number) => void;
+  /** Function-body completion (function-eval.ts): candidate cases from the held-out files; omitted = skipped. */
+  functions?: { cases: readonly FunctionCase[]; limit: number; seed: number | string; maxNewTokens: number };
+  onProgress?: (stage: 'heldout' | 'heldout_fim' | 'fim' | 'functions', done: number, total: number) => void;
 }
 
 export interface BaseEvalReport {
@@ -357,10 +371,20 @@ export interface BaseEvalReport {
     ppl_fim: number;
   };
   fim: FimFigures & { max_new_tokens: number; stopped_rate: number; truncated_prompts: number };
-  seconds: { heldout: number; fim_generate: number; syntax: number };
+  /** null when not asked for. n_candidates: documented functions found; n_compiling: those whose own code compiles. */
+  functions: (FunctionFigures & { max_new_tokens: number; n_candidates: number; n_compiling: number; truncated_prompts: number }) | null;
+  seconds: { heldout: number; fim_generate: number; syntax: number; functions: number };
 }
 
-export async function evaluateBase(opts: BaseEvalOptions): Promise<{ report: BaseEvalReport; outcomes: FimOutcome[]; completions: FimCompletion[] }> {
+export interface FunctionResult {
+  cases: FunctionCase[];
+  completions: FunctionCompletion[];
+  outcomes: FunctionOutcome[];
+}
+
+export async function evaluateBase(
+  opts: BaseEvalOptions,
+): Promise<{ report: BaseEvalReport; outcomes: FimOutcome[]; completions: FimCompletion[]; functions: FunctionResult | null }> {
   if (isSequenceClassifier(readConfig(opts.modelDir))) throw new Error(`${opts.modelDir}: a reward model, not a language model`);
   const model = await Qwen2Model.load(opts.modelDir, { trainable: false });
   try {
@@ -393,6 +417,32 @@ export async function evaluateBase(opts: BaseEvalOptions): Promise<{ report: Bas
       completions.map((c) => c.text),
       opts.checkSyntax,
     );
+    const syntaxSeconds = seconds(t0);
+
+    t0 = performance.now();
+    let functions: FunctionResult | null = null;
+    let functionFigures: BaseEvalReport['functions'] = null;
+    if (opts.functions) {
+      const f = opts.functions;
+      const compiling = await compilingCases(f.cases, opts.checkSyntax ?? defaultChecker);
+      const cases = selectFunctionCases(compiling, f.limit, f.seed);
+      if (cases.length === 0) throw new Error(`no documented function with a compiling body among ${f.cases.length} candidates in the held-out files`);
+      const fc = await completeFunctions(model, tok, cases, {
+        maxNewTokens: f.maxNewTokens,
+        batchSize: opts.batchSize,
+        stopIds: fimStopIds(tok),
+        onProgress: (d, t) => opts.onProgress?.('functions', d, t),
+      });
+      const scoredFunctions = await scoreFunctions(cases, fc, opts.checkSyntax ?? defaultChecker);
+      functions = { cases, completions: fc, outcomes: scoredFunctions.outcomes };
+      functionFigures = {
+        ...scoredFunctions.figures,
+        max_new_tokens: f.maxNewTokens,
+        n_candidates: f.cases.length,
+        n_compiling: compiling.length,
+        truncated_prompts: fc.filter((c) => c.truncated > 0).length,
+      };
+    }
     const report: BaseEvalReport = {
       model: opts.modelDir,
       heldout: {
@@ -412,9 +462,10 @@ export async function evaluateBase(opts: BaseEvalOptions): Promise<{ report: Bas
         stopped_rate: share(completions.map((c) => c.stopped)),
         truncated_prompts: completions.filter((c) => c.truncated > 0).length,
       },
-      seconds: { heldout: heldoutSeconds, fim_generate: generateSeconds, syntax: seconds(t0) },
+      functions: functionFigures,
+      seconds: { heldout: heldoutSeconds, fim_generate: generateSeconds, syntax: syntaxSeconds, functions: seconds(t0) },
     };
-    return { report, outcomes: scored.outcomes, completions };
+    return { report, outcomes: scored.outcomes, completions, functions };
   } finally {
     model.dispose();
   }
@@ -423,7 +474,7 @@ export async function evaluateBase(opts: BaseEvalOptions): Promise<{ report: Bas
 // ---------------------------------------------------------------------------------------------
 // Output files
 
-export const BASE_OUTPUT_FILES = { json: 'base_eval.json', samples: 'fim_samples.jsonl' } as const;
+export const BASE_OUTPUT_FILES = { json: 'base_eval.json', samples: 'fim_samples.jsonl', functionSamples: 'function_samples.jsonl' } as const;
 
 /** One line of fim_samples.jsonl: the context near the cursor, the true middle and the model's completion. */
 export interface FimSample {
@@ -462,12 +513,47 @@ export function fimSamples(cases: readonly FimCase[], outcomes: readonly FimOutc
   }));
 }
 
-/** Write <out>/base_eval.json (the report plus the metric definitions) and <out>/fim_samples.jsonl; returns the paths. */
-export async function writeBaseEval(outDir: string, report: BaseEvalReport, samples: readonly FimSample[]): Promise<string[]> {
+/** One line of function_samples.jsonl: the signature + docstring, the true body and the body the model wrote. */
+export interface FunctionSample {
+  path: string;
+  name: string;
+  head: string;
+  reference: string;
+  body: string;
+  ended: boolean;
+  syntax_ok: boolean;
+}
+
+/** The first `n` function cases as samples. */
+export function functionSamples(result: FunctionResult, n: number): FunctionSample[] {
+  return result.cases.slice(0, n).map((c, i) => ({
+    path: c.path,
+    name: c.name,
+    head: c.head,
+    reference: c.reference,
+    body: result.outcomes[i].body,
+    ended: result.outcomes[i].ended,
+    syntax_ok: result.outcomes[i].syntaxOk,
+  }));
+}
+
+/**
+ * Write <out>/base_eval.json (the report plus the metric definitions), <out>/fim_samples.jsonl and, when functions
+ * were evaluated, <out>/function_samples.jsonl; returns the paths.
+ */
+export async function writeBaseEval(
+  outDir: string,
+  report: BaseEvalReport,
+  samples: readonly FimSample[],
+  fnSamples: readonly FunctionSample[] | null = null,
+): Promise<string[]> {
   await fs.mkdir(outDir, { recursive: true });
   const json = path.join(outDir, BASE_OUTPUT_FILES.json);
   const jsonl = path.join(outDir, BASE_OUTPUT_FILES.samples);
   await writeFileAtomic(json, JSON.stringify({ ...report, definitions: BASE_METRIC_DESCRIPTIONS }, null, 2) + '\n');
   await writeJsonl(jsonl, samples);
-  return [json, jsonl];
+  if (fnSamples === null) return [json, jsonl];
+  const fnl = path.join(outDir, BASE_OUTPUT_FILES.functionSamples);
+  await writeJsonl(fnl, fnSamples);
+  return [json, jsonl, fnl];
 }

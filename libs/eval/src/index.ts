@@ -1,6 +1,7 @@
 // @rlhf-code/eval: compare checkpoints on held-out coding problems (syntax-valid rate, pass@1 in the sandbox,
 // reward-model score, distinct-n, length, KL to the SFT model) and write eval.json / eval.md / eval.svg; and the base
-// model's own figures (held-out loss, FIM first-line exact match, FIM syntax-valid rate: base-eval.ts).
+// model's own figures (held-out loss, FIM first-line exact match, FIM syntax-valid rate: base-eval.ts; function bodies written after a held-out signature + docstring:
+// function-eval.ts).
 export { evaluate, type EvalOptions, type EvalReport, type EvalResult, type Sample, type ModelTiming, type Progress } from './evaluate';
 export { sandboxExecutor, type CodeExecutor } from './executor';
 export { readEvalProblems, EvalRecordSchema, DEFAULT_EVAL_DATA, type EvalProblem } from './data';
@@ -23,6 +24,7 @@ export {
   firstNonEmptyLine,
   firstLineExact,
   fimSamples,
+  functionSamples,
   writeBaseEval,
   FIRST_LINE_RULE,
   BASE_METRIC_DESCRIPTIONS,
@@ -39,3 +41,11 @@ export {
   type FimSample,
   type SyntaxChecker,
 } from './base-eval';
+export {
+  functionCases,
+  selectFunctionCases,
+  cutBody,
+  functionSource,
+  type FunctionCase,
+  type FunctionFigures,
+} from './function-eval';

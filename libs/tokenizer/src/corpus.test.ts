@@ -5,8 +5,10 @@ import {
   copyStdlibCorpus,
   isHeldOut,
   listFiles,
+  readCorpora,
   readCorpus,
   selectStdlibFiles,
+  STDLIB_EXTRA_PACKAGES,
   STDLIB_MAX_FILE_BYTES,
   STDLIB_PACKAGES,
 } from './corpus';
@@ -51,6 +53,18 @@ describe('the shipped corpus (data/corpus)', () => {
     ]);
   });
 
+  it('python-stdlib-extra holds only the extra packages, without tests, and no file of python-stdlib', () => {
+    const extraDir = path.join(corpusRoot, 'python-stdlib-extra');
+    const extra = listFiles(extraDir);
+    const total = extra.reduce((a, f) => a + fs.statSync(path.join(extraDir, f)).size, 0);
+    expect(total).toBeGreaterThan(3e6);
+    expect(total).toBeLessThan(4e6);
+    expect(extra.every((f) => f.endsWith('.py') && STDLIB_EXTRA_PACKAGES.includes(f.split('/')[0]))).toBe(true);
+    expect(extra.filter((f) => /(^|\/)(test|tests|idle_test)\/|(^|\/)test_[^/]*$/.test(f))).toEqual([]);
+    for (const pkg of STDLIB_EXTRA_PACKAGES) expect(extra.some((f) => f.startsWith(`${pkg}/`))).toBe(true);
+    expect(extra.filter((f) => files.includes(f))).toEqual([]);
+  });
+
   it('ships its license and README', () => {
     expect(fs.readFileSync(path.join(corpusRoot, 'LICENSE'), 'utf8')).toContain('PYTHON SOFTWARE FOUNDATION LICENSE VERSION 2');
     expect(fs.readFileSync(path.join(corpusRoot, 'README.md'), 'utf8')).toContain('sha256');
@@ -81,11 +95,34 @@ describe('corpus selection and reading', () => {
   write(lib, 'json/tests/test_x.py', 'pass\n');
   write(lib, 'unittest/test/case.py', 'pass\n');
   write(lib, 'asyncio/test_helpers.py', 'pass\n');
+  for (const pkg of STDLIB_EXTRA_PACKAGES) write(lib, `${pkg}/__init__.py`, '');
+  write(lib, 'xml/dom/minidom.py', 'class Node: pass\n');
+  write(lib, 'idlelib/idle_test/test_x.py', 'pass\n');
 
   it('selectStdlibFiles applies the rules', () => {
     const expected = ['json/decoder.py', 'os.py', 'shutil.py', ...STDLIB_PACKAGES.map((p) => `${p}/__init__.py`)].sort();
     expect(selectStdlibFiles(lib)).toEqual(expected);
     expect(() => selectStdlibFiles(tmp)).toThrow(`Not a Python standard library folder (no os.py): ${tmp}`);
+  });
+
+  it("selectStdlibFiles(lib, 'extra') takes the extra packages only (no top-level modules, no tests)", () => {
+    const expected = ['lib2to3/fixer.py', 'xml/dom/minidom.py', ...STDLIB_EXTRA_PACKAGES.map((p) => `${p}/__init__.py`)].sort();
+    expect(selectStdlibFiles(lib, 'extra')).toEqual(expected);
+    const out = path.join(tmp, 'out-extra');
+    expect(copyStdlibCorpus(lib, out, 'extra')).toEqual({ files: expected.length, bytes: 'x = 1\n'.length + 'class Node: pass\n'.length });
+    expect(listFiles(out)).toEqual(expected);
+  });
+
+  it('readCorpora joins folders in order, each split by its own paths', () => {
+    const one = path.join(tmp, 'one');
+    const two = path.join(tmp, 'two');
+    for (const name of ['a', 'b', 'c', 'f']) write(one, name, `${name} = 1\n`); // 'a' and 'f' are held out
+    for (const name of ['l', 'm']) write(two, name, `${name} = 2\n`); // 'l' is held out
+    const both = readCorpora([one, two]);
+    expect(both.train.map((f) => f.path)).toEqual(['b', 'c', 'm']);
+    expect(both.test.map((f) => [f.path, f.text])).toEqual([['a', 'a = 1\n'], ['f', 'f = 1\n'], ['l', 'l = 2\n']]);
+    expect(() => readCorpora([one, path.join(tmp, 'absent')])).toThrow(`Corpus folder not found: ${path.join(tmp, 'absent')}`);
+    expect(() => readCorpora([])).toThrow('No corpus folder given');
   });
 
   it('copyStdlibCorpus copies with relative paths and refuses a non-empty target', () => {

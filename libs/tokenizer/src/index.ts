@@ -28,10 +28,13 @@ export {
   isHeldOut,
   selectStdlibFiles,
   copyStdlibCorpus,
+  readCorpora,
+  STDLIB_EXTRA_PACKAGES,
   STDLIB_PACKAGES,
   STDLIB_EXCLUDED_MODULES,
   STDLIB_MAX_FILE_BYTES,
   type CorpusFile,
+  type StdlibSelection,
 } from './corpus';
 export { measureTokenizer, type TokenizerMeasure } from './measure';
 export {
