@@ -128,7 +128,7 @@ async function train(opts: unknown): Promise<void> {
   const tok = loadTokenizer(f.model);
   let records = await readPpoData(f.data);
   if (f.limit > 0) records = records.slice(0, f.limit);
-  if (records.length < f.batchSize) throw new UsageError(`--batch-size ${f.batchSize}: ${f.data} has only ${records.length} prompts (after --limit)`);
+  if (records.length < f.batchSize) throw new UsageError(`--batch-size ${f.batchSize}: ${f.data} has only ${records.length} prompt${records.length === 1 ? '' : 's'} (after --limit)`);
   const withTests = records.filter((r) => r.tests && r.tests.length > 0).length;
   const execWeight = f.execRewardWeight ?? (withTests > 0 ? 0.5 : 0);
   const useRm = f.rewardModel !== 'none';
