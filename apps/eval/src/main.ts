@@ -164,7 +164,7 @@ const BaseFlags = z.object({
   heldoutWindows: z.coerce.number().int().nonnegative().default(0),
   samples: z.coerce.number().int().nonnegative().default(20),
   functions: z.coerce.number().int().nonnegative().default(100),
-  functionMaxNewTokens: z.coerce.number().int().positive().default(128),
+  functionMaxNewTokens: z.coerce.number().int().positive().default(256),
   out: z.string().default('results/eval-base'),
   seed: z.coerce.number().int().default(0),
   backend: backendSchema,
@@ -298,7 +298,7 @@ program
   .option('--heldout-windows <n>', 'use only the first n held-out windows, 0 = all', '0')
   .option('--samples <n>', 'FIM examples written to fim_samples.jsonl (and functions to function_samples.jsonl)', '20')
   .option('--functions <n>', 'held-out documented functions whose body the model writes after the true signature + docstring (a seeded subset); 0 = skip', '100')
-  .option('--function-max-new-tokens <n>', 'longest function body; it also ends at a line back at the def\'s indentation or <|endoftext|>', '128')
+  .option('--function-max-new-tokens <n>', 'longest function body; it also ends at a line back at the def\'s indentation or <|endoftext|>', '256')
   .option('--out <dir>', 'output folder', 'results/eval-base')
   .option('--seed <n>', 'seed of the --limit subset (decoding is greedy)', '0')
   .addOption(backendOption())

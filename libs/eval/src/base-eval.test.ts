@@ -289,6 +289,9 @@ describe('evaluateBase', () => {
     const cut = cutBody(fc.text, 0, fc.stopped);
     const fnOk = (await checkSyntax([functionSource(candidates[0], cut.body)]))[0] && cut.body.trim() !== '';
     expect(report.functions).toMatchObject({ n: 1, n_candidates: 1, n_compiling: 1, max_new_tokens: 12, syntax_valid: fnOk ? 1 : 0, ended_rate: cut.ended ? 1 : 0 });
+    // The true body of join() ("    return os.path.join(a, b)") is well under 12 tokens.
+    expect(tok.encode(candidates[0].reference).length).toBeLessThan(12);
+    expect(report.functions!.reference_fits).toBe(1);
 
     const out = path.join(tmp, 'out');
     const written = await writeBaseEval(out, report, fimSamples(cases, outcomes, completions, 2), functionSamples(functions!, 5));

@@ -372,7 +372,9 @@ export interface BaseEvalReport {
   };
   fim: FimFigures & { max_new_tokens: number; stopped_rate: number; truncated_prompts: number };
   /** null when not asked for. n_candidates: documented functions found; n_compiling: those whose own code compiles. */
-  functions: (FunctionFigures & { max_new_tokens: number; n_candidates: number; n_compiling: number; truncated_prompts: number }) | null;
+  functions:
+    | (FunctionFigures & { max_new_tokens: number; reference_fits: number; n_candidates: number; n_compiling: number; truncated_prompts: number })
+    | null;
   seconds: { heldout: number; fim_generate: number; syntax: number; functions: number };
 }
 
@@ -438,6 +440,7 @@ export async function evaluateBase(
       functionFigures = {
         ...scoredFunctions.figures,
         max_new_tokens: f.maxNewTokens,
+        reference_fits: share(cases.map((c) => tok.encode(c.reference).length < f.maxNewTokens)),
         n_candidates: f.cases.length,
         n_compiling: compiling.length,
         truncated_prompts: fc.filter((c) => c.truncated > 0).length,

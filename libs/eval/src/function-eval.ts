@@ -23,6 +23,7 @@ export const FUNCTION_METRIC_DESCRIPTIONS: Record<string, string> = {
   'functions.ended_rate': 'share of bodies the model ended itself (a line back at the def\'s indentation, or the end token) within --function-max-new-tokens',
   'functions.syntax_valid_when_ended': 'syntax_valid among the bodies the model ended itself',
   'functions.empty_rate': 'share of bodies with no non-blank line',
+  'functions.reference_fits': 'share of the true bodies shorter than --function-max-new-tokens tokens (the room the model had to end the function)',
   'functions.mean_body_lines': 'mean non-blank lines per body',
 };
 
