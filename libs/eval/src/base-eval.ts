@@ -21,11 +21,13 @@
 import { existsSync, promises as fs, readFileSync } from 'fs';
 import * as path from 'path';
 import { FimRecord, shuffle, writeJsonl } from '@rlhf-code/data';
-import { generate, isSequenceClassifier, Qwen2Model, readConfig, writeFileAtomic } from '@rlhf-code/model';
+import { isSequenceClassifier, Qwen2Model, readConfig, writeFileAtomic } from '@rlhf-code/model';
 import { acceptsCompletion, encodeServedPrompt, PromptError, showCompletion } from '@rlhf-code/online';
 import { checkSyntax as sandboxCheckSyntax } from '@rlhf-code/sandbox';
 import { formatFim, loadTokenizer, SPECIAL_TOKENS, Tokenizer } from '@rlhf-code/tokenizer';
 import { evaluateLmLoss, padLmBatch, pretrainWindows, yieldToEventLoop } from '@rlhf-code/train';
+import { greedyComplete } from './greedy';
+import { share } from './metrics';
 import {
   compilingCases,
   completeFunctions,
@@ -180,7 +182,7 @@ export interface CompleteOptions {
   onProgress?: (done: number, total: number) => void;
 }
 
-/** Greedy completion of each case, batched with left padding; prompts of similar length go in one batch. */
+/** Greedy completion of each case (greedyComplete: batched with left padding, similar lengths together). */
 export async function completeFim(model: Qwen2Model, tok: Tokenizer, cases: readonly FimCase[], opts: CompleteOptions): Promise<FimCompletion[]> {
   const maxPrompt = model.config.max_position_embeddings - opts.maxNewTokens;
   const prompts = cases.map((c, i) => {
@@ -191,26 +193,13 @@ export async function completeFim(model: Qwen2Model, tok: Tokenizer, cases: read
       throw e;
     }
   });
-  // Sorting by length keeps left padding (wasted compute) small; results go back to the input order.
-  const order = prompts.map((_, i) => i).sort((a, b) => prompts[a].ids.length - prompts[b].ids.length);
-  const stopIds = new Set(fimStopIds(tok));
-  const out: FimCompletion[] = new Array(cases.length);
-  for (let s = 0; s < order.length; s += opts.batchSize) {
-    const batch = order.slice(s, s + opts.batchSize);
-    const gens = await generate(
-      model,
-      batch.map((i) => prompts[i].ids),
-      { maxNewTokens: opts.maxNewTokens, greedy: true, padId: tok.padId, stopTokenIds: [...stopIds], beforeStep: yieldToEventLoop },
-    );
-    gens.forEach((g, k) => {
-      const i = batch[k];
-      const stopped = g.finishReason === 'stop';
-      const ids = stopped ? g.ids.slice(0, -1) : g.ids;
-      out[i] = { text: tok.decode(ids), stopped, promptTokens: prompts[i].ids.length, truncated: prompts[i].truncated };
-    });
-    opts.onProgress?.(Math.min(s + opts.batchSize, order.length), order.length);
-  }
-  return out;
+  const done = await greedyComplete(
+    model,
+    tok,
+    prompts.map((p) => p.ids),
+    { ...opts, stopIds: fimStopIds(tok) },
+  );
+  return done.map((d, i) => ({ ...d, promptTokens: prompts[i].ids.length, truncated: prompts[i].truncated }));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -269,7 +258,6 @@ export interface FimFigures {
 
 export type SyntaxChecker = (codes: string[]) => Promise<boolean[]>;
 
-const share = (flags: boolean[]) => flags.filter(Boolean).length / flags.length;
 
 /**
  * The sandbox's compile-only check. Whole source files (up to ~200 KB each, several per example) take longer and more
@@ -414,10 +402,11 @@ export async function evaluateBase(
     });
     const generateSeconds = seconds(t0);
     t0 = performance.now();
+    const check = opts.checkSyntax ?? defaultChecker;
     const scored = await scoreFim(
       opts.fimCases,
       completions.map((c) => c.text),
-      opts.checkSyntax,
+      check,
     );
     const syntaxSeconds = seconds(t0);
 
@@ -426,7 +415,7 @@ export async function evaluateBase(
     let functionFigures: BaseEvalReport['functions'] = null;
     if (opts.functions) {
       const f = opts.functions;
-      const compiling = await compilingCases(f.cases, opts.checkSyntax ?? defaultChecker);
+      const compiling = await compilingCases(f.cases, check);
       const cases = selectFunctionCases(compiling, f.limit, f.seed);
       if (cases.length === 0) throw new Error(`no documented function with a compiling body among ${f.cases.length} candidates in the held-out files`);
       const fc = await completeFunctions(model, tok, cases, {
@@ -435,7 +424,7 @@ export async function evaluateBase(
         stopIds: fimStopIds(tok),
         onProgress: (d, t) => opts.onProgress?.('functions', d, t),
       });
-      const scoredFunctions = await scoreFunctions(cases, fc, opts.checkSyntax ?? defaultChecker);
+      const scoredFunctions = await scoreFunctions(cases, fc, check);
       functions = { cases, completions: fc, outcomes: scoredFunctions.outcomes };
       functionFigures = {
         ...scoredFunctions.figures,

@@ -13,9 +13,10 @@
 //   syntax ok   signature + docstring + body, dedented to column 0, compiles as a module. A body without a single
 //               non-blank line is not ok (a docstring-only function would compile, but the model wrote nothing).
 import { CorpusFile, Tokenizer } from '@rlhf-code/tokenizer';
-import { generate, Qwen2Model } from '@rlhf-code/model';
+import { Qwen2Model } from '@rlhf-code/model';
 import { shuffle } from '@rlhf-code/data';
-import { yieldToEventLoop } from '@rlhf-code/train';
+import { greedyComplete, GreedyOptions } from './greedy';
+import { share } from './metrics';
 
 export const FUNCTION_METRIC_DESCRIPTIONS: Record<string, string> = {
   'functions.syntax_valid':
@@ -145,35 +146,21 @@ export interface FunctionCompletion {
   truncated: number;
 }
 
-/** Greedy continuation of each prompt (cut from the left to fit the window), batched with left padding. */
-export async function completeFunctions(
-  model: Qwen2Model,
-  tok: Tokenizer,
-  cases: readonly FunctionCase[],
-  opts: { maxNewTokens: number; batchSize: number; stopIds: number[]; onProgress?: (done: number, total: number) => void },
-): Promise<FunctionCompletion[]> {
+/** Greedy continuation of each prompt (cut from the left to fit the window; greedyComplete). */
+export async function completeFunctions(model: Qwen2Model, tok: Tokenizer, cases: readonly FunctionCase[], opts: GreedyOptions): Promise<FunctionCompletion[]> {
   const maxPrompt = model.config.max_position_embeddings - opts.maxNewTokens;
   if (maxPrompt < 1) throw new Error(`--function-max-new-tokens ${opts.maxNewTokens} leaves no room for a prompt in the model's window (${model.config.max_position_embeddings})`);
   const prompts = cases.map((c) => {
     const ids = tok.encode(c.prompt);
     return { ids: ids.slice(Math.max(0, ids.length - maxPrompt)), truncated: Math.max(0, ids.length - maxPrompt) };
   });
-  const order = prompts.map((_, i) => i).sort((a, b) => prompts[a].ids.length - prompts[b].ids.length);
-  const out: FunctionCompletion[] = new Array(cases.length);
-  for (let s = 0; s < order.length; s += opts.batchSize) {
-    const batch = order.slice(s, s + opts.batchSize);
-    const gens = await generate(
-      model,
-      batch.map((i) => prompts[i].ids),
-      { maxNewTokens: opts.maxNewTokens, greedy: true, padId: tok.padId, stopTokenIds: opts.stopIds, beforeStep: yieldToEventLoop },
-    );
-    gens.forEach((g, k) => {
-      const stopped = g.finishReason === 'stop';
-      out[batch[k]] = { text: tok.decode(stopped ? g.ids.slice(0, -1) : g.ids), stopped, truncated: prompts[batch[k]].truncated };
-    });
-    opts.onProgress?.(Math.min(s + opts.batchSize, order.length), order.length);
-  }
-  return out;
+  const done = await greedyComplete(
+    model,
+    tok,
+    prompts.map((p) => p.ids),
+    opts,
+  );
+  return done.map((d, i) => ({ ...d, truncated: prompts[i].truncated }));
 }
 
 export interface FunctionOutcome {
@@ -192,8 +179,6 @@ export interface FunctionFigures {
   empty_rate: number;
   mean_body_lines: number;
 }
-
-const share = (flags: boolean[]) => flags.filter(Boolean).length / flags.length;
 
 /** Score the completions of `cases` with one syntax-check call. */
 export async function scoreFunctions(

@@ -12,6 +12,11 @@ export function rate(flags: readonly boolean[]): number | null {
   return mean(flags.map((f) => (f ? 1 : 0)));
 }
 
+/** Share of true flags, for lists the caller knows are not empty (NaN when empty). */
+export function share(flags: readonly boolean[]): number {
+  return flags.filter(Boolean).length / flags.length;
+}
+
 /**
  * distinct-n (Li et al. 2016): unique n-grams / total n-grams, pooled over all responses. N-grams are taken
  * inside each response (never across two), so a response shorter than n contributes none. Low values mean
