@@ -1,9 +1,12 @@
 // The prep CLI end to end on a small MBPP-shaped file (real tsx, real python3 for `rm`).
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { runApp } from '@rlhf-code/cli/testing';
+import { BASE_MODEL, helpHasFlag, REPO_ROOT, runApp, schemaKeys, writeTinyModel } from '@rlhf-code/cli/testing';
 import { readPpoData, readRmData, readSftData } from '@rlhf-code/data';
+import { functionCases, functionSource, maxLineRepeat } from '@rlhf-code/eval';
+import { checkSyntax } from '@rlhf-code/sandbox';
+import { isHeldOut, readCorpus } from '@rlhf-code/tokenizer';
 
 const prep = (...args: string[]) => runApp('prep', args, 60_000);
 
@@ -108,5 +111,82 @@ describe('prep rm', () => {
     const r = prep('rm', '--mbpp', mbpp, '--timeout-ms', 'soon');
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('--timeout-ms');
+  });
+});
+
+describe('prep syntax', () => {
+  // A small corpus of simple documented functions; the path-hash split holds out mod10.py and mod11.py.
+  let corpus: string;
+  beforeAll(() => {
+    corpus = path.join(dir, 'corpus');
+    mkdirSync(corpus);
+    for (let i = 0; i < 12; i++) {
+      const fns = [0, 1, 2].map((k) => `def f${i}_${k}(x, y=None):\n    """Return x plus ${k}."""\n    if y is None:\n        return x + ${k}\n    return x + y\n`);
+      writeFileSync(path.join(corpus, `mod${i}.py`), `import os\n\n\n${fns.join('\n\n')}`);
+    }
+  });
+  const FLAGS = ['--functions', '0', '--samples', '4', '--max-new-tokens', '40', '--max-prompt-tokens', '64', '--batch-size', '8'];
+
+  it('keeps only bodies of training-file functions that the model ended and that compile, deterministically', async () => {
+    const out1 = path.join(dir, 'syntax1.jsonl');
+    const r = runApp('prep', ['syntax', '--model', BASE_MODEL, '--corpus', corpus, '--out', out1, ...FLAGS], 120_000);
+    expect(r.stderr).not.toContain('error');
+    expect(r.code).toBe(0);
+    const train = readCorpus(corpus).train;
+    const total = functionCases(train).length;
+    expect(train.map((f) => f.path).sort()).toEqual(Array.from({ length: 10 }, (_, i) => `mod${i}.py`).sort());
+    expect(total).toBe(30);
+    const m = /^prep syntax: (\S+) (\d+) examples from (\d+) functions of (\d+) training files \((\d+) samples: ended ([\d.]+), compile ([\d.]+), kept ([\d.]+); mean [\d.]+ lines per example\)/.exec(r.stdout);
+    expect(m).not.toBeNull();
+    expect([m![1], Number(m![3]), Number(m![4]), Number(m![5])]).toEqual([out1, total, train.length, 4 * total]);
+
+    const rows = readFileSync(out1, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(rows).toHaveLength(Number(m![2]));
+    const cases = new Map(functionCases(train).map((c) => [`${c.path}:${c.name}`, c]));
+    for (const row of rows) {
+      const fim = 'suffix' in row; // --fim-rate 0.5: both forms
+      expect(Object.keys(row).sort()).toEqual(['name', 'path', 'prompt', 'response', 'similarity', ...(fim ? ['suffix'] : [])].sort());
+      expect(isHeldOut(row.path)).toBe(false);
+      const c = cases.get(`${row.path}:${row.name}`)!;
+      expect(c.prompt.endsWith(row.prompt)).toBe(true);
+      if (fim) expect(c.suffix.startsWith(row.suffix)).toBe(true);
+      expect(row.response.trim()).not.toBe('');
+      expect(maxLineRepeat(row.response)).toBeLessThanOrEqual(2);
+    }
+    // Every kept body compiles under its signature and docstring (checked again here, by python).
+    const ok = await checkSyntax(rows.map((row) => functionSource(cases.get(`${row.path}:${row.name}`)!, row.response)));
+    expect(ok.every(Boolean)).toBe(true);
+
+    const out2 = path.join(dir, 'syntax2.jsonl');
+    expect(runApp('prep', ['syntax', '--model', BASE_MODEL, '--corpus', corpus, '--out', out2, ...FLAGS], 120_000).code).toBe(0);
+    expect(readFileSync(out2, 'utf8')).toBe(readFileSync(out1, 'utf8'));
+  });
+
+  it('says so in one line, writing nothing, when no body was kept (a random model never ends a function)', async () => {
+    const tiny = path.join(dir, 'tiny');
+    await writeTinyModel(tiny, 'prep-syntax');
+    const out = path.join(dir, 'never.jsonl');
+    const r = runApp('prep', ['syntax', '--model', tiny, '--corpus', corpus, '--out', out, ...FLAGS, '--samples', '1', '--max-new-tokens', '8']);
+    expect(r.code).toBe(1);
+    const last = r.stderr.trim().split('\n').pop()!; // after the progress bar
+    expect(last).toMatch(new RegExp(`^prep: error: no body of ${tiny} was kept \\(\\d+ samples: ended [\\d.]+, compile [\\d.]+, kept 0\\.000\\); nothing written to ${out}\\.`));
+    expect(r.stderr.split('\n').filter((l) => /^\s+at /.test(l))).toEqual([]);
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it('names a missing corpus folder and a missing python', () => {
+    const none = path.join(dir, 'no-corpus');
+    const r = runApp('prep', ['syntax', '--corpus', none, '--out', path.join(dir, 'x.jsonl')]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`Corpus folder not found: ${none}`);
+    const p = runApp('prep', ['syntax', '--corpus', corpus, '--python', '/nonexistent/python3']);
+    expect(p.stderr).toBe('prep: error: /nonexistent/python3 not found: install Python 3 or set --python / RLHF_PYTHON\n');
+  });
+
+  it('--help lists a flag for every key of its schema', () => {
+    const keys = schemaKeys(readFileSync(path.join(REPO_ROOT, 'apps/prep/src/main.ts'), 'utf8'), 'SyntaxFlags');
+    expect(keys).toEqual(expect.arrayContaining(['model', 'corpus', 'functions', 'samples', 'maxLineRepeats', 'maxPromptTokens']));
+    const help = runApp('prep', ['syntax', '--help']);
+    expect(keys.filter((k) => !helpHasFlag(help.stdout, k))).toEqual([]);
   });
 });

@@ -2,6 +2,8 @@
 //   data  sft_data.jsonl, ppo_prompts.jsonl, eval_mbpp_test.jsonl and a copy of MBPP with its README
 //   rm    rm_data.jsonl: reference solutions, mutated variants (and optionally SFT samples), each scored by
 //         running it against the task's tests in the sandbox
+//   syntax  {prompt, response} lines for `sft train`: function bodies a model wrote for the corpus's training files
+//         that compile (rejection sampling on the compiler's verdict; libs/eval/src/syntax-data.ts)
 import { promises as fs } from 'fs';
 import * as path from 'path';
 import { SingleBar } from 'cli-progress';
@@ -22,6 +24,20 @@ const DEFAULTS = {
   maxNewTokens: 256,
   temperature: 0.8,
   template: 'raw' as const,
+  syntax: {
+    model: 'models/base',
+    corpus: 'data/corpus/python-stdlib,data/corpus/python-stdlib-extra',
+    out: 'results/syntax/syntax_data.jsonl',
+    functions: 1200,
+    samples: 2,
+    temperature: 0.6,
+    maxNewTokens: 128,
+    maxPromptTokens: 256,
+    batchSize: 16,
+    maxLineRepeats: 2,
+    fimRate: 0.5,
+    maxSuffixTokens: 128,
+  },
   timeoutMs: 3000,
   memoryMb: 512,
   concurrency: 2,
@@ -52,6 +68,25 @@ const RmFlags = z
     python: z.string().optional(),
     backend: backendSchema,
   });
+
+const S = DEFAULTS.syntax;
+const SyntaxFlags = z.object({
+  model: z.string().default(S.model),
+  corpus: z.string().default(S.corpus),
+  out: z.string().default(S.out),
+  functions: int(0).default(S.functions),
+  samples: int(1).default(S.samples),
+  temperature: z.coerce.number().positive().default(S.temperature),
+  maxNewTokens: int(1).default(S.maxNewTokens),
+  maxPromptTokens: int(1).default(S.maxPromptTokens),
+  batchSize: int(1).default(S.batchSize),
+  maxLineRepeats: int(1).default(S.maxLineRepeats),
+  fimRate: z.coerce.number().min(0).max(1).default(S.fimRate),
+  maxSuffixTokens: int(0).default(S.maxSuffixTokens),
+  seed: int(0).default(DEFAULTS.seed),
+  python: z.string().optional(),
+  backend: backendSchema,
+});
 
 function progressBar(label: string, unit: string): SingleBar {
   return new SingleBar({
@@ -172,7 +207,36 @@ async function rmCommand(opts: unknown): Promise<void> {
   );
 }
 
-const program = new Command('prep').description('Build the datasets in data/ from MBPP (Austin et al. 2021, CC BY 4.0).');
+async function syntaxCommand(opts: unknown): Promise<void> {
+  const t0 = Date.now();
+  const flags = parseFlags(SyntaxFlags, opts);
+  resolvePython(flags.python); // fail before any work when there is no interpreter
+  // Loaded only here: importing tfjs costs seconds.
+  const { runSyntaxData } = await import('./syntax');
+  const bar = progressBar('syntax', 'samples');
+  let started = false;
+  const r = await runSyntaxData(flags, (done, total) => {
+    if (!started) bar.start(total, 0);
+    started = true;
+    bar.update(done);
+  });
+  if (started) bar.stop();
+  const s = r.stats;
+  const figures =
+    `${s.samples} samples: ended ${s.ended_rate.toFixed(3)}, compile ${s.syntax_valid_rate.toFixed(3)}, kept ${s.kept_rate.toFixed(3)}`;
+  if (r.examples.length === 0) {
+    throw new Error(`no body of ${flags.model} was kept (${figures}); nothing written to ${flags.out}. Try more --functions, --samples or --max-new-tokens`);
+  }
+  await writeJsonl(flags.out, r.examples);
+  process.stdout.write(
+    `prep syntax: ${flags.out} ${r.examples.length} examples from ${s.functions} functions of ${r.trainFiles} training files ` +
+      `(${figures}; mean ${s.mean_body_lines.toFixed(1)} lines per example) (${seconds(t0)} s)\n`,
+  );
+}
+
+const program = new Command('prep').description(
+  'Build the datasets in data/ from MBPP (Austin et al. 2021, CC BY 4.0), and syntax training data from a model and the Python corpus.',
+);
 program
   .command('data')
   .description('write sft_data.jsonl, ppo_prompts.jsonl (MBPP 511-974) and eval_mbpp_test.jsonl (MBPP 11-510), and copy MBPP with its README')
@@ -198,5 +262,28 @@ program
   .option('--python <path>', 'Python 3 interpreter (env RLHF_PYTHON, default python3 on PATH)')
   .addOption(backendOption())
   .action(rmCommand);
+program
+  .command('syntax')
+  .description(
+    'write {prompt, response} lines for `sft train` from the compiler\'s verdict: a model writes bodies for documented functions of the ' +
+      'corpus\'s training files (never its held-out files); the bodies it ended itself that compile and repeat no line more than ' +
+      '--max-line-repeats times are kept, the one closest to the true body per function',
+  )
+  .addOption(new Option('--model <dir>', 'checkpoint folder that writes the bodies').env('MODEL_PATH').default(S.model))
+  .option('--corpus <dirs>', 'corpus folder(s), comma separated; the functions come from their training files (path-hash split)', S.corpus)
+  .option('--out <file>', 'output JSONL file ({prompt, suffix?, response, path, name, similarity} lines)', S.out)
+  .option('--functions <n>', 'documented functions sampled (a seeded subset of those whose true body compiles; 0 = all)', String(S.functions))
+  .option('--samples <k>', 'bodies sampled per function', String(S.samples))
+  .option('--temperature <t>', 'sampling temperature (top-k 0, top-p 1)', String(S.temperature))
+  .option('--max-new-tokens <n>', 'longest body in tokens; a body not ended by then is not kept', String(S.maxNewTokens))
+  .option('--max-prompt-tokens <n>', 'prompts (the file up to the docstring) are cut from the left to this many tokens', String(S.maxPromptTokens))
+  .option('--batch-size <n>', 'sequences generated together', String(S.batchSize))
+  .option('--max-line-repeats <n>', 'a body whose most frequent line occurs more often than this is not kept', String(S.maxLineRepeats))
+  .option('--fim-rate <x>', 'share of examples written in fill-in-the-middle form ({prompt, suffix, response}: the file after the body as suffix)', String(S.fimRate))
+  .option('--max-suffix-tokens <n>', 'fill-in-the-middle examples: the suffix is cut to this many tokens', String(S.maxSuffixTokens))
+  .option('--seed <n>', 'seed of the function subset, of sampling and of the example forms', String(DEFAULTS.seed))
+  .option('--python <path>', 'Python 3 interpreter for the syntax check (env RLHF_PYTHON, default python3 on PATH)')
+  .addOption(backendOption())
+  .action(syntaxCommand);
 
 void runCli(program);

@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import * as os from 'os';
 import * as path from 'path';
 import { BASE_MODEL as BASE, helpHasFlag, REPO_ROOT as ROOT, runApp, schemaKeys, writeTinyModel } from '@rlhf-code/cli/testing';
-import { readSafetensors } from '@rlhf-code/model';
+import { readSafetensors, readSafetensorsHeader } from '@rlhf-code/model';
 import { isHeldOut } from '@rlhf-code/tokenizer';
 
 const ENV = { ...process.env, RLHF_THREADS: '1' };
@@ -52,6 +52,15 @@ describe('sft train: errors', () => {
     expect(r.stderr).toBe(`sft: error: ${bad}:3: field "response": missing (expected string)\n`);
     expect(stackLines(r.stderr)).toEqual([]);
     expect(existsSync(path.join(dir, 'bad-out'))).toBe(false);
+  });
+
+  it('names the line of a fill-in-the-middle record whose suffix is not a string', () => {
+    const bad = path.join(dir, 'bad-suffix.jsonl');
+    writeFileSync(bad, `${JSON.stringify(ROWS[0])}\n${JSON.stringify({ prompt: 'def f():\n', suffix: 3, response: '    pass\n' })}\n`);
+    const r = sft('train', '--model', model, '--data', bad, '--out', path.join(dir, 'bad-suffix-out'));
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(`sft: error: ${bad}:2: field "suffix": expected string, received number\n`);
+    expect(existsSync(path.join(dir, 'bad-suffix-out'))).toBe(false);
   });
 
   it('says in one line that a --model folder without config.json is not a model folder', () => {
@@ -163,6 +172,43 @@ describe('sft train: runs', () => {
     expect(r.stderr).toContain(`sft: resuming from ${c} at step ${stopped.step} `);
     expect(weightsOf(c).equals(weightsOf(a))).toBe(true);
     expect(trainSteps(c)).toEqual(trainSteps(a));
+  });
+
+  it('trains on a mix of plain and fill-in-the-middle records', () => {
+    const mixed = path.join(dir, 'mixed.jsonl');
+    const fimRows = ROWS.map((r, i) => (i % 2 ? { ...r, suffix: `\nprint(f${i}())\n` } : r));
+    writeFileSync(mixed, fimRows.map((r) => JSON.stringify(r)).join('\n') + '\n');
+    const out = path.join(dir, 'mixed-run');
+    const r = sft('train', '--model', model, '--data', mixed, '--out', out, '--max-steps', '2', ...SMALL);
+    expect(r.code).toBe(0);
+    expect(lastJson(r.stdout)).toMatchObject({ stage: 'sft', step: 2, interrupted: false });
+    expect(Number.isFinite(lastJson(r.stdout)['eval/loss'])).toBe(true);
+  });
+
+  it('--export writes the trained weights alone in BF16, with the tokenizer and eval.json', async () => {
+    const out = path.join(dir, 'export-run');
+    const exp = path.join(dir, 'export-weights');
+    const r = sft('train', '--model', model, '--data', data, '--out', out, '--max-steps', '2', '--export', exp, ...SMALL);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(`sft sft: exported ${exp} (BF16)\n`);
+    expect(existsSync(path.join(exp, 'trainer_state.json'))).toBe(false); // no optimizer state
+    expect(readFileSync(path.join(exp, 'tokenizer.json'), 'utf8')).toBe(readFileSync(path.join(model, 'tokenizer.json'), 'utf8'));
+    expect(JSON.parse(readFileSync(path.join(exp, 'eval.json'), 'utf8'))).toEqual({ step: 2, 'eval/loss': lastJson(r.stdout)['eval/loss'] });
+    expect(JSON.parse(readFileSync(path.join(exp, 'training_args.json'), 'utf8'))).toMatchObject({ stage: 'sft', export: exp, maxSteps: 2 });
+    // The same weights as the F32 checkpoint in --out, rounded to BF16 (8 significant bits: relative error <= 2^-8).
+    const [a, b] = await Promise.all([readSafetensors(path.join(exp, 'model.safetensors')), readSafetensors(path.join(out, 'model.safetensors'))]);
+    expect([...a.keys()].sort()).toEqual([...b.keys()].sort());
+    let worst = 0;
+    const header = await readSafetensorsHeader(path.join(exp, 'model.safetensors'));
+    expect(new Set([...header.tensors.values()].map((e) => e.dtype))).toEqual(new Set(['BF16']));
+    for (const [name, t] of a) {
+      t.data.forEach((v, i) => {
+        const ref = b.get(name)!.data[i];
+        worst = Math.max(worst, Math.abs(v - ref) / Math.max(Math.abs(ref), 1e-30));
+      });
+    }
+    expect(worst).toBeLessThanOrEqual(2 ** -8);
+    expect(worst).toBeGreaterThan(0); // it was rounded, not copied as F32
   });
 
   it('--resume into an empty --out says there is no checkpoint and starts from step 0', () => {

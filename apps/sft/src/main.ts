@@ -9,7 +9,7 @@ import { backendOption, backendSchema, parseFlags, runCli, UsageError } from '@r
 import { readSftData, splitHeldOut } from '@rlhf-code/data';
 import { initBackend, makeConfig, Qwen2Config, Qwen2Model, readConfig, saveCheckpoint, shutdownBackend, TRAINER_STATE_FILE } from '@rlhf-code/model';
 import { loadTokenizer, PROMPT_TEMPLATES, readCorpora } from '@rlhf-code/tokenizer';
-import { LmExample, packExamples, pretrainWindows, runLmStage, sftExample } from '@rlhf-code/train';
+import { fimSftExample, LmExample, packExamples, pretrainWindows, runLmStage, sftExample } from '@rlhf-code/train';
 
 // ---------------------------------------------------------------------------------------------
 // Settings with their defaults (one place; --help prints them)
@@ -65,6 +65,8 @@ const TrainFlags = z.object({
   maxLen: z.coerce.number().int().min(8),
   pack: z.boolean().default(false),
   heldoutFraction: z.coerce.number().min(0).lt(1),
+  export: z.string().optional(),
+  exportDtype: z.enum(['F32', 'BF16']),
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -72,6 +74,27 @@ const TrainFlags = z.object({
 /** With --resume and a checkpoint in --out, training continues from the weights saved there. */
 function resumeDir(f: { resume: boolean; out: string }): string | undefined {
   return f.resume && fs.existsSync(path.join(f.out, TRAINER_STATE_FILE)) ? f.out : undefined;
+}
+
+/**
+ * --export: the weights alone (no optimizer state), in the requested dtype, with the tokenizer, training_args.json and
+ * eval.json ({step, eval/loss}): how models/base is written.
+ */
+async function exportWeights(
+  stage: 'pretrain' | 'sft',
+  model: Qwen2Model,
+  tokenizerDir: string,
+  f: { export?: string; exportDtype: 'F32' | 'BF16' },
+  result: Awaited<ReturnType<typeof runLmStage>>,
+): Promise<void> {
+  await saveCheckpoint(f.export!, {
+    config: model.config,
+    weights: model.hostWeights(),
+    dtype: f.exportDtype,
+    tokenizerDir,
+    extraFiles: { 'training_args.json': { stage, ...f }, 'eval.json': { step: result.position.step, ...result.lastEval } },
+  });
+  console.error(`sft ${stage}: exported ${f.export} (${f.exportDtype})`);
 }
 
 async function pretrain(opts: unknown): Promise<void> {
@@ -135,17 +158,7 @@ async function pretrain(opts: unknown): Promise<void> {
     quiet: f.quiet,
     extraFiles: { 'training_args.json': { stage: 'pretrain', ...f } },
   });
-  if (f.export && !result.interrupted) {
-    // The shipped model: weights only (no optimizer state), in the requested dtype, with the tokenizer.
-    await saveCheckpoint(f.export, {
-      config: model.config,
-      weights: model.hostWeights(),
-      dtype: f.exportDtype,
-      tokenizerDir: f.tokenizer,
-      extraFiles: { 'training_args.json': { stage: 'pretrain', ...f }, 'eval.json': { step: result.position.step, ...result.lastEval } },
-    });
-    console.error(`sft pretrain: exported ${f.export} (${f.exportDtype})`);
-  }
+  if (f.export && !result.interrupted) await exportWeights('pretrain', model, f.tokenizer, f, result);
   console.log(JSON.stringify({ stage: 'pretrain', out: f.out, step: result.position.step, interrupted: result.interrupted, ...result.lastEval }));
   if (result.interrupted) process.exitCode = 130; // stopped by Ctrl-C / SIGTERM: a checkpoint, not a finished run
 }
@@ -160,7 +173,11 @@ async function train(opts: unknown): Promise<void> {
   if (tok.vocabSize > model.config.vocab_size) {
     throw new UsageError(`${f.model}: its tokenizer has ${tok.vocabSize} tokens, more than the model's ${model.config.vocab_size}`);
   }
-  const toExample = (r: { prompt: string; response: string }): LmExample => sftExample(tok, r.prompt, r.response, { template: f.template, maxLen: f.maxLen });
+  // A record with a `suffix` is a fill-in-the-middle example (the raw FIM form, whatever --template says).
+  const toExample = (r: { prompt: string; response: string; suffix?: string }): LmExample =>
+    r.suffix === undefined
+      ? sftExample(tok, r.prompt, r.response, { template: f.template, maxLen: f.maxLen })
+      : fimSftExample(tok, r.prompt, r.suffix, r.response, { maxLen: f.maxLen });
   const trainExamples = trainRecords.map(toExample);
   const examples = f.pack ? packExamples(trainExamples, f.maxLen) : trainExamples;
   console.error(
@@ -186,6 +203,7 @@ async function train(opts: unknown): Promise<void> {
     quiet: f.quiet,
     extraFiles: { 'training_args.json': { stage: 'sft', base_model: f.model, ...f } },
   });
+  if (f.export && !result.interrupted) await exportWeights('sft', model, f.model, f, result);
   console.log(JSON.stringify({ stage: 'sft', out: f.out, step: result.position.step, interrupted: result.interrupted, ...result.lastEval }));
   if (result.interrupted) process.exitCode = 130; // stopped by Ctrl-C / SIGTERM: a checkpoint, not a finished run
 }
@@ -256,11 +274,13 @@ optimOptions(
   { lr: 3e-4, warmup: 10, wd: 0.0, beta2: 0.999 },
 )
   .addOption(new Option('--model <dir>', 'starting checkpoint (Hugging Face folder)').env('MODEL_PATH').default('models/base'))
-  .option('--data <file>', 'training data, one {"prompt", "response"} per line', 'data/sft_data.jsonl')
+  .option('--data <file>', 'training data, one {"prompt", "response"} per line; a line with "suffix" too is a fill-in-the-middle example (prompt = before the cursor, response = the middle)', 'data/sft_data.jsonl')
   .addOption(new Option('--template <name>', 'prompt format: raw text (code models) or ChatML (instruct models)').choices(['raw', 'chat']).default('raw'))
   .option('--max-len <n>', 'longest example in tokens (the prompt is cut from the left first)', '512')
   .option('--pack', 'pack several examples into each window of --max-len tokens')
   .option('--heldout-fraction <x>', 'share of prompts held out for the evaluation loss', '0.1')
+  .option('--export <dir>', 'at the end, also write the weights alone (no optimizer state) here')
+  .addOption(new Option('--export-dtype <dtype>', 'storage dtype of --export').choices(['F32', 'BF16']).default('BF16'))
   .action(train);
 
 runCli(program, shutdownBackend);

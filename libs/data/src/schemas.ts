@@ -17,6 +17,8 @@ const nonEmpty = { error: 'must not be empty' };
 export const SftRecordSchema = z.looseObject({
   prompt: z.string(),
   response: z.string().min(1, nonEmpty),
+  // Present: a fill-in-the-middle example (prompt = the text before the cursor, suffix = after, response = the middle).
+  suffix: z.string().optional(),
 });
 
 export const RmRecordSchema = z.looseObject({

@@ -49,7 +49,9 @@ describe('functionCases', () => {
       prompt: 'import os\n\n\ndef join(a, b):\n    """Join two paths."""\n',
       head: 'def join(a, b):\n    """Join two paths."""\n',
       reference: '    return os.path.join(a, b)\n',
+      suffix: FILE.slice(FILE.indexOf('\n\nclass Box')),
     });
+    for (const c of cases) expect(c.prompt + c.reference + c.suffix).toBe(FILE);
     const value = cases[1];
     expect(value.prompt.endsWith("        or the default.\n        '''\n")).toBe(true);
     expect(value.head.startsWith('    async def value(self,\n')).toBe(true); // the decorator stays in the prompt only

@@ -40,6 +40,8 @@ export interface FunctionCase {
   head: string;
   /** The true body after the docstring, as in the file. */
   reference: string;
+  /** The rest of the file after the true body (prompt + reference + suffix = the file, LF line ends). */
+  suffix: string;
 }
 
 const indentOf = (line: string) => line.length - line.trimStart().length;
@@ -101,6 +103,7 @@ export function functionCases(files: readonly CorpusFile[]): FunctionCase[] {
         prompt: lines.slice(0, docEnd + 1).join('\n') + '\n',
         head: lines.slice(i, docEnd + 1).join('\n') + '\n',
         reference: body.join('\n') + '\n',
+        suffix: lines.slice(docEnd + 1 + body.length).join('\n'),
       });
     }
   }

@@ -44,8 +44,23 @@ export {
 export {
   functionCases,
   selectFunctionCases,
+  compilingCases,
   cutBody,
   functionSource,
   type FunctionCase,
   type FunctionFigures,
 } from './function-eval';
+export {
+  syntaxTrainingData,
+  judgeSamples,
+  pickBest,
+  maxLineRepeat,
+  tokenF1,
+  cutPrompt,
+  cutSuffix,
+  syntaxExample,
+  type SyntaxDataOptions,
+  type SyntaxCandidate,
+  type SyntaxExample,
+  type SyntaxDataStats,
+} from './syntax-data';

@@ -18,6 +18,7 @@ export {
   pretrainTokens,
   pretrainWindows,
   sftExample,
+  fimSftExample,
   packExamples,
   padLmBatch,
   targetCount,

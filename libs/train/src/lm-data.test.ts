@@ -1,9 +1,10 @@
 // Language-model examples on the real tokenizer: line chunks, FIM splits, pretraining windows, SFT masks,
 // packing and padding. Pure host code: no tensors.
 import { seededRandom } from '@rlhf-code/data';
-import { encodePair, loadTokenizer, Tokenizer } from '@rlhf-code/tokenizer';
+import { encodeFim, encodePair, loadTokenizer, Tokenizer } from '@rlhf-code/tokenizer';
 import {
   chunkLines,
+  fimSftExample,
   fimSplit,
   LmExample,
   packExamples,
@@ -212,6 +213,49 @@ describe('sftExample', () => {
     expect(ex.ids.length).toBe(20);
     expect(ex.lossMask.indexOf(1)).toBe(ref.promptLen);
     expect(ex.lossMask.slice(ref.promptLen).every((m) => m === 1)).toBe(true);
+  });
+});
+
+describe('fimSftExample', () => {
+  const plain = (t: string) => tok.encode(t, { parseSpecialTokens: false });
+
+  test('is Qwen\'s FIM form with the loss on the middle and the end token only', () => {
+    const prefix = 'def add(a, b):\n';
+    const suffix = '\n\nprint(add(1, 2))\n';
+    const middle = '    return a + b\n';
+    const ex = fimSftExample(tok, prefix, suffix, middle, { maxLen: 1000 });
+    const head = encodeFim(tok, prefix, suffix);
+    expect(ex.ids).toEqual([...head, ...plain(middle), tok.eosId]);
+    expect(ex.ids.slice(0, 1)).toEqual([tok.fim.prefix]);
+    expect(ex.lossMask).toEqual([...head.map(() => 0), ...plain(middle).map(() => 1), 1]);
+  });
+
+  test('code that contains a marker string stays text', () => {
+    const ex = fimSftExample(tok, 's = "<|fim_middle|>"\n', '', 'x = 1\n', { maxLen: 1000 });
+    expect(ex.ids.filter((id) => id === tok.fim.middle)).toHaveLength(1);
+  });
+
+  test('too long: the middle keeps half the window, the prefix loses its start and the suffix its end', () => {
+    const prefix = Array.from({ length: 40 }, (_, i) => `p${i} = ${i}\n`).join('');
+    const suffix = Array.from({ length: 40 }, (_, i) => `s${i} = ${i}\n`).join('');
+    const middle = Array.from({ length: 40 }, (_, i) => `m${i} = ${i}\n`).join('');
+    const ex = fimSftExample(tok, prefix, suffix, middle, { maxLen: 64 });
+    expect(ex.ids).toHaveLength(64);
+    const [pAt, sAt, mAt] = [tok.fim.prefix, tok.fim.suffix, tok.fim.middle].map((id) => ex.ids.indexOf(id));
+    expect(pAt).toBe(0);
+    const kept = { p: ex.ids.slice(1, sAt), s: ex.ids.slice(sAt + 1, mAt), m: ex.ids.slice(mAt + 1) };
+    expect(kept.m).toHaveLength(Math.ceil(61 / 2)); // room = 64 - 3 markers
+    expect(kept.m).toEqual(plain(middle).slice(0, kept.m.length)); // the middle's start (no end token: it was cut)
+    expect(kept.s).toHaveLength(Math.floor((61 - kept.m.length) / 2));
+    expect(kept.s).toEqual(plain(suffix).slice(0, kept.s.length)); // the text right after the cursor
+    expect(kept.p).toEqual(plain(prefix).slice(-kept.p.length)); // the text right before the cursor
+    expect(kept.p.length + kept.s.length + kept.m.length).toBe(61);
+    expect(ex.lossMask.indexOf(1)).toBe(mAt + 1);
+    // A short suffix leaves its share to the prefix.
+    const short = fimSftExample(tok, prefix, '\n', middle, { maxLen: 64 });
+    expect(short.ids.indexOf(tok.fim.middle) - short.ids.indexOf(tok.fim.suffix) - 1).toBe(plain('\n').length);
+    expect(short.ids).toHaveLength(64);
+    expect(() => fimSftExample(tok, 'a', 'b', 'c', { maxLen: 4 })).toThrow('maxLen must be at least 5');
   });
 });
 

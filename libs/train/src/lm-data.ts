@@ -118,6 +118,32 @@ export function sftExample(tok: Tokenizer, prompt: string, response: string, opt
 }
 
 /**
+ * A fill-in-the-middle SFT example {prefix, suffix, middle} in Qwen's form
+ * `<|fim_prefix|>prefix<|fim_suffix|>suffix<|fim_middle|>middle<|endoftext|>`, the loss on the middle and the end token
+ * only. Too long for maxLen: the middle (+ end token) keeps at least half the window, then the context left over is
+ * shared between the prefix (cut from the left: the text next to the cursor stays) and the suffix (cut from the right).
+ */
+export function fimSftExample(tok: Tokenizer, prefix: string, suffix: string, middle: string, opts: { maxLen: number }): LmExample {
+  const plain = (text: string) => tok.encode(text, { parseSpecialTokens: false });
+  const room = opts.maxLen - 3; // the three FIM markers
+  if (room < 2) throw new Error(`fimSftExample: maxLen must be at least 5, got ${opts.maxLen}`);
+  let p = plain(prefix);
+  let s = plain(suffix);
+  let m = [...plain(middle), tok.eosId];
+  if (p.length + s.length + m.length > room) {
+    m = m.slice(0, Math.max(room - p.length - s.length, Math.ceil(room / 2)));
+    const ctx = room - m.length;
+    const suffixShare = Math.min(s.length, Math.floor(ctx / 2));
+    const keepP = Math.min(p.length, ctx - suffixShare);
+    const keepS = Math.min(s.length, ctx - keepP);
+    p = p.slice(p.length - keepP);
+    s = s.slice(0, keepS);
+  }
+  const promptIds = [tok.fim.prefix, ...p, tok.fim.suffix, ...s, tok.fim.middle];
+  return { ids: [...promptIds, ...m], lossMask: [...promptIds.map(() => 0), ...m.map(() => 1)] };
+}
+
+/**
  * Pack examples back to back into windows of at most seqLen tokens (no example is split; an example
  * longer than seqLen gets its own window). Saves the compute padding wastes; examples in one window can
  * attend to each other, which is the usual price of packing.

@@ -1,0 +1,45 @@
+// prep syntax: the model-dependent part (imported lazily by main.ts, since loading tfjs costs seconds).
+import { compilingCases, functionCases, fimStopIds, selectFunctionCases, syntaxTrainingData, type SyntaxDataStats, type SyntaxExample } from '@rlhf-code/eval';
+import { initBackend, Qwen2Model, shutdownBackend, type BackendChoice } from '@rlhf-code/model';
+import { checkSyntax } from '@rlhf-code/sandbox';
+import { loadTokenizer, readCorpora } from '@rlhf-code/tokenizer';
+
+export interface SyntaxRunFlags {
+  model: string;
+  corpus: string;
+  functions: number;
+  samples: number;
+  temperature: number;
+  maxNewTokens: number;
+  maxPromptTokens: number;
+  batchSize: number;
+  maxLineRepeats: number;
+  fimRate: number;
+  maxSuffixTokens: number;
+  seed: number;
+  python?: string;
+  backend?: BackendChoice;
+}
+
+export async function runSyntaxData(
+  f: SyntaxRunFlags,
+  onProgress: (done: number, total: number) => void,
+): Promise<{ examples: SyntaxExample[]; stats: SyntaxDataStats; trainFiles: number }> {
+  const corpus = readCorpora(f.corpus.split(',').map((d) => d.trim()).filter((d) => d !== ''));
+  // Whole files can be large: the default snippet limits are too tight for a few thousand functions at once.
+  const check = (codes: string[]) => checkSyntax(codes, { python: f.python, timeoutMs: 30_000 + 20 * codes.length, memoryMb: 2048 });
+  const candidates = functionCases(corpus.train); // training files only: the held-out files are eval:base's
+  const compiling = await compilingCases(candidates, check);
+  const cases = selectFunctionCases(compiling, f.functions === 0 ? compiling.length : f.functions, f.seed);
+  if (cases.length === 0) throw new Error(`no documented function with a compiling body in the ${corpus.train.length} training files of ${f.corpus}`);
+  await initBackend({ backend: f.backend, quiet: true });
+  const model = await Qwen2Model.load(f.model, { trainable: false });
+  try {
+    const tok = loadTokenizer(f.model);
+    const r = await syntaxTrainingData(model, tok, cases, { ...f, stopIds: fimStopIds(tok), onProgress }, check);
+    return { examples: r.examples, stats: r.stats, trainFiles: corpus.train.length };
+  } finally {
+    model.dispose();
+    await shutdownBackend();
+  }
+}

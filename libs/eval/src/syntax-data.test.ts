@@ -1,0 +1,169 @@
+// Syntax training data: the filter (real python compile check on bodies whose verdict is known), the pick among
+// kept bodies, prompt cutting, and the sampling loop on a tiny random model (shapes, seeding, the pick applied).
+import { mkdtempSync, rmSync } from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { initBackend, Qwen2Model } from '@rlhf-code/model';
+import { checkSyntax } from '@rlhf-code/sandbox';
+import { loadTokenizer, Tokenizer } from '@rlhf-code/tokenizer';
+import { fimStopIds } from './base-eval';
+import { functionCases } from './function-eval';
+import { cutPrompt, cutSuffix, judgeSamples, maxLineRepeat, pickBest, SyntaxCandidate, syntaxExample, syntaxTrainingData, tokenF1 } from './syntax-data';
+import { saveTinyModel, TOKENIZER_DIR } from './testing/tiny-model';
+
+const FILE = [
+  'class Box:',
+  '    def get(self, key, default=None):',
+  '        """Return the value for key."""',
+  '        if key in self.data:',
+  '            return self.data[key]',
+  '        return default',
+  '',
+  '    def put(self, key, value):',
+  '        """Store value."""',
+  '        self.data[key] = value',
+  '',
+].join('\n');
+const cases = functionCases([{ path: 'box.py', text: FILE }]);
+
+describe('maxLineRepeat and tokenF1', () => {
+  it('counts the most frequent non-blank line, trimmed', () => {
+    expect(maxLineRepeat('')).toBe(0);
+    expect(maxLineRepeat('    x = 1\n\n  x = 1\n    y = 2\n')).toBe(2);
+    expect(maxLineRepeat('a\nb\nc\n')).toBe(1);
+  });
+
+  it('is the F1 of the word-token bags', () => {
+    expect(tokenF1('return a + b', 'return a + b')).toBe(1);
+    expect(tokenF1('return a + b', 'pass')).toBe(0);
+    expect(tokenF1('', 'pass')).toBe(0);
+    // {return, a, b} vs {return, b}: 2 in common, F1 = 2*2 / (3+2)
+    expect(tokenF1('return a + b', 'return b')).toBeCloseTo(0.8, 12);
+    // multiset: two x's against one
+    expect(tokenF1('x x', 'x')).toBeCloseTo((2 * 1) / 3, 12);
+  });
+});
+
+describe('judgeSamples (real python compile check)', () => {
+  it('keeps the bodies the model ended itself that compile and do not repeat a line more than allowed', async () => {
+    expect(cases.map((c) => c.name)).toEqual(['get', 'put']);
+    const get = 0;
+    const completions = [
+      // ended by the next method (a line back at the def's indentation); compiles
+      { caseIndex: get, text: '        return self.data.get(key, default)\n\n    def other(self):\n', stopped: false },
+      // ended by the end token; an unclosed bracket
+      { caseIndex: get, text: '        return self.data.get(key,\n', stopped: true },
+      // ended, compiles, but one line three times
+      { caseIndex: get, text: '        x = 1\n        x = 1\n        x = 1\n', stopped: true },
+      // compiles but cut by the token limit (not ended): the last, partial line is dropped
+      { caseIndex: get, text: '        return default\n        ret', stopped: false },
+      // ended at once: empty
+      { caseIndex: get, text: '', stopped: true },
+      // the other function, ended and valid
+      { caseIndex: 1, text: '        self.data[key] = value\n', stopped: true },
+    ];
+    const judged = await judgeSamples(cases, completions, (codes) => checkSyntax(codes), 2);
+    expect(judged.map((j) => [j.ended, j.syntaxOk, j.kept])).toEqual([
+      [true, true, true],
+      [true, false, false],
+      [true, true, false],
+      [false, true, false],
+      [true, false, false],
+      [true, true, true],
+    ]);
+    expect(judged[0].body).toBe('        return self.data.get(key, default)\n');
+    expect(judged[2].maxRepeat).toBe(3);
+    expect(judged[3].body).toBe('        return default\n');
+    expect(judged[5].similarity).toBe(1); // the true body
+    expect(judged[0].similarity).toBeCloseTo(tokenF1(judged[0].body, cases[get].reference), 12);
+  });
+});
+
+describe('pickBest', () => {
+  const c = (kept: boolean, similarity: number, body = `b${similarity}`): SyntaxCandidate => ({ text: body, body, kept, similarity, ended: true, syntaxOk: kept, maxRepeat: 1 });
+  it('takes the kept body most similar to the true one, the first of equals, none when nothing was kept', () => {
+    expect(pickBest([c(true, 0.2), c(false, 0.9), c(true, 0.5), c(true, 0.1)])?.body).toBe('b0.5');
+    expect(pickBest([c(true, 0.5, 'first'), c(true, 0.5, 'second')])?.body).toBe('first');
+    expect(pickBest([c(false, 0.9)])).toBeNull();
+    expect(pickBest([])).toBeNull();
+  });
+});
+
+describe('cutPrompt and syntaxTrainingData on a tiny random model', () => {
+  let dir: string;
+  let model: Qwen2Model;
+  let tok: Tokenizer;
+  beforeAll(async () => {
+    await initBackend({ quiet: true });
+    dir = mkdtempSync(path.join(os.tmpdir(), 'syntax-data-'));
+    model = await saveTinyModel(dir, 5);
+    tok = loadTokenizer(TOKENIZER_DIR);
+  });
+  afterAll(() => {
+    model.dispose();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('cutPrompt keeps a short prompt as it is and a long one to its last tokens', () => {
+    expect(cutPrompt(tok, cases[0].prompt, 10_000)).toEqual({ ids: tok.encode(cases[0].prompt), text: cases[0].prompt });
+    const cut = cutPrompt(tok, cases[1].prompt, 8);
+    expect(cut.ids).toEqual(tok.encode(cases[1].prompt).slice(-8));
+    expect(cut.text).toBe(tok.decode(cut.ids));
+    expect(cases[1].prompt.endsWith(cut.text)).toBe(true);
+  });
+
+  it('syntaxExample writes a plain example, or a FIM one whose suffix is the start of the file after the true body', () => {
+    const best: SyntaxCandidate = { text: 'x', body: '        return 1\n', kept: true, similarity: 0.123456, ended: true, syntaxOk: true, maxRepeat: 1 };
+    expect(syntaxExample(tok, cases[0], 'PROMPT', best, null)).toEqual({ prompt: 'PROMPT', response: '        return 1\n', path: 'box.py', name: 'get', similarity: 0.1235 });
+    const fim = syntaxExample(tok, cases[0], 'PROMPT', best, 6);
+    expect(fim.suffix).toBe(cutSuffix(tok, cases[0].suffix, 6));
+    expect(tok.encode(fim.suffix!)).toHaveLength(6);
+    expect(cases[0].suffix.startsWith(fim.suffix!)).toBe(true);
+    expect(fim.suffix!.trimStart().startsWith('def put(')).toBe(true);
+    expect(cutSuffix(tok, cases[0].suffix, 10_000)).toBe(cases[0].suffix);
+  });
+
+  const opts = { samples: 3, temperature: 1, maxNewTokens: 12, maxPromptTokens: 40, batchSize: 4, maxLineRepeats: 2, seed: 4, fimRate: 0.5, maxSuffixTokens: 16 };
+
+  it('samples every function `samples` times, judges every sample, and picks at most one example per function', async () => {
+    const seen: string[] = [];
+    // Accept everything the compiler is shown, so only "ended", "empty" and repetition decide (the random model rarely
+    // ends a body, and its verdicts would hide the pick).
+    const check = async (codes: string[]) => {
+      seen.push(...codes);
+      return codes.map(() => true);
+    };
+    const r = await syntaxTrainingData(model, tok, cases, { ...opts, stopIds: fimStopIds(tok) }, check);
+    expect(r.candidates.map((c) => c.length)).toEqual([3, 3]);
+    expect(seen).toHaveLength(6);
+    seen.forEach((code) => expect(code.startsWith('def get(') || code.startsWith('def put(')).toBe(true)); // dedented head + body
+    expect(r.stats.samples).toBe(6);
+    expect(r.stats.functions).toBe(2);
+    const flat = r.candidates.flat();
+    expect(r.stats.kept_rate).toBeCloseTo(flat.filter((x) => x.kept).length / 6, 12);
+    expect(r.stats.ended_rate).toBeCloseTo(flat.filter((x) => x.ended).length / 6, 12);
+    flat.forEach((x) => expect(x.kept).toBe(x.ended && x.body.trim() !== '' && x.maxRepeat <= 2));
+    const picked = r.candidates.map(pickBest).filter((x) => x !== null).map((x) => x!.body);
+    expect(r.examples.map((e) => e.response)).toEqual(picked);
+    expect(r.stats.functions_with_example).toBe(r.examples.length / 2);
+    for (const e of r.examples) {
+      const c = cases.find((x) => x.name === e.name)!;
+      expect(e.path).toBe('box.py');
+      expect(e.prompt).toBe(cutPrompt(tok, c.prompt, 40).text);
+    }
+
+    // Seeded: the same flags give the same samples; another seed other samples.
+    const again = await syntaxTrainingData(model, tok, cases, { ...opts, stopIds: fimStopIds(tok) }, check);
+    expect(again.candidates).toEqual(r.candidates);
+    const other = await syntaxTrainingData(model, tok, cases, { ...opts, seed: 5, stopIds: fimStopIds(tok) }, check);
+    expect(flat.every((x) => x.text.length > 0)).toBe(true);
+    expect(other.candidates.flat().map((x) => x.text)).not.toEqual(flat.map((x) => x.text));
+  });
+
+  it('refuses a token budget that leaves no room for a prompt, and an empty case list', async () => {
+    await expect(syntaxTrainingData(model, tok, cases, { ...opts, maxNewTokens: 512, stopIds: [] }, async (c) => c.map(() => true))).rejects.toThrow(
+      "max new tokens 512 leaves no room for a prompt in the model's window (512)",
+    );
+    await expect(syntaxTrainingData(model, tok, [], { ...opts, stopIds: [] }, async (c) => c.map(() => true))).rejects.toThrow('no functions to sample');
+  });
+});

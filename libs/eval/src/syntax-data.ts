@@ -1,0 +1,225 @@
+// Training data from the compiler's verdict (rejection sampling, a.k.a. expert iteration): the model writes several
+// bodies for documented functions of the corpus's TRAINING files, Python's compiler rejects the ones that do not parse,
+// and the best surviving body per function becomes a {prompt, response} example for `sft train`. One round of this is
+// the cheapest RL from compiler feedback: the reward is 1 for a kept body and 0 otherwise, and SFT on the kept bodies
+// moves the policy towards them.
+//
+//   prompt   the file up to and including the docstring, cut from the left to maxPromptTokens (the same prompt the
+//            function-body figure of eval:base uses, function-eval.ts, only shorter)
+//   sample   `samples` continuations per prompt at `temperature` (top-k 0, top-p 1), at most maxNewTokens each
+//   body     cutBody: up to the first line back at the def's indentation, or the end token
+//   kept     the model ended the body itself, it is not empty, signature + docstring + body compile, and no line
+//            appears more than maxLineRepeats times (a body of `x = x` thirty times compiles, but is not worth learning)
+//   best     among the kept bodies of one function, the one sharing most identifiers and literals with the true body
+//            (F1 of the bags of word tokens): a tie-break towards real code, not a filter
+//   response the best body; `sft train` appends <|endoftext|>, so the model learns to end a function it was asked for
+//   form     with probability fimRate the example is a fill-in-the-middle one instead: {prompt, suffix, response} with
+//            suffix = the file after the true body, cut to maxSuffixTokens; `sft train` then builds Qwen's
+//            <|fim_prefix|>prompt<|fim_suffix|>suffix<|fim_middle|>response<|endoftext|>. Without this share, learning
+//            to end functions with <|endoftext|> also teaches the model to end every FIM middle at once (measured:
+//            all FIM completions empty after a plain-only round), and the online mode serves FIM.
+import { Qwen2Model, generate } from '@rlhf-code/model';
+import { Tokenizer } from '@rlhf-code/tokenizer';
+import { seededRandom } from '@rlhf-code/data';
+import { yieldToEventLoop } from '@rlhf-code/train';
+import { cutBody, FunctionCase, functionSource } from './function-eval';
+
+export interface SyntaxDataOptions {
+  samples: number;
+  temperature: number;
+  maxNewTokens: number;
+  maxPromptTokens: number;
+  /** Sequences generated together (prompts x samples, left padded). */
+  batchSize: number;
+  maxLineRepeats: number;
+  /** Share of examples in fill-in-the-middle form (a seeded coin per example). */
+  fimRate: number;
+  /** FIM examples: the suffix is cut to its first this many tokens. */
+  maxSuffixTokens: number;
+  /** Ids that end a completion (the end token and the FIM tokens). */
+  stopIds: number[];
+  seed: number;
+  onProgress?: (done: number, total: number) => void;
+}
+
+/** One sampled body and the compiler's verdict. */
+export interface SyntaxCandidate {
+  /** The raw completion (decoded, the stop token excluded). */
+  text: string;
+  body: string;
+  ended: boolean;
+  syntaxOk: boolean;
+  maxRepeat: number;
+  kept: boolean;
+  similarity: number;
+}
+
+/** One line of the output: what `sft train` reads, plus where it came from. */
+export interface SyntaxExample {
+  prompt: string;
+  /** Present on fill-in-the-middle examples only: the text after the body. */
+  suffix?: string;
+  response: string;
+  path: string;
+  name: string;
+  similarity: number;
+}
+
+export interface SyntaxDataStats {
+  functions: number;
+  samples: number;
+  ended_rate: number;
+  syntax_valid_rate: number;
+  kept_rate: number;
+  /** Share of functions with at least one kept body (= examples / functions). */
+  functions_with_example: number;
+  mean_body_lines: number;
+}
+
+const nonBlank = (body: string) => body.split('\n').map((l) => l.trim()).filter((l) => l !== '');
+
+/** How often the most frequent non-blank line (trimmed) occurs in `body`; 0 for an empty body. */
+export function maxLineRepeat(body: string): number {
+  const counts = new Map<string, number>();
+  for (const l of nonBlank(body)) counts.set(l, (counts.get(l) ?? 0) + 1);
+  return Math.max(0, ...counts.values());
+}
+
+/** F1 overlap of the multisets of word tokens (identifiers, keywords, numbers) of two pieces of code, in [0, 1]. */
+export function tokenF1(a: string, b: string): number {
+  const bag = (s: string) => {
+    const m = new Map<string, number>();
+    for (const w of s.match(/\w+/g) ?? []) m.set(w, (m.get(w) ?? 0) + 1);
+    return m;
+  };
+  const x = bag(a);
+  const y = bag(b);
+  const size = (m: Map<string, number>) => [...m.values()].reduce((s, v) => s + v, 0);
+  const [nx, ny] = [size(x), size(y)];
+  if (nx === 0 || ny === 0) return 0;
+  let common = 0;
+  for (const [w, c] of x) common += Math.min(c, y.get(w) ?? 0);
+  return common === 0 ? 0 : (2 * common) / (nx + ny);
+}
+
+/** The prompt's last maxPromptTokens tokens, as text (what the model saw when sampling). */
+export function cutPrompt(tok: Tokenizer, prompt: string, maxPromptTokens: number): { ids: number[]; text: string } {
+  const ids = tok.encode(prompt);
+  if (ids.length <= maxPromptTokens) return { ids, text: prompt };
+  const kept = ids.slice(ids.length - maxPromptTokens);
+  return { ids: kept, text: tok.decode(kept) };
+}
+
+/** The suffix's first maxSuffixTokens tokens, as text. */
+export function cutSuffix(tok: Tokenizer, suffix: string, maxSuffixTokens: number): string {
+  const ids = tok.encode(suffix);
+  return ids.length <= maxSuffixTokens ? suffix : tok.decode(ids.slice(0, maxSuffixTokens));
+}
+
+/** The output line for a kept body: plain {prompt, response}, or with maxSuffixTokens a FIM one with the file's suffix. */
+export function syntaxExample(tok: Tokenizer, c: FunctionCase, promptText: string, best: SyntaxCandidate, maxSuffixTokens: number | null): SyntaxExample {
+  const suffix = maxSuffixTokens === null ? {} : { suffix: cutSuffix(tok, c.suffix, maxSuffixTokens) };
+  return { prompt: promptText, ...suffix, response: best.body, path: c.path, name: c.name, similarity: Math.round(best.similarity * 1e4) / 1e4 };
+}
+
+/** Judge sampled completions of one case: cut each body, check it, mark the kept ones. */
+export async function judgeSamples(
+  cases: readonly FunctionCase[],
+  completions: readonly { caseIndex: number; text: string; stopped: boolean }[],
+  check: (codes: string[]) => Promise<boolean[]>,
+  maxLineRepeats: number,
+): Promise<SyntaxCandidate[]> {
+  const cut = completions.map((c) => cutBody(c.text, cases[c.caseIndex].indent, c.stopped));
+  const ok = await check(completions.map((c, i) => functionSource(cases[c.caseIndex], cut[i].body)));
+  return completions.map((c, i) => {
+    const body = cut[i].body;
+    const syntaxOk = ok[i] && body.trim() !== '';
+    const maxRepeat = maxLineRepeat(body);
+    return {
+      text: c.text,
+      body,
+      ended: cut[i].ended,
+      syntaxOk,
+      maxRepeat,
+      kept: syntaxOk && cut[i].ended && maxRepeat <= maxLineRepeats,
+      similarity: tokenF1(body, cases[c.caseIndex].reference),
+    };
+  });
+}
+
+/** The kept candidate most similar to the true body (the first of equals); null when none was kept. */
+export function pickBest(candidates: readonly SyntaxCandidate[]): SyntaxCandidate | null {
+  let best: SyntaxCandidate | null = null;
+  for (const x of candidates) if (x.kept && (best === null || x.similarity > best.similarity)) best = x;
+  return best;
+}
+
+/**
+ * Sample, judge and pick: at most one example per case (the kept body most similar to the true one, the first on a
+ * tie), in case order. `check` compiles many sources at once (the sandbox's checkSyntax).
+ */
+export async function syntaxTrainingData(
+  model: Qwen2Model,
+  tok: Tokenizer,
+  cases: readonly FunctionCase[],
+  opts: SyntaxDataOptions,
+  check: (codes: string[]) => Promise<boolean[]>,
+): Promise<{ examples: SyntaxExample[]; candidates: SyntaxCandidate[][]; stats: SyntaxDataStats }> {
+  if (cases.length === 0) throw new Error('syntaxTrainingData: no functions to sample');
+  const maxPrompt = Math.min(opts.maxPromptTokens, model.config.max_position_embeddings - opts.maxNewTokens);
+  if (maxPrompt < 1) throw new Error(`max new tokens ${opts.maxNewTokens} leaves no room for a prompt in the model's window (${model.config.max_position_embeddings})`);
+  const prompts = cases.map((c) => cutPrompt(tok, c.prompt, maxPrompt));
+
+  // Rows = (case, sample) pairs; cases of similar prompt length share a batch (less padding).
+  const order = cases.map((_, i) => i).sort((a, b) => prompts[a].ids.length - prompts[b].ids.length);
+  const rows = order.flatMap((i) => Array.from({ length: opts.samples }, () => i));
+  const completions: { caseIndex: number; text: string; stopped: boolean }[] = [];
+  for (let s = 0, batch = 0; s < rows.length; s += opts.batchSize, batch++) {
+    const part = rows.slice(s, s + opts.batchSize);
+    const gens = await generate(
+      model,
+      part.map((i) => prompts[i].ids.slice()),
+      {
+        maxNewTokens: opts.maxNewTokens,
+        temperature: opts.temperature,
+        topK: 0,
+        topP: 1,
+        seed: opts.seed * 100_003 + batch, // one stream per batch: the same flags give the same samples
+        padId: tok.padId,
+        stopTokenIds: opts.stopIds,
+        beforeStep: yieldToEventLoop,
+      },
+    );
+    gens.forEach((g, k) => {
+      const stopped = g.finishReason === 'stop';
+      completions.push({ caseIndex: part[k], text: tok.decode(stopped ? g.ids.slice(0, -1) : g.ids), stopped });
+    });
+    opts.onProgress?.(Math.min(s + opts.batchSize, rows.length), rows.length);
+  }
+
+  const judged = await judgeSamples(cases, completions, check, opts.maxLineRepeats);
+  const candidates: SyntaxCandidate[][] = cases.map(() => []);
+  completions.forEach((c, i) => candidates[c.caseIndex].push(judged[i]));
+  const examples: SyntaxExample[] = [];
+  const coin = seededRandom(`syntax-fim:${opts.seed}`);
+  cases.forEach((c, i) => {
+    const fim = coin() < opts.fimRate; // drawn for every case, so the form of one case does not depend on the others' samples
+    const best = pickBest(candidates[i]);
+    if (best) examples.push(syntaxExample(tok, c, prompts[i].text, best, fim ? opts.maxSuffixTokens : null));
+  });
+  const n = judged.length;
+  const rate = (f: (x: SyntaxCandidate) => boolean) => judged.filter(f).length / n;
+  return {
+    examples,
+    candidates,
+    stats: {
+      functions: cases.length,
+      samples: n,
+      ended_rate: rate((x) => x.ended),
+      syntax_valid_rate: rate((x) => x.syntaxOk),
+      kept_rate: rate((x) => x.kept),
+      functions_with_example: examples.length / cases.length,
+      mean_body_lines: examples.length ? examples.reduce((s, e) => s + nonBlank(e.response).length, 0) / examples.length : 0,
+    },
+  };
+}
