@@ -1,32 +1,25 @@
 // prep syntax: the model-dependent part (imported lazily by main.ts, since loading tfjs costs seconds).
-import { compilingCases, functionCases, fimStopIds, selectFunctionCases, syntaxTrainingData, type SyntaxDataStats, type SyntaxExample } from '@rlhf-code/eval';
+import { compilingCases, functionCases, fimStopIds, selectFunctionCases, syntaxTrainingData, type SyntaxDataOptions, type SyntaxDataStats, type SyntaxExample } from '@rlhf-code/eval';
 import { initBackend, Qwen2Model, shutdownBackend, type BackendChoice } from '@rlhf-code/model';
 import { checkSyntax } from '@rlhf-code/sandbox';
 import { loadTokenizer, readCorpora } from '@rlhf-code/tokenizer';
 
-export interface SyntaxRunFlags {
+/** The flags of `prep syntax`: where the functions and the model come from, plus the sampling options. */
+export type SyntaxRunFlags = Omit<SyntaxDataOptions, 'stopIds' | 'onProgress'> & {
   model: string;
   corpus: string;
+  /** Functions sampled; 0 = all. */
   functions: number;
-  samples: number;
-  temperature: number;
-  maxNewTokens: number;
-  maxPromptTokens: number;
-  batchSize: number;
-  maxLineRepeats: number;
-  fimRate: number;
-  maxSuffixTokens: number;
-  seed: number;
   python?: string;
   backend?: BackendChoice;
-}
+};
 
 export async function runSyntaxData(
   f: SyntaxRunFlags,
   onProgress: (done: number, total: number) => void,
 ): Promise<{ examples: SyntaxExample[]; stats: SyntaxDataStats; trainFiles: number }> {
   const corpus = readCorpora(f.corpus.split(',').map((d) => d.trim()).filter((d) => d !== ''));
-  // Whole files can be large: the default snippet limits are too tight for a few thousand functions at once.
+  // Thousands of functions in one python process: more time and memory than the per-snippet defaults allow.
   const check = (codes: string[]) => checkSyntax(codes, { python: f.python, timeoutMs: 30_000 + 20 * codes.length, memoryMb: 2048 });
   const candidates = functionCases(corpus.train); // training files only: the held-out files are eval:base's
   const compiling = await compilingCases(candidates, check);
