@@ -1,7 +1,6 @@
 // prep syntax: the model-dependent part (imported lazily by main.ts, since loading tfjs costs seconds).
-import { compilingCases, functionCases, fimStopIds, selectFunctionCases, syntaxTrainingData, type SyntaxDataOptions, type SyntaxDataStats, type SyntaxExample } from '@rlhf-code/eval';
+import { compilingCases, functionCases, fimStopIds, selectFunctionCases, syntaxChecker, syntaxTrainingData, type SyntaxDataOptions, type SyntaxDataStats, type SyntaxExample } from '@rlhf-code/eval';
 import { initBackend, Qwen2Model, shutdownBackend, type BackendChoice } from '@rlhf-code/model';
-import { checkSyntax } from '@rlhf-code/sandbox';
 import { loadTokenizer, readCorpora } from '@rlhf-code/tokenizer';
 
 /** The flags of `prep syntax`: where the functions and the model come from, plus the sampling options. */
@@ -19,8 +18,7 @@ export async function runSyntaxData(
   onProgress: (done: number, total: number) => void,
 ): Promise<{ examples: SyntaxExample[]; stats: SyntaxDataStats; trainFiles: number }> {
   const corpus = readCorpora(f.corpus.split(',').map((d) => d.trim()).filter((d) => d !== ''));
-  // Thousands of functions in one python process: more time and memory than the per-snippet defaults allow.
-  const check = (codes: string[]) => checkSyntax(codes, { python: f.python, timeoutMs: 30_000 + 20 * codes.length, memoryMb: 2048 });
+  const check = syntaxChecker(f.python); // thousands of functions in one python process, with eval:base's limits
   const candidates = functionCases(corpus.train); // training files only: the held-out files are eval:base's
   const compiling = await compilingCases(candidates, check);
   const cases = selectFunctionCases(compiling, f.functions === 0 ? compiling.length : f.functions, f.seed);

@@ -26,7 +26,7 @@ import { acceptsCompletion, encodeServedPrompt, PromptError, showCompletion } fr
 import { checkSyntax as sandboxCheckSyntax } from '@rlhf-code/sandbox';
 import { formatFim, loadTokenizer, SPECIAL_TOKENS, Tokenizer } from '@rlhf-code/tokenizer';
 import { evaluateLmLoss, padLmBatch, pretrainWindows, yieldToEventLoop } from '@rlhf-code/train';
-import { greedyComplete } from './greedy';
+import { completeBatched } from './batched';
 import { share } from './metrics';
 import {
   compilingCases,
@@ -182,7 +182,7 @@ export interface CompleteOptions {
   onProgress?: (done: number, total: number) => void;
 }
 
-/** Greedy completion of each case (greedyComplete: batched with left padding, similar lengths together). */
+/** Greedy completion of each case (completeBatched: batched with left padding, similar lengths together). */
 export async function completeFim(model: Qwen2Model, tok: Tokenizer, cases: readonly FimCase[], opts: CompleteOptions): Promise<FimCompletion[]> {
   const maxPrompt = model.config.max_position_embeddings - opts.maxNewTokens;
   const prompts = cases.map((c, i) => {
@@ -193,7 +193,7 @@ export async function completeFim(model: Qwen2Model, tok: Tokenizer, cases: read
       throw e;
     }
   });
-  const done = await greedyComplete(
+  const done = await completeBatched(
     model,
     tok,
     prompts.map((p) => p.ids),
@@ -263,7 +263,11 @@ export type SyntaxChecker = (codes: string[]) => Promise<boolean[]>;
  * The sandbox's compile-only check. Whole source files (up to ~200 KB each, several per example) take longer and more
  * memory than the default limits allow for snippets; nothing is executed.
  */
-const defaultChecker: SyntaxChecker = (codes) => sandboxCheckSyntax(codes, { timeoutMs: 30_000 + 20 * codes.length, memoryMb: 2048 });
+export const syntaxChecker =
+  (python?: string): SyntaxChecker =>
+  (codes) =>
+    sandboxCheckSyntax(codes, { python, timeoutMs: 30_000 + 20 * codes.length, memoryMb: 2048 });
+const defaultChecker = syntaxChecker();
 
 /** Score completions[i] as the middle of cases[i]; one syntax-check call (one python process) for everything. */
 export async function scoreFim(

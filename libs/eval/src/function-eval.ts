@@ -15,7 +15,7 @@
 import { CorpusFile, Tokenizer } from '@rlhf-code/tokenizer';
 import { Qwen2Model } from '@rlhf-code/model';
 import { shuffle } from '@rlhf-code/data';
-import { greedyComplete, GreedyOptions } from './greedy';
+import { BatchOptions, completeBatched } from './batched';
 import { share } from './metrics';
 
 export const FUNCTION_METRIC_DESCRIPTIONS: Record<string, string> = {
@@ -149,15 +149,15 @@ export interface FunctionCompletion {
   truncated: number;
 }
 
-/** Greedy continuation of each prompt (cut from the left to fit the window; greedyComplete). */
-export async function completeFunctions(model: Qwen2Model, tok: Tokenizer, cases: readonly FunctionCase[], opts: GreedyOptions): Promise<FunctionCompletion[]> {
+/** Continuation of each prompt (cut from the left to fit the window; completeBatched, greedy unless opts.sampling). */
+export async function completeFunctions(model: Qwen2Model, tok: Tokenizer, cases: readonly FunctionCase[], opts: BatchOptions): Promise<FunctionCompletion[]> {
   const maxPrompt = model.config.max_position_embeddings - opts.maxNewTokens;
   if (maxPrompt < 1) throw new Error(`--function-max-new-tokens ${opts.maxNewTokens} leaves no room for a prompt in the model's window (${model.config.max_position_embeddings})`);
   const prompts = cases.map((c) => {
     const ids = tok.encode(c.prompt);
     return { ids: ids.slice(Math.max(0, ids.length - maxPrompt)), truncated: Math.max(0, ids.length - maxPrompt) };
   });
-  const done = await greedyComplete(
+  const done = await completeBatched(
     model,
     tok,
     prompts.map((p) => p.ids),

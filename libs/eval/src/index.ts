@@ -21,6 +21,7 @@ export {
   withFileContext,
   defaultSeqLen,
   fimStopIds,
+  syntaxChecker,
   firstNonEmptyLine,
   firstLineExact,
   fimSamples,

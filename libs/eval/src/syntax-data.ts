@@ -18,10 +18,10 @@
 //            <|fim_prefix|>prompt<|fim_suffix|>suffix<|fim_middle|>response<|endoftext|>. Without this share, learning
 //            to end functions with <|endoftext|> also teaches the model to end every FIM middle at once (measured:
 //            all FIM completions empty after a plain-only round), and the online mode serves FIM.
-import { Qwen2Model, generate } from '@rlhf-code/model';
+import { Qwen2Model } from '@rlhf-code/model';
 import { Tokenizer } from '@rlhf-code/tokenizer';
 import { seededRandom } from '@rlhf-code/data';
-import { yieldToEventLoop } from '@rlhf-code/train';
+import { completeBatched } from './batched';
 import { cutBody, FunctionCase, functionSource } from './function-eval';
 
 export interface SyntaxDataOptions {
@@ -170,32 +170,15 @@ export async function syntaxTrainingData(
   if (maxPrompt < 1) throw new Error(`max new tokens ${opts.maxNewTokens} leaves no room for a prompt in the model's window (${model.config.max_position_embeddings})`);
   const prompts = cases.map((c) => cutPrompt(tok, c.prompt, maxPrompt));
 
-  // Rows = (case, sample) pairs; cases of similar prompt length share a batch (less padding).
-  const order = cases.map((_, i) => i).sort((a, b) => prompts[a].ids.length - prompts[b].ids.length);
-  const rows = order.flatMap((i) => Array.from({ length: opts.samples }, () => i));
-  const completions: { caseIndex: number; text: string; stopped: boolean }[] = [];
-  for (let s = 0, batch = 0; s < rows.length; s += opts.batchSize, batch++) {
-    const part = rows.slice(s, s + opts.batchSize);
-    const gens = await generate(
-      model,
-      part.map((i) => prompts[i].ids.slice()),
-      {
-        maxNewTokens: opts.maxNewTokens,
-        temperature: opts.temperature,
-        topK: 0,
-        topP: 1,
-        seed: opts.seed * 100_003 + batch, // one stream per batch: the same flags give the same samples
-        padId: tok.padId,
-        stopTokenIds: opts.stopIds,
-        beforeStep: yieldToEventLoop,
-      },
-    );
-    gens.forEach((g, k) => {
-      const stopped = g.finishReason === 'stop';
-      completions.push({ caseIndex: part[k], text: tok.decode(stopped ? g.ids.slice(0, -1) : g.ids), stopped });
-    });
-    opts.onProgress?.(Math.min(s + opts.batchSize, rows.length), rows.length);
-  }
+  // Rows = (case, sample) pairs in case order; completeBatched puts prompts of similar length in one batch.
+  const rows = cases.flatMap((_, i) => Array.from({ length: opts.samples }, () => i));
+  const texts = await completeBatched(
+    model,
+    tok,
+    rows.map((i) => prompts[i].ids),
+    { ...opts, sampling: { temperature: opts.temperature, seed: opts.seed } },
+  );
+  const completions = texts.map((t, r) => ({ caseIndex: rows[r], ...t }));
 
   const judged = await judgeSamples(cases, completions, check, opts.maxLineRepeats);
   const candidates: SyntaxCandidate[][] = cases.map(() => []);
