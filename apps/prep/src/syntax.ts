@@ -1,7 +1,7 @@
 // prep syntax: the model-dependent part (imported lazily by main.ts, since loading tfjs costs seconds).
 import { compilingCases, functionCases, fimStopIds, selectFunctionCases, syntaxChecker, syntaxTrainingData, type SyntaxDataOptions, type SyntaxDataStats, type SyntaxExample } from '@rlhf-code/eval';
 import { initBackend, Qwen2Model, shutdownBackend, type BackendChoice } from '@rlhf-code/model';
-import { loadTokenizer, readCorpora } from '@rlhf-code/tokenizer';
+import { corpusDirs, loadTokenizer, readCorpora } from '@rlhf-code/tokenizer';
 
 /** The flags of `prep syntax`: where the functions and the model come from, plus the sampling options. */
 export type SyntaxRunFlags = Omit<SyntaxDataOptions, 'stopIds' | 'onProgress'> & {
@@ -17,7 +17,7 @@ export async function runSyntaxData(
   f: SyntaxRunFlags,
   onProgress: (done: number, total: number) => void,
 ): Promise<{ examples: SyntaxExample[]; stats: SyntaxDataStats; trainFiles: number }> {
-  const corpus = readCorpora(f.corpus.split(',').map((d) => d.trim()).filter((d) => d !== ''));
+  const corpus = readCorpora(corpusDirs(f.corpus));
   const check = syntaxChecker(f.python); // thousands of functions in one python process, with eval:base's limits
   const candidates = functionCases(corpus.train); // training files only: the held-out files are eval:base's
   const compiling = await compilingCases(candidates, check);

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { backendOption, backendSchema, parseFlags, runCli, UsageError } from '@rlhf-code/cli';
 import { readSftData, splitHeldOut } from '@rlhf-code/data';
 import { initBackend, makeConfig, Qwen2Config, Qwen2Model, readConfig, saveCheckpoint, shutdownBackend, TRAINER_STATE_FILE } from '@rlhf-code/model';
-import { loadTokenizer, PROMPT_TEMPLATES, readCorpora } from '@rlhf-code/tokenizer';
+import { corpusDirs, loadTokenizer, PROMPT_TEMPLATES, readCorpora } from '@rlhf-code/tokenizer';
 import { fimSftExample, LmExample, packExamples, pretrainWindows, runLmStage, sftExample } from '@rlhf-code/train';
 
 // ---------------------------------------------------------------------------------------------
@@ -102,7 +102,7 @@ async function pretrain(opts: unknown): Promise<void> {
   if (f.heads % f.kvHeads !== 0) throw new UsageError(`--heads ${f.heads} must be a multiple of --kv-heads ${f.kvHeads}`);
   if (f.hiddenSize % f.heads !== 0) throw new UsageError(`--hidden-size ${f.hiddenSize} must be a multiple of --heads ${f.heads}`);
   const tok = loadTokenizer(f.tokenizer);
-  const corpus = readCorpora(f.corpus.split(',').map((d) => d.trim()).filter((d) => d !== ''));
+  const corpus = readCorpora(corpusDirs(f.corpus));
   const backend = await initBackend({ backend: f.backend });
   console.error(`sft pretrain: backend ${backend.name}; corpus ${corpus.train.length} training files, ${corpus.test.length} held-out files`);
 

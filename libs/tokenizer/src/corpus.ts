@@ -58,6 +58,11 @@ export function readCorpus(dir: string): { train: CorpusFile[]; test: CorpusFile
  * Several corpus folders as one: their train and test files in the order of `dirs` (each split by its own relative
  * paths). Errors name the folder, as readCorpus does.
  */
+/** A --corpus flag's folders: comma separated, blanks around names and empty entries ignored. */
+export function corpusDirs(flag: string): string[] {
+  return flag.split(',').map((d) => d.trim()).filter((d) => d !== '');
+}
+
 export function readCorpora(dirs: readonly string[]): { train: CorpusFile[]; test: CorpusFile[] } {
   if (dirs.length === 0) throw new Error('No corpus folder given');
   const parts = dirs.map((dir) => readCorpus(dir));

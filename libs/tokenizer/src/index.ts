@@ -29,6 +29,7 @@ export {
   selectStdlibFiles,
   copyStdlibCorpus,
   readCorpora,
+  corpusDirs,
   STDLIB_EXTRA_PACKAGES,
   STDLIB_PACKAGES,
   STDLIB_EXCLUDED_MODULES,
