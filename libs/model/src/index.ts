@@ -1,5 +1,5 @@
 // @rlhf-code/model: the Qwen2 architecture on TensorFlow.js, its checkpoints and its backend.
-export { initBackend, shutdownBackend, describeBackend, setFastBatchMatMul } from './backend';
+export { initBackend, shutdownBackend, describeBackend, setFastBatchMatMul, WasmOutOfMemoryError } from './backend';
 export type { BackendInfo, BackendKind, BackendChoice, InitBackendOptions } from './backend';
 
 export { parseConfig, readConfig, writeConfig, makeConfig, headDim, expectedParameterShapes, isSequenceClassifier, numLabels } from './config';

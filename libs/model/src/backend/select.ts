@@ -7,6 +7,7 @@
 // options override the environment. The choice goes to stderr: stdout belongs to the CLIs' JSON.
 import * as os from 'os';
 import * as tf from '@tensorflow/tfjs'; // not tfjs-core alone: that registers no gradients
+import { guardWasmHeap } from './heap-guard';
 import { registerTfjsFixes, registerWasmKernels } from './register';
 import { initThreadedWasm, removeWasm, useStockWasm } from './wasm-threads';
 
@@ -155,6 +156,7 @@ async function initWasm(threads: number): Promise<BackendInfo> {
     await useStockWasm();
     simd = await tf.env().getAsync('WASM_HAS_SIMD_SUPPORT') as boolean;
   }
+  guardWasmHeap();
   return { name: tf.getBackend(), kind: 'wasm', threads: actualThreads, simd };
 }
 
