@@ -158,17 +158,82 @@ describe('pretrainWindows', () => {
   });
 
   test('the share of FIM chunks is about fimRate', () => {
-    const chunks = files.reduce((n, f) => n + chunkLines(f, seqLen * 3).length, 0);
-    expect(chunks).toBeGreaterThan(300);
+    // A window of 128 tokens holds a whole FIM example of these chunks (about 384 characters), so none falls back to plain.
+    const big = 128;
+    const chunks = files.reduce((n, f) => n + chunkLines(f, big * 3).length, 0);
+    expect(chunks).toBeGreaterThan(100);
     for (const fimRate of [0.3, 0.5, 0.9]) {
-      const windows = pretrainWindows(tok, files, { seqLen, fimRate, seed: 'a' });
-      for (const w of windows) expect(w.ids.length).toBe(seqLen);
+      const windows = pretrainWindows(tok, files, { seqLen: big, fimRate, seed: 'a' });
+      for (const w of windows) expect(w.ids.length).toBe(big);
       const fim = count(windows.flatMap((w) => w.ids), tok.fim.prefix);
-      // Binomial sd at 300+ chunks is <= 0.03; the dropped last partial window holds at most a chunk or two.
-      expect(Math.abs(fim / chunks - fimRate)).toBeLessThan(0.1);
+      // Binomial sd at 100+ chunks is <= 0.05; the dropped last window and waiting example hold a chunk or two.
+      expect(Math.abs(fim / chunks - fimRate)).toBeLessThan(0.12);
     }
-    const all = pretrainWindows(tok, files, { seqLen, fimRate: 1, seed: 'a' });
-    expect(Math.abs(count(all.flatMap((w) => w.ids), tok.fim.prefix) - chunks)).toBeLessThanOrEqual(2);
+    // fimRate 1: every chunk but those whose middle alone overflows a window (they stay plain) and the last one or two.
+    const all = pretrainWindows(tok, files, { seqLen: big, fimRate: 1, seed: 'a' });
+    const fimAll = count(all.flatMap((w) => w.ids), tok.fim.prefix);
+    expect(fimAll).toBeLessThanOrEqual(chunks);
+    expect(fimAll).toBeGreaterThan(0.9 * chunks);
+  });
+
+  test('a FIM example never crosses a window; gaps are filled by the plain text after it, padded when a second FIM example would wait', () => {
+    for (const [fimRate, seqLen2] of [[0.5, 32], [0.5, 128], [0.9, 64], [1, 64]] as const) {
+      const windows = pretrainWindows(tok, files, { seqLen: seqLen2, fimRate, seed: 7 });
+      let padded = 0;
+      let examples = 0;
+      for (const w of windows) {
+        expect(w.ids.length).toBe(seqLen2);
+        // Every <|fim_prefix|> is followed, in the same window, by one <|fim_suffix|>, one <|fim_middle|> and the end token.
+        for (let i = 0; i < w.ids.length; i++) {
+          if (w.ids[i] !== tok.fim.prefix) continue;
+          examples++;
+          const s = w.ids.indexOf(tok.fim.suffix, i);
+          const m = w.ids.indexOf(tok.fim.middle, i);
+          const e = w.ids.indexOf(tok.eosId, m);
+          expect(i < s && s < m && m < e).toBe(true);
+        }
+        expect(count(w.ids, tok.fim.middle)).toBe(count(w.ids, tok.fim.prefix));
+        expect(count(w.ids, tok.fim.suffix)).toBe(count(w.ids, tok.fim.prefix));
+        // Padding: only at the end of a window, never a target.
+        const firstPad = w.ids.indexOf(tok.padId);
+        if (firstPad >= 0) {
+          padded++;
+          expect(w.ids.slice(firstPad)).toEqual(new Array(seqLen2 - firstPad).fill(tok.padId));
+          expect(w.lossMask).toEqual(w.ids.map((id) => (id === tok.padId ? 0 : 1)));
+        } else {
+          expect(w.lossMask).toEqual(new Array(seqLen2).fill(1));
+        }
+      }
+      expect(examples).toBeGreaterThan(0);
+      if (fimRate === 1) expect(padded).toBeGreaterThan(0);
+      if (fimRate === 0.5 && seqLen2 === 128) expect(padded).toBeLessThan(windows.length * 0.1);
+    }
+  });
+
+  test('pretrainTokens with maxLen: a long FIM example loses the end of its suffix, then the start of its prefix', () => {
+    const chunk = 'a = 1\nb = 2\nc = 3\nd = 4\ne = 5\nf = 6\n';
+    for (let seed = 0; seed < 30; seed++) {
+      const full = pretrainTokens(tok, chunk, true, false, seededRandom(seed));
+      for (const maxLen of [8, 12, 16]) {
+        const ids = pretrainTokens(tok, chunk, true, false, seededRandom(seed), maxLen);
+        if (ids[0] !== tok.fim.prefix) {
+          // the middle alone does not fit: the chunk stays plain
+          expect(ids).toEqual(tok.encode(chunk, { parseSpecialTokens: false }));
+          expect(full.length - full.indexOf(tok.fim.middle) - 1 + 4).toBeGreaterThan(maxLen);
+          continue;
+        }
+        expect(ids.length).toBeLessThanOrEqual(maxLen);
+        const [s, m] = [ids.indexOf(tok.fim.suffix), ids.indexOf(tok.fim.middle)];
+        const [fs, fm] = [full.indexOf(tok.fim.suffix), full.indexOf(tok.fim.middle)];
+        expect(ids.slice(m)).toEqual(full.slice(fm)); // the middle and the end token are whole
+        const [p, sfx] = [ids.slice(1, s), ids.slice(s + 1, m)];
+        const [fp, fsfx] = [full.slice(1, fs), full.slice(fs + 1, fm)];
+        expect(fsfx.slice(0, sfx.length)).toEqual(sfx); // the suffix keeps its start
+        expect(fp.slice(fp.length - p.length)).toEqual(p); // the prefix keeps its end
+        if (p.length < fp.length) expect(sfx).toEqual([]); // the prefix is cut only once the suffix is gone
+        if (full.length <= maxLen) expect(ids).toEqual(full);
+      }
+    }
   });
 
   test('deterministic per seed; another seed gives other FIM choices', () => {
