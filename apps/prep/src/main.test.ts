@@ -4,7 +4,8 @@ import * as os from 'os';
 import * as path from 'path';
 import { BASE_MODEL, helpHasFlag, REPO_ROOT, runApp, schemaKeys, writeTinyModel } from '@rlhf-code/cli/testing';
 import { readPpoData, readRmData, readSftData } from '@rlhf-code/data';
-import { functionCases, functionSource, maxLineRepeat } from '@rlhf-code/eval';
+import { cursorInCode, functionCases, functionSource, maxLineRepeat, withFileContext } from '@rlhf-code/eval';
+import { fimExamplesFromText } from '@rlhf-code/online';
 import { checkSyntax } from '@rlhf-code/sandbox';
 import { isHeldOut, readCorpus } from '@rlhf-code/tokenizer';
 
@@ -183,9 +184,75 @@ describe('prep syntax', () => {
     expect(p.stderr).toBe('prep: error: /nonexistent/python3 not found: install Python 3 or set --python / RLHF_PYTHON\n');
   });
 
+  describe('--source fim', () => {
+    // FIM examples cut from the same corpus by the online prep-fim rule: train records from mod0-9, test from mod10-11.
+    let fimData: string;
+    let records: ReturnType<typeof fimExamplesFromText>;
+    beforeAll(() => {
+      records = readCorpus(corpus).train.concat(readCorpus(corpus).test).flatMap((f) => fimExamplesFromText(f.path, f.text, { perFile: 3, seed: 2 }));
+      fimData = path.join(dir, 'fim.jsonl');
+      writeFileSync(fimData, records.map((r) => JSON.stringify(r)).join('\n') + '\n');
+    });
+    const FIM_FLAGS = ['--source', 'fim', '--samples', '3', '--max-new-tokens', '24', '--batch-size', '8', '--seed', '1'];
+
+    it('fills only the train records, keeps middles that compile in their whole file, deterministically', async () => {
+      const files = new Map(readCorpus(corpus).train.map((f) => [f.path, f.text]));
+      const train = records.filter((r) => r.split === 'train');
+      const inCode = withFileContext(train, files).filter((c) => cursorInCode(c));
+      expect(train.length).toBe(30);
+      expect(records.length).toBeGreaterThan(train.length);
+      expect(inCode.length).toBeGreaterThan(10); // the others sit in docstrings: never sampled
+      expect(inCode.length).toBeLessThan(train.length);
+      const out1 = path.join(dir, 'fim1.jsonl');
+      const r = runApp('prep', ['syntax', '--model', BASE_MODEL, '--corpus', corpus, '--fim-data', fimData, '--out', out1, ...FIM_FLAGS], 120_000);
+      expect(r.stderr).not.toContain('error');
+      expect(r.code).toBe(0);
+      const m = /^prep syntax: (\S+) (\d+) examples from (\d+) FIM examples of (\S+) \(train split, cursor in code; (\d+) samples: ended ([\d.]+), compile ([\d.]+), kept ([\d.]+); mean \d+ characters per middle\)/.exec(r.stdout);
+      expect(m).not.toBeNull();
+      expect([m![1], Number(m![3]), m![4], Number(m![5])]).toEqual([out1, inCode.length, fimData, 3 * inCode.length]);
+      const rows = readFileSync(out1, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+      expect(rows.length).toBe(Number(m![2]));
+      expect(rows.length).toBeGreaterThan(0);
+      const sources: string[] = [];
+      for (const row of rows) {
+        expect(Object.keys(row).sort()).toEqual(['name', 'path', 'prompt', 'response', 'similarity', 'suffix']);
+        expect(isHeldOut(row.path)).toBe(false);
+        const rec = inCode.find((t) => t.path === row.path && t.prefix === row.prompt && t.suffix === row.suffix)!;
+        expect(rec).toBeDefined();
+        expect(row.name).toBe(`fim:${rec.kind}`);
+        expect(row.response.trim()).not.toBe('');
+        const text = files.get(row.path)!;
+        const at = text.indexOf(rec.prefix + rec.middle + rec.suffix);
+        sources.push(text.slice(0, at) + rec.prefix + row.response + rec.suffix + text.slice(at + rec.prefix.length + rec.middle.length + rec.suffix.length));
+      }
+      expect((await checkSyntax(sources)).every(Boolean)).toBe(true); // each kept middle compiles in its file (python again)
+
+      const out2 = path.join(dir, 'fim2.jsonl');
+      expect(runApp('prep', ['syntax', '--model', BASE_MODEL, '--corpus', corpus, '--fim-data', fimData, '--out', out2, ...FIM_FLAGS], 120_000).code).toBe(0);
+      expect(readFileSync(out2, 'utf8')).toBe(readFileSync(out1, 'utf8'));
+    });
+
+    it('refuses a train record from a held-out file, and one that is not in its file, naming the line', () => {
+      const heldOut = records.find((r) => r.split === 'test')!;
+      const bad1 = path.join(dir, 'fim-bad1.jsonl');
+      writeFileSync(bad1, [records[0], { ...heldOut, split: 'train' }].map((r) => JSON.stringify(r)).join('\n') + '\n');
+      const r1 = runApp('prep', ['syntax', '--corpus', corpus, '--fim-data', bad1, '--out', path.join(dir, 'x.jsonl'), ...FIM_FLAGS]);
+      expect(r1.code).toBe(1);
+      expect(r1.stderr).toBe(`prep: error: ${bad1}:2: ${heldOut.path} is a held-out corpus file, it must not be trained on (its split should be "test")\n`);
+      const bad2 = path.join(dir, 'fim-bad2.jsonl');
+      writeFileSync(bad2, JSON.stringify({ ...records[0], prefix: 'not in the file' + records[0].prefix }) + '\n');
+      const r2 = runApp('prep', ['syntax', '--corpus', corpus, '--fim-data', bad2, '--out', path.join(dir, 'x.jsonl'), ...FIM_FLAGS]);
+      expect(r2.stderr).toBe(`prep: error: ${bad2}:1: prefix + middle + suffix not found in a training file of the corpus named ${records[0].path}\n`);
+      const r3 = runApp('prep', ['syntax', '--corpus', corpus, '--fim-data', path.join(dir, 'none.jsonl'), ...FIM_FLAGS]);
+      expect(r3.code).toBe(1);
+      expect(r3.stderr).toContain('none.jsonl');
+      expect(r3.stderr.split('\n').filter((l) => /^\s+at /.test(l))).toEqual([]);
+    });
+  });
+
   it('--help lists a flag for every key of its schema', () => {
     const keys = schemaKeys(readFileSync(path.join(REPO_ROOT, 'apps/prep/src/main.ts'), 'utf8'), 'SyntaxFlags');
-    expect(keys).toEqual(expect.arrayContaining(['model', 'corpus', 'functions', 'samples', 'maxLineRepeats', 'maxPromptTokens']));
+    expect(keys).toEqual(expect.arrayContaining(['model', 'corpus', 'source', 'fimData', 'fimCases', 'functions', 'samples', 'maxLineRepeats', 'maxPromptTokens']));
     const help = runApp('prep', ['syntax', '--help']);
     expect(keys.filter((k) => !helpHasFlag(help.stdout, k))).toEqual([]);
   });

@@ -28,10 +28,13 @@ const DEFAULTS = {
     model: 'models/base',
     corpus: 'data/corpus/python-stdlib,data/corpus/python-stdlib-extra',
     out: 'results/syntax/syntax_data.jsonl',
+    source: 'functions' as const,
+    fimData: 'data/fim/fim.jsonl',
+    fimCases: 0,
     functions: 1200,
     samples: 2,
     temperature: 0.6,
-    maxNewTokens: 128,
+    maxNewTokens: { functions: 128, fim: 64 },
     maxPromptTokens: 256,
     batchSize: 16,
     maxLineRepeats: 2,
@@ -74,10 +77,13 @@ const SyntaxFlags = z.object({
   model: z.string().default(S.model),
   corpus: z.string().default(S.corpus),
   out: z.string().default(S.out),
+  source: z.enum(['functions', 'fim']).default(S.source),
+  fimData: z.string().default(S.fimData),
+  fimCases: int(0).default(S.fimCases),
   functions: int(0).default(S.functions),
   samples: int(1).default(S.samples),
   temperature: z.coerce.number().positive().default(S.temperature),
-  maxNewTokens: int(1).default(S.maxNewTokens),
+  maxNewTokens: int(1).optional(), // default S.maxNewTokens[source]
   maxPromptTokens: int(1).default(S.maxPromptTokens),
   batchSize: int(1).default(S.batchSize),
   maxLineRepeats: int(1).default(S.maxLineRepeats),
@@ -209,29 +215,34 @@ async function rmCommand(opts: unknown): Promise<void> {
 
 async function syntaxCommand(opts: unknown): Promise<void> {
   const t0 = Date.now();
-  const flags = parseFlags(SyntaxFlags, opts);
+  const parsed = parseFlags(SyntaxFlags, opts);
+  const flags = { ...parsed, maxNewTokens: parsed.maxNewTokens ?? S.maxNewTokens[parsed.source] };
   resolvePython(flags.python); // fail before any work when there is no interpreter
   // Loaded only here: importing tfjs costs seconds.
-  const { runSyntaxData } = await import('./syntax');
+  const { runFimSyntaxData, runSyntaxData } = await import('./syntax');
   const bar = progressBar('syntax', 'samples');
   let started = false;
-  const r = await runSyntaxData(flags, (done, total) => {
+  const onProgress = (done: number, total: number) => {
     if (!started) bar.start(total, 0);
     started = true;
     bar.update(done);
-  });
+  };
+  const fim = flags.source === 'fim';
+  const r = fim ? await runFimSyntaxData(flags, onProgress) : await runSyntaxData(flags, onProgress);
   if (started) bar.stop();
   const s = r.stats;
   const figures =
     `${s.samples} samples: ended ${s.ended_rate.toFixed(3)}, compile ${s.syntax_valid_rate.toFixed(3)}, kept ${s.kept_rate.toFixed(3)}`;
   if (r.examples.length === 0) {
-    throw new Error(`no body of ${flags.model} was kept (${figures}); nothing written to ${flags.out}. Try more --functions, --samples or --max-new-tokens`);
+    const more = fim ? '--fim-cases, --samples or --max-new-tokens' : '--functions, --samples or --max-new-tokens';
+    throw new Error(`no ${fim ? 'middle' : 'body'} of ${flags.model} was kept (${figures}); nothing written to ${flags.out}. Try more ${more}`);
   }
   await writeJsonl(flags.out, r.examples);
-  process.stdout.write(
-    `prep syntax: ${flags.out} ${r.examples.length} examples from ${s.functions} functions of ${r.trainFiles} training files ` +
-      `(${figures}; mean ${s.mean_body_lines.toFixed(1)} lines per example) (${seconds(t0)} s)\n`,
-  );
+  const from =
+    'cases' in r.stats
+      ? `${r.stats.cases} FIM examples of ${flags.fimData} (train split, cursor in code; ${figures}; mean ${r.stats.mean_middle_chars.toFixed(0)} characters per middle)`
+      : `${r.stats.functions} functions of ${(r as { trainFiles: number }).trainFiles} training files (${figures}; mean ${r.stats.mean_body_lines.toFixed(1)} lines per example)`;
+  process.stdout.write(`prep syntax: ${flags.out} ${r.examples.length} examples from ${from} (${seconds(t0)} s)\n`);
 }
 
 const program = new Command('prep').description(
@@ -267,19 +278,23 @@ program
   .description(
     'write {prompt, response} lines for `sft train` from the compiler\'s verdict: a model writes bodies for documented functions of the ' +
       'corpus\'s training files (never its held-out files); the bodies it ended itself that compile and repeat no line more than ' +
-      '--max-line-repeats times are kept, the one closest to the true body per function',
+      '--max-line-repeats times are kept, the one closest to the true body per function. With --source fim it fills the train-split ' +
+      'examples of --fim-data instead, and keeps the middles that it ended itself and that compile in their whole source file',
   )
   .addOption(new Option('--model <dir>', 'checkpoint folder that writes the bodies').env('MODEL_PATH').default(S.model))
   .option('--corpus <dirs>', 'corpus folder(s), comma separated; the functions come from their training files (path-hash split)', S.corpus)
   .option('--out <file>', 'output JSONL file ({prompt, suffix?, response, path, name, similarity} lines)', S.out)
+  .addOption(new Option('--source <kind>', 'what the model writes: "functions" (bodies of documented functions) or "fim" (middles of --fim-data)').choices(['functions', 'fim']).default(S.source))
   .option('--functions <n>', 'documented functions sampled (a seeded subset of those whose true body compiles; 0 = all)', String(S.functions))
+  .option('--fim-data <file>', '--source fim: FIM examples {prefix, suffix, middle, path, split} from `online prep-fim`; only split "train" is used, and each must come from a training file of --corpus', S.fimData)
+  .option('--fim-cases <n>', '--source fim: FIM examples sampled (a seeded subset of the train split; 0 = all)', String(S.fimCases))
   .option('--samples <k>', 'bodies sampled per function', String(S.samples))
   .option('--temperature <t>', 'sampling temperature (top-k 0, top-p 1)', String(S.temperature))
-  .option('--max-new-tokens <n>', 'longest body in tokens; a body not ended by then is not kept', String(S.maxNewTokens))
-  .option('--max-prompt-tokens <n>', 'prompts (the file up to the docstring) are cut from the left to this many tokens', String(S.maxPromptTokens))
+  .option('--max-new-tokens <n>', `longest body (middle) in tokens; one not ended by then is not kept (default ${S.maxNewTokens.functions}; ${S.maxNewTokens.fim} with --source fim)`)
+  .option('--max-prompt-tokens <n>', 'prompts (the file up to the docstring) are cut from the left to this many tokens (--source fim: the FIM prompt is cut to the window as the online server does)', String(S.maxPromptTokens))
   .option('--batch-size <n>', 'sequences generated together', String(S.batchSize))
   .option('--max-line-repeats <n>', 'a body whose most frequent line occurs more often than this is not kept', String(S.maxLineRepeats))
-  .option('--fim-rate <x>', 'share of examples written in fill-in-the-middle form ({prompt, suffix, response}: the file after the body as suffix)', String(S.fimRate))
+  .option('--fim-rate <x>', '--source functions: share of examples written in fill-in-the-middle form ({prompt, suffix, response}: the file after the body as suffix)', String(S.fimRate))
   .option('--max-suffix-tokens <n>', 'fill-in-the-middle examples: the suffix is cut to this many tokens', String(S.maxSuffixTokens))
   .option('--seed <n>', 'seed of the function subset, of sampling and of the example forms', String(DEFAULTS.seed))
   .option('--python <path>', 'Python 3 interpreter for the syntax check (env RLHF_PYTHON, default python3 on PATH)')

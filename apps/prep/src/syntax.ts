@@ -1,7 +1,25 @@
 // prep syntax: the model-dependent part (imported lazily by main.ts, since loading tfjs costs seconds).
-import { compilingCases, functionCases, fimStopIds, selectFunctionCases, syntaxChecker, syntaxTrainingData, type SyntaxDataOptions, type SyntaxDataStats, type SyntaxExample } from '@rlhf-code/eval';
+import { readFimData } from '@rlhf-code/data';
+import {
+  compilingCases,
+  cursorInCode,
+  fimStopIds,
+  fimSyntaxTrainingData,
+  functionCases,
+  selectFimCases,
+  selectFunctionCases,
+  syntaxChecker,
+  syntaxTrainingData,
+  withFileContext,
+  type FimCase,
+  type FimSyntaxOptions,
+  type FimSyntaxStats,
+  type SyntaxDataOptions,
+  type SyntaxDataStats,
+  type SyntaxExample,
+} from '@rlhf-code/eval';
 import { initBackend, Qwen2Model, shutdownBackend, type BackendChoice } from '@rlhf-code/model';
-import { corpusDirs, loadTokenizer, readCorpora } from '@rlhf-code/tokenizer';
+import { corpusDirs, isHeldOut, loadTokenizer, readCorpora } from '@rlhf-code/tokenizer';
 
 /** The flags of `prep syntax`: where the functions and the model come from, plus the sampling options. */
 export type SyntaxRunFlags = Omit<SyntaxDataOptions, 'stopIds' | 'onProgress'> & {
@@ -29,6 +47,60 @@ export async function runSyntaxData(
     const tok = loadTokenizer(f.model);
     const r = await syntaxTrainingData(model, tok, cases, { ...f, stopIds: fimStopIds(tok), onProgress }, check);
     return { examples: r.examples, stats: r.stats, trainFiles: corpus.train.length };
+  } finally {
+    model.dispose();
+    await shutdownBackend();
+  }
+}
+
+/** `prep syntax --source fim`: the flags above plus the FIM examples to sample (their train split only). */
+export type FimSyntaxRunFlags = Omit<FimSyntaxOptions, 'onProgress'> & {
+  model: string;
+  corpus: string;
+  fimData: string;
+  /** FIM examples sampled; 0 = all of the train split. */
+  fimCases: number;
+  python?: string;
+  backend?: BackendChoice;
+};
+
+/**
+ * The train-split records of the FIM file whose cursor is in code (cursorInCode: inside a docstring or comment nearly
+ * any text compiles, so the compiler's verdict would keep junk there), each with the rest of its source file from the
+ * corpus's training files. Refuses a record whose file is held out or missing from the corpus, or whose text is not
+ * in that file.
+ */
+export async function fimTrainingCases(fimData: string, corpus: { path: string; text: string }[], limit: number, seed: number): Promise<FimCase[]> {
+  const records = await readFimData(fimData);
+  const train = records.map((r, i) => ({ r, line: i + 1 })).filter(({ r }) => r.split === 'train');
+  if (train.length === 0) throw new Error(`${fimData}: no records with split "train" (${records.length} records)`);
+  const files = new Map(corpus.map((f) => [f.path, f.text.replace(/\r\n/g, '\n')]));
+  const cases = train.map(({ r, line }) => {
+    const where = `${fimData}:${line}`;
+    if (!r.path) throw new Error(`${where}: the record has no "path", so its source file cannot be found`);
+    if (isHeldOut(r.path)) throw new Error(`${where}: ${r.path} is a held-out corpus file, it must not be trained on (its split should be "test")`);
+    const c = withFileContext([r], files)[0];
+    if (!c.file) throw new Error(`${where}: prefix + middle + suffix not found in a training file of the corpus named ${r.path}`);
+    return c;
+  });
+  const inCode = cases.filter((c) => cursorInCode(c));
+  if (inCode.length === 0) throw new Error(`${fimData}: no train record has its cursor in code (all ${cases.length} are inside strings or comments)`);
+  return selectFimCases(inCode, { split: 'all', limit: limit === 0 ? undefined : limit, seed });
+}
+
+export async function runFimSyntaxData(
+  f: FimSyntaxRunFlags,
+  onProgress: (done: number, total: number) => void,
+): Promise<{ examples: SyntaxExample[]; stats: FimSyntaxStats }> {
+  const corpus = readCorpora(corpusDirs(f.corpus));
+  const cases = await fimTrainingCases(f.fimData, corpus.train, f.fimCases, f.seed);
+  const check = syntaxChecker(f.python);
+  await initBackend({ backend: f.backend, quiet: true });
+  const model = await Qwen2Model.load(f.model, { trainable: false });
+  try {
+    const tok = loadTokenizer(f.model);
+    const r = await fimSyntaxTrainingData(model, tok, cases, { ...f, onProgress }, check);
+    return { examples: r.examples, stats: r.stats };
   } finally {
     model.dispose();
     await shutdownBackend();

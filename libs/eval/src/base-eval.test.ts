@@ -20,6 +20,7 @@ import {
   scoreFim,
   selectFimCases,
   withFileContext,
+  cursorInCode,
   functionSamples,
   writeBaseEval,
 } from './base-eval';
@@ -91,6 +92,8 @@ describe('scoreFim (real python syntax check)', () => {
       n_in_file: 0,
       syntax_valid_in_file: null,
       syntax_valid_in_file_reference: null,
+      n_in_file_code: 0,
+      syntax_valid_in_file_code: null,
       empty_rate: 1 / 6,
       mean_completion_chars: (5 + 3 + 0 + 6 + 11 + 9) / 6,
       shown_rate: 5 / 6,
@@ -145,6 +148,33 @@ describe('in-file syntax check', () => {
     // Shown (one line: the cursor line has code) and compiled in the file; ' ' is not shown, the last has no file.
     expect(outcomes.map((o) => o.shownInFileOk)).toEqual([true, false, null, null]);
     expect(figures).toMatchObject({ shown_rate: 3 / 4, n_shown_in_file: 2, syntax_valid_shown_in_file: 1 / 2, accepted_per_request: 2 / 4 });
+    expect(outcomes.map((o) => o.inCode)).toEqual([true, true, true, null]);
+    expect(figures).toMatchObject({ n_in_file_code: 3, syntax_valid_in_file_code: 1 / 3 });
+  });
+
+  it('counts the examples whose cursor is inside a docstring, string or comment apart (nearly anything compiles there)', async () => {
+    const FILE = 'def f(x):\n    """Add one to x.\n\n    Returns a number.\n    """\n    s = "a b"  # note here\n    return x + 1\n';
+    const files = new Map([['m.py', FILE]]);
+    const cut = (prefixEnd: string, middle: string) => {
+      const at = FILE.indexOf(prefixEnd) + prefixEnd.length;
+      return { path: 'm.py', prefix: FILE.slice(0, at), middle, suffix: FILE.slice(at + middle.length) };
+    };
+    const cases = withFileContext(
+      [
+        cut('    Returns', ' a number.'), // inside the docstring
+        cut('s = "a', ' b"'), // inside a string literal
+        cut('# note', ' here'), // inside a comment
+        cut('s = ', '"a b"'), // at the opening quote: code
+        cut('    return ', 'x + 1'), // code
+      ],
+      files,
+    );
+    expect(cases.map(cursorInCode)).toEqual([false, false, false, true, true]);
+    expect(cursorInCode({ prefix: 'a', middle: 'b', suffix: '' })).toBeNull();
+    // The same junk compiles in the docstring and the comment, not in code.
+    const { figures, outcomes } = await scoreFim(cases, ['if if', 'if if', 'if if', '"x"', 'if if'], checkSyntax);
+    expect(outcomes.map((o) => o.inFileOk)).toEqual([true, false, true, true, false]); // 'if if' ends the string early
+    expect(figures).toMatchObject({ n_in_file: 5, syntax_valid_in_file: 3 / 5, n_in_file_code: 2, syntax_valid_in_file_code: 1 / 2 });
   });
 });
 

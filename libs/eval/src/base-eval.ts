@@ -15,6 +15,8 @@
 //     syntax_valid_in_file: the completion put in the whole source file the example was cut from (found in the corpus
 //                       by the record's path), which compiles with the true middle: the figure for "writes valid
 //                       Python", free of the cut-off prefix. The prompt is the same; only the check sees more.
+//     syntax_valid_in_file_code: the same on the examples whose cursor is in code (cursorInCode), not inside a
+//                       docstring, string or comment, where nearly anything compiles: the stricter figure.
 //     shown_*:          the completion as Continue would show it (showCompletion: cut at its stop strings, one line
 //                       when the cursor line has code, blank = not shown) and whether the simulated user of the
 //                       online mode accepts it (acceptsCompletion): the offline preview of the online figures.
@@ -23,10 +25,10 @@ import * as path from 'path';
 import { FimRecord, shuffle, writeJsonl } from '@rlhf-code/data';
 import { isSequenceClassifier, Qwen2Model, readConfig, writeFileAtomic } from '@rlhf-code/model';
 import { acceptsCompletion, encodeServedPrompt, PromptError, showCompletion } from '@rlhf-code/online';
-import { checkSyntax as sandboxCheckSyntax } from '@rlhf-code/sandbox';
+import { CODE, QUOTE, checkSyntax as sandboxCheckSyntax, scanPython } from '@rlhf-code/sandbox';
 import { formatFim, loadTokenizer, SPECIAL_TOKENS, Tokenizer } from '@rlhf-code/tokenizer';
 import { evaluateLmLoss, padLmBatch, pretrainWindows, yieldToEventLoop } from '@rlhf-code/train';
-import { completeBatched } from './batched';
+import { BatchOptions, completeBatched } from './batched';
 import { share } from './metrics';
 import {
   compilingCases,
@@ -54,6 +56,7 @@ export const BASE_METRIC_DESCRIPTIONS: Record<string, string> = {
   'fim.syntax_valid_when_reference_valid': 'syntax_valid among the examples whose reference compiles',
   'fim.syntax_valid_in_file': 'share where the whole source file, with the completion in place of the middle, compiles (examples located in --corpus)',
   'fim.syntax_valid_in_file_reference': 'the same with the true middle (the ceiling, normally 1)',
+  'fim.syntax_valid_in_file_code': 'syntax_valid_in_file on the examples whose cursor is in code, not inside a string, docstring or comment (where nearly any text compiles); n_in_file_code of them',
   'fim.empty_rate': 'share of completions that are empty or whitespace only',
   'fim.mean_completion_chars': 'mean length of the completions in characters',
   'fim.stopped_rate': 'share of completions ended by the model (end/FIM token) rather than by --max-new-tokens',
@@ -139,14 +142,16 @@ export function selectFimCases<T extends FimCase>(records: readonly T[], opts: {
 }
 
 /**
- * Give each case the rest of its source file: `corpusDir/<path>` (CRLF read as LF, as the FIM builder does), when
- * prefix + middle + suffix occurs in it. Cases without a path, a file or a match are returned unchanged.
+ * Give each case the rest of its source file: `corpusDir/<path>` (CRLF read as LF, as the FIM builder does), or the
+ * text under `path` in a map of files already read, when prefix + middle + suffix occurs in it. Cases without a path,
+ * a file or a match are returned unchanged.
  */
-export function withFileContext<T extends FimCase>(cases: readonly T[], corpusDir: string): T[] {
+export function withFileContext<T extends FimCase>(cases: readonly T[], corpus: string | ReadonlyMap<string, string>): T[] {
   const files = new Map<string, string | null>();
   const read = (rel: string) => {
+    if (typeof corpus !== 'string') return corpus.get(rel) ?? null;
     if (!files.has(rel)) {
-      const file = path.join(corpusDir, rel);
+      const file = path.join(corpus, rel);
       files.set(rel, existsSync(file) ? readFileSync(file, 'utf8').replace(/\r\n/g, '\n') : null);
     }
     return files.get(rel)!;
@@ -157,6 +162,17 @@ export function withFileContext<T extends FimCase>(cases: readonly T[], corpusDi
     const at = text === null ? -1 : text.indexOf(window);
     return at < 0 ? c : { ...c, file: { before: text!.slice(0, at), after: text!.slice(at + window.length) } };
   });
+}
+
+/**
+ * Whether the cursor (where the true middle starts) is in code rather than inside a string literal or a comment of
+ * the whole file (scanPython; the opening quote of a string counts as code); null without file context. Inside a
+ * docstring almost any text compiles, so the compiler's verdict on a middle put there says little.
+ */
+export function cursorInCode(c: FimCase): boolean | null {
+  if (!c.file) return null;
+  const kind = scanPython(c.file.before + c.prefix + c.middle + c.suffix + c.file.after).kind[c.file.before.length + c.prefix.length];
+  return kind === CODE || kind === QUOTE;
 }
 
 /** Ids that end a completion: every control token the tokenizer has (<|endoftext|>, the FIM markers, pad, ChatML). */
@@ -179,10 +195,12 @@ export interface FimCompletion {
 export interface CompleteOptions {
   maxNewTokens: number;
   batchSize: number;
+  /** Sample instead of greedy (see BatchOptions.sampling). */
+  sampling?: BatchOptions['sampling'];
   onProgress?: (done: number, total: number) => void;
 }
 
-/** Greedy completion of each case (completeBatched: batched with left padding, similar lengths together). */
+/** Completion of each case, greedy unless `sampling` (completeBatched: batched with left padding, similar lengths together). */
 export async function completeFim(model: Qwen2Model, tok: Tokenizer, cases: readonly FimCase[], opts: CompleteOptions): Promise<FimCompletion[]> {
   const maxPrompt = model.config.max_position_embeddings - opts.maxNewTokens;
   const prompts = cases.map((c, i) => {
@@ -228,6 +246,8 @@ export interface FimOutcome {
   /** The completion inside the whole file compiles; null without file context. */
   inFileOk: boolean | null;
   inFileReferenceOk: boolean | null;
+  /** The cursor is in code, not in a string or comment (cursorInCode); null without file context. */
+  inCode: boolean | null;
   /** What Continue would show; null = nothing shown. */
   shown: string | null;
   accepted: boolean;
@@ -246,6 +266,9 @@ export interface FimFigures {
   n_in_file: number;
   syntax_valid_in_file: number | null;
   syntax_valid_in_file_reference: number | null;
+  /** The in-file figure on the examples whose cursor is in code (not inside a string or comment); null when none. */
+  n_in_file_code: number;
+  syntax_valid_in_file_code: number | null;
   empty_rate: number;
   mean_completion_chars: number;
   shown_rate: number;
@@ -299,6 +322,7 @@ export async function scoreFim(
       referenceOk: ok[at[i].reference],
       inFileOk: c.file ? ok[at[i].inFile] && !empty : null,
       inFileReferenceOk: c.file ? ok[at[i].inFileReference] : null,
+      inCode: cursorInCode(c),
       shown: shown[i],
       accepted: shown[i] !== null && acceptsCompletion(shown[i]!, c.middle),
       shownInFileOk: at[i].shownInFile >= 0 ? ok[at[i].shownInFile] : null,
@@ -306,6 +330,7 @@ export async function scoreFim(
   });
   const refValid = outcomes.filter((o) => o.referenceOk);
   const inFile = outcomes.filter((o) => o.inFileOk !== null);
+  const inFileCode = inFile.filter((o) => o.inCode === true);
   const shownOutcomes = outcomes.filter((o) => o.shown !== null);
   const shownInFile = outcomes.filter((o) => o.shownInFileOk !== null);
   return {
@@ -319,6 +344,8 @@ export async function scoreFim(
       n_in_file: inFile.length,
       syntax_valid_in_file: inFile.length > 0 ? share(inFile.map((o) => o.inFileOk!)) : null,
       syntax_valid_in_file_reference: inFile.length > 0 ? share(inFile.map((o) => o.inFileReferenceOk!)) : null,
+      n_in_file_code: inFileCode.length,
+      syntax_valid_in_file_code: inFileCode.length > 0 ? share(inFileCode.map((o) => o.inFileOk!)) : null,
       empty_rate: share(outcomes.map((o) => o.empty)),
       mean_completion_chars: completions.reduce((s, c) => s + c.length, 0) / completions.length,
       shown_rate: shownOutcomes.length / outcomes.length,
@@ -484,6 +511,8 @@ export interface FimSample {
   syntax_ok: boolean;
   reference_ok: boolean;
   in_file_ok: boolean | null;
+  /** The cursor is in code, not in a string or comment (null without file context). */
+  in_code: boolean | null;
   /** What Continue would show (null = nothing) and whether the simulated user accepts it. */
   shown: string | null;
   accepted: boolean;
@@ -503,6 +532,7 @@ export function fimSamples(cases: readonly FimCase[], outcomes: readonly FimOutc
     syntax_ok: outcomes[i].syntaxOk,
     reference_ok: outcomes[i].referenceOk,
     in_file_ok: outcomes[i].inFileOk,
+    in_code: outcomes[i].inCode,
     shown: outcomes[i].shown,
     accepted: outcomes[i].accepted,
     stopped: completions[i].stopped,

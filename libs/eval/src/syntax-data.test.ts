@@ -8,7 +8,8 @@ import { checkSyntax } from '@rlhf-code/sandbox';
 import { loadTokenizer, Tokenizer } from '@rlhf-code/tokenizer';
 import { fimStopIds } from './base-eval';
 import { functionCases } from './function-eval';
-import { cutPrompt, cutSuffix, judgeSamples, maxLineRepeat, pickBest, SyntaxCandidate, syntaxExample, syntaxTrainingData, tokenF1 } from './syntax-data';
+import { cutPrompt, cutSuffix, fimSyntaxTrainingData, judgeFimSamples, judgeSamples, maxLineRepeat, pickBest, SyntaxCandidate, syntaxExample, syntaxTrainingData, tokenF1 } from './syntax-data';
+import { FimCase, withFileContext } from './base-eval';
 import { saveTinyModel, TOKENIZER_DIR } from './testing/tiny-model';
 
 const FILE = [
@@ -165,5 +166,90 @@ describe('cutPrompt and syntaxTrainingData on a tiny random model', () => {
       "max new tokens 512 leaves no room for a prompt in the model's window (512)",
     );
     await expect(syntaxTrainingData(model, tok, [], { ...opts, stopIds: [] }, async (c) => c.map(() => true))).rejects.toThrow('no functions to sample');
+  });
+});
+
+// Two FIM cases cut from FILE, with the rest of the file attached: the rest of a line, and a whole line.
+const fimCases: FimCase[] = withFileContext(
+  [
+    { prefix: '        if key in self.', middle: 'data:', suffix: '\n            return self.data[key]\n', path: 'box.py', split: 'train', kind: 'rest-of-line' },
+    { prefix: '    def put(self, key, value):\n        """Store value."""\n', middle: '        self.data[key] = value\n', suffix: '', path: 'box.py', split: 'train', kind: 'lines' },
+  ],
+  new Map([['box.py', FILE]]),
+);
+
+describe('judgeFimSamples (real python compile check, in the whole file)', () => {
+  it('keeps the middles the model ended itself that compile in their file and do not repeat a line more than allowed', async () => {
+    expect(fimCases.every((c) => c.file !== undefined)).toBe(true);
+    const completions = [
+      { caseIndex: 0, text: 'data:', stopped: true }, // the true middle
+      { caseIndex: 0, text: 'keys():', stopped: true }, // another valid one
+      { caseIndex: 0, text: 'data', stopped: true }, // no colon: invalid in the file
+      { caseIndex: 0, text: 'data:', stopped: false }, // valid but cut by the token limit
+      { caseIndex: 1, text: '        self.data[key] = value\n', stopped: true },
+      { caseIndex: 1, text: '            self.data[key] = value\n', stopped: true }, // unexpected indent
+      { caseIndex: 1, text: '        pass\n        pass\n        pass\n', stopped: true }, // compiles, one line 3 times
+      { caseIndex: 1, text: '\n', stopped: true }, // blank: the file compiles (a docstring body) but it is empty
+    ];
+    const judged = await judgeFimSamples(fimCases, completions, checkSyntax, 2);
+    expect(judged.map((j) => j.syntaxOk)).toEqual([true, true, false, true, true, false, true, false]);
+    expect(judged.map((j) => j.kept)).toEqual([true, true, false, false, true, false, false, false]);
+    expect(judged.map((j) => j.ended)).toEqual(completions.map((c) => c.stopped));
+    expect(judged[0].similarity).toBe(1);
+    expect(judged[1].similarity).toBe(0);
+    expect(pickBest(judged.slice(0, 4))!.text).toBe('data:');
+  });
+
+  it('refuses a case without its file', async () => {
+    const bare = { ...fimCases[0], file: undefined };
+    await expect(judgeFimSamples([bare], [{ caseIndex: 0, text: 'x', stopped: true }], checkSyntax, 2)).rejects.toThrow('FIM example 1 (box.py) has no file context');
+  });
+});
+
+describe('fimSyntaxTrainingData on a tiny random model', () => {
+  let dir: string;
+  let model: Qwen2Model;
+  let tok: Tokenizer;
+  beforeAll(async () => {
+    await initBackend({ quiet: true });
+    dir = mkdtempSync(path.join(os.tmpdir(), 'fim-syntax-'));
+    model = await saveTinyModel(dir, 6);
+    tok = loadTokenizer(TOKENIZER_DIR);
+  });
+  afterAll(() => {
+    model.dispose();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const opts = { samples: 3, temperature: 1, maxNewTokens: 10, batchSize: 4, maxLineRepeats: 2, seed: 1 };
+
+  it('samples every case `samples` times, judges each middle in its file, and writes the best kept one as a FIM example', async () => {
+    const seen: string[] = [];
+    // Accept every file, so only "ended", "empty" and repetition decide (the random model's middles rarely compile).
+    const check = async (codes: string[]) => {
+      seen.push(...codes);
+      return codes.map(() => true);
+    };
+    const r = await fimSyntaxTrainingData(model, tok, fimCases, opts, check);
+    expect(r.candidates.map((c) => c.length)).toEqual([3, 3]);
+    const flat = r.candidates.flat();
+    // What the compiler saw: the whole file with each middle in place.
+    expect(seen).toEqual(r.candidates.flatMap((cs, i) => cs.map((x) => fimCases[i].file!.before + fimCases[i].prefix + x.text + fimCases[i].suffix + fimCases[i].file!.after)));
+    flat.forEach((x) => expect(x.kept).toBe(x.ended && x.text.trim() !== '' && x.maxRepeat <= 2));
+    expect(r.stats).toMatchObject({ cases: 2, samples: 6, kept_rate: flat.filter((x) => x.kept).length / 6, cases_with_example: r.examples.length / 2 });
+    const picked = r.candidates.map((cs, i) => ({ best: pickBest(cs), c: fimCases[i] })).filter((x) => x.best !== null);
+    expect(r.examples).toEqual(
+      picked.map(({ best, c }) => ({ prompt: c.prefix, suffix: c.suffix, response: best!.text, path: 'box.py', name: `fim:${c.kind}`, similarity: Math.round(best!.similarity * 1e4) / 1e4 })),
+    );
+    // Seeded.
+    expect((await fimSyntaxTrainingData(model, tok, fimCases, opts, check)).candidates).toEqual(r.candidates);
+    expect(flat.some((x) => x.text.length > 0)).toBe(true);
+  });
+
+  it('refuses no cases, and a case whose source file was not found', async () => {
+    const accept = async (c: string[]) => c.map(() => true);
+    await expect(fimSyntaxTrainingData(model, tok, [], opts, accept)).rejects.toThrow('no FIM examples to sample');
+    await expect(fimSyntaxTrainingData(model, tok, [fimCases[0], { ...fimCases[1], file: undefined }], opts, accept)).rejects.toThrow(
+      'FIM example 2 (box.py): its source file was not found in the corpus',
+    );
   });
 });

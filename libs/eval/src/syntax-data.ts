@@ -21,6 +21,7 @@
 import { Qwen2Model } from '@rlhf-code/model';
 import { Tokenizer } from '@rlhf-code/tokenizer';
 import { seededRandom } from '@rlhf-code/data';
+import { completeFim, FimCase } from './base-eval';
 import { completeBatched } from './batched';
 import { cutBody, FunctionCase, functionSource } from './function-eval';
 
@@ -148,8 +149,8 @@ export async function judgeSamples(
 }
 
 /** The kept candidate most similar to the true body (the first of equals); null when none was kept. */
-export function pickBest(candidates: readonly SyntaxCandidate[]): SyntaxCandidate | null {
-  let best: SyntaxCandidate | null = null;
+export function pickBest<C extends { kept: boolean; similarity: number }>(candidates: readonly C[]): C | null {
+  let best: C | null = null;
   for (const x of candidates) if (x.kept && (best === null || x.similarity > best.similarity)) best = x;
   return best;
 }
@@ -203,6 +204,120 @@ export async function syntaxTrainingData(
       kept_rate: rate((x) => x.kept),
       functions_with_example: examples.length / cases.length,
       mean_body_lines: examples.length ? examples.reduce((s, e) => s + nonBlank(e.response).length, 0) / examples.length : 0,
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The same round on fill-in-the-middle: what the online mode serves.
+//
+//   cases    editor-shaped FIM examples of the corpus's TRAINING files ({prefix, suffix, middle} from prep-fim: the
+//            rest of a line, or 1-3 whole lines), each with the rest of its source file (withFileContext), whose
+//            cursor is in code (the caller picks them: inside a docstring nearly any text compiles)
+//   sample   `samples` middles per case from the prompt the online server builds (completeFim: Qwen's
+//            <|fim_prefix|>p<|fim_suffix|>s<|fim_middle|>, cut to the window), at `temperature`
+//   kept     the model ended the middle itself (a control token), it is not empty, the whole file with it in place
+//            compiles, and no line appears more than maxLineRepeats times
+//   best     the kept middle sharing most word tokens with the true one
+//   example  {prompt: prefix, suffix, response: middle}: `sft train` builds the same FIM prompt from it
+
+/** One sampled middle and the compiler's verdict. */
+export interface FimCandidate {
+  text: string;
+  ended: boolean;
+  /** The whole file with this middle in place compiles (and the middle is not empty). */
+  syntaxOk: boolean;
+  maxRepeat: number;
+  kept: boolean;
+  similarity: number;
+}
+
+export type FimSyntaxOptions = Omit<SyntaxDataOptions, 'fimRate' | 'maxSuffixTokens' | 'maxPromptTokens' | 'stopIds'>;
+
+export interface FimSyntaxStats {
+  cases: number;
+  samples: number;
+  ended_rate: number;
+  syntax_valid_rate: number;
+  kept_rate: number;
+  /** Share of cases with at least one kept middle (= examples / cases). */
+  cases_with_example: number;
+  mean_middle_chars: number;
+}
+
+/** Judge sampled middles: each in its whole file (cases must carry `file`), one compile call for all. */
+export async function judgeFimSamples(
+  cases: readonly FimCase[],
+  completions: readonly { caseIndex: number; text: string; stopped: boolean }[],
+  check: (codes: string[]) => Promise<boolean[]>,
+  maxLineRepeats: number,
+): Promise<FimCandidate[]> {
+  const ok = await check(
+    completions.map((c) => {
+      const x = cases[c.caseIndex];
+      if (!x.file) throw new Error(`judgeFimSamples: FIM example ${c.caseIndex + 1} (${x.path}) has no file context`);
+      return x.file.before + x.prefix + c.text + x.suffix + x.file.after;
+    }),
+  );
+  return completions.map((c, i) => {
+    const syntaxOk = ok[i] && c.text.trim() !== '';
+    const maxRepeat = maxLineRepeat(c.text);
+    return {
+      text: c.text,
+      ended: c.stopped,
+      syntaxOk,
+      maxRepeat,
+      kept: syntaxOk && c.stopped && maxRepeat <= maxLineRepeats,
+      similarity: tokenF1(c.text, cases[c.caseIndex].middle),
+    };
+  });
+}
+
+/**
+ * Sample, judge and pick for FIM cases: at most one example per case, in case order. Every case needs its file
+ * context (withFileContext), since a middle is judged in its whole file.
+ */
+export async function fimSyntaxTrainingData(
+  model: Qwen2Model,
+  tok: Tokenizer,
+  cases: readonly FimCase[],
+  opts: FimSyntaxOptions,
+  check: (codes: string[]) => Promise<boolean[]>,
+): Promise<{ examples: SyntaxExample[]; candidates: FimCandidate[][]; stats: FimSyntaxStats }> {
+  if (cases.length === 0) throw new Error('fimSyntaxTrainingData: no FIM examples to sample');
+  const missing = cases.findIndex((c) => !c.file);
+  if (missing >= 0) throw new Error(`FIM example ${missing + 1} (${cases[missing].path}): its source file was not found in the corpus`);
+  const rows = cases.flatMap((_, i) => Array.from({ length: opts.samples }, () => i));
+  const done = await completeFim(
+    model,
+    tok,
+    rows.map((i) => cases[i]),
+    { maxNewTokens: opts.maxNewTokens, batchSize: opts.batchSize, sampling: { temperature: opts.temperature, seed: opts.seed }, onProgress: opts.onProgress },
+  );
+  const completions = done.map((d, r) => ({ caseIndex: rows[r], text: d.text, stopped: d.stopped }));
+  const judged = await judgeFimSamples(cases, completions, check, opts.maxLineRepeats);
+  const candidates: FimCandidate[][] = cases.map(() => []);
+  completions.forEach((c, i) => candidates[c.caseIndex].push(judged[i]));
+  const examples: SyntaxExample[] = [];
+  cases.forEach((c, i) => {
+    const best = pickBest(candidates[i]);
+    if (best) {
+      examples.push({ prompt: c.prefix, suffix: c.suffix, response: best.text, path: c.path ?? '', name: `fim:${c.kind ?? 'middle'}`, similarity: Math.round(best.similarity * 1e4) / 1e4 });
+    }
+  });
+  const n = judged.length;
+  const rate = (f: (x: FimCandidate) => boolean) => judged.filter(f).length / n;
+  return {
+    examples,
+    candidates,
+    stats: {
+      cases: cases.length,
+      samples: n,
+      ended_rate: rate((x) => x.ended),
+      syntax_valid_rate: rate((x) => x.syntaxOk),
+      kept_rate: rate((x) => x.kept),
+      cases_with_example: examples.length / cases.length,
+      mean_middle_chars: examples.length ? examples.reduce((s, e) => s + e.response.length, 0) / examples.length : 0,
     },
   };
 }

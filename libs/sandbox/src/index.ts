@@ -11,6 +11,7 @@ export { SandboxOptionsSchema, type SandboxOptions } from './options';
 export { SandboxPool } from './pool';
 export { scoreAll, type ScoreJob, type ScoredRun } from './batch';
 export { checkSyntax, SandboxError } from './syntax';
+export { scanPython, CODE, QUOTE, STRING, COMMENT, type PyScan } from './pyscan';
 export { executionScore, qualityChecks, SCORE_WEIGHTS, MAX_CHARS, MAX_LINES, type QualityChecks } from './score';
 export { PythonNotFoundError, resolvePython } from './python';
 export {
