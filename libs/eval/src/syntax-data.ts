@@ -155,6 +155,17 @@ export function pickBest<C extends { kept: boolean; similarity: number }>(candid
   return best;
 }
 
+/** Candidates per case (in sample order), and the shares of all samples ended / compiling / kept. */
+function tally<C extends { ended: boolean; syntaxOk: boolean; kept: boolean }>(nCases: number, caseOf: readonly number[], judged: readonly C[]) {
+  const candidates: C[][] = Array.from({ length: nCases }, () => []);
+  judged.forEach((x, i) => candidates[caseOf[i]].push(x));
+  const rate = (f: (x: C) => boolean) => judged.filter(f).length / judged.length;
+  return {
+    candidates,
+    rates: { samples: judged.length, ended_rate: rate((x) => x.ended), syntax_valid_rate: rate((x) => x.syntaxOk), kept_rate: rate((x) => x.kept) },
+  };
+}
+
 /**
  * Sample, judge and pick: at most one example per case (the kept body most similar to the true one, the first on a
  * tie), in case order. `check` compiles many sources at once (the sandbox's checkSyntax).
@@ -182,8 +193,7 @@ export async function syntaxTrainingData(
   const completions = texts.map((t, r) => ({ caseIndex: rows[r], ...t }));
 
   const judged = await judgeSamples(cases, completions, check, opts.maxLineRepeats);
-  const candidates: SyntaxCandidate[][] = cases.map(() => []);
-  completions.forEach((c, i) => candidates[c.caseIndex].push(judged[i]));
+  const { candidates, rates } = tally(cases.length, rows, judged);
   const examples: SyntaxExample[] = [];
   const coin = seededRandom(`syntax-fim:${opts.seed}`);
   cases.forEach((c, i) => {
@@ -191,17 +201,12 @@ export async function syntaxTrainingData(
     const best = pickBest(candidates[i]);
     if (best) examples.push(syntaxExample(tok, c, prompts[i].text, best, fim ? opts.maxSuffixTokens : null));
   });
-  const n = judged.length;
-  const rate = (f: (x: SyntaxCandidate) => boolean) => judged.filter(f).length / n;
   return {
     examples,
     candidates,
     stats: {
       functions: cases.length,
-      samples: n,
-      ended_rate: rate((x) => x.ended),
-      syntax_valid_rate: rate((x) => x.syntaxOk),
-      kept_rate: rate((x) => x.kept),
+      ...rates,
       functions_with_example: examples.length / cases.length,
       mean_body_lines: examples.length ? examples.reduce((s, e) => s + nonBlank(e.response).length, 0) / examples.length : 0,
     },
@@ -296,8 +301,7 @@ export async function fimSyntaxTrainingData(
   );
   const completions = done.map((d, r) => ({ caseIndex: rows[r], text: d.text, stopped: d.stopped }));
   const judged = await judgeFimSamples(cases, completions, check, opts.maxLineRepeats);
-  const candidates: FimCandidate[][] = cases.map(() => []);
-  completions.forEach((c, i) => candidates[c.caseIndex].push(judged[i]));
+  const { candidates, rates } = tally(cases.length, rows, judged);
   const examples: SyntaxExample[] = [];
   cases.forEach((c, i) => {
     const best = pickBest(candidates[i]);
@@ -305,17 +309,12 @@ export async function fimSyntaxTrainingData(
       examples.push({ prompt: c.prefix, suffix: c.suffix, response: best.text, path: c.path ?? '', name: `fim:${c.kind ?? 'middle'}`, similarity: Math.round(best.similarity * 1e4) / 1e4 });
     }
   });
-  const n = judged.length;
-  const rate = (f: (x: FimCandidate) => boolean) => judged.filter(f).length / n;
   return {
     examples,
     candidates,
     stats: {
       cases: cases.length,
-      samples: n,
-      ended_rate: rate((x) => x.ended),
-      syntax_valid_rate: rate((x) => x.syntaxOk),
-      kept_rate: rate((x) => x.kept),
+      ...rates,
       cases_with_example: examples.length / cases.length,
       mean_middle_chars: examples.length ? examples.reduce((s, e) => s + e.response.length, 0) / examples.length : 0,
     },
