@@ -4,7 +4,7 @@ import { z } from 'zod';
 import * as tf from '@tensorflow/tfjs';
 import { backendOption, backendSchema, parseFlags, parseJsonFlag, runCli, UsageError } from '@rlhf-code/cli';
 import { generate, initBackend, Qwen2Model, shutdownBackend } from '@rlhf-code/model';
-import { loadTokenizer } from '@rlhf-code/tokenizer';
+import { encodeFim, loadTokenizer, parseFim } from '@rlhf-code/tokenizer';
 
 const tokenIds = z.array(z.number().int().nonnegative()).min(1);
 
@@ -54,6 +54,20 @@ const RunFlags = z
     path: ['greedy'],
   });
 
+/**
+ * --prompt text -> ids. A prompt in Qwen's FIM text form (<|fim_prefix|>p<|fim_suffix|>s<|fim_middle|>) is laid out in
+ * the order the checkpoint was trained on (its tokenizer_config.json "fim_mode"), as the online server does.
+ */
+function encodePrompt(tok: ReturnType<typeof loadTokenizer>, text: string): number[] {
+  let fim;
+  try {
+    fim = parseFim(text);
+  } catch (e) {
+    throw new UsageError(`--prompt: ${(e as Error).message.replace(/^parseFim: /, 'malformed FIM prompt: ')}`);
+  }
+  return fim ? encodeFim(tok, fim.prefix, fim.suffix) : tok.encode(text);
+}
+
 async function runCommand(opts: unknown): Promise<void> {
   const flags = parseFlags(RunFlags, opts);
   const idsFlag = flags.ids === undefined ? undefined : parseJsonFlag('--ids', flags.ids, tokenIds);
@@ -64,7 +78,7 @@ async function runCommand(opts: unknown): Promise<void> {
   if (tokenizer && tokenizer.vocabSize > model.config.vocab_size) {
     throw new UsageError(`${flags.model}: its tokenizer has ${tokenizer.vocabSize} tokens, more than the model's ${model.config.vocab_size}`);
   }
-  const prompt = idsFlag ?? tokenizer!.encode(flags.prompt!);
+  const prompt = idsFlag ?? encodePrompt(tokenizer!, flags.prompt!);
   checkVocab('--ids', [prompt], model.config.vocab_size);
   const sampling = flags.temperature !== undefined || flags.topP !== undefined || flags.topK !== undefined;
   const [out] = await generate(model, [prompt], {
@@ -96,7 +110,7 @@ program
   .command('run')
   .description('generate a continuation of a prompt (streams text, or one JSON line with --json)')
   .requiredOption('--model <dir>', "checkpoint folder; its tokenizer.json encodes --prompt and decodes the output")
-  .option('--prompt <text>', 'prompt text')
+  .option('--prompt <text>', 'prompt text; a fill-in-the-middle prompt in Qwen\'s form (<|fim_prefix|>p<|fim_suffix|>s<|fim_middle|>) is reordered for a checkpoint trained in SPM order')
   .option('--ids <json>', 'prompt token ids as a JSON array [...]')
   .option('--max-new-tokens <n>', 'maximum number of new tokens', '64')
   .option('--greedy', 'always pick the most likely token (the default when no sampling flag is given)')

@@ -1,13 +1,13 @@
 // online: online RL behind Continue. `serve` runs the completion and feedback servers with live policy updates,
 // `prep-fim` builds a FIM dataset from a folder of .py files, `simulate` is a simulated Continue user.
 import * as fs from 'fs';
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import { z } from 'zod';
 import { backendOption, backendSchema, parseFlags, runCli, UsageError } from '@rlhf-code/cli';
 import { readFimData, writeJsonl } from '@rlhf-code/data';
 import { initBackend, shutdownBackend } from '@rlhf-code/model';
-import { buildFimDataset, ConfigError, formatSummary, loadOnlineConfig, runSimulation, startOnlineService } from '@rlhf-code/online';
-import { loadTokenizer } from '@rlhf-code/tokenizer';
+import { buildFimDataset, ConfigError, fimSftRecords, formatSummary, loadOnlineConfig, runSimulation, startOnlineService } from '@rlhf-code/online';
+import { corpusDirs, loadTokenizer } from '@rlhf-code/tokenizer';
 
 const int = z.coerce.number().int();
 const num = z.coerce.number();
@@ -74,6 +74,7 @@ async function serveCommand(opts: unknown): Promise<void> {
 const PrepFlags = z.object({
   src: z.string(),
   out: z.string(),
+  format: z.enum(['fim', 'sft']),
   perFile: int.positive(),
   seed: int,
   maxPrefixChars: int.positive(),
@@ -84,15 +85,17 @@ async function prepCommand(opts: unknown): Promise<void> {
   const f = parseFlags(PrepFlags, opts);
   let built;
   try {
-    built = buildFimDataset(f.src, { perFile: f.perFile, seed: f.seed, maxPrefixChars: f.maxPrefixChars, maxSuffixChars: f.maxSuffixChars });
+    built = buildFimDataset(corpusDirs(f.src), { perFile: f.perFile, seed: f.seed, maxPrefixChars: f.maxPrefixChars, maxSuffixChars: f.maxSuffixChars });
   } catch (e) {
     throw new UsageError((e as Error).message);
   }
-  await writeJsonl(f.out, built.examples);
-  const test = built.examples.filter((e) => e.split === 'test').length;
+  const { examples, files } = built;
+  const test = examples.filter((e) => e.split === 'test').length;
+  const rows = f.format === 'sft' ? fimSftRecords(examples) : examples;
+  await writeJsonl(f.out, rows);
   process.stdout.write(
-    `${f.out}: ${built.examples.length} examples (${built.examples.length - test} train from ${built.files.train} files, ` +
-      `${test} test from ${built.files.test} files)\n`,
+    `${f.out}: ${examples.length} examples (${examples.length - test} train from ${files.train} files, ${test} test from ${files.test} files)` +
+      (f.format === 'sft' ? `; wrote the ${rows.length} train examples as sft records\n` : '\n'),
   );
 }
 
@@ -165,8 +168,9 @@ program
 program
   .command('prep-fim')
   .description('build {prefix, suffix, middle} examples from a folder of .py files, split train/test by file')
-  .requiredOption('--src <dir>', 'folder searched recursively for .py files')
+  .requiredOption('--src <dirs>', 'folder searched recursively for .py files, or several separated by commas (paths then start with the folder\'s name)')
   .requiredOption('--out <file>', 'output JSONL (fields prefix, suffix, middle, path, split, kind)')
+  .addOption(new Option('--format <kind>', 'fim: every example {prefix, suffix, middle, path, split, kind}; sft: only the train split, as sft train\'s fill-in-the-middle records {prompt, suffix, response, path, kind}').choices(['fim', 'sft']).default('fim'))
   .option('--per-file <n>', 'examples per file', '4')
   .option('--seed <n>', 'seed of the cursor positions', '0')
   .option('--max-prefix-chars <n>', 'keep at most this much text before the cursor', '2000')

@@ -273,6 +273,31 @@ describe('sft pretrain: --init and several corpus folders', () => {
     expect(maxDiff).toBeLessThan(1e-6);
   });
 
+  it('--fim-mode spm is recorded in the checkpoint and its export; --init of an SPM checkpoint stays SPM', () => {
+    const fimMode = (d: string) => JSON.parse(readFileSync(path.join(d, 'tokenizer_config.json'), 'utf8')).fim_mode;
+    const common = ['--corpus', corpusDirs[0], '--max-steps', '1', '--seq-len', '32', '--batch-size', '2', '--save-every', '0', '--quiet', '--fim-rate', '1'];
+    const [out, exp] = [path.join(dir, 'pretrain-spm'), path.join(dir, 'pretrain-spm-export')];
+    const r = sft('pretrain', '--init', model, '--out', out, '--export', exp, '--fim-mode', 'spm', ...common);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('FIM rate 1 (SPM order)');
+    expect(fimMode(out)).toBe('spm');
+    expect(fimMode(exp)).toBe('spm');
+    expect(fimMode(model)).toBeUndefined(); // --init's own folder is untouched
+    // Continued pretraining from the SPM checkpoint keeps its order without the flag.
+    const again = sft('pretrain', '--init', exp, '--out', path.join(dir, 'pretrain-spm-2'), ...common);
+    expect(again.code).toBe(0);
+    expect(again.stderr).toContain('(SPM order)');
+    expect(fimMode(path.join(dir, 'pretrain-spm-2'))).toBe('spm');
+    // sft train reads the order from --model and writes it on.
+    const t = sft('train', '--model', exp, '--data', data, '--out', path.join(dir, 'train-spm'), '--max-steps', '1', ...SMALL);
+    expect(t.code).toBe(0);
+    expect(fimMode(path.join(dir, 'train-spm'))).toBe('spm');
+    const bad = sft('pretrain', '--init', model, '--out', path.join(dir, 'never'), '--fim-mode', 'mps', ...common);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain("'mps' is invalid");
+    expect(existsSync(path.join(dir, 'never'))).toBe(false);
+  });
+
   it('refuses an --init checkpoint whose vocabulary is not the tokenizer\'s, in one line', () => {
     const other = path.join(dir, 'other-vocab');
     mkdirSync(other);

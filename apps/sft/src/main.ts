@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { backendOption, backendSchema, parseFlags, runCli, UsageError } from '@rlhf-code/cli';
 import { readSftData, splitHeldOut } from '@rlhf-code/data';
 import { initBackend, makeConfig, Qwen2Config, Qwen2Model, readConfig, saveCheckpoint, shutdownBackend, TRAINER_STATE_FILE } from '@rlhf-code/model';
-import { corpusDirs, loadTokenizer, PROMPT_TEMPLATES, readCorpora } from '@rlhf-code/tokenizer';
+import { corpusDirs, FIM_MODES, FimMode, loadTokenizer, PROMPT_TEMPLATES, readCorpora, Tokenizer } from '@rlhf-code/tokenizer';
 import { fimSftExample, LmExample, packExamples, pretrainWindows, runLmStage, sftExample } from '@rlhf-code/train';
 
 // ---------------------------------------------------------------------------------------------
@@ -44,6 +44,7 @@ const PretrainFlags = z.object({
   tokenizer: z.string(),
   seqLen: z.coerce.number().int().min(8),
   fimRate: z.coerce.number().min(0).max(1),
+  fimMode: z.enum(FIM_MODES).optional(), // default: the --init checkpoint's, else the tokenizer's
   hiddenSize: z.coerce.number().int().positive(),
   layers: z.coerce.number().int().positive(),
   heads: z.coerce.number().int().positive(),
@@ -65,6 +66,7 @@ const TrainFlags = z.object({
   maxLen: z.coerce.number().int().min(8),
   pack: z.boolean().default(false),
   heldoutFraction: z.coerce.number().min(0).lt(1),
+  fimMode: z.enum(FIM_MODES).optional(), // default: the model's
   export: z.string().optional(),
   exportDtype: z.enum(['F32', 'BF16']),
 });
@@ -77,6 +79,15 @@ function resumeDir(f: { resume: boolean; out: string }): string | undefined {
 }
 
 /**
+ * The tokenizer in the FIM order the run trains (--fim-mode, else `fallback`), and the tokenizer_config.json fields
+ * that record that order in every checkpoint it writes (none when the tokenizer folder says so already).
+ */
+function withFimMode(tok: Tokenizer, mode: FimMode | undefined, fallback: FimMode = tok.fimMode): { tok: Tokenizer; tokenizerConfig?: { fim_mode: FimMode } } {
+  const want = mode ?? fallback;
+  return want === tok.fimMode ? { tok } : { tok: tok.withFimMode(want), tokenizerConfig: { fim_mode: want } };
+}
+
+/**
  * --export: the weights alone (no optimizer state), in the requested dtype, with the tokenizer, training_args.json and
  * eval.json ({step, eval/loss}): how models/base is written.
  */
@@ -84,6 +95,7 @@ async function exportWeights(
   stage: 'pretrain' | 'sft',
   model: Qwen2Model,
   tokenizerDir: string,
+  tokenizerConfig: Record<string, unknown> | undefined,
   f: { export?: string; exportDtype: 'F32' | 'BF16' },
   result: Awaited<ReturnType<typeof runLmStage>>,
 ): Promise<void> {
@@ -92,6 +104,7 @@ async function exportWeights(
     weights: model.hostWeights(),
     dtype: f.exportDtype,
     tokenizerDir,
+    tokenizerConfig,
     extraFiles: { 'training_args.json': { stage, ...f }, 'eval.json': { step: result.position.step, ...result.lastEval } },
   });
   console.error(`sft ${stage}: exported ${f.export} (${f.exportDtype})`);
@@ -101,7 +114,9 @@ async function pretrain(opts: unknown): Promise<void> {
   const f = parseFlags(PretrainFlags, opts);
   if (f.heads % f.kvHeads !== 0) throw new UsageError(`--heads ${f.heads} must be a multiple of --kv-heads ${f.kvHeads}`);
   if (f.hiddenSize % f.heads !== 0) throw new UsageError(`--hidden-size ${f.hiddenSize} must be a multiple of --heads ${f.heads}`);
-  const tok = loadTokenizer(f.tokenizer);
+  // Continued pretraining keeps the FIM order of the --init checkpoint unless --fim-mode says otherwise.
+  const initMode = f.init && fs.existsSync(path.join(f.init, 'tokenizer.json')) ? loadTokenizer(f.init).fimMode : undefined;
+  const { tok, tokenizerConfig } = withFimMode(loadTokenizer(f.tokenizer), f.fimMode, initMode);
   const corpus = readCorpora(corpusDirs(f.corpus));
   const backend = await initBackend({ backend: f.backend });
   console.error(`sft pretrain: backend ${backend.name}; corpus ${corpus.train.length} training files, ${corpus.test.length} held-out files`);
@@ -133,7 +148,7 @@ async function pretrain(opts: unknown): Promise<void> {
     model.dispose();
     throw new UsageError(`${from}: cannot resume: its config.json differs from the model these flags describe (resume with the same settings)`);
   }
-  console.error(`sft pretrain: ${(model.numParams / 1e6).toFixed(2)}M parameters, windows of ${f.seqLen} tokens, FIM rate ${f.fimRate}`);
+  console.error(`sft pretrain: ${(model.numParams / 1e6).toFixed(2)}M parameters, windows of ${f.seqLen} tokens, FIM rate ${f.fimRate} (${tok.fimMode.toUpperCase()} order)`);
 
   const texts = corpus.train.map((c) => c.text);
   const heldOut = pretrainWindows(tok, corpus.test.map((c) => c.text), { seqLen: f.seqLen, fimRate: f.fimRate, seed: 'heldout' });
@@ -141,6 +156,7 @@ async function pretrain(opts: unknown): Promise<void> {
     label: 'pretrain',
     model,
     tokenizerDir: f.tokenizer,
+    tokenizerConfig,
     padId: tok.padId,
     outDir: f.out,
     // Fresh chunk boundaries and FIM splits every epoch.
@@ -158,14 +174,14 @@ async function pretrain(opts: unknown): Promise<void> {
     quiet: f.quiet,
     extraFiles: { 'training_args.json': { stage: 'pretrain', ...f } },
   });
-  if (f.export && !result.interrupted) await exportWeights('pretrain', model, f.tokenizer, f, result);
+  if (f.export && !result.interrupted) await exportWeights('pretrain', model, f.tokenizer, tokenizerConfig, f, result);
   console.log(JSON.stringify({ stage: 'pretrain', out: f.out, step: result.position.step, interrupted: result.interrupted, ...result.lastEval }));
   if (result.interrupted) process.exitCode = 130; // stopped by Ctrl-C / SIGTERM: a checkpoint, not a finished run
 }
 
 async function train(opts: unknown): Promise<void> {
   const f = parseFlags(TrainFlags, opts);
-  const tok = loadTokenizer(f.model);
+  const { tok, tokenizerConfig } = withFimMode(loadTokenizer(f.model), f.fimMode);
   const records = await readSftData(f.data);
   const { train: trainRecords, heldOut: heldRecords } = splitHeldOut(records, { fraction: f.heldoutFraction, seed: f.seed });
   const backend = await initBackend({ backend: f.backend });
@@ -188,6 +204,7 @@ async function train(opts: unknown): Promise<void> {
     label: 'sft',
     model,
     tokenizerDir: f.model,
+    tokenizerConfig,
     padId: tok.padId,
     outDir: f.out,
     examplesOf: () => examples,
@@ -203,7 +220,7 @@ async function train(opts: unknown): Promise<void> {
     quiet: f.quiet,
     extraFiles: { 'training_args.json': { stage: 'sft', base_model: f.model, ...f } },
   });
-  if (f.export && !result.interrupted) await exportWeights('sft', model, f.model, f, result);
+  if (f.export && !result.interrupted) await exportWeights('sft', model, f.model, tokenizerConfig, f, result);
   console.log(JSON.stringify({ stage: 'sft', out: f.out, step: result.position.step, interrupted: result.interrupted, ...result.lastEval }));
   if (result.interrupted) process.exitCode = 130; // stopped by Ctrl-C / SIGTERM: a checkpoint, not a finished run
 }
@@ -251,6 +268,7 @@ optimOptions(
   .option('--tokenizer <dir>', 'tokenizer folder (tokenizer.json); the vocabulary size follows it', 'models/tokenizer-code16k')
   .option('--seq-len <n>', 'window length in tokens', '512')
   .option('--fim-rate <x>', 'share of chunks in fill-in-the-middle form', '0.5')
+  .addOption(new Option('--fim-mode <order>', 'order of a FIM example: psm (Qwen\'s <|fim_prefix|>p<|fim_suffix|>s<|fim_middle|>m) or spm (<|fim_prefix|><|fim_suffix|>s<|fim_middle|>p m, the middle right after the prefix); recorded as "fim_mode" in the checkpoint\'s tokenizer_config.json (default: the --init checkpoint\'s, else the tokenizer\'s, else psm)').choices([...FIM_MODES]))
   .option('--hidden-size <n>', 'model width', '256')
   .option('--layers <n>', 'transformer blocks', '6')
   .option('--heads <n>', 'attention heads', '4')
@@ -279,6 +297,7 @@ optimOptions(
   .option('--max-len <n>', 'longest example in tokens (the prompt is cut from the left first)', '512')
   .option('--pack', 'pack several examples into each window of --max-len tokens')
   .option('--heldout-fraction <x>', 'share of prompts held out for the evaluation loss', '0.1')
+  .addOption(new Option('--fim-mode <order>', 'order of the fill-in-the-middle examples (records with "suffix"): psm or spm (see sft pretrain --help); recorded in the checkpoint\'s tokenizer_config.json (default: the --model checkpoint\'s)').choices([...FIM_MODES]))
   .option('--export <dir>', 'at the end, also write the weights alone (no optimizer state) here')
   .addOption(new Option('--export-dtype <dtype>', 'storage dtype of --export').choices(['F32', 'BF16']).default('BF16'))
   .action(train);

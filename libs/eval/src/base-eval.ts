@@ -5,8 +5,9 @@
 //                   (fimRate 0) and once with every chunk in FIM form (fimRate 1; every token is a target, the FIM
 //                   markers and the prefix/suffix included). Perplexity = exp(loss).
 //   FIM             the model fills {prefix, suffix} examples (data/fim/fim.jsonl, test split) from the prompt the
-//                   online server builds (encodeServedPrompt: Qwen's <|fim_prefix|>p<|fim_suffix|>s<|fim_middle|>,
-//                   the prefix cut from the left to fit the window), greedy, until a control token or maxNewTokens.
+//                   online server builds (encodeServedPrompt: Qwen's <|fim_prefix|>p<|fim_suffix|>s<|fim_middle|>, or
+//                   the SPM order for a checkpoint trained on it, the prefix cut from the left to fit the window),
+//                   greedy, until a control token or maxNewTokens. The held-out FIM loss uses the same order.
 //     first_line_exact: see FIRST_LINE_RULE.
 //     syntax_valid:     prefix + completion + suffix compiles as Python (an empty completion never counts as valid);
 //                       syntax_valid_reference is the same with the true middle, the ceiling (prefixes are cut at a

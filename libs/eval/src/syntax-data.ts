@@ -14,8 +14,8 @@
 //            (F1 of the bags of word tokens): a tie-break towards real code, not a filter
 //   response the best body; `sft train` appends <|endoftext|>, so the model learns to end a function it was asked for
 //   form     with probability fimRate the example is a fill-in-the-middle one instead: {prompt, suffix, response} with
-//            suffix = the file after the true body, cut to maxSuffixTokens; `sft train` then builds Qwen's
-//            <|fim_prefix|>prompt<|fim_suffix|>suffix<|fim_middle|>response<|endoftext|>. Without this share, learning
+//            suffix = the file after the true body, cut to maxSuffixTokens; `sft train` then builds the FIM
+//            example in the checkpoint's order (PSM: <|fim_prefix|>prompt<|fim_suffix|>suffix<|fim_middle|>response<|endoftext|>). Without this share, learning
 //            to end functions with <|endoftext|> also teaches the model to end every FIM middle at once (measured:
 //            all FIM completions empty after a plain-only round), and the online mode serves FIM.
 import { Qwen2Model } from '@rlhf-code/model';
@@ -219,8 +219,8 @@ export async function syntaxTrainingData(
 //   cases    editor-shaped FIM examples of the corpus's TRAINING files ({prefix, suffix, middle} from prep-fim: the
 //            rest of a line, or 1-3 whole lines), each with the rest of its source file (withFileContext), whose
 //            cursor is in code (the caller picks them: inside a docstring nearly any text compiles)
-//   sample   `samples` middles per case from the prompt the online server builds (completeFim: Qwen's
-//            <|fim_prefix|>p<|fim_suffix|>s<|fim_middle|>, cut to the window), at `temperature`
+//   sample   `samples` middles per case from the prompt the online server builds (completeFim: the checkpoint's FIM
+//            order, Qwen's <|fim_prefix|>p<|fim_suffix|>s<|fim_middle|> or SPM, cut to the window), at `temperature`
 //   kept     the model ended the middle itself (a control token), it is not empty, the whole file with it in place
 //            compiles, and no line appears more than maxLineRepeats times
 //   best     the kept middle sharing most word tokens with the true one

@@ -310,6 +310,17 @@ describe('saveCheckpoint', () => {
     expect(fs.readFileSync(path.join(dir, 'NOTES.txt'), 'utf8')).toBe('trained by test\n');
 
     await expect(saveCheckpoint(fresh('x'), { config: cfg, weights, tokenizerDir: dir + '/..' })).rejects.toThrow('no tokenizer files');
+
+    // tokenizerConfig sets fields of the copied tokenizer_config.json and keeps the others.
+    const patched = fresh('patched');
+    await saveCheckpoint(patched, { config: cfg, weights, tokenizerDir: tok, tokenizerConfig: { fim_mode: 'spm' } });
+    expect(JSON.parse(fs.readFileSync(path.join(patched, 'tokenizer_config.json'), 'utf8'))).toEqual({ eos_token: '<|endoftext|>', fim_mode: 'spm' });
+    expect(fs.readFileSync(path.join(tok, 'tokenizer_config.json'), 'utf8')).toBe('{"eos_token":"<|endoftext|>"}'); // the source is untouched
+    fs.rmSync(path.join(tok, 'tokenizer_config.json'));
+    const created = fresh('created');
+    await saveCheckpoint(created, { config: cfg, weights, tokenizerDir: tok, tokenizerConfig: { fim_mode: 'spm' } });
+    expect(JSON.parse(fs.readFileSync(path.join(created, 'tokenizer_config.json'), 'utf8'))).toEqual({ fim_mode: 'spm' });
+    await expect(saveCheckpoint(fresh('y'), { config: cfg, weights, tokenizerConfig: { fim_mode: 'spm' } })).rejects.toThrow('tokenizerConfig needs a tokenizerDir');
     await expect(saveCheckpoint(fresh('x'), { config: cfg, weights, extraFiles: { 'config.json': {} } })).rejects.toThrow(
       'extraFiles.config.json would overwrite a file the checkpoint writes',
     );

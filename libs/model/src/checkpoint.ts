@@ -53,6 +53,7 @@ export type SaveCheckpointOptions = {
   weights: Map<string, HostTensor>; // Hugging Face names, as returned by loadCheckpointWeights
   dtype?: 'F32' | 'BF16'; // storage dtype of the weights; default F32 (bit-exact)
   tokenizerDir?: string; // folder to copy the tokenizer files from
+  tokenizerConfig?: Record<string, unknown>; // fields set in the copied tokenizer_config.json (e.g. fim_mode)
   extraFiles?: Record<string, string | object>; // more files: text as is, objects as JSON
   trainingState?: TrainingState; // written in the same atomic swap
   keepFiles?: string[]; // files of the folder being replaced to carry over as they are (e.g. a run's metrics.jsonl)
@@ -219,7 +220,7 @@ export async function loadTrainingState(dir: string): Promise<TrainingState> {
 
 /** Write a complete checkpoint folder `dir`, replacing any checkpoint already there in one swap. */
 export async function saveCheckpoint(dir: string, opts: SaveCheckpointOptions): Promise<void> {
-  const { config, weights, dtype = 'F32', tokenizerDir, extraFiles = {}, trainingState, keepFiles = [] } = opts;
+  const { config, weights, dtype = 'F32', tokenizerDir, tokenizerConfig, extraFiles = {}, trainingState, keepFiles = [] } = opts;
   const where = `saveCheckpoint(${dir})`;
   // Everything is checked before the disk is touched.
   const shapes = new Map([...weights].map(([n, t]) => [n, t.shape]));
@@ -227,6 +228,9 @@ export async function saveCheckpoint(dir: string, opts: SaveCheckpointOptions): 
   if (tiedHead) throw new Error(`${where}: lm_head.weight given but the config ties it to model.embed_tokens.weight`);
   if (unknown.length > 0) throw new Error(`${where}: tensors a Qwen2 model does not have: ${unknown.join(', ')}`);
   const tokenizerFiles = tokenizerDir ? await listTokenizerFiles(tokenizerDir) : [];
+  if (tokenizerConfig && !tokenizerDir) throw new Error(`${where}: tokenizerConfig needs a tokenizerDir to copy the tokenizer from`);
+  const tokenizerConfigText = tokenizerConfig ? await patchedTokenizerConfig(tokenizerDir!, tokenizerConfig) : null;
+  if (tokenizerConfigText !== null && !tokenizerFiles.includes(TOKENIZER_CONFIG_FILE)) tokenizerFiles.push(TOKENIZER_CONFIG_FILE);
   const reserved = new Set([
     'config.json', MODEL_FILE, MODEL_INDEX_FILE, OPTIMIZER_FILE, TRAINER_STATE_FILE, ...tokenizerFiles,
   ]);
@@ -250,7 +254,8 @@ export async function saveCheckpoint(dir: string, opts: SaveCheckpointOptions): 
     await writeConfig(tmp, { ...config, torch_dtype: stored, ...('dtype' in config ? { dtype: stored } : {}) });
     await writeSafetensors(path.join(tmp, MODEL_FILE), weights, { dtype, metadata: { format: 'pt' } });
     for (const name of tokenizerFiles) {
-      await writeFileAtomic(path.join(tmp, name), await fs.readFile(path.join(tokenizerDir!, name)));
+      const patched = name === TOKENIZER_CONFIG_FILE ? tokenizerConfigText : null;
+      await writeFileAtomic(path.join(tmp, name), patched ?? (await fs.readFile(path.join(tokenizerDir!, name))));
     }
     for (const [name, content] of Object.entries(extraFiles)) {
       const text = typeof content === 'string' ? content : JSON.stringify(content, null, 2) + '\n';
@@ -289,6 +294,23 @@ function checkTrainingState(ts: TrainingState, where: string): void {
 async function writeTrainingState(dir: string, ts: TrainingState): Promise<void> {
   await writeSafetensors(path.join(dir, OPTIMIZER_FILE), ts.tensors); // F32: moments need full precision
   await writeFileAtomic(path.join(dir, TRAINER_STATE_FILE), JSON.stringify(ts.state, null, 2) + '\n');
+}
+
+const TOKENIZER_CONFIG_FILE = 'tokenizer_config.json';
+
+/** `dir`'s tokenizer_config.json (or {} when it has none) with `fields` set, as indented JSON. */
+async function patchedTokenizerConfig(dir: string, fields: Record<string, unknown>): Promise<string> {
+  const file = path.join(dir, TOKENIZER_CONFIG_FILE);
+  let current: unknown = {};
+  if (await exists(file)) {
+    try {
+      current = JSON.parse(await fs.readFile(file, 'utf8'));
+    } catch (e) {
+      throw new Error(`${file}: not valid JSON (${(e as Error).message})`);
+    }
+  }
+  if (typeof current !== 'object' || current === null || Array.isArray(current)) throw new Error(`${file}: expected a JSON object`);
+  return JSON.stringify({ ...current, ...fields }, null, 2) + '\n';
 }
 
 async function listTokenizerFiles(dir: string): Promise<string[]> {

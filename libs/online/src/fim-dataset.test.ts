@@ -1,7 +1,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { isHeldOut } from '@rlhf-code/tokenizer';
-import { buildFimDataset, fimExamplesFromText } from './fim-dataset';
+import { buildFimDataset, fimExamplesFromText, fimSftRecords } from './fim-dataset';
 import { tempDir } from './testing/tiny-model';
 
 const SOURCE = [
@@ -73,4 +73,25 @@ test('buildFimDataset reads a folder of .py files and splits by file', () => {
     splitOf.set(e.path, e.split);
   }
   expect(() => buildFimDataset(path.join(dir, 'missing'))).toThrow(/--src: .* is not a folder/);
+});
+
+test('several folders: paths start with the folder name; fimSftRecords keeps only the train split, as sft records', () => {
+  const [a, b] = [path.join(tempDir(), 'alpha'), path.join(tempDir(), 'beta')];
+  const names = Array.from({ length: 12 }, (_, i) => `m${i}.py`);
+  for (const d of [a, b]) {
+    fs.mkdirSync(d);
+    for (const n of names) fs.writeFileSync(path.join(d, n), SOURCE);
+  }
+  const one = buildFimDataset(a, { perFile: 2 });
+  const both = buildFimDataset([a, b], { perFile: 2 });
+  expect(both.files).toEqual({ train: 2 * one.files.train, test: 2 * one.files.test });
+  expect(both.examples.slice(0, one.examples.length)).toEqual(one.examples.map((e) => ({ ...e, path: `alpha/${e.path}` })));
+  expect(both.examples.slice(one.examples.length).every((e) => e.path.startsWith('beta/'))).toBe(true);
+  expect(one.files.test).toBeGreaterThan(0);
+  const records = fimSftRecords(both.examples);
+  const train = both.examples.filter((e) => e.split === 'train');
+  expect(records).toEqual(train.map((e) => ({ prompt: e.prefix, suffix: e.suffix, response: e.middle, path: e.path, kind: e.kind })));
+  expect(records.length).toBeLessThan(both.examples.length);
+  expect(() => buildFimDataset([a, path.join(b, 'missing')])).toThrow(/--src: .*missing is not a folder/);
+  expect(() => buildFimDataset([])).toThrow('--src: no folder given');
 });

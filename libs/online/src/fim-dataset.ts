@@ -117,24 +117,47 @@ export function fimExamplesFromText(relPath: string, source: string, opts: FimBu
   return out;
 }
 
-/** Examples from every .py file under `srcDir` (sorted by path, so the output is reproducible). */
-export function buildFimDataset(srcDir: string, opts: FimBuildOptions = {}): { examples: FimExample[]; files: { train: number; test: number } } {
-  if (!fs.existsSync(srcDir) || !fs.statSync(srcDir).isDirectory()) throw new Error(`--src: ${srcDir} is not a folder`);
-  const files = listFiles(srcDir).filter((f) => f.endsWith('.py'));
-  if (files.length === 0) throw new Error(`--src: no .py files under ${srcDir}`);
+/**
+ * Examples from every .py file under `srcDir` (sorted by path, so the output is reproducible). Several folders: each
+ * is read in turn, and its paths start with the folder's name so they stay distinct.
+ */
+export function buildFimDataset(srcDir: string | readonly string[], opts: FimBuildOptions = {}): { examples: FimExample[]; files: { train: number; test: number } } {
+  const dirs = typeof srcDir === 'string' ? [srcDir] : srcDir;
+  if (dirs.length === 0) throw new Error('--src: no folder given');
   const examples: FimExample[] = [];
   const counts = { train: 0, test: 0 };
-  for (const rel of files) {
-    const data = fs.readFileSync(path.join(srcDir, rel));
-    let source: string;
-    try {
-      source = new TextDecoder('utf-8', { fatal: true }).decode(data);
-    } catch {
-      process.stderr.write(`[prep-fim] skipping ${rel}: not valid UTF-8\n`);
-      continue;
+  for (const dir of dirs) {
+    if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) throw new Error(`--src: ${dir} is not a folder`);
+    const files = listFiles(dir).filter((f) => f.endsWith('.py'));
+    if (files.length === 0) throw new Error(`--src: no .py files under ${dir}`);
+    const name = path.basename(path.resolve(dir));
+    for (const rel of files) {
+      const data = fs.readFileSync(path.join(dir, rel));
+      let source: string;
+      try {
+        source = new TextDecoder('utf-8', { fatal: true }).decode(data);
+      } catch {
+        process.stderr.write(`[prep-fim] skipping ${path.join(dir, rel)}: not valid UTF-8\n`);
+        continue;
+      }
+      counts[isHeldOut(rel) ? 'test' : 'train'] += 1;
+      const found = fimExamplesFromText(rel, source, opts); // the split follows the path inside its own folder
+      examples.push(...(dirs.length > 1 ? found.map((e) => ({ ...e, path: `${name}/${e.path}` })) : found));
     }
-    counts[isHeldOut(rel) ? 'test' : 'train'] += 1;
-    examples.push(...fimExamplesFromText(rel, source, opts));
   }
   return { examples, files: counts };
+}
+
+/** A FIM example as a fill-in-the-middle record of `sft train`: prompt = the text before the cursor, response = the middle. */
+export interface FimSftRecord {
+  prompt: string;
+  suffix: string;
+  response: string;
+  path: string;
+  kind: FimKind;
+}
+
+/** The train-split examples as `sft train` records (test-split examples are never training data). */
+export function fimSftRecords(examples: readonly FimExample[]): FimSftRecord[] {
+  return examples.filter((e) => e.split === 'train').map((e) => ({ prompt: e.prefix, suffix: e.suffix, response: e.middle, path: e.path, kind: e.kind }));
 }

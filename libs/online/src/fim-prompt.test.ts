@@ -41,3 +41,19 @@ test('plain prompts are cut from the left; malformed FIM names the prompt field'
   expect(bad).toThrow(/malformed FIM prompt: prompt must start with <\|fim_prefix\|>/);
   expect(bad).toThrow(expect.objectContaining({ field: 'prompt' }));
 });
+
+test('a checkpoint trained in SPM order gets the same kept text in its order: suffix first, the prefix last', () => {
+  const spm = tok.withFimMode('spm');
+  const plain = (t: string) => tok.encode(t, { parseSpecialTokens: false });
+  const fits = encodeServedPrompt(spm, formatFim('def f(x):\n    return ', '\n'), 100);
+  expect(fits).toEqual({ ids: [tok.fim.prefix, tok.fim.suffix, ...plain('\n'), tok.fim.middle, ...plain('def f(x):\n    return ')], fim: true, truncated: 0 });
+  const prefix = Array.from({ length: 200 }, (_, i) => `x${i} = ${i}\n`).join('') + 'y = ';
+  const suffix = '\n' + Array.from({ length: 100 }, (_, i) => `z${i} = ${i}\n`).join('');
+  const psm = encodeServedPrompt(tok, formatFim(prefix, suffix), 64);
+  const r = encodeServedPrompt(spm, formatFim(prefix, suffix), 64);
+  expect(r.ids).toHaveLength(64);
+  expect(r.truncated).toBe(psm.truncated);
+  const [s, m] = [psm.ids.indexOf(tok.fim.suffix), psm.ids.indexOf(tok.fim.middle)];
+  expect(r.ids).toEqual([tok.fim.prefix, tok.fim.suffix, ...psm.ids.slice(s + 1, m), tok.fim.middle, ...psm.ids.slice(1, s)]);
+  expect(tok.decode(r.ids).endsWith('y = ')).toBe(true);
+});

@@ -4,8 +4,9 @@
 // cursor, i.e. right after the end of the prefix and right before the start of the suffix, so when the prompt is
 // too long we drop tokens far from the cursor: first from the left of the prefix (the file header and old context),
 // and only if the suffix alone does not fit, from the right of the suffix. The three FIM markers always survive.
-// A prompt without FIM markers is plain text and is cut from the left.
-import { encodeFim, parseFim, type Tokenizer } from '@rlhf-code/tokenizer';
+// A prompt without FIM markers is plain text and is cut from the left. The ids are laid out in the order the
+// checkpoint was trained on (tok.fimMode: Qwen's PSM, or SPM for a model trained suffix first; see fimIds).
+import { encodeFim, fimIds, parseFim, type Tokenizer } from '@rlhf-code/tokenizer';
 
 export interface ServedPrompt {
   ids: number[];
@@ -57,5 +58,5 @@ export function encodeServedPrompt(tok: Tokenizer, prompt: string, maxPromptToke
   const truncated = prefix.length - prefixKeep + suffix.length - suffixKeep;
   prefix = prefix.slice(prefix.length - prefixKeep); // drop far-left context
   suffix = suffix.slice(0, suffixKeep); // drop far-right context
-  return { ids: [tok.fim.prefix, ...prefix, tok.fim.suffix, ...suffix, tok.fim.middle], fim: true, truncated };
+  return { ids: fimIds(tok, prefix, suffix), fim: true, truncated };
 }

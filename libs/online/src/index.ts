@@ -28,7 +28,7 @@ export { eventKind, reward, RewardScheme, type EventKind, type BatchRewards } fr
 export { OnlineTrainer, type OnlineTrainerOptions, type TrainingSample, type UpdateMetrics, type UpdateResult, type DiscardReason } from './online-trainer';
 export { listCheckpoints, checkpointDir, saveOnlineCheckpoint, loadOnlineState, type OnlineTrainerState } from './checkpoints';
 export { startOnlineService, type OnlineService, type OnlineStatus, type StartOptions } from './service';
-export { buildFimDataset, fimExamplesFromText, type FimExample, type FimKind, type FimBuildOptions } from './fim-dataset';
+export { buildFimDataset, fimExamplesFromText, fimSftRecords, type FimExample, type FimKind, type FimBuildOptions, type FimSftRecord } from './fim-dataset';
 export {
   CONTINUE_STOP_STRINGS,
   continuePrompt,

@@ -1,4 +1,7 @@
-import { encodeFim, formatFim, parseFim } from './fim';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { encodeFim, fimIds, formatFim, parseFim } from './fim';
 import { loadTokenizer } from './tokenizer';
 
 const qwen = loadTokenizer();
@@ -49,5 +52,40 @@ describe('FIM prompts', () => {
     expect(qwen.decode(ids)).toBe(formatFim(prefix, ''));
     // The string path would have parsed them:
     expect(qwen.encode(formatFim(prefix, '')).filter((id) => id === qwen.fim.middle)).toHaveLength(2);
+  });
+});
+
+describe('FIM order (fim_mode)', () => {
+  const plain = (t: string) => qwen.encode(t, { parseSpecialTokens: false });
+  const prefix = 'def f(x):\n    return ';
+  const suffix = '\n\nprint(f(1))\n';
+
+  it('is PSM for Qwen\'s tokenizer, whose config does not say', () => {
+    expect(qwen.fimMode).toBe('psm');
+    expect(fimIds(qwen, [1, 2], [3])).toEqual([qwen.fim.prefix, 1, 2, qwen.fim.suffix, 3, qwen.fim.middle]);
+  });
+
+  it('SPM puts the suffix first and ends with the prefix, so the middle continues it', () => {
+    const spm = qwen.withFimMode('spm');
+    expect(spm.fimMode).toBe('spm');
+    expect(qwen.fimMode).toBe('psm'); // the original is unchanged
+    expect(fimIds(spm, [1, 2], [3])).toEqual([qwen.fim.prefix, qwen.fim.suffix, 3, qwen.fim.middle, 1, 2]);
+    expect(fimIds(qwen, [1, 2], [3], 'spm')).toEqual(fimIds(spm, [1, 2], [3]));
+    const ids = encodeFim(spm, prefix, suffix);
+    expect(ids).toEqual([qwen.fim.prefix, qwen.fim.suffix, ...plain(suffix), qwen.fim.middle, ...plain(prefix)]);
+    expect(spm.decode(ids)).toBe(`<|fim_prefix|><|fim_suffix|>${suffix}<|fim_middle|>${prefix}`);
+    expect(spm.withFimMode('psm').fimMode).toBe('psm');
+    expect(encodeFim(spm.withFimMode('psm'), prefix, suffix)).toEqual(encodeFim(qwen, prefix, suffix));
+  });
+
+  it('is read from tokenizer_config.json, and a bad value names the file and the field', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fim-mode-'));
+    const { tokenizer, config } = qwen.toJson();
+    fs.writeFileSync(path.join(dir, 'tokenizer.json'), JSON.stringify(tokenizer));
+    fs.writeFileSync(path.join(dir, 'tokenizer_config.json'), JSON.stringify({ ...config, fim_mode: 'spm' }));
+    expect(loadTokenizer(dir).fimMode).toBe('spm');
+    fs.writeFileSync(path.join(dir, 'tokenizer_config.json'), JSON.stringify({ ...config, fim_mode: 'SPM' }));
+    expect(() => loadTokenizer(dir)).toThrow(`Invalid tokenizer file ${path.join(dir, 'tokenizer_config.json')}: "fim_mode" must be one of "psm", "spm", got "SPM"`);
+    fs.rmSync(dir, { recursive: true, force: true });
   });
 });

@@ -1,9 +1,22 @@
-// Fill-in-the-middle prompts in Qwen2.5-Coder's PSM form, the form Continue sends for "qwen ... coder" models:
+// Fill-in-the-middle prompts.
+//
+// The text form is Qwen2.5-Coder's PSM (prefix-suffix-middle) form, the one Continue sends for "qwen ... coder" models:
 //   <|fim_prefix|>{prefix}<|fim_suffix|>{suffix}<|fim_middle|>      and the model writes the middle, then EOS.
+//
+// A checkpoint may instead have been trained on the SPM (suffix-prefix-middle) order, in the variant where the prefix
+// and the middle are contiguous (Bavarian et al. 2022, appendix D; Code Llama's "suffix first" infilling):
+//   <|fim_prefix|><|fim_suffix|>{suffix}<|fim_middle|>{prefix}      and the model writes the middle, then EOS.
+// The middle then simply continues the prefix, so what the model learnt from plain code applies from its first token
+// on; only where to stop depends on the suffix. The checkpoint says which order it reads in tokenizer_config.json
+// ("fim_mode": "psm" | "spm"; absent = "psm", as for every Qwen checkpoint). Prompts keep arriving in PSM text form;
+// fimIds lays the parts out in the order the checkpoint reads.
 import { SPECIAL_TOKENS } from './special-tokens';
 import type { Tokenizer } from './tokenizer';
 
 const { fimPrefix, fimSuffix, fimMiddle } = SPECIAL_TOKENS;
+
+export const FIM_MODES = ['psm', 'spm'] as const;
+export type FimMode = (typeof FIM_MODES)[number];
 
 export interface FimParts {
   prefix: string;
@@ -37,12 +50,24 @@ export function parseFim(prompt: string): FimParts | null {
 }
 
 /**
- * Token ids of formatFim(prefix, suffix), built from the parts: prefix and suffix are encoded as plain text
- * (parseSpecialTokens false) and the three FIM ids are inserted between them. Code that happens to contain
- * "<|fim_middle|>" or "<|endoftext|>" therefore stays text and cannot end or restructure the prompt.
- * For text without such strings this equals tok.encode(formatFim(prefix, suffix)).
+ * The prompt ids of a FIM example from the token ids of its prefix and suffix, in `mode` order (default: the
+ * tokenizer's, i.e. the checkpoint's); the middle's ids follow them directly.
+ *   psm: [<|fim_prefix|>, ...prefix, <|fim_suffix|>, ...suffix, <|fim_middle|>]
+ *   spm: [<|fim_prefix|>, <|fim_suffix|>, ...suffix, <|fim_middle|>, ...prefix]
+ */
+export function fimIds(tok: Tokenizer, prefix: readonly number[], suffix: readonly number[], mode: FimMode = tok.fimMode): number[] {
+  return mode === 'spm'
+    ? [tok.fim.prefix, tok.fim.suffix, ...suffix, tok.fim.middle, ...prefix]
+    : [tok.fim.prefix, ...prefix, tok.fim.suffix, ...suffix, tok.fim.middle];
+}
+
+/**
+ * Token ids of a FIM prompt for (prefix, suffix) in the tokenizer's order, built from the parts: prefix and suffix are
+ * encoded as plain text (parseSpecialTokens false) and the three FIM ids are inserted around them. Code that happens
+ * to contain "<|fim_middle|>" or "<|endoftext|>" therefore stays text and cannot end or restructure the prompt.
+ * In PSM order and for text without such strings this equals tok.encode(formatFim(prefix, suffix)).
  */
 export function encodeFim(tok: Tokenizer, prefix: string, suffix: string): number[] {
   const plain = (text: string) => tok.encode(text, { parseSpecialTokens: false });
-  return [tok.fim.prefix, ...plain(prefix), tok.fim.suffix, ...plain(suffix), tok.fim.middle];
+  return fimIds(tok, plain(prefix), plain(suffix));
 }

@@ -12,7 +12,7 @@ export {
   type EncodeOptions,
   type DecodeOptions,
 } from './tokenizer';
-export { formatFim, parseFim, encodeFim, type FimParts } from './fim';
+export { formatFim, parseFim, encodeFim, fimIds, FIM_MODES, type FimMode, type FimParts } from './fim';
 export { formatChat, encodeChat, CHATML_TEMPLATE, type ChatMessage, type ChatRole, type ChatOptions } from './chat';
 export {
   deriveTokenizer,

@@ -4,6 +4,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { Tokenizer as HfTokenizer } from '@huggingface/tokenizers';
+import { FIM_MODES, type FimMode } from './fim';
 import { PAD_CANDIDATES, REQUIRED_TOKENS, SPECIAL_TOKENS } from './special-tokens';
 
 /** One entry of tokenizer.json's `added_tokens`. */
@@ -132,6 +133,8 @@ export class Tokenizer {
   /** <|fim_pad|> if present, else <|pad|>: never equal to eosId (a pad == eos breaks "last real token" reads). */
   readonly padId: number;
   readonly fim: { readonly prefix: number; readonly suffix: number; readonly middle: number };
+  /** The order of a FIM prompt this checkpoint was trained on: tokenizer_config.json "fim_mode" (fim.ts), default "psm". */
+  readonly fimMode: FimMode;
   readonly chat: { readonly imStart: number; readonly imEnd: number };
   /** Ids of every added token (control tokens): plain text never encodes to them with parseSpecialTokens false. */
   readonly specialIds: readonly number[];
@@ -166,6 +169,12 @@ export class Tokenizer {
     this.eosId = id(SPECIAL_TOKENS.endOfText);
     this.padId = id(padName);
     this.fim = { prefix: id(SPECIAL_TOKENS.fimPrefix), suffix: id(SPECIAL_TOKENS.fimSuffix), middle: id(SPECIAL_TOKENS.fimMiddle) };
+    const mode = config.fim_mode ?? 'psm';
+    if (!FIM_MODES.includes(mode as FimMode)) {
+      const file = source.replace(/tokenizer\.json$/, 'tokenizer_config.json');
+      throw new Error(`Invalid tokenizer file ${file}: "fim_mode" must be one of ${FIM_MODES.map((m) => `"${m}"`).join(', ')}, got ${JSON.stringify(mode)}`);
+    }
+    this.fimMode = mode as FimMode;
     this.chat = { imStart: id(SPECIAL_TOKENS.imStart), imEnd: id(SPECIAL_TOKENS.imEnd) };
     this.specialIds = json.added_tokens.map((t) => t.id).sort((a, b) => a - b);
     this.specialIdSet = new Set(this.specialIds);
@@ -200,6 +209,11 @@ export class Tokenizer {
 
   isSpecial(id: number): boolean {
     return this.specialIdSet.has(id);
+  }
+
+  /** The same tokenizer reading FIM prompts in `mode` order (tokenizer_config.json's "fim_mode" set to it). */
+  withFimMode(mode: FimMode): Tokenizer {
+    return mode === this.fimMode ? this : new Tokenizer(this.json, { ...this.config, fim_mode: mode }, this.source);
   }
 
   /** The underlying tokenizer.json / tokenizer_config.json objects (e.g. as the source of deriveTokenizer). */

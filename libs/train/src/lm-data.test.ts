@@ -136,6 +136,44 @@ describe('pretrainTokens', () => {
   });
 });
 
+describe('pretrainTokens in SPM order', () => {
+  const chunk = 'def add(a, b):\n    return a + b\n\nprint(add(1, 2))\n';
+
+  test('<|fim_prefix|><|fim_suffix|>s<|fim_middle|>p m<|endoftext|>: the same split as PSM, the suffix first', () => {
+    const spm = tok.withFimMode('spm');
+    for (let seed = 0; seed < 20; seed++) {
+      const psmIds = pretrainTokens(tok, chunk, true, false, seededRandom(seed));
+      const ids = pretrainTokens(spm, chunk, true, false, seededRandom(seed));
+      expect(ids.length).toBe(psmIds.length);
+      expect(ids.slice(0, 2)).toEqual([tok.fim.prefix, tok.fim.suffix]);
+      expect(ids[ids.length - 1]).toBe(tok.eosId);
+      const m = ids.indexOf(tok.fim.middle);
+      // The same prefix / suffix / middle ids as the PSM example drawn with the same seed.
+      const [ps, pm] = [psmIds.indexOf(tok.fim.suffix), psmIds.indexOf(tok.fim.middle)];
+      const [prefix, suffix, middle] = [psmIds.slice(1, ps), psmIds.slice(ps + 1, pm), psmIds.slice(pm + 1, -1)];
+      expect(ids).toEqual([tok.fim.prefix, tok.fim.suffix, ...suffix, tok.fim.middle, ...prefix, ...middle, tok.eosId]);
+      expect(m).toBe(2 + suffix.length);
+      expect(tok.decode([...prefix, ...middle, ...suffix])).toBe(chunk);
+    }
+  });
+
+  test('pretrainWindows keeps every SPM example whole inside one window', () => {
+    const spm = tok.withFimMode('spm');
+    const files = [0, 1, 2].map((s) => pyFile(s, 40));
+    const windows = pretrainWindows(spm, files, { seqLen: 256, fimRate: 1, seed: 3 });
+    for (const w of windows) {
+      // Every <|fim_prefix|> in a window is followed by its <|fim_suffix|>, <|fim_middle|> and end token in the same window.
+      w.ids.forEach((id, t) => {
+        if (id !== tok.fim.prefix) return;
+        expect(w.ids[t + 1]).toBe(tok.fim.suffix);
+        const m = w.ids.indexOf(tok.fim.middle, t);
+        expect(m).toBeGreaterThan(t);
+        expect(w.ids.indexOf(tok.eosId, m)).toBeGreaterThan(m);
+      });
+    }
+  });
+});
+
 describe('pretrainWindows', () => {
   const files = [0, 1, 2, 3, 4, 5].map((s) => pyFile(s, 40));
   const seqLen = 32;
@@ -293,6 +331,22 @@ describe('fimSftExample', () => {
     expect(ex.ids).toEqual([...head, ...plain(middle), tok.eosId]);
     expect(ex.ids.slice(0, 1)).toEqual([tok.fim.prefix]);
     expect(ex.lossMask).toEqual([...head.map(() => 0), ...plain(middle).map(() => 1), 1]);
+  });
+
+  test('in SPM order: suffix first, then the prefix, the middle right after it; the loss on the middle and the end token', () => {
+    const spm = tok.withFimMode('spm');
+    const [prefix, suffix, middle] = ['def add(a, b):\n', '\n\nprint(add(1, 2))\n', '    return a + b\n'];
+    const ex = fimSftExample(spm, prefix, suffix, middle, { maxLen: 1000 });
+    const head = [tok.fim.prefix, tok.fim.suffix, ...plain(suffix), tok.fim.middle, ...plain(prefix)];
+    expect(ex.ids).toEqual([...head, ...plain(middle), tok.eosId]);
+    expect(ex.lossMask).toEqual([...head.map(() => 0), ...plain(middle).map(() => 1), 1]);
+    // Cut to a window: the same kept parts as PSM, in the other order.
+    const long = 'x = 1\n'.repeat(200);
+    const a = fimSftExample(tok, long, long, middle, { maxLen: 64 });
+    const b = fimSftExample(spm, long, long, middle, { maxLen: 64 });
+    expect(b.ids).toHaveLength(a.ids.length);
+    expect([...b.ids].sort()).toEqual([...a.ids].sort());
+    expect(b.ids.slice(-plain(middle).length - 1)).toEqual([...plain(middle), tok.eosId]);
   });
 
   test('code that contains a marker string stays text', () => {

@@ -3,7 +3,7 @@
 //   Pretraining: source files cut into line chunks, a share rewritten into FIM form, packed into windows.
 //   SFT: prompt + response + EOS with the loss on the response (and EOS) only; padded or packed.
 import { seededRandom } from '@rlhf-code/data';
-import { encodeFim, encodePair, PromptTemplate, Tokenizer } from '@rlhf-code/tokenizer';
+import { encodePair, fimIds, PromptTemplate, Tokenizer } from '@rlhf-code/tokenizer';
 
 export interface LmExample {
   ids: number[];
@@ -24,7 +24,11 @@ export interface LmBatch {
 export interface PretrainOptions {
   /** Window length in tokens. */
   seqLen: number;
-  /** Share of chunks rewritten as <|fim_prefix|>p<|fim_suffix|>s<|fim_middle|>m (Bavarian et al. 2022 use 0.5-0.9). */
+  /**
+   * Share of chunks rewritten as FIM examples, in the tokenizer's order (tok.fimMode: PSM
+   * <|fim_prefix|>p<|fim_suffix|>s<|fim_middle|>m, or SPM <|fim_prefix|><|fim_suffix|>s<|fim_middle|>p m); Bavarian et
+   * al. 2022 use 0.5-0.9.
+   */
   fimRate: number;
   /** Seed of the chunking and FIM choices (vary it per epoch for fresh FIM splits). */
   seed: number | string;
@@ -73,7 +77,8 @@ export function fimSplit(text: string, random: () => number): { prefix: string; 
 }
 
 /**
- * Token ids of one chunk: plain, or in FIM form `<|fim_prefix|>p<|fim_suffix|>s<|fim_middle|>m<|endoftext|>`.
+ * Token ids of one chunk: plain, or in FIM form (fimIds in the tokenizer's order, then the middle and <|endoftext|>:
+ * `<|fim_prefix|>p<|fim_suffix|>s<|fim_middle|>m<|endoftext|>` in PSM order).
  * A plain chunk that ends its file is followed by <|endoftext|> (the document boundary). With `maxLen`, a FIM example
  * longer than that loses the end of its suffix, then the start of its prefix; if even its middle does not fit, the
  * chunk stays plain.
@@ -91,7 +96,7 @@ export function pretrainTokens(tok: Tokenizer, chunk: string, asFim: boolean, en
     s = s.slice(0, Math.max(0, room - p.length));
     p = p.slice(p.length - (room - s.length));
   }
-  return [tok.fim.prefix, ...p, tok.fim.suffix, ...s, tok.fim.middle, ...m, tok.eosId];
+  return [...fimIds(tok, p, s), ...m, tok.eosId];
 }
 
 /**
@@ -165,9 +170,9 @@ export function sftExample(tok: Tokenizer, prompt: string, response: string, opt
 }
 
 /**
- * A fill-in-the-middle SFT example {prefix, suffix, middle} in Qwen's form
- * `<|fim_prefix|>prefix<|fim_suffix|>suffix<|fim_middle|>middle<|endoftext|>`, the loss on the middle and the end token
- * only. Too long for maxLen: the middle (+ end token) keeps at least half the window, then the context left over is
+ * A fill-in-the-middle SFT example {prefix, suffix, middle} in the tokenizer's FIM order (fimIds; Qwen's PSM form is
+ * `<|fim_prefix|>prefix<|fim_suffix|>suffix<|fim_middle|>middle<|endoftext|>`), the loss on the middle and the end
+ * token only. Too long for maxLen: the middle (+ end token) keeps at least half the window, then the context left over is
  * shared between the prefix (cut from the left: the text next to the cursor stays) and the suffix (cut from the right).
  */
 export function fimSftExample(tok: Tokenizer, prefix: string, suffix: string, middle: string, opts: { maxLen: number }): LmExample {
@@ -186,7 +191,7 @@ export function fimSftExample(tok: Tokenizer, prefix: string, suffix: string, mi
     p = p.slice(p.length - keepP);
     s = s.slice(0, keepS);
   }
-  const promptIds = [tok.fim.prefix, ...p, tok.fim.suffix, ...s, tok.fim.middle];
+  const promptIds = fimIds(tok, p, s);
   return { ids: [...promptIds, ...m], lossMask: [...promptIds.map(() => 0), ...m.map(() => 1)] };
 }
 

@@ -13,6 +13,8 @@ export interface LmStageOptions {
   model: Qwen2Model;
   /** Copied into every checkpoint so the folder is self-contained. */
   tokenizerDir: string;
+  /** Fields set in the copied tokenizer_config.json (e.g. {fim_mode: "spm"} when the run trains another FIM order). */
+  tokenizerConfig?: Record<string, unknown>;
   padId: number;
   outDir: string;
   /** Training examples of an epoch, in any order (they are shuffled with seed + epoch). Same count every epoch. */
@@ -62,6 +64,7 @@ export async function runLmStage(o: LmStageOptions): Promise<FitResult & { run: 
         config: o.model.config,
         weights: o.model.hostWeights(),
         tokenizerDir: o.tokenizerDir,
+        tokenizerConfig: o.tokenizerConfig,
         extraFiles: o.extraFiles,
         trainingState,
         keepFiles,
