@@ -2,7 +2,7 @@
 // data and model errors as one line, a short run's checkpoint folder, and --resume (after --max-steps, and
 // after Ctrl-C) ending in the same weights as an uninterrupted run.
 import { spawn } from 'child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { BASE_MODEL as BASE, helpHasFlag, REPO_ROOT as ROOT, runApp, schemaKeys, writeTinyModel } from '@rlhf-code/cli/testing';
@@ -276,13 +276,21 @@ describe('sft pretrain: --init and several corpus folders', () => {
   it('--fim-mode spm is recorded in the checkpoint and its export; --init of an SPM checkpoint stays SPM', () => {
     const fimMode = (d: string) => JSON.parse(readFileSync(path.join(d, 'tokenizer_config.json'), 'utf8')).fim_mode;
     const common = ['--corpus', corpusDirs[0], '--max-steps', '1', '--seq-len', '32', '--batch-size', '2', '--save-every', '0', '--quiet', '--fim-rate', '1'];
+    // A PSM copy of the tiny model (its tokenizer comes from models/base, which is SPM).
+    const psm = path.join(dir, 'tiny-psm');
+    cpSync(model, psm, { recursive: true });
+    const { fim_mode: _drop, ...psmConfig } = JSON.parse(readFileSync(path.join(psm, 'tokenizer_config.json'), 'utf8'));
+    writeFileSync(path.join(psm, 'tokenizer_config.json'), JSON.stringify(psmConfig));
+    const psmRun = sft('pretrain', '--init', psm, '--out', path.join(dir, 'pretrain-psm'), ...common);
+    expect(psmRun.code).toBe(0);
+    expect(psmRun.stderr).toContain('FIM rate 1 (PSM order)');
     const [out, exp] = [path.join(dir, 'pretrain-spm'), path.join(dir, 'pretrain-spm-export')];
-    const r = sft('pretrain', '--init', model, '--out', out, '--export', exp, '--fim-mode', 'spm', ...common);
+    const r = sft('pretrain', '--init', psm, '--out', out, '--export', exp, '--fim-mode', 'spm', ...common);
     expect(r.code).toBe(0);
     expect(r.stderr).toContain('FIM rate 1 (SPM order)');
     expect(fimMode(out)).toBe('spm');
     expect(fimMode(exp)).toBe('spm');
-    expect(fimMode(model)).toBeUndefined(); // --init's own folder is untouched
+    expect(fimMode(psm)).toBeUndefined(); // --init's own folder is untouched
     // Continued pretraining from the SPM checkpoint keeps its order without the flag.
     const again = sft('pretrain', '--init', exp, '--out', path.join(dir, 'pretrain-spm-2'), ...common);
     expect(again.code).toBe(0);
@@ -292,7 +300,7 @@ describe('sft pretrain: --init and several corpus folders', () => {
     const t = sft('train', '--model', exp, '--data', data, '--out', path.join(dir, 'train-spm'), '--max-steps', '1', ...SMALL);
     expect(t.code).toBe(0);
     expect(fimMode(path.join(dir, 'train-spm'))).toBe('spm');
-    const bad = sft('pretrain', '--init', model, '--out', path.join(dir, 'never'), '--fim-mode', 'mps', ...common);
+    const bad = sft('pretrain', '--init', psm, '--out', path.join(dir, 'never'), '--fim-mode', 'mps', ...common);
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toContain("'mps' is invalid");
     expect(existsSync(path.join(dir, 'never'))).toBe(false);
