@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { backendOption, backendSchema, parseFlags, runCli, UsageError } from '@rlhf-code/cli';
 import { readSftData, splitHeldOut } from '@rlhf-code/data';
 import { initBackend, makeConfig, Qwen2Config, Qwen2Model, readConfig, saveCheckpoint, shutdownBackend, TRAINER_STATE_FILE } from '@rlhf-code/model';
-import { corpusDirs, FIM_MODES, FimMode, loadTokenizer, PROMPT_TEMPLATES, readCorpora, Tokenizer } from '@rlhf-code/tokenizer';
+import { corpusDirs, FIM_MODES, FimMode, loadTokenizer, PROMPT_TEMPLATES, readCorpora, readFimMode, Tokenizer } from '@rlhf-code/tokenizer';
 import { fimSftExample, LmExample, packExamples, pretrainWindows, runLmStage, sftExample } from '@rlhf-code/train';
 
 // ---------------------------------------------------------------------------------------------
@@ -115,7 +115,7 @@ async function pretrain(opts: unknown): Promise<void> {
   if (f.heads % f.kvHeads !== 0) throw new UsageError(`--heads ${f.heads} must be a multiple of --kv-heads ${f.kvHeads}`);
   if (f.hiddenSize % f.heads !== 0) throw new UsageError(`--hidden-size ${f.hiddenSize} must be a multiple of --heads ${f.heads}`);
   // Continued pretraining keeps the FIM order of the --init checkpoint unless --fim-mode says otherwise.
-  const initMode = f.init && fs.existsSync(path.join(f.init, 'tokenizer.json')) ? loadTokenizer(f.init).fimMode : undefined;
+  const initMode = f.init ? readFimMode(f.init) : undefined;
   const { tok, tokenizerConfig } = withFimMode(loadTokenizer(f.tokenizer), f.fimMode, initMode);
   const corpus = readCorpora(corpusDirs(f.corpus));
   const backend = await initBackend({ backend: f.backend });

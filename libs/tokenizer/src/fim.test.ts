@@ -2,7 +2,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { encodeFim, fimIds, formatFim, parseFim } from './fim';
-import { loadTokenizer } from './tokenizer';
+import { loadTokenizer, readFimMode } from './tokenizer';
 
 const qwen = loadTokenizer();
 
@@ -84,8 +84,12 @@ describe('FIM order (fim_mode)', () => {
     fs.writeFileSync(path.join(dir, 'tokenizer.json'), JSON.stringify(tokenizer));
     fs.writeFileSync(path.join(dir, 'tokenizer_config.json'), JSON.stringify({ ...config, fim_mode: 'spm' }));
     expect(loadTokenizer(dir).fimMode).toBe('spm');
+    expect(readFimMode(dir)).toBe('spm');
     fs.writeFileSync(path.join(dir, 'tokenizer_config.json'), JSON.stringify({ ...config, fim_mode: 'SPM' }));
+    expect(() => readFimMode(dir)).toThrow(`Invalid tokenizer file ${path.join(dir, 'tokenizer_config.json')}: "fim_mode" must be one of "psm", "spm", got "SPM"`);
     expect(() => loadTokenizer(dir)).toThrow(`Invalid tokenizer file ${path.join(dir, 'tokenizer_config.json')}: "fim_mode" must be one of "psm", "spm", got "SPM"`);
+    fs.rmSync(path.join(dir, 'tokenizer_config.json'));
+    expect(readFimMode(dir)).toBe('psm');
     fs.rmSync(dir, { recursive: true, force: true });
   });
 });

@@ -2,6 +2,7 @@ export { SPECIAL_TOKENS, REQUIRED_TOKENS, PAD_CANDIDATES } from './special-token
 export {
   Tokenizer,
   loadTokenizer,
+  readFimMode,
   saveTokenizer,
   defaultTokenizerDir,
   validateTokenizerJson,

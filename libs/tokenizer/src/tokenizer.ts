@@ -110,6 +110,24 @@ export function loadTokenizer(dir: string = defaultTokenizerDir()): Tokenizer {
   return new Tokenizer(json, config, jsonPath);
 }
 
+/** tokenizer_config.json's "fim_mode" (absent = "psm"); `file` names it in the error for any other value. */
+function fimModeOf(config: TokenizerConfigJson, file: string): FimMode {
+  const mode = config.fim_mode ?? 'psm';
+  if (!FIM_MODES.includes(mode as FimMode)) {
+    throw new Error(`Invalid tokenizer file ${file}: "fim_mode" must be one of ${FIM_MODES.map((m) => `"${m}"`).join(', ')}, got ${JSON.stringify(mode)}`);
+  }
+  return mode as FimMode;
+}
+
+/** The FIM order of a checkpoint folder (Tokenizer.fimMode) from its tokenizer_config.json alone, without loading the tokenizer. */
+export function readFimMode(dir: string): FimMode {
+  const configPath = path.join(dir, 'tokenizer_config.json');
+  if (!fs.existsSync(configPath)) return 'psm';
+  const config = readJsonFile(configPath);
+  if (!isObject(config)) throw new Error(`Invalid tokenizer file ${configPath}: expected a JSON object`);
+  return fimModeOf(config, configPath);
+}
+
 /**
  * Write `dir/tokenizer.json` and `dir/tokenizer_config.json` (creating `dir`). JSON is indented like HF's
  * files, except that each merge stays on one line, which keeps a 16k-token file near 1 MB.
@@ -169,12 +187,7 @@ export class Tokenizer {
     this.eosId = id(SPECIAL_TOKENS.endOfText);
     this.padId = id(padName);
     this.fim = { prefix: id(SPECIAL_TOKENS.fimPrefix), suffix: id(SPECIAL_TOKENS.fimSuffix), middle: id(SPECIAL_TOKENS.fimMiddle) };
-    const mode = config.fim_mode ?? 'psm';
-    if (!FIM_MODES.includes(mode as FimMode)) {
-      const file = source.replace(/tokenizer\.json$/, 'tokenizer_config.json');
-      throw new Error(`Invalid tokenizer file ${file}: "fim_mode" must be one of ${FIM_MODES.map((m) => `"${m}"`).join(', ')}, got ${JSON.stringify(mode)}`);
-    }
-    this.fimMode = mode as FimMode;
+    this.fimMode = fimModeOf(config, source.replace(/tokenizer\.json$/, 'tokenizer_config.json'));
     this.chat = { imStart: id(SPECIAL_TOKENS.imStart), imEnd: id(SPECIAL_TOKENS.imEnd) };
     this.specialIds = json.added_tokens.map((t) => t.id).sort((a, b) => a - b);
     this.specialIdSet = new Set(this.specialIds);
