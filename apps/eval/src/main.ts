@@ -29,6 +29,7 @@ import {
   resolveKlReference,
   sandboxExecutor,
   selectFimCases,
+  SERVED_MIN_TOKENS,
   withFileContext,
   writeBaseEval,
   writeEvalOutputs,
@@ -158,6 +159,7 @@ const BaseFlags = z.object({
   fimSplit: z.string().min(1).default('test'),
   limit: z.coerce.number().int().positive().default(200),
   maxNewTokens: z.coerce.number().int().positive().default(64),
+  minNewTokens: z.coerce.number().int().nonnegative().default(SERVED_MIN_TOKENS),
   batchSize: z.coerce.number().int().positive().default(16),
   seqLen: z.coerce.number().int().min(2).optional(),
   lossBatchSize: z.coerce.number().int().positive().default(4),
@@ -225,7 +227,7 @@ async function baseCommand(opts: unknown): Promise<void> {
   await initBackend({ backend: f.backend });
   warn(
     `eval base: ${f.model}; held-out loss on ${heldout.length} files of ${f.corpus} (windows of ${seqLen} tokens` +
-      `${f.heldoutWindows ? `, first ${f.heldoutWindows}` : ''}); ${cases.length} "${f.fimSplit}" FIM examples of ${f.fim} (greedy, max ${f.maxNewTokens} new tokens)`,
+      `${f.heldoutWindows ? `, first ${f.heldoutWindows}` : ''}); ${cases.length} "${f.fimSplit}" FIM examples of ${f.fim} (greedy, ${f.minNewTokens}-${f.maxNewTokens} new tokens)`,
   );
   const bar = stageBar();
   const t0 = performance.now();
@@ -239,6 +241,7 @@ async function baseCommand(opts: unknown): Promise<void> {
       lossBatchSize: f.lossBatchSize,
       maxHeldoutWindows: f.heldoutWindows,
       maxNewTokens: f.maxNewTokens,
+      minNewTokens: f.minNewTokens,
       batchSize: f.batchSize,
       functions: f.functions > 0 ? { cases: functionCases(heldout), limit: f.functions, seed: f.seed, maxNewTokens: f.functionMaxNewTokens } : undefined,
       onProgress: bar.update,
@@ -292,6 +295,7 @@ program
   .option('--fim-split <name>', 'which FIM examples: records whose split equals this, or "all"', 'test')
   .option('--limit <n>', 'at most n FIM examples (a seeded random subset when the split has more)', '200')
   .option('--max-new-tokens <n>', 'longest completion; generation also stops at <|endoftext|> and the FIM tokens', '64')
+  .option('--min-new-tokens <n>', 'no end token before this many tokens; the default is the online server\'s (completion.minTokens); 0 = the model\'s raw choice, empty middles included', String(SERVED_MIN_TOKENS))
   .option('--batch-size <n>', 'FIM prompts generated together (left padded)', '16')
   .option('--seq-len <n>', "held-out window length (default: seqLen in the model's training_args.json, else 512)")
   .option('--loss-batch-size <n>', 'held-out windows per forward pass', '4')

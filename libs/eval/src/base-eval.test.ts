@@ -274,6 +274,27 @@ describe('completeFim', () => {
     // decode keeps control tokens as text, so one generated and not stopped at would show here.
     for (const c of [long, short]) expect(c.text).not.toMatch(/<\|(endoftext|fim_\w+|im_\w+)\|>/);
   });
+  it('minNewTokens keeps the end token out of the first tokens (as the online server serves)', async () => {
+    // Make the end token the greedy first token of A: its lm_head row becomes 1.5 x the row of A's first token.
+    const [first] = await completeFim(model, tok, [A], { maxNewTokens: 1, batchSize: 1 });
+    const firstId = tok.encode(first.text)[0];
+    const original = model.hostWeights();
+    const name = model.config.tie_word_embeddings ? 'model.embed_tokens.weight' : 'lm_head.weight';
+    const head = original.get(name)!;
+    const D = head.shape[1];
+    const data = Float32Array.from(head.data);
+    for (let d = 0; d < D; d++) data[tok.eosId * D + d] = 1.5 * head.data[firstId * D + d];
+    model.assignWeights(new Map(original).set(name, { shape: head.shape, data }));
+    try {
+      const [raw] = await completeFim(model, tok, [A], { maxNewTokens: 6, batchSize: 1 });
+      expect(raw).toMatchObject({ text: '', stopped: true });
+      const [held] = await completeFim(model, tok, [A], { maxNewTokens: 6, minNewTokens: 1, batchSize: 1 });
+      expect(held.text.startsWith(first.text)).toBe(true);
+      expect(held.text).not.toMatch(/<\|(endoftext|fim_\w+)\|>/);
+    } finally {
+      model.assignWeights(original);
+    }
+  });
 });
 
 describe('evaluateBase', () => {
@@ -305,6 +326,7 @@ describe('evaluateBase', () => {
     expect(report.fim).toMatchObject({
       n: 4,
       max_new_tokens: 8,
+      min_new_tokens: 0,
       syntax_valid: ok.filter(Boolean).length / 4,
       first_line_exact: outcomes.filter((o) => o.firstLineExact).length / 4,
       empty_rate: texts.filter((t) => t.trim() === '').length / 4,

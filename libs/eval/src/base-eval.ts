@@ -25,7 +25,7 @@ import { existsSync, promises as fs, readFileSync } from 'fs';
 import * as path from 'path';
 import { FimRecord, shuffle, writeJsonl } from '@rlhf-code/data';
 import { isSequenceClassifier, Qwen2Model, readConfig, writeFileAtomic } from '@rlhf-code/model';
-import { acceptsCompletion, encodeServedPrompt, PromptError, showCompletion } from '@rlhf-code/online';
+import { acceptsCompletion, CompletionServerSchema, encodeServedPrompt, PromptError, showCompletion } from '@rlhf-code/online';
 import { CODE, QUOTE, checkSyntax as sandboxCheckSyntax, scanPython } from '@rlhf-code/sandbox';
 import { formatFim, loadTokenizer, SPECIAL_TOKENS, Tokenizer } from '@rlhf-code/tokenizer';
 import { evaluateLmLoss, padLmBatch, pretrainWindows, yieldToEventLoop } from '@rlhf-code/train';
@@ -42,6 +42,9 @@ import {
   scoreFunctions,
   selectFunctionCases,
 } from './function-eval';
+
+/** The online server's default min_tokens: eval base measures FIM completions as they are served. */
+export const SERVED_MIN_TOKENS: number = CompletionServerSchema.parse({}).minTokens;
 
 export const FIRST_LINE_RULE =
   'the first line of the completion with any non-whitespace character, trimmed at both ends, equals the same line of ' +
@@ -60,6 +63,7 @@ export const BASE_METRIC_DESCRIPTIONS: Record<string, string> = {
   'fim.syntax_valid_in_file_code': 'syntax_valid_in_file on the examples whose cursor is in code, not inside a string, docstring or comment (where nearly any text compiles); n_in_file_code of them',
   'fim.empty_rate': 'share of completions that are empty or whitespace only',
   'fim.mean_completion_chars': 'mean length of the completions in characters',
+  'fim.min_new_tokens': 'the end token could not be chosen before this many tokens (--min-new-tokens)',
   'fim.stopped_rate': 'share of completions ended by the model (end/FIM token) rather than by --max-new-tokens',
   'fim.shown_rate': 'share of examples where Continue would show something (showCompletion: stop strings, one line when the cursor line has code, blank = silent)',
   'fim.accept_rate_shown': 'share of shown completions the simulated user accepts (first line equal to the true middle\'s, trimmed)',
@@ -195,6 +199,8 @@ export interface FimCompletion {
 
 export interface CompleteOptions {
   maxNewTokens: number;
+  /** No end token before this many tokens (the online server's completion.minTokens); default 0. */
+  minNewTokens?: number;
   batchSize: number;
   /** Sample instead of greedy (see BatchOptions.sampling). */
   sampling?: BatchOptions['sampling'];
@@ -370,6 +376,8 @@ export interface BaseEvalOptions {
   lossBatchSize: number;
   maxHeldoutWindows?: number;
   maxNewTokens: number;
+  /** FIM completions: no end token before this many tokens (as the online server, completion.minTokens); default 0. */
+  minNewTokens?: number;
   batchSize: number;
   checkSyntax?: SyntaxChecker;
   /** Function-body completion (function-eval.ts): candidate cases from the held-out files; omitted = skipped. */
@@ -390,7 +398,7 @@ export interface BaseEvalReport {
     loss_fim: number;
     ppl_fim: number;
   };
-  fim: FimFigures & { max_new_tokens: number; stopped_rate: number; truncated_prompts: number };
+  fim: FimFigures & { max_new_tokens: number; min_new_tokens: number; stopped_rate: number; truncated_prompts: number };
   /** null when not asked for. n_candidates: documented functions found; n_compiling: those whose own code compiles. */
   functions:
     | (FunctionFigures & { max_new_tokens: number; reference_fits: number; n_candidates: number; n_compiling: number; truncated_prompts: number })
@@ -429,6 +437,7 @@ export async function evaluateBase(
     t0 = performance.now();
     const completions = await completeFim(model, tok, opts.fimCases, {
       maxNewTokens: opts.maxNewTokens,
+      minNewTokens: opts.minNewTokens,
       batchSize: opts.batchSize,
       onProgress: (d, t) => opts.onProgress?.('fim', d, t),
     });
@@ -483,6 +492,7 @@ export async function evaluateBase(
       fim: {
         ...scored.figures,
         max_new_tokens: opts.maxNewTokens,
+        min_new_tokens: opts.minNewTokens ?? 0,
         stopped_rate: share(completions.map((c) => c.stopped)),
         truncated_prompts: completions.filter((c) => c.truncated > 0).length,
       },

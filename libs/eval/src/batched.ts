@@ -9,6 +9,8 @@ export interface BatchOptions {
   batchSize: number;
   /** Ids that end a completion (not part of its text). */
   stopIds: number[];
+  /** The stop ids cannot come before this many tokens (generate's minNewTokens); default 0. */
+  minNewTokens?: number;
   /** Sample at this temperature (top-k 0, top-p 1) instead of greedy; batch b uses seed * 100003 + b. */
   sampling?: { temperature: number; seed: number };
   onProgress?: (done: number, total: number) => void;
@@ -35,7 +37,7 @@ export async function completeBatched(
     const gens = await generate(
       model,
       batch.map((i) => prompts[i].slice()),
-      { maxNewTokens: opts.maxNewTokens, ...decoding, padId: tok.padId, stopTokenIds: opts.stopIds, beforeStep: yieldToEventLoop },
+      { maxNewTokens: opts.maxNewTokens, minNewTokens: opts.minNewTokens, ...decoding, padId: tok.padId, stopTokenIds: opts.stopIds, beforeStep: yieldToEventLoop },
     );
     gens.forEach((g, k) => {
       const stopped = g.finishReason === 'stop';

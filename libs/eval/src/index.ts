@@ -29,6 +29,7 @@ export {
   functionSamples,
   writeBaseEval,
   FIRST_LINE_RULE,
+  SERVED_MIN_TOKENS,
   BASE_METRIC_DESCRIPTIONS,
   BASE_OUTPUT_FILES,
   type BaseEvalOptions,

@@ -7,6 +7,8 @@ import { createRng, Rng, sampleToken, SamplingOptions } from './sampling';
 
 export interface GenerateOptions extends SamplingOptions {
   maxNewTokens: number;
+  /** Stop token ids cannot be chosen before this many tokens (Hugging Face's min_new_tokens, vLLM's min_tokens). Default 0. */
+  minNewTokens?: number;
   /** Token id used to left-pad shorter prompts (masked out, never attended to). */
   padId: number;
   /** Generation of a row ends after it emits one of these (the id is kept in `ids`, not in `text`). */
@@ -64,6 +66,8 @@ export async function generate(model: Qwen2Model, prompts: number[][], opts: Gen
   if (prompts.length === 0) return [];
   if (prompts.some((p) => p.length === 0)) throw new Error('generate: every prompt needs at least one token');
   if (!(opts.maxNewTokens >= 0)) throw new Error(`generate: maxNewTokens must be >= 0, got ${opts.maxNewTokens}`);
+  const minNew = opts.minNewTokens ?? 0;
+  if (!(Number.isInteger(minNew) && minNew >= 0)) throw new Error(`generate: minNewTokens must be an integer >= 0, got ${opts.minNewTokens}`);
   const stops = (opts.stopStrings ?? []).filter((s) => s.length > 0);
   if ((stops.length > 0 || opts.onText) && !opts.decode) throw new Error('generate: stop strings and streaming need `decode`');
   const stopIds = new Set(opts.stopTokenIds ?? []);
@@ -101,7 +105,10 @@ export async function generate(model: Qwen2Model, prompts: number[][], opts: Gen
       const nextMask = new Float32Array(B);
       rows.forEach((row, b) => {
         if (row.done) return;
-        const { token, logprob } = sampleToken(host.subarray(b * V, (b + 1) * V), opts, rng);
+        const rowLogits = host.subarray(b * V, (b + 1) * V);
+        // min_new_tokens: the stop ids are masked out, so the token and its log-prob come from the renormalised rest.
+        if (row.ids.length < minNew) for (const id of stopIds) rowLogits[id] = -Infinity;
+        const { token, logprob } = sampleToken(rowLogits, opts, rng);
         row.ids.push(token);
         row.logprobs.push(logprob);
         next[b] = token;

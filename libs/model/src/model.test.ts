@@ -154,6 +154,28 @@ describe('KV cache and batching', () => {
     }
   });
 
+  test('minNewTokens keeps the stop ids out of the first tokens, with log-probs of the renormalised rest', async () => {
+    const { generate } = await import('./generate');
+    const prompt = [11, 12, 13, 14, 15, 16];
+    const [free] = await generate(model, [prompt], { maxNewTokens: 3, greedy: true, padId: 0 });
+    const stop = free.ids[0]; // make the greedy first token a stop token
+    const [ended] = await generate(model, [prompt], { maxNewTokens: 3, greedy: true, padId: 0, stopTokenIds: [stop] });
+    expect(ended.ids).toEqual([stop]);
+    expect(ended.finishReason).toBe('stop');
+
+    const [held] = await generate(model, [prompt], { maxNewTokens: 3, greedy: true, padId: 0, stopTokenIds: [stop], minNewTokens: 1 });
+    const logits = tf.tidy(() => tf.squeeze(model.logits(tf.tensor2d([prompt], undefined, 'int32')), [0]).arraySync() as number[][]);
+    const last = logits[prompt.length - 1].slice();
+    last[stop] = -Infinity;
+    const second = last.indexOf(Math.max(...last));
+    expect(held.ids[0]).toBe(second);
+    const lse = Math.log(last.reduce((s, l) => s + Math.exp(l), 0));
+    expect(Math.abs(held.logprobs[0] - (last[second] - lse))).toBeLessThan(1e-4);
+    await expect(generate(model, [prompt], { maxNewTokens: 3, greedy: true, padId: 0, minNewTokens: -1 })).rejects.toThrow(
+      'minNewTokens must be an integer >= 0',
+    );
+  });
+
   test('no tensors leak across forward passes and generation', async () => {
     const { generate } = await import('./generate');
     await generate(model, [[1, 2, 3]], { maxNewTokens: 3, greedy: true, padId: 0 });

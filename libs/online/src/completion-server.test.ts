@@ -237,3 +237,42 @@ test('API keys, when configured, are checked (401)', async () => {
     await locked.close();
   }
 });
+
+test('min_tokens: the end token cannot come first by default (config minTokens 1); min_tokens 0 serves the raw choice', async () => {
+  // Make <|endoftext|> the greedy first token: its lm_head row becomes 1.5 x the row of the current first token.
+  const original = policyModel.hostWeights();
+  const eot = tok.tokenToId('<|endoftext|>')!;
+  const first = (await reference(policyModel, 1)).ids[0];
+  const head = original.get('lm_head.weight')!;
+  const D = head.shape[1];
+  const edited = new Map(original);
+  const data = Float32Array.from(head.data);
+  for (let d = 0; d < D; d++) data[eot * D + d] = 1.5 * head.data[first * D + d];
+  edited.set('lm_head.weight', { shape: head.shape, data });
+  policyModel.assignWeights(edited);
+  try {
+    const raw = await reference(policyModel, 8);
+    expect(raw.ids).toEqual([eot]); // the model's own choice: an empty middle
+    const silent = await jsonOf(post({ prompt: PROMPT, max_tokens: 8, temperature: 0, min_tokens: 0 }));
+    expect(silent.choices[0]).toMatchObject({ text: '', finish_reason: 'stop' });
+    expect(silent.usage.completion_tokens).toBe(1);
+
+    const [held] = await generate(policyModel, [tok.encode(PROMPT)], {
+      maxNewTokens: 8,
+      minNewTokens: 1,
+      greedy: true,
+      padId: tok.padId,
+      stopTokenIds: END_TOKENS.map((t) => tok.tokenToId(t)!),
+      decode: (ids) => tok.decode(ids),
+    });
+    expect(held.ids[0]).toBe(first);
+    const answer = await jsonOf(post({ prompt: PROMPT, max_tokens: 8, temperature: 0 }));
+    expect(answer.choices[0].text).toBe(held.text);
+    expect(answer.choices[0].text).not.toBe('');
+    const bad = await post({ prompt: PROMPT, min_tokens: -1 });
+    expect(bad.status).toBe(400);
+    expect((await jsonOf(bad)).error.field).toBe('min_tokens');
+  } finally {
+    policyModel.assignWeights(original);
+  }
+});

@@ -1,6 +1,6 @@
 // The completion server (port 8081): OpenAI's legacy completions API as Continue's "openai" provider uses it.
 //
-//   POST /v1/completions  {model, prompt, max_tokens, temperature, top_p, n, stop, stream, seed, ...}
+//   POST /v1/completions  {model, prompt, max_tokens, min_tokens, temperature, top_p, n, stop, stream, seed, ...}
 //     stream: true  -> text/event-stream, one `data: {...}` chunk per piece of text as tokens are decoded
 //                      (object "text_completion", choices[0].text, finish_reason on each choice's last chunk),
 //                      then `data: [DONE]`
@@ -10,7 +10,8 @@
 // Every answer carries the completion id (`id`, header x-completion-id) and the policy version that produced it
 // (`policy_version`, header x-policy-version; every stream chunk carries the version of the step that produced it),
 // and the A/B arm (`arm`). Generation ends at max_tokens (capped by config), a stop string, or a control token that
-// ends a completion (END_TOKENS: <|endoftext|>, <|fim_*|>, <|file_sep|>, ...). Unknown request fields are ignored.
+// ends a completion (END_TOKENS: <|endoftext|>, <|fim_*|>, <|file_sep|>, ...); the control tokens cannot be chosen
+// before min_tokens (vLLM's extension; default config minTokens, 1). Unknown request fields are ignored.
 import { randomUUID } from 'crypto';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { z } from 'zod';
@@ -43,6 +44,8 @@ export const CompletionRequestSchema = z.looseObject({
   model: nullable(z.string()),
   prompt: z.union([z.string(), z.array(z.string()).min(1)]),
   max_tokens: nullable(z.number().int().min(0)),
+  /** vLLM's extension: no end token before this many tokens (default: config minTokens). */
+  min_tokens: nullable(z.number().int().min(0)),
   temperature: nullable(z.number().min(0).max(2)),
   top_p: nullable(z.number().gt(0).max(1)),
   n: nullable(z.number().int().min(1).max(8)),
@@ -75,6 +78,8 @@ interface Job {
   arm: Arm;
   prompts: { text: string; ids: number[] }[]; // one per choice (prompt x n)
   maxTokens: number;
+  /** No end token (nor FIM/control token) before this many tokens. */
+  minTokens: number;
   /** Prompt tokens over the request's prompts (each counted once, whatever n is). */
   promptTokens: number;
   versions: number[]; // version of each decoding step, in order
@@ -126,6 +131,7 @@ export function buildCompletionServer(opts: CompletionServerOptions): FastifyIns
       arm: opts.router.route(),
       prompts: texts.flatMap((text, i) => Array.from({ length: n }, () => ({ text, ids: encoded[i].ids }))),
       maxTokens,
+      minTokens: Math.min(body.min_tokens ?? config.minTokens, maxTokens),
       promptTokens: encoded.reduce((sum, e) => sum + e.ids.length, 0),
       versions: [],
     };
@@ -149,6 +155,7 @@ export function buildCompletionServer(opts: CompletionServerOptions): FastifyIns
         job.prompts.map((p) => p.ids),
         {
           maxNewTokens: job.maxTokens,
+          minNewTokens: job.minTokens,
           greedy: s.temperature === 0,
           temperature: s.temperature === 0 ? 1 : s.temperature,
           topP: s.topP,

@@ -25,6 +25,13 @@ export const CompletionServerSchema = z.strictObject({
   maxTokensCap: positiveInt.default(64),
   /** max_tokens when a request gives none (OpenAI's default is 16). */
   defaultMaxTokens: positiveInt.default(16),
+  /**
+   * Tokens generated before the end token may be chosen, when a request has no `min_tokens` (vLLM's name; Hugging
+   * Face's min_new_tokens). 1: never an empty middle. A model trained in SPM order cannot see where its middle
+   * starts (the prefix runs straight into it), so at a line start it often ends at once, although no training middle
+   * is empty; 0 serves the model's raw choice. Silence stays possible: a completion of whitespace is not shown.
+   */
+  minTokens: z.number().int().min(0).default(1),
   /** Tokens the prompt plus the completion may use; default: the model's max_position_embeddings. */
   contextWindow: positiveInt.optional(),
   /** Largest request body in bytes. */
