@@ -5,6 +5,7 @@ import * as os from 'os';
 import * as path from 'path';
 import * as tf from '@tensorflow/tfjs';
 import { initBackend, Qwen2Model } from '@rlhf-code/model';
+import { promoteToken } from '@rlhf-code/model/testing';
 import { checkSyntax } from '@rlhf-code/sandbox';
 import { loadTokenizer, Tokenizer } from '@rlhf-code/tokenizer';
 import {
@@ -275,16 +276,9 @@ describe('completeFim', () => {
     for (const c of [long, short]) expect(c.text).not.toMatch(/<\|(endoftext|fim_\w+|im_\w+)\|>/);
   });
   it('minNewTokens keeps the end token out of the first tokens (as the online server serves)', async () => {
-    // Make the end token the greedy first token of A: its lm_head row becomes 1.5 x the row of A's first token.
+    // Make the end token the greedy first token of A (in place of A's first token).
     const [first] = await completeFim(model, tok, [A], { maxNewTokens: 1, batchSize: 1 });
-    const firstId = tok.encode(first.text)[0];
-    const original = model.hostWeights();
-    const name = model.config.tie_word_embeddings ? 'model.embed_tokens.weight' : 'lm_head.weight';
-    const head = original.get(name)!;
-    const D = head.shape[1];
-    const data = Float32Array.from(head.data);
-    for (let d = 0; d < D; d++) data[tok.eosId * D + d] = 1.5 * head.data[firstId * D + d];
-    model.assignWeights(new Map(original).set(name, { shape: head.shape, data }));
+    const original = promoteToken(model, tok.eosId, tok.encode(first.text)[0]);
     try {
       const [raw] = await completeFim(model, tok, [A], { maxNewTokens: 6, batchSize: 1 });
       expect(raw).toMatchObject({ text: '', stopped: true });

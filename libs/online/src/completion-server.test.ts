@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'net';
 import type { FastifyInstance } from 'fastify';
 import { generate, initBackend, Qwen2Model } from '@rlhf-code/model';
+import { promoteToken } from '@rlhf-code/model/testing';
 import { loadTokenizer, formatFim, type Tokenizer } from '@rlhf-code/tokenizer';
 import { ArmRouter } from './arms';
 import { buildCompletionServer, END_TOKENS } from './completion-server';
@@ -239,17 +240,10 @@ test('API keys, when configured, are checked (401)', async () => {
 });
 
 test('min_tokens: the end token cannot come first by default (config minTokens 1); min_tokens 0 serves the raw choice', async () => {
-  // Make <|endoftext|> the greedy first token: its lm_head row becomes 1.5 x the row of the current first token.
-  const original = policyModel.hostWeights();
+  // Make <|endoftext|> the greedy first token (in place of the current first token).
   const eot = tok.tokenToId('<|endoftext|>')!;
   const first = (await reference(policyModel, 1)).ids[0];
-  const head = original.get('lm_head.weight')!;
-  const D = head.shape[1];
-  const edited = new Map(original);
-  const data = Float32Array.from(head.data);
-  for (let d = 0; d < D; d++) data[eot * D + d] = 1.5 * head.data[first * D + d];
-  edited.set('lm_head.weight', { shape: head.shape, data });
-  policyModel.assignWeights(edited);
+  const original = promoteToken(policyModel, eot, first);
   try {
     const raw = await reference(policyModel, 8);
     expect(raw.ids).toEqual([eot]); // the model's own choice: an empty middle

@@ -131,7 +131,7 @@ export function buildCompletionServer(opts: CompletionServerOptions): FastifyIns
       arm: opts.router.route(),
       prompts: texts.flatMap((text, i) => Array.from({ length: n }, () => ({ text, ids: encoded[i].ids }))),
       maxTokens,
-      minTokens: Math.min(body.min_tokens ?? config.minTokens, maxTokens),
+      minTokens: body.min_tokens ?? config.minTokens,
       promptTokens: encoded.reduce((sum, e) => sum + e.ids.length, 0),
       versions: [],
     };
