@@ -3,5 +3,5 @@ module.exports = {
   displayName: 'online',
   rootDir: __dirname,
   testMatch: ['<rootDir>/src/**/*.test.ts'],
-  setupFilesAfterEnv: ['<rootDir>/../model/src/backend/jest-teardown.ts'],
+  setupFilesAfterEnv: ['<rootDir>/../backend/src/jest-teardown.ts'],
 };

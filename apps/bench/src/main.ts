@@ -4,7 +4,8 @@ import { Command } from 'commander';
 import { z } from 'zod';
 import * as tf from '@tensorflow/tfjs';
 import { backendOption, backendSchema, parseFlags, runCli } from '@rlhf-code/cli';
-import { generate, initBackend, makeConfig, Qwen2Model, shutdownBackend } from '@rlhf-code/model';
+import { generate, makeConfig, Qwen2Model } from '@rlhf-code/model';
+import { initBackend, shutdownBackend } from '@rlhf-code/backend';
 import { sparseCrossEntropy, Trainer } from '@rlhf-code/train';
 
 const int = z.coerce.number().int().positive();

@@ -34,7 +34,7 @@ import {
   writeBaseEval,
   writeEvalOutputs,
 } from '@rlhf-code/eval';
-import { initBackend, shutdownBackend } from '@rlhf-code/model';
+import { initBackend, shutdownBackend } from '@rlhf-code/backend';
 import { PROMPT_TEMPLATES, readCorpus } from '@rlhf-code/tokenizer';
 
 const DEFAULT_REWARD_MODEL = 'results/rm';

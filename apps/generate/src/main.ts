@@ -3,7 +3,8 @@ import { Command } from 'commander';
 import { z } from 'zod';
 import * as tf from '@tensorflow/tfjs';
 import { backendOption, backendSchema, parseFlags, parseJsonFlag, runCli, UsageError } from '@rlhf-code/cli';
-import { generate, initBackend, Qwen2Model, shutdownBackend } from '@rlhf-code/model';
+import { generate, Qwen2Model } from '@rlhf-code/model';
+import { initBackend, shutdownBackend } from '@rlhf-code/backend';
 import { encodeFim, loadTokenizer, parseFim } from '@rlhf-code/tokenizer';
 
 const tokenIds = z.array(z.number().int().nonnegative()).min(1);

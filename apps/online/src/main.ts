@@ -5,7 +5,7 @@ import { Command, Option } from 'commander';
 import { z } from 'zod';
 import { backendOption, backendSchema, parseFlags, runCli, UsageError } from '@rlhf-code/cli';
 import { readFimData, writeJsonl } from '@rlhf-code/data';
-import { initBackend, shutdownBackend } from '@rlhf-code/model';
+import { initBackend, shutdownBackend } from '@rlhf-code/backend';
 import { buildFimDataset, ConfigError, fimSftRecords, formatSummary, loadOnlineConfig, runSimulation, startOnlineService } from '@rlhf-code/online';
 import { corpusDirs, loadTokenizer } from '@rlhf-code/tokenizer';
 

@@ -7,7 +7,8 @@ import { Command, Option } from 'commander';
 import { z } from 'zod';
 import { backendOption, backendSchema, parseFlags, runCli, UsageError } from '@rlhf-code/cli';
 import { readPpoData, PpoRecord } from '@rlhf-code/data';
-import { initBackend, loadTrainingState, RewardModel, shutdownBackend, TRAINER_STATE_FILE } from '@rlhf-code/model';
+import { loadTrainingState, RewardModel, TRAINER_STATE_FILE } from '@rlhf-code/model';
+import { initBackend, shutdownBackend } from '@rlhf-code/backend';
 import {
   combineScorers,
   executionScorer,

@@ -1,7 +1,8 @@
 // Samples from an SFT checkpoint for reward-model data (prep rm --sft-model). Imported lazily by main.ts.
-import { generate, initBackend, Qwen2Model, shutdownBackend } from '@rlhf-code/model';
+import { generate, Qwen2Model } from '@rlhf-code/model';
+import { initBackend, shutdownBackend } from '@rlhf-code/backend';
 import { encodePrompt, loadTokenizer, stopTokenIds, type PromptTemplate } from '@rlhf-code/tokenizer';
-import type { BackendChoice } from '@rlhf-code/model';
+import type { BackendChoice } from '@rlhf-code/backend';
 import { yieldToEventLoop } from '@rlhf-code/train';
 
 export interface SampleOptions {

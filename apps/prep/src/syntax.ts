@@ -18,7 +18,8 @@ import {
   type SyntaxDataStats,
   type SyntaxExample,
 } from '@rlhf-code/eval';
-import { initBackend, Qwen2Model, shutdownBackend, type BackendChoice } from '@rlhf-code/model';
+import { Qwen2Model } from '@rlhf-code/model';
+import { initBackend, shutdownBackend, type BackendChoice } from '@rlhf-code/backend';
 import { corpusDirs, isHeldOut, loadTokenizer, readCorpora } from '@rlhf-code/tokenizer';
 
 /** The flags of `prep syntax`: where the functions and the model come from, plus the sampling options. */

@@ -6,7 +6,8 @@ import { Command, Option } from 'commander';
 import { z } from 'zod';
 import { backendOption, backendSchema, parseFlags, runCli } from '@rlhf-code/cli';
 import { readRmData, splitHeldOut } from '@rlhf-code/data';
-import { initBackend, RewardModel, shutdownBackend, TRAINER_STATE_FILE } from '@rlhf-code/model';
+import { RewardModel, TRAINER_STATE_FILE } from '@rlhf-code/model';
+import { initBackend, shutdownBackend } from '@rlhf-code/backend';
 import { encodePair, loadTokenizer, PROMPT_TEMPLATES } from '@rlhf-code/tokenizer';
 import { RmExample, runRmStage } from '@rlhf-code/train';
 

@@ -7,7 +7,8 @@ import { Command, Option } from 'commander';
 import { z } from 'zod';
 import { backendOption, backendSchema, parseFlags, runCli, UsageError } from '@rlhf-code/cli';
 import { readSftData, splitHeldOut } from '@rlhf-code/data';
-import { initBackend, makeConfig, Qwen2Config, Qwen2Model, readConfig, saveCheckpoint, shutdownBackend, TRAINER_STATE_FILE } from '@rlhf-code/model';
+import { makeConfig, Qwen2Config, Qwen2Model, readConfig, saveCheckpoint, TRAINER_STATE_FILE } from '@rlhf-code/model';
+import { initBackend, shutdownBackend } from '@rlhf-code/backend';
 import { corpusDirs, FIM_MODES, FimMode, loadTokenizer, PROMPT_TEMPLATES, readCorpora, readFimMode, Tokenizer } from '@rlhf-code/tokenizer';
 import { fimSftExample, LmExample, packExamples, pretrainWindows, runLmStage, sftExample } from '@rlhf-code/train';
 

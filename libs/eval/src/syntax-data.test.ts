@@ -3,7 +3,8 @@
 import { mkdtempSync, rmSync } from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { initBackend, Qwen2Model } from '@rlhf-code/model';
+import { Qwen2Model } from '@rlhf-code/model';
+import { initBackend } from '@rlhf-code/backend';
 import { checkSyntax } from '@rlhf-code/sandbox';
 import { loadTokenizer, Tokenizer } from '@rlhf-code/tokenizer';
 import { fimStopIds } from './base-eval';

@@ -1,7 +1,4 @@
-// @rlhf-code/model: the Qwen2 architecture on TensorFlow.js, its checkpoints and its backend.
-export { initBackend, shutdownBackend, describeBackend, setFastBatchMatMul, WasmOutOfMemoryError } from './backend';
-export type { BackendInfo, BackendKind, BackendChoice, InitBackendOptions } from './backend';
-
+// @rlhf-code/model: the Qwen2 architecture on TensorFlow.js and its checkpoints (the backend is @rlhf-code/backend).
 export { parseConfig, readConfig, writeConfig, makeConfig, headDim, expectedParameterShapes, isSequenceClassifier, numLabels } from './config';
 export type { Qwen2Config, Qwen2ConfigInput } from './config';
 export { readSafetensors, readSafetensorsHeader, writeSafetensors, writeFileAtomic } from './safetensors';

@@ -3,7 +3,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import * as tf from '@tensorflow/tfjs';
-import { initBackend } from './backend';
+import { initBackend } from '@rlhf-code/backend';
 import { makeConfig } from './config';
 import { Qwen2Model } from './model';
 import { KVCache } from './kv-cache';

@@ -4,7 +4,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import * as tf from '@tensorflow/tfjs';
-import { initBackend } from './backend';
+import { initBackend } from '@rlhf-code/backend';
 import { readConfig } from './config';
 import { Qwen2Model } from './model';
 import { RewardModel } from './reward';

@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'net';
 import type { FastifyInstance } from 'fastify';
-import { generate, initBackend, Qwen2Model } from '@rlhf-code/model';
+import { generate, Qwen2Model } from '@rlhf-code/model';
+import { initBackend } from '@rlhf-code/backend';
 import { promoteToken } from '@rlhf-code/model/testing';
 import { loadTokenizer, formatFim, type Tokenizer } from '@rlhf-code/tokenizer';
 import { ArmRouter } from './arms';

@@ -1,5 +1,6 @@
 import * as tf from '@tensorflow/tfjs';
-import { initBackend, Qwen2Model, type HostTensor } from '@rlhf-code/model';
+import { Qwen2Model, type HostTensor } from '@rlhf-code/model';
+import { initBackend } from '@rlhf-code/backend';
 import { formatFim, loadTokenizer, type Tokenizer } from '@rlhf-code/tokenizer';
 import { TrainingSchema, type TrainingConfig } from './config';
 import type { LoggedEvent } from './feedback-log';

@@ -1,6 +1,6 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import { initBackend } from '@rlhf-code/model';
+import { initBackend } from '@rlhf-code/backend';
 import { formatFim } from '@rlhf-code/tokenizer';
 import { parseOnlineConfig, type OnlineConfigInput } from './config';
 import { continueHeaders, continueRequestBody, streamCompletion } from './continue-client';

@@ -1,7 +1,7 @@
 // Child process of heap-guard.test.ts: fill the wasm heap with 1 GiB tensors until it is full, print what happened,
 // then check that the backend still computes once they are freed. (A child, so the 4 GB heap dies with it.)
 import * as tf from '@tensorflow/tfjs';
-import { initBackend } from '../index';
+import { initBackend } from './index';
 
 async function main(): Promise<void> {
   await initBackend({ backend: 'wasm', quiet: true });

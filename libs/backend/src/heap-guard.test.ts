@@ -7,7 +7,7 @@ import * as path from 'path';
 describe('guardWasmHeap', () => {
   it('turns a failed wasm malloc into WasmOutOfMemoryError, and the backend keeps working after', () => {
     const probe = path.join(__dirname, 'oom-probe.ts');
-    const r = spawnSync(process.execPath, ['--import', 'tsx', probe], { encoding: 'utf8', timeout: 120_000, cwd: path.join(__dirname, '../../../..') });
+    const r = spawnSync(process.execPath, ['--import', 'tsx', probe], { encoding: 'utf8', timeout: 120_000, cwd: path.join(__dirname, '../../..') });
     expect(r.stderr).toBe('');
     const lines = r.stdout.trim().split('\n');
     // 3 GiB of tensors fit beside the backend's own memory; the 4th GiB cannot.

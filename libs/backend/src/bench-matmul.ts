@@ -1,5 +1,5 @@
 // Matmul throughput on the wasm backend: 1 vs 2 threads, stock vs fast BatchMatMul kernel.
-// Prints one JSON object (GFLOP/s) to stdout.  Run: npx tsx libs/model/src/backend/bench-matmul.ts
+// Prints one JSON object (GFLOP/s) to stdout.  Run: npx tsx libs/backend/src/bench-matmul.ts
 import * as tf from '@tensorflow/tfjs';
 import { setFastBatchMatMul } from './register';
 import { initBackend, shutdownBackend } from './select';

@@ -1,3 +1,4 @@
+// @rlhf-code/backend: picks and initialises the tfjs backend for the process and registers the project's own kernels (wasm fixes, and native kernels when built).
 export { initBackend, shutdownBackend, describe as describeBackend } from './select';
 export type { BackendInfo, BackendKind, BackendChoice, InitBackendOptions } from './select';
 export { setFastBatchMatMul } from './register';
