@@ -86,7 +86,7 @@ function weightsId(backend: WasmBackendInternals, b: TensorInfo, k: number, n: n
 }
 
 /** For each flat index into outShape, the flat index into inShape it reads under broadcasting. */
-function broadcastIndices(outShape: number[], inShape: number[]): number[] {
+export function broadcastIndices(outShape: number[], inShape: number[]): number[] {
   const offset = outShape.length - inShape.length; // inShape is right-aligned
   const total = tf.util.sizeFromShape(outShape);
   const result = new Array<number>(total);
@@ -108,11 +108,8 @@ function broadcastIndices(outShape: number[], inShape: number[]): number[] {
   return result;
 }
 
-function batchMatMul(args: { inputs: BatchMatMulInputs; backend: unknown; attrs: BatchMatMulAttrs }): TensorInfo {
-  const a = args.inputs.a as TensorInfo;
-  const b = args.inputs.b as TensorInfo;
-  const { transposeA, transposeB } = args.attrs;
-  const backend = internals(args.backend);
+/** The shapes of a BatchMatMul, checked as tfjs checks them: op(a) [..., m, k] x op(b) [..., k, n]. */
+export function matMulDims(a: TensorInfo, b: TensorInfo, transposeA: boolean, transposeB: boolean) {
   if (a.dtype !== 'float32' || b.dtype !== 'float32') {
     throw new Error(`BatchMatMul (wasm): only float32 is supported, got a ${a.dtype} and b ${b.dtype}`);
   }
@@ -134,6 +131,15 @@ function batchMatMul(args: { inputs: BatchMatMulInputs; backend: unknown; attrs:
   const aBatchShape = a.shape.slice(0, -2);
   const bBatchShape = b.shape.slice(0, -2);
   const batchShape = tf.broadcast_util.assertAndGetBroadcastShape(aBatchShape, bBatchShape);
+  return { m, n, k, aBatchShape, bBatchShape, batchShape };
+}
+
+function batchMatMul(args: { inputs: BatchMatMulInputs; backend: unknown; attrs: BatchMatMulAttrs }): TensorInfo {
+  const a = args.inputs.a as TensorInfo;
+  const b = args.inputs.b as TensorInfo;
+  const { transposeA, transposeB } = args.attrs;
+  const backend = internals(args.backend);
+  const { m, n, k, aBatchShape, bBatchShape, batchShape } = matMulDims(a, b, transposeA, transposeB);
   const batch = tf.util.sizeFromShape(batchShape);
   const batchA = tf.util.sizeFromShape(aBatchShape);
   const batchB = tf.util.sizeFromShape(bBatchShape);

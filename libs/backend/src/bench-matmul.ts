@@ -1,7 +1,7 @@
 // Matmul throughput on the wasm backend: 1 vs 2 threads, stock vs fast BatchMatMul kernel.
 // Prints one JSON object (GFLOP/s) to stdout.  Run: npx tsx libs/backend/src/bench-matmul.ts
 import * as tf from '@tensorflow/tfjs';
-import { setFastBatchMatMul } from './register';
+import { useBatchMatMul } from './register';
 import { initBackend, shutdownBackend } from './select';
 
 interface Case {
@@ -100,9 +100,9 @@ async function main(): Promise<void> {
   const info = await initBackend({ backend: 'wasm', threads: 2 });
   result.backend = info;
   for (const c of kernelCases) {
-    setFastBatchMatMul(false);
+    useBatchMatMul('stock');
     const stock = gflops(c, 2);
-    setFastBatchMatMul(true);
+    useBatchMatMul('fast');
     const fast = gflops(c, 5);
     result[c.name] = { stock, fast, speedup: Math.round((fast / stock) * 10) / 10 };
   }

@@ -3,12 +3,14 @@ import * as tf from '@tensorflow/tfjs';
 import type { KernelConfig } from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm'; // registers the stock wasm kernels we replace
 import { fastBatchMatMulConfig } from './batch-mat-mul';
+import { nativeAddon } from './native';
+import { nativeBatchMatMulConfig, nativeOwnKernelConfigs } from './native-kernels';
 import { registerCumulativeFixes } from './cumsum-fixes';
 import { gatherBatchDimsConfig } from './gather-batch-dims';
 import { batchMatMulGradConfig } from './mat-mul-grad';
 import { unsortedSegmentSumConfig } from './unsorted-segment-sum';
 
-// Stock wasm kernels, captured before our first replacement: setFastBatchMatMul(false) restores
+// Stock wasm kernels, captured before our first replacement: useBatchMatMul('stock') restores
 // BatchMatMul (benchmarks, A/B checks) and our GatherV2 delegates to the stock one.
 const stock = new Map<string, KernelConfig>();
 
@@ -31,21 +33,34 @@ function replaceKernel(config: KernelConfig): void {
   if (tf.getBackend() === config.backendName) config.setupFunc?.(tf.backend());
 }
 
-/** Switches the wasm BatchMatMul between our fast kernel (default) and tfjs's stock one. */
-export function setFastBatchMatMul(enabled: boolean): void {
+export type BatchMatMulKind = 'native' | 'fast' | 'stock';
+
+/**
+ * Chooses the wasm BatchMatMul: the native addon's (default when it is loaded), our XNNPACK-based one
+ * (default otherwise), or tfjs's stock one (benchmarks and A/B checks).
+ */
+export function useBatchMatMul(kind: BatchMatMulKind): void {
   const stockConfig = stockKernel(tf.BatchMatMul); // captured before the first replacement
-  replaceKernel(enabled ? fastBatchMatMulConfig : stockConfig);
+  if (kind === 'native' && nativeAddon() == null) throw new Error('useBatchMatMul: the native addon is not loaded');
+  replaceKernel(kind === 'native' ? nativeBatchMatMulConfig : kind === 'fast' ? fastBatchMatMulConfig : stockConfig);
 }
 
 /**
  * wasm kernels that are missing, slow or wrong in tfjs 4.22: UnsortedSegmentSum (missing; the
  * gradient of gather), BatchMatMul (slow, and wrong under broadcasting), GatherV2 (wrong with
- * batchDims > 0).
+ * batchDims > 0). With the native addon loaded, BatchMatMul and the project's fused kernels
+ * (AdamW, target log-probs) compute natively; without it those fused kernels are not registered,
+ * so their callers use composite tfjs ops.
  */
 export function registerWasmKernels(): void {
   replaceKernel(unsortedSegmentSumConfig);
-  setFastBatchMatMul(true);
   replaceKernel(gatherBatchDimsConfig(stockKernel(tf.GatherV2)));
+  const native = nativeAddon() != null;
+  useBatchMatMul(native ? 'native' : 'fast');
+  for (const config of nativeOwnKernelConfigs) {
+    if (native) replaceKernel(config);
+    else if (tf.getKernel(config.kernelName, config.backendName) != null) tf.unregisterKernel(config.kernelName, config.backendName);
+  }
 }
 
 /**

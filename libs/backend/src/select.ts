@@ -8,6 +8,7 @@
 import * as os from 'os';
 import * as tf from '@tensorflow/tfjs'; // not tfjs-core alone: that registers no gradients
 import { guardWasmHeap } from './heap-guard';
+import { loadNative, NativeInfo, unloadNative } from './native';
 import { registerTfjsFixes, registerWasmKernels } from './register';
 import { initThreadedWasm, removeWasm, useStockWasm } from './wasm-threads';
 
@@ -22,6 +23,8 @@ export interface BackendInfo {
   threads: number;
   /** Whether vector instructions are used (the wasm SIMD build, or native TensorFlow). */
   simd: boolean;
+  /** wasm only: the native addon's kernels (BatchMatMul, AdamW, log-probs), when built and usable here. */
+  native?: NativeInfo;
 }
 
 export interface InitBackendOptions {
@@ -29,6 +32,8 @@ export interface InitBackendOptions {
   backend?: BackendChoice;
   /** wasm threads. Default: env RLHF_THREADS, else min(2, cores). */
   threads?: number;
+  /** wasm only: use the native addon when it is usable. Default: env RLHF_NATIVE ('0' turns it off), else true. */
+  native?: boolean;
   /** No stderr line naming the backend (fallback warnings are still printed). */
   quiet?: boolean;
 }
@@ -75,7 +80,7 @@ export async function initBackend(opts: InitBackendOptions = {}): Promise<Backen
         : Math.min(2, os.cpus().length);
 
   if (initialised == null) {
-    const promise = select(choice, threads, opts.quiet ?? false);
+    const promise = select(choice, threads, opts.quiet ?? false, opts.native);
     initialised = { promise, threads };
     promise.catch(() => (initialised = null)); // a failed init may be retried
     return promise;
@@ -91,14 +96,14 @@ export async function initBackend(opts: InitBackendOptions = {}): Promise<Backen
   return info;
 }
 
-async function select(choice: BackendChoice, threads: number, quiet: boolean): Promise<BackendInfo> {
+async function select(choice: BackendChoice, threads: number, quiet: boolean, native?: boolean): Promise<BackendInfo> {
   registerTfjsFixes();
-  const info = choice === 'auto' ? await selectAuto(threads) : await selectExplicit(choice, threads);
+  const info = choice === 'auto' ? await selectAuto(threads, native) : await selectExplicit(choice, threads, native);
   if (!quiet) process.stderr.write(`[rlhf-code] backend: ${describe(info)}\n`);
   return info;
 }
 
-async function selectAuto(threads: number): Promise<BackendInfo> {
+async function selectAuto(threads: number, native?: boolean): Promise<BackendInfo> {
   for (const kind of ['node-gpu', 'node'] as const) {
     try {
       return await initNative(kind);
@@ -107,20 +112,20 @@ async function selectAuto(threads: number): Promise<BackendInfo> {
     }
   }
   try {
-    return await initWasm(threads);
+    return await initWasm(threads, native);
   } catch (err) {
     warn(`the wasm backend failed (${message(err)}); using the pure-JS cpu backend, 30-60x slower`);
     return initCpu();
   }
 }
 
-async function selectExplicit(kind: BackendKind, threads: number): Promise<BackendInfo> {
+async function selectExplicit(kind: BackendKind, threads: number, native?: boolean): Promise<BackendInfo> {
   switch (kind) {
     case 'node-gpu':
     case 'node':
       return initNative(kind);
     case 'wasm':
-      return initWasm(threads);
+      return initWasm(threads, native);
     case 'cpu':
       warn('the pure-JS cpu backend is 30-60x slower than wasm');
       return initCpu();
@@ -138,8 +143,13 @@ async function initNative(kind: 'node-gpu' | 'node'): Promise<BackendInfo> {
   return { name: tf.getBackend(), kind, threads: os.cpus().length, simd: true };
 }
 
-/** The wasm backend with `threads` threads (the stock single-threaded one if that fails), plus our kernels. */
-async function initWasm(threads: number): Promise<BackendInfo> {
+/**
+ * The wasm backend with `threads` threads (the stock single-threaded one if that fails), plus our kernels:
+ * the native addon's when it is usable here, else one warning line and the wasm kernels alone.
+ */
+async function initWasm(threads: number, native?: boolean): Promise<BackendInfo> {
+  const addon = loadNative({ enabled: native });
+  if ('reason' in addon) warn(`native kernels off (${addon.reason}); computing with the wasm kernels alone`);
   registerWasmKernels();
   let actualThreads = 1;
   let simd: boolean;
@@ -157,7 +167,9 @@ async function initWasm(threads: number): Promise<BackendInfo> {
     simd = await tf.env().getAsync('WASM_HAS_SIMD_SUPPORT') as boolean;
   }
   guardWasmHeap();
-  return { name: tf.getBackend(), kind: 'wasm', threads: actualThreads, simd };
+  const info: BackendInfo = { name: tf.getBackend(), kind: 'wasm', threads: actualThreads, simd };
+  if ('info' in addon) info.native = addon.info;
+  return info;
 }
 
 async function initCpu(): Promise<BackendInfo> {
@@ -171,15 +183,21 @@ export async function shutdownBackend(): Promise<void> {
   const pending = initialised.promise;
   initialised = null;
   const info = await pending.catch(() => null);
-  if (info?.kind === 'wasm') removeWasm();
+  if (info?.kind === 'wasm') {
+    removeWasm();
+    unloadNative();
+  }
 }
 
-/** The one-line description printed at start-up, e.g. "wasm (simd, 2 threads)". */
+/** The one-line description printed at start-up, e.g. "wasm (simd, 1 thread) + native gemm (avx2, 2 threads)". */
 export function describe(info: BackendInfo): string {
-  const threads = `${info.threads} thread${info.threads === 1 ? '' : 's'}`;
+  const plural = (n: number) => `${n} thread${n === 1 ? '' : 's'}`;
+  const threads = plural(info.threads);
   switch (info.kind) {
-    case 'wasm':
-      return `wasm (${info.simd ? 'simd' : 'no simd'}, ${threads})`;
+    case 'wasm': {
+      const native = info.native ? ` + native gemm (${info.native.gemm === 'own' ? 'avx2' : 'openblas'}, ${plural(info.native.threads)})` : '';
+      return `wasm (${info.simd ? 'simd' : 'no simd'}, ${threads})${native}`;
+    }
     case 'cpu':
       return 'cpu (pure JS, 1 thread)';
     default:

@@ -48,3 +48,45 @@ export function expectAllClose(actual: Float32Array[], expected: Float32Array[],
     if (!(worst <= 1)) throw new Error(`output ${i}: max scaled error ${worst} (atol ${atol}, rtol ${rtol})`);
   });
 }
+
+/** Naive matmul with numpy-style batch broadcasting: the reference for forward values. */
+export function referenceMatMul(
+  a: Float32Array, aShape: number[], b: Float32Array, bShape: number[], transposeA: boolean, transposeB: boolean,
+): { values: Float32Array; shape: number[] } {
+  const ra = aShape.length;
+  const rb = bShape.length;
+  const [m, k] = transposeA ? [aShape[ra - 1], aShape[ra - 2]] : [aShape[ra - 2], aShape[ra - 1]];
+  const n = transposeB ? bShape[rb - 2] : bShape[rb - 1];
+  const aBatch = aShape.slice(0, -2);
+  const bBatch = bShape.slice(0, -2);
+  const rank = Math.max(aBatch.length, bBatch.length);
+  const pad = (s: number[]) => [...Array(rank - s.length).fill(1), ...s];
+  const [pa, pb] = [pad(aBatch), pad(bBatch)];
+  const batchShape = pa.map((d, i) => Math.max(d, pb[i]));
+  const batch = batchShape.reduce((x, y) => x * y, 1);
+  const values = new Float32Array(batch * m * n);
+  for (let flat = 0; flat < batch; flat++) {
+    let rest = flat;
+    let ai = 0, bi = 0, aStride = 1, bStride = 1;
+    for (let d = rank - 1; d >= 0; d--) {
+      const c = rest % batchShape[d];
+      rest = Math.floor(rest / batchShape[d]);
+      if (pa[d] !== 1) ai += c * aStride;
+      if (pb[d] !== 1) bi += c * bStride;
+      aStride *= pa[d];
+      bStride *= pb[d];
+    }
+    for (let i = 0; i < m; i++) {
+      for (let j = 0; j < n; j++) {
+        let acc = 0;
+        for (let p = 0; p < k; p++) {
+          const av = a[ai * m * k + (transposeA ? p * m + i : i * k + p)];
+          const bv = b[bi * k * n + (transposeB ? j * k + p : p * n + j)];
+          acc += av * bv;
+        }
+        values[flat * m * n + i * n + j] = acc;
+      }
+    }
+  }
+  return { values, shape: [...batchShape, m, n] };
+}

@@ -5,6 +5,7 @@
 //   m <- b1 * m + (1 - b1) * g                 v <- b2 * v + (1 - b2) * g^2
 //   p <- p - lr / (1 - b1^t) * m / (sqrt(v / (1 - b2^t)) + eps)
 import * as tf from '@tensorflow/tfjs';
+import { fusedAdamW } from '@rlhf-code/backend';
 
 export interface AdamWConfig {
   lr: number; // learning rate used when step() gets none (a schedule usually passes its own)
@@ -67,10 +68,19 @@ export class AdamW {
       for (const [name, g] of Object.entries(grads)) {
         const p = params[name];
         const { m, v } = this.momentsOf(name, p);
+        const decay = wd > 0 && p.rank >= 2 ? 1 - lr * wd : 1;
+        // One pass of the native kernel when the backend has it (same operations in the same order).
+        const fused = fusedAdamW(p, g, m, v, { lr, beta1: b1, beta2: b2, eps, decay, bc1, bc2 });
+        if (fused) {
+          m.assign(fused.m);
+          v.assign(fused.v);
+          p.assign(fused.p);
+          continue;
+        }
         m.assign(tf.add(tf.mul(m, b1), tf.mul(g, 1 - b1)));
         v.assign(tf.add(tf.mul(v, b2), tf.mul(tf.square(g), 1 - b2)));
         const update = tf.div(m, tf.add(tf.sqrt(tf.div(v, bc2)), eps)); // shape of p
-        const decayed = wd > 0 && p.rank >= 2 ? tf.mul(p, 1 - lr * wd) : p;
+        const decayed = decay !== 1 ? tf.mul(p, decay) : p;
         p.assign(tf.sub(decayed, tf.mul(update, lr / bc1)));
       }
     });

@@ -1,15 +1,28 @@
 // Token-level losses over a vocabulary too large for a one-hot (Qwen: 151,936): the forward pass gathers the
 // target logit instead of multiplying by a one-hot, and the gradient is written out by hand.
 import * as tf from '@tensorflow/tfjs';
+import { fusedTargetLogProbs, fusedTargetLogProbsGrad } from '@rlhf-code/backend';
 
 /**
  * log softmax(x)[n, t_n] for x [N, V], t [N]; gradient d logp_n / d x_n = onehot(t_n) - softmax(x_n), built as
  * -softmax with 1 - p(t_n) written at the targets (no one-hot either way; also, wasm's float32 tf.oneHot is all zeros).
  * Both passes go through tf.softmax, a fused kernel (on wasm XNNPACK's, ~8x faster than tf.exp at this size).
  */
-const fusedTargetLogProbs = tf.customGrad((...args: (tf.Tensor | tf.GradSaveFunc)[]) => {
+const targetLogProbs = tf.customGrad((...args: (tf.Tensor | tf.GradSaveFunc)[]) => {
   const [x, t, save] = args as [tf.Tensor, tf.Tensor, tf.GradSaveFunc];
   const [n, v] = x.shape;
+  // The native kernels when the backend has them: one pass over [N, V] forward, one backward.
+  const native = fusedTargetLogProbs(x as tf.Tensor2D, t as tf.Tensor1D);
+  if (native) {
+    save([x, t, native.lse]);
+    return {
+      value: native.value,
+      gradFunc: (dy: tf.Tensor, [x, t, lse]: tf.Tensor[]) => [
+        fusedTargetLogProbsGrad(x as tf.Tensor2D, t as tf.Tensor1D, lse as tf.Tensor1D, dy as tf.Tensor1D),
+        tf.zeros([n]),
+      ],
+    };
+  }
   // logsumexp(x) = max(x) - log(max(softmax(x))); the largest probability is >= 1/V, so its log is accurate.
   const lse = tf.sub(tf.max(x, 1), tf.log(tf.max(tf.softmax(x), 1))); // [N]
   // x[n, t_n] is element n * V + t_n of x flattened (tf.gatherND has no gradient; here none is needed).
@@ -56,7 +69,7 @@ export function sparseCrossEntropy(logits: tf.Tensor, targets: tf.Tensor, mask?:
     throw new Error(`sparseCrossEntropy: mask must be float32 of shape [${targets.shape}], got ${mask.dtype} [${mask.shape}]`);
   }
   return tf.tidy(() => {
-    const nll = tf.neg(fusedTargetLogProbs(logits, targets)); // [N]
+    const nll = tf.neg(targetLogProbs(logits, targets)); // [N]
     if (!mask) return tf.mean(nll);
     return tf.div(tf.sum(tf.mul(nll, mask)), tf.maximum(tf.sum(mask), 1));
   }) as tf.Scalar;
@@ -73,7 +86,7 @@ export function tokenLogProbs(logits: tf.Tensor, targets: tf.Tensor, temperature
   const vocab = logits.shape[logits.rank - 1];
   return tf.tidy(() => {
     const scaled = temperature === 1 ? logits : tf.div(logits, temperature);
-    return tf.reshape(fusedTargetLogProbs(tf.reshape(scaled, [-1, vocab]), tf.reshape(targets, [-1])), targets.shape);
+    return tf.reshape(targetLogProbs(tf.reshape(scaled, [-1, vocab]), tf.reshape(targets, [-1])), targets.shape);
   });
 }
 
@@ -84,7 +97,7 @@ export function entropyFromLogits(logits: tf.Tensor, temperature = 1): tf.Tensor
   return tf.tidy(() => {
     const x = temperature === 1 ? logits : tf.div(logits, temperature); // [..., V]
     const probs = tf.softmax(x); // [..., V]
-    // log p = (x - max) + log(max p), as in fusedTargetLogProbs; H = -sum p log p.
+    // log p = (x - max) + log(max p), as in targetLogProbs; H = -sum p log p.
     const shifted = tf.sub(x, tf.max(x, -1, true)); // [..., V]
     return tf.neg(tf.add(tf.sum(tf.mul(probs, shifted), -1), tf.log(tf.max(probs, -1))));
   });

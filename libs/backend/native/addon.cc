@@ -1,0 +1,285 @@
+// Node-API glue of the native kernels. Built without -mavx2, so loading the addon is safe on any x86-64: the
+// AVX2 kernels run only after the CPU check below. Every function takes the wasm heap as a Float32Array plus
+// element offsets into it, checks the ranges, and computes in place: the tfjs wasm backend's tensors are
+// used where they live, with no copies.
+#include <node_api.h>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "kernels.h"
+#include "pool.h"
+
+namespace rlhf {
+namespace {
+
+bool cpuOk = false;     // AVX2 and FMA present
+bool useOpenblas = false;
+
+#define CHECK(env, call)                                                   \
+  do {                                                                     \
+    if ((call) != napi_ok) {                                               \
+      napi_throw_error(env, nullptr, "rlhf-native: bad argument to " #call); \
+      return nullptr;                                                      \
+    }                                                                      \
+  } while (0)
+
+struct Heap {
+  float* data = nullptr;
+  size_t length = 0;  // in floats
+};
+
+bool getHeap(napi_env env, napi_value value, Heap* heap) {
+  napi_typedarray_type type;
+  size_t length;
+  void* data;
+  napi_value buffer;
+  size_t byteOffset;
+  if (napi_get_typedarray_info(env, value, &type, &length, &data, &buffer, &byteOffset) != napi_ok ||
+      type != napi_float32_array) {
+    napi_throw_type_error(env, nullptr, "rlhf-native: the heap must be a Float32Array");
+    return false;
+  }
+  heap->data = static_cast<float*>(data);
+  heap->length = length;
+  return true;
+}
+
+/** heap + offset, after checking that [offset, offset + count) lies inside the heap. */
+float* at(napi_env env, const Heap& heap, int64_t offset, int64_t count, const char* what) {
+  if (offset < 0 || count < 0 || static_cast<uint64_t>(offset + count) > heap.length) {
+    std::string msg = std::string("rlhf-native: ") + what + " lies outside the heap";
+    napi_throw_range_error(env, nullptr, msg.c_str());
+    return nullptr;
+  }
+  return heap.data + offset;
+}
+
+bool args(napi_env env, napi_callback_info info, size_t want, napi_value* argv) {
+  size_t argc = want;
+  if (napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr) != napi_ok || argc != want) {
+    napi_throw_type_error(env, nullptr, ("rlhf-native: expected " + std::to_string(want) + " arguments").c_str());
+    return false;
+  }
+  return true;
+}
+
+int64_t i64(napi_env env, napi_value v) {
+  int64_t out = 0;
+  napi_get_value_int64(env, v, &out);
+  return out;
+}
+double f64(napi_env env, napi_value v) {
+  double out = 0;
+  napi_get_value_double(env, v, &out);
+  return out;
+}
+bool boolean(napi_env env, napi_value v) {
+  bool out = false;
+  napi_get_value_bool(env, v, &out);
+  return out;
+}
+
+/** An Int32Array argument as a vector (batch offsets). */
+bool int32s(napi_env env, napi_value v, std::vector<int64_t>* out) {
+  napi_typedarray_type type;
+  size_t length;
+  void* data;
+  napi_value buffer;
+  size_t byteOffset;
+  if (napi_get_typedarray_info(env, v, &type, &length, &data, &buffer, &byteOffset) != napi_ok ||
+      type != napi_int32_array) {
+    napi_throw_type_error(env, nullptr, "rlhf-native: batch offsets must be an Int32Array");
+    return false;
+  }
+  const int32_t* p = static_cast<const int32_t*>(data);
+  out->assign(p, p + length);
+  return true;
+}
+
+/** Rows or columns at or below this go to the skinny kernels (GEMM would pack the big operand for nothing). */
+constexpr int64_t kSkinny = 16;
+
+void matmulOne(const Gemm& g, const float* a, const float* b, float* c, bool parallel) {
+  if (g.m == 0 || g.n == 0) return;
+  if (g.k == 0) {
+    std::memset(c, 0, sizeof(float) * g.m * g.n);
+  } else if (g.m <= kSkinny || g.n <= kSkinny) {
+    avx2::skinny(g, a, b, c, parallel);
+  } else if (useOpenblas && parallel) {
+    openblas::gemm(g, a, b, c);
+  } else {
+    avx2::gemm(g, a, b, c, parallel);
+  }
+}
+
+// batchMatMul(heap, transA, transB, m, n, k, aOffsets, bOffsets, cOffsets): C_i = op(A_i) op(B_i) for each i.
+napi_value BatchMatMul(napi_env env, napi_callback_info info) {
+  napi_value argv[9];
+  if (!args(env, info, 9, argv)) return nullptr;
+  Heap heap;
+  if (!getHeap(env, argv[0], &heap)) return nullptr;
+  const Gemm g{boolean(env, argv[1]), boolean(env, argv[2]), i64(env, argv[3]), i64(env, argv[4]), i64(env, argv[5])};
+  if (g.m < 0 || g.n < 0 || g.k < 0) {
+    napi_throw_range_error(env, nullptr, "rlhf-native: negative matrix size");
+    return nullptr;
+  }
+  std::vector<int64_t> ao, bo, co;
+  if (!int32s(env, argv[6], &ao) || !int32s(env, argv[7], &bo) || !int32s(env, argv[8], &co)) return nullptr;
+  if (ao.size() != co.size() || bo.size() != co.size()) {
+    napi_throw_range_error(env, nullptr, "rlhf-native: batch offset arrays differ in length");
+    return nullptr;
+  }
+  const size_t batch = co.size();
+  std::vector<const float*> as(batch), bs(batch);
+  std::vector<float*> cs(batch);
+  for (size_t i = 0; i < batch; i++) {
+    if (!(as[i] = at(env, heap, ao[i], g.m * g.k, "a")) || !(bs[i] = at(env, heap, bo[i], g.k * g.n, "b")) ||
+        !(cs[i] = at(env, heap, co[i], g.m * g.n, "c"))) {
+      return nullptr;
+    }
+  }
+  // Many small products (attention heads): one per task. Few large ones: each uses every thread.
+  const int64_t work = g.m * g.n * g.k;
+  if (batch > 1 && (batch >= 2 * static_cast<size_t>(threads()) || work < (1 << 22))) {
+    parallelFor(static_cast<int>(batch), [&](int i) { matmulOne(g, as[i], bs[i], cs[i], false); });
+  } else {
+    for (size_t i = 0; i < batch; i++) matmulOne(g, as[i], bs[i], cs[i], true);
+  }
+  return nullptr;
+}
+
+// adamw(heap, p, g, m, v, pOut, mOut, vOut, n, lr, beta1, beta2, eps, decay, bc1, bc2)
+napi_value AdamW(napi_env env, napi_callback_info info) {
+  napi_value argv[16];
+  if (!args(env, info, 16, argv)) return nullptr;
+  Heap heap;
+  if (!getHeap(env, argv[0], &heap)) return nullptr;
+  const int64_t n = i64(env, argv[8]);
+  const char* names[] = {"p", "g", "m", "v", "pOut", "mOut", "vOut"};
+  float* ptr[7];
+  for (int i = 0; i < 7; i++) {
+    if (!(ptr[i] = at(env, heap, i64(env, argv[1 + i]), n, names[i]))) return nullptr;
+  }
+  avx2::adamw(n, ptr[0], ptr[1], ptr[2], ptr[3], ptr[4], ptr[5], ptr[6], f64(env, argv[9]), f64(env, argv[10]),
+              f64(env, argv[11]), f64(env, argv[12]), f64(env, argv[13]), f64(env, argv[14]), f64(env, argv[15]));
+  return nullptr;
+}
+
+// targetLogProbs(heap, rows, vocab, x, targets, value, lse)
+napi_value TargetLogProbs(napi_env env, napi_callback_info info) {
+  napi_value argv[7];
+  if (!args(env, info, 7, argv)) return nullptr;
+  Heap heap;
+  if (!getHeap(env, argv[0], &heap)) return nullptr;
+  const int64_t rows = i64(env, argv[1]), vocab = i64(env, argv[2]);
+  float *x, *t, *value, *lse;
+  if (!(x = at(env, heap, i64(env, argv[3]), rows * vocab, "x")) || !(t = at(env, heap, i64(env, argv[4]), rows, "targets")) ||
+      !(value = at(env, heap, i64(env, argv[5]), rows, "value")) || !(lse = at(env, heap, i64(env, argv[6]), rows, "lse"))) {
+    return nullptr;
+  }
+  const int32_t* targets = reinterpret_cast<const int32_t*>(t);
+  for (int64_t r = 0; r < rows; r++) {
+    if (targets[r] < 0 || targets[r] >= vocab) {
+      napi_throw_range_error(env, nullptr, "rlhf-native: a target lies outside the vocabulary");
+      return nullptr;
+    }
+  }
+  avx2::targetLogProbs(rows, vocab, x, targets, value, lse);
+  return nullptr;
+}
+
+// targetLogProbsGrad(heap, rows, vocab, x, targets, lse, dy, dx)
+napi_value TargetLogProbsGrad(napi_env env, napi_callback_info info) {
+  napi_value argv[8];
+  if (!args(env, info, 8, argv)) return nullptr;
+  Heap heap;
+  if (!getHeap(env, argv[0], &heap)) return nullptr;
+  const int64_t rows = i64(env, argv[1]), vocab = i64(env, argv[2]);
+  float *x, *t, *lse, *dy, *dx;
+  if (!(x = at(env, heap, i64(env, argv[3]), rows * vocab, "x")) || !(t = at(env, heap, i64(env, argv[4]), rows, "targets")) ||
+      !(lse = at(env, heap, i64(env, argv[5]), rows, "lse")) || !(dy = at(env, heap, i64(env, argv[6]), rows, "dy")) ||
+      !(dx = at(env, heap, i64(env, argv[7]), rows * vocab, "dx"))) {
+    return nullptr;
+  }
+  const int32_t* targets = reinterpret_cast<const int32_t*>(t);
+  for (int64_t r = 0; r < rows; r++) {
+    if (targets[r] < 0 || targets[r] >= vocab) {
+      napi_throw_range_error(env, nullptr, "rlhf-native: a target lies outside the vocabulary");
+      return nullptr;
+    }
+  }
+  avx2::targetLogProbsGrad(rows, vocab, x, targets, lse, dy, dx);
+  return nullptr;
+}
+
+// configure(threads, gemm): gemm is "auto" (OpenBLAS when loaded), "own" or "openblas". Returns info().
+napi_value Info(napi_env env, napi_callback_info info);
+
+napi_value Configure(napi_env env, napi_callback_info info) {
+  napi_value argv[2];
+  if (!args(env, info, 2, argv)) return nullptr;
+  const int64_t n = i64(env, argv[0]);
+  char gemm[16] = {0};
+  size_t len = 0;
+  CHECK(env, napi_get_value_string_utf8(env, argv[1], gemm, sizeof gemm, &len));
+  if (n < 1 || n > 256) {
+    napi_throw_range_error(env, nullptr, "rlhf-native: threads must be in [1, 256]");
+    return nullptr;
+  }
+  const std::string choice(gemm, len);
+  if (choice == "openblas" && !openblas::load()) {
+    napi_throw_error(env, nullptr, "rlhf-native: gemm 'openblas' asked for, but libopenblas.so.0 could not be loaded");
+    return nullptr;
+  }
+  useOpenblas = choice == "openblas" || (choice == "auto" && openblas::load());
+  if (choice != "auto" && choice != "own" && choice != "openblas") {
+    napi_throw_range_error(env, nullptr, "rlhf-native: gemm must be auto, own or openblas");
+    return nullptr;
+  }
+  setThreads(static_cast<int>(n));
+  if (useOpenblas) openblas::setThreads(static_cast<int>(n));
+  return Info(env, info);
+}
+
+// info(): {cpu: bool (AVX2 and FMA), gemm: "openblas" | "own", threads}
+napi_value Info(napi_env env, napi_callback_info) {
+  napi_value out, cpu, gemm, nthreads;
+  CHECK(env, napi_create_object(env, &out));
+  CHECK(env, napi_get_boolean(env, cpuOk, &cpu));
+  CHECK(env, napi_create_string_utf8(env, useOpenblas ? "openblas" : "own", NAPI_AUTO_LENGTH, &gemm));
+  CHECK(env, napi_create_int32(env, threads(), &nthreads));
+  CHECK(env, napi_set_named_property(env, out, "cpu", cpu));
+  CHECK(env, napi_set_named_property(env, out, "gemm", gemm));
+  CHECK(env, napi_set_named_property(env, out, "threads", nthreads));
+  return out;
+}
+
+napi_value Init(napi_env env, napi_value exports) {
+#if defined(__x86_64__)
+  __builtin_cpu_init();
+  cpuOk = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#endif
+  const struct {
+    const char* name;
+    napi_callback fn;
+  } fns[] = {{"info", Info}, {"configure", Configure}, {"batchMatMul", BatchMatMul}, {"adamw", AdamW},
+             {"targetLogProbs", TargetLogProbs}, {"targetLogProbsGrad", TargetLogProbsGrad}};
+  for (const auto& f : fns) {
+    napi_value fn;
+    // Without AVX2/FMA only info() is exported: nothing else may run.
+    if (!cpuOk && std::strcmp(f.name, "info") != 0) continue;
+    if (napi_create_function(env, f.name, NAPI_AUTO_LENGTH, f.fn, nullptr, &fn) != napi_ok ||
+        napi_set_named_property(env, exports, f.name, fn) != napi_ok) {
+      return nullptr;
+    }
+  }
+  return exports;
+}
+
+}  // namespace
+}  // namespace rlhf
+
+NAPI_MODULE(NODE_GYP_MODULE_NAME, rlhf::Init)

@@ -1,0 +1,41 @@
+// The native kernels the addon exports. All work on float32 row-major buffers in the wasm heap (or any
+// memory), addressed by pointers the N-API glue computes from offsets.
+#pragma once
+#include <cstdint>
+
+namespace rlhf {
+
+/**
+ * One matrix product C[m, n] = op(A) op(B) with op(A) [m, k], op(B) [k, n]:
+ * A is stored [m, k] (transA false) or [k, m] (true); B is stored [k, n] (transB false) or [n, k] (true).
+ * C is overwritten. Single-threaded unless `parallel`: the caller splits batches itself.
+ */
+struct Gemm {
+  bool transA, transB;
+  int64_t m, n, k;
+};
+
+/** Own AVX2/FMA kernels (kernels_avx2.cc, compiled with -mavx2 -mfma; call only when the CPU has both). */
+namespace avx2 {
+void gemm(const Gemm& g, const float* a, const float* b, float* c, bool parallel);
+/** Few rows or few columns: dot products and row updates that stream the big operand once. */
+void skinny(const Gemm& g, const float* a, const float* b, float* c, bool parallel);
+/** Fused AdamW (torch.optim.AdamW), writing new p, m, v to the out buffers (which may alias the inputs). */
+void adamw(int64_t n, const float* p, const float* g, const float* m, const float* v, float* pOut, float* mOut,
+           float* vOut, float lr, float beta1, float beta2, float eps, float decay, float bc1, float bc2);
+/** value[r] = x[r, t_r] - logsumexp(x[r]) and lse[r], for rows of length vocab. */
+void targetLogProbs(int64_t rows, int64_t vocab, const float* x, const int32_t* targets, float* value, float* lse);
+/** dx[r] = dy[r] * (onehot(t_r) - softmax(x[r])), softmax recomputed from lse. */
+void targetLogProbsGrad(int64_t rows, int64_t vocab, const float* x, const int32_t* targets, const float* lse,
+                        const float* dy, float* dx);
+}  // namespace avx2
+
+/** OpenBLAS loaded with dlopen (openblas.cc); absent when the library is not installed. */
+namespace openblas {
+bool load();
+bool loaded();
+void setThreads(int n);
+void gemm(const Gemm& g, const float* a, const float* b, float* c);
+}  // namespace openblas
+
+}  // namespace rlhf

@@ -1,0 +1,401 @@
+// The addon's compute kernels, compiled with -mavx2 -mfma (the N-API glue is not, and calls in here only
+// after checking the CPU at run time).
+//
+// GEMM follows the BLIS design (Van Zee & van de Geijn 2015): B is packed into [KC x NR] column panels and A
+// into [MR x KC] row panels, so a 6x16 micro-kernel keeps its 12 accumulators in registers and reads both
+// panels sequentially; the KC x NC block of B stays in L2/L3, the MC x KC block of A in L2. Transposes are
+// absorbed by the packing, so every layout runs the same micro-kernel.
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "kernels.h"
+#include "pool.h"
+
+namespace rlhf {
+namespace avx2 {
+namespace {
+
+constexpr int MR = 6;
+constexpr int NR = 16;
+constexpr int64_t KC = 256;
+constexpr int64_t MC = 96;    // 96 x 256 floats of A: 96 KB, in L2
+constexpr int64_t NC = 4096;  // 256 x 4096 floats of B: 4 MB, in L3
+
+/** Element (i, p) of op(A) and (p, j) of op(B), given how they are stored. */
+struct View {
+  const float* data;
+  int64_t rowStride, colStride;
+  float at(int64_t r, int64_t c) const { return data[r * rowStride + c * colStride]; }
+};
+
+View viewA(const Gemm& g, const float* a) { return g.transA ? View{a, 1, g.m} : View{a, g.k, 1}; }
+View viewB(const Gemm& g, const float* b) { return g.transB ? View{b, 1, g.k} : View{b, g.n, 1}; }
+
+/** Packs rows [i0, i0+mc) x cols [p0, p0+kc) of A into MR-row panels, zero-padded: panel[p * MR + i]. */
+void packA(const View& A, int64_t i0, int64_t mc, int64_t p0, int64_t kc, float* out) {
+  for (int64_t ir = 0; ir < mc; ir += MR) {
+    const int64_t rows = std::min<int64_t>(MR, mc - ir);
+    float* panel = out + ir * kc;
+    if (A.colStride == 1) {  // rows contiguous along p
+      for (int i = 0; i < MR; i++) {
+        if (i < rows) {
+          const float* src = A.data + (i0 + ir + i) * A.rowStride + p0;
+          for (int64_t p = 0; p < kc; p++) panel[p * MR + i] = src[p];
+        } else {
+          for (int64_t p = 0; p < kc; p++) panel[p * MR + i] = 0.f;
+        }
+      }
+    } else {  // stored transposed: contiguous along i
+      for (int64_t p = 0; p < kc; p++) {
+        const float* src = A.data + (p0 + p) * A.colStride + (i0 + ir);
+        for (int i = 0; i < MR; i++) panel[p * MR + i] = i < rows ? src[i] : 0.f;
+      }
+    }
+  }
+}
+
+/** Packs rows [p0, p0+kc) x cols [j0, j0+nc) of B into NR-column panels, zero-padded: panel[p * NR + j]. */
+void packB(const View& B, int64_t p0, int64_t kc, int64_t j0, int64_t nc, float* out) {
+  for (int64_t jr = 0; jr < nc; jr += NR) {
+    const int64_t cols = std::min<int64_t>(NR, nc - jr);
+    float* panel = out + jr * kc;
+    if (B.colStride == 1) {  // contiguous along j
+      for (int64_t p = 0; p < kc; p++) {
+        const float* src = B.data + (p0 + p) * B.rowStride + (j0 + jr);
+        if (cols == NR) {
+          _mm256_storeu_ps(panel + p * NR, _mm256_loadu_ps(src));
+          _mm256_storeu_ps(panel + p * NR + 8, _mm256_loadu_ps(src + 8));
+        } else {
+          for (int j = 0; j < NR; j++) panel[p * NR + j] = j < cols ? src[j] : 0.f;
+        }
+      }
+    } else {  // stored transposed: contiguous along p
+      for (int j = 0; j < NR; j++) {
+        if (j < cols) {
+          const float* src = B.data + (j0 + jr + j) * B.colStride + p0;
+          for (int64_t p = 0; p < kc; p++) panel[p * NR + j] = src[p];
+        } else {
+          for (int64_t p = 0; p < kc; p++) panel[p * NR + j] = 0.f;
+        }
+      }
+    }
+  }
+}
+
+/** C[0:mr, 0:nr] (+)= Apanel[MR x kc] * Bpanel[kc x NR]. */
+void microKernel(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, int mr, int nr, bool accumulate) {
+  __m256 c00 = _mm256_setzero_ps(), c01 = _mm256_setzero_ps();
+  __m256 c10 = _mm256_setzero_ps(), c11 = _mm256_setzero_ps();
+  __m256 c20 = _mm256_setzero_ps(), c21 = _mm256_setzero_ps();
+  __m256 c30 = _mm256_setzero_ps(), c31 = _mm256_setzero_ps();
+  __m256 c40 = _mm256_setzero_ps(), c41 = _mm256_setzero_ps();
+  __m256 c50 = _mm256_setzero_ps(), c51 = _mm256_setzero_ps();
+  for (int64_t p = 0; p < kc; p++) {
+    const __m256 b0 = _mm256_loadu_ps(b + p * NR);
+    const __m256 b1 = _mm256_loadu_ps(b + p * NR + 8);
+    const float* ap = a + p * MR;
+    __m256 x = _mm256_broadcast_ss(ap + 0);
+    c00 = _mm256_fmadd_ps(x, b0, c00), c01 = _mm256_fmadd_ps(x, b1, c01);
+    x = _mm256_broadcast_ss(ap + 1);
+    c10 = _mm256_fmadd_ps(x, b0, c10), c11 = _mm256_fmadd_ps(x, b1, c11);
+    x = _mm256_broadcast_ss(ap + 2);
+    c20 = _mm256_fmadd_ps(x, b0, c20), c21 = _mm256_fmadd_ps(x, b1, c21);
+    x = _mm256_broadcast_ss(ap + 3);
+    c30 = _mm256_fmadd_ps(x, b0, c30), c31 = _mm256_fmadd_ps(x, b1, c31);
+    x = _mm256_broadcast_ss(ap + 4);
+    c40 = _mm256_fmadd_ps(x, b0, c40), c41 = _mm256_fmadd_ps(x, b1, c41);
+    x = _mm256_broadcast_ss(ap + 5);
+    c50 = _mm256_fmadd_ps(x, b0, c50), c51 = _mm256_fmadd_ps(x, b1, c51);
+  }
+  alignas(32) float tile[MR * NR];
+  const __m256 acc[MR][2] = {{c00, c01}, {c10, c11}, {c20, c21}, {c30, c31}, {c40, c41}, {c50, c51}};
+  if (mr == MR && nr == NR) {
+    for (int i = 0; i < MR; i++) {
+      float* row = c + i * ldc;
+      __m256 lo = acc[i][0], hi = acc[i][1];
+      if (accumulate) lo = _mm256_add_ps(lo, _mm256_loadu_ps(row)), hi = _mm256_add_ps(hi, _mm256_loadu_ps(row + 8));
+      _mm256_storeu_ps(row, lo);
+      _mm256_storeu_ps(row + 8, hi);
+    }
+    return;
+  }
+  for (int i = 0; i < MR; i++) {
+    _mm256_store_ps(tile + i * NR, acc[i][0]);
+    _mm256_store_ps(tile + i * NR + 8, acc[i][1]);
+  }
+  for (int i = 0; i < mr; i++) {
+    for (int j = 0; j < nr; j++) c[i * ldc + j] = accumulate ? c[i * ldc + j] + tile[i * NR + j] : tile[i * NR + j];
+  }
+}
+
+/** C[i0:i1, j0:j1] of op(A) op(B), single-threaded, with its own packing buffers. */
+void gemmBlock(const Gemm& g, const View& A, const View& B, float* c, int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
+  thread_local std::vector<float> bufA, bufB;
+  bufA.resize(MC * KC);
+  bufB.resize(NC * KC);
+  for (int64_t jc = j0; jc < j1; jc += NC) {
+    const int64_t nc = std::min(NC, j1 - jc);
+    for (int64_t pc = 0; pc < g.k; pc += KC) {
+      const int64_t kc = std::min(KC, g.k - pc);
+      packB(B, pc, kc, jc, nc, bufB.data());
+      for (int64_t ic = i0; ic < i1; ic += MC) {
+        const int64_t mc = std::min(MC, i1 - ic);
+        packA(A, ic, mc, pc, kc, bufA.data());
+        for (int64_t jr = 0; jr < nc; jr += NR) {
+          for (int64_t ir = 0; ir < mc; ir += MR) {
+            microKernel(kc, bufA.data() + ir * kc, bufB.data() + jr * kc, c + (ic + ir) * g.n + jc + jr, g.n,
+                        (int)std::min<int64_t>(MR, mc - ir), (int)std::min<int64_t>(NR, nc - jr), pc > 0);
+          }
+        }
+      }
+    }
+  }
+}
+
+inline float hsum(__m256 v) {
+  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  s = _mm_add_ss(s, _mm_movehdup_ps(s));
+  return _mm_cvtss_f32(s);
+}
+
+/**
+ * out[r * outBig + s * outSmall] = dot(big[r], small[s]) for big rows [r0, r1) and all nSmall small rows, each
+ * of length k (rows contiguous, strides ldBig / ldSmall). Big rows are streamed once; small ones stay in L1.
+ */
+void dots(const float* big, int64_t ldBig, int64_t r0, int64_t r1, const float* small, int64_t ldSmall, int nSmall,
+          int64_t k, float* out, int64_t outBig, int64_t outSmall) {
+  const int64_t k8 = k & ~int64_t(7);
+  int64_t r = r0;
+  for (; r + 4 <= r1; r += 4) {
+    const float* b0 = big + r * ldBig;
+    const float* b1 = b0 + ldBig;
+    const float* b2 = b1 + ldBig;
+    const float* b3 = b2 + ldBig;
+    int s = 0;
+    for (; s + 2 <= nSmall; s += 2) {
+      const float* s0 = small + s * ldSmall;
+      const float* s1 = s0 + ldSmall;
+      __m256 a00 = _mm256_setzero_ps(), a01 = a00, a10 = a00, a11 = a00, a20 = a00, a21 = a00, a30 = a00, a31 = a00;
+      for (int64_t p = 0; p < k8; p += 8) {
+        const __m256 x0 = _mm256_loadu_ps(s0 + p), x1 = _mm256_loadu_ps(s1 + p);
+        __m256 y = _mm256_loadu_ps(b0 + p);
+        a00 = _mm256_fmadd_ps(y, x0, a00), a01 = _mm256_fmadd_ps(y, x1, a01);
+        y = _mm256_loadu_ps(b1 + p);
+        a10 = _mm256_fmadd_ps(y, x0, a10), a11 = _mm256_fmadd_ps(y, x1, a11);
+        y = _mm256_loadu_ps(b2 + p);
+        a20 = _mm256_fmadd_ps(y, x0, a20), a21 = _mm256_fmadd_ps(y, x1, a21);
+        y = _mm256_loadu_ps(b3 + p);
+        a30 = _mm256_fmadd_ps(y, x0, a30), a31 = _mm256_fmadd_ps(y, x1, a31);
+      }
+      float t[8] = {hsum(a00), hsum(a01), hsum(a10), hsum(a11), hsum(a20), hsum(a21), hsum(a30), hsum(a31)};
+      for (int64_t p = k8; p < k; p++) {
+        t[0] += b0[p] * s0[p], t[1] += b0[p] * s1[p], t[2] += b1[p] * s0[p], t[3] += b1[p] * s1[p];
+        t[4] += b2[p] * s0[p], t[5] += b2[p] * s1[p], t[6] += b3[p] * s0[p], t[7] += b3[p] * s1[p];
+      }
+      for (int q = 0; q < 4; q++) {
+        out[(r + q) * outBig + s * outSmall] = t[2 * q];
+        out[(r + q) * outBig + (s + 1) * outSmall] = t[2 * q + 1];
+      }
+    }
+    for (; s < nSmall; s++) {
+      const float* s0 = small + s * ldSmall;
+      __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+      for (int64_t p = 0; p < k8; p += 8) {
+        const __m256 x0 = _mm256_loadu_ps(s0 + p);
+        a0 = _mm256_fmadd_ps(_mm256_loadu_ps(b0 + p), x0, a0);
+        a1 = _mm256_fmadd_ps(_mm256_loadu_ps(b1 + p), x0, a1);
+        a2 = _mm256_fmadd_ps(_mm256_loadu_ps(b2 + p), x0, a2);
+        a3 = _mm256_fmadd_ps(_mm256_loadu_ps(b3 + p), x0, a3);
+      }
+      float t[4] = {hsum(a0), hsum(a1), hsum(a2), hsum(a3)};
+      for (int64_t p = k8; p < k; p++) t[0] += b0[p] * s0[p], t[1] += b1[p] * s0[p], t[2] += b2[p] * s0[p], t[3] += b3[p] * s0[p];
+      for (int q = 0; q < 4; q++) out[(r + q) * outBig + s * outSmall] = t[q];
+    }
+  }
+  for (; r < r1; r++) {
+    const float* b0 = big + r * ldBig;
+    for (int s = 0; s < nSmall; s++) {
+      const float* s0 = small + s * ldSmall;
+      __m256 acc = _mm256_setzero_ps();
+      for (int64_t p = 0; p < k8; p += 8) acc = _mm256_fmadd_ps(_mm256_loadu_ps(b0 + p), _mm256_loadu_ps(s0 + p), acc);
+      float t = hsum(acc);
+      for (int64_t p = k8; p < k; p++) t += b0[p] * s0[p];
+      out[r * outBig + s * outSmall] = t;
+    }
+  }
+}
+
+/** y[0:len] += alpha * x[0:len] */
+inline void axpy(int64_t len, float alpha, const float* x, float* y) {
+  const __m256 a = _mm256_set1_ps(alpha);
+  int64_t j = 0;
+  for (; j + 8 <= len; j += 8) _mm256_storeu_ps(y + j, _mm256_fmadd_ps(a, _mm256_loadu_ps(x + j), _mm256_loadu_ps(y + j)));
+  for (; j < len; j++) y[j] += alpha * x[j];
+}
+
+/** Splits [0, total) into about `parts` chunks aligned to `align`, and runs fn(lo, hi) on each (in parallel if asked). */
+template <typename F>
+void splitRange(int64_t total, int64_t align, bool parallel, int64_t work, F fn) {
+  int parts = parallel && work >= 200000 ? threads() * 2 : 1;
+  int64_t chunk = (total + parts - 1) / parts;
+  chunk = std::max<int64_t>(align, (chunk + align - 1) / align * align);
+  const int tasks = (int)((total + chunk - 1) / chunk);
+  parallelFor(tasks, [&](int t) { fn(t * chunk, std::min(total, (t + 1) * chunk)); });
+}
+
+// ---- exp for the cross-entropy kernels (Cephes' polynomial, relative error ~2e-7 on [-87, 88]) ----
+inline __m256 exp256(__m256 x) {
+  const __m256 hi = _mm256_set1_ps(88.3762626647949f), lo = _mm256_set1_ps(-88.3762626647949f);
+  x = _mm256_max_ps(_mm256_min_ps(x, hi), lo);
+  // exp(x) = 2^n * exp(r), n = round(x / ln2), r = x - n ln2 in two parts for accuracy.
+  __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), x);
+  r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), r);
+  __m256 y = _mm256_set1_ps(1.9875691500E-4f);
+  y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(1.3981999507E-3f));
+  y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(8.3334519073E-3f));
+  y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(4.1665795894E-2f));
+  y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(1.6666665459E-1f));
+  y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(5.0000001201E-1f));
+  y = _mm256_fmadd_ps(y, _mm256_mul_ps(r, r), _mm256_add_ps(r, _mm256_set1_ps(1.f)));
+  const __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
+  return _mm256_mul_ps(y, _mm256_castsi256_ps(e));
+}
+
+}  // namespace
+
+void gemm(const Gemm& g, const float* a, const float* b, float* c, bool parallel) {
+  const View A = viewA(g, a), B = viewB(g, b);
+  const int64_t work = g.m * g.n * g.k;
+  // Split the larger of M and N; each part packs its own copy of the other operand's block.
+  if (g.m >= g.n) {
+    splitRange(g.m, MR * 8, parallel, work, [&](int64_t lo, int64_t hi) { gemmBlock(g, A, B, c, lo, hi, 0, g.n); });
+  } else {
+    splitRange(g.n, NR * 8, parallel, work, [&](int64_t lo, int64_t hi) { gemmBlock(g, A, B, c, 0, g.m, lo, hi); });
+  }
+}
+
+void skinny(const Gemm& g, const float* a, const float* b, float* c, bool parallel) {
+  const int64_t m = g.m, n = g.n, k = g.k;
+  const int64_t work = m * n * k;
+  if (m <= n) {
+    // Few rows: op(A) copied to Ap[m][k]; B streamed once.
+    thread_local std::vector<float> ap;
+    ap.resize(m * k);
+    const View A = viewA(g, a);
+    for (int64_t i = 0; i < m; i++)
+      for (int64_t p = 0; p < k; p++) ap[i * k + p] = A.at(i, p);
+    const float* small = ap.data();  // a thread_local named inside the lambdas would be each worker's own
+    if (g.transB) {  // B stored [n][k]: C[i][j] = dot(Ap[i], B[j])
+      splitRange(n, 16, parallel, work, [&](int64_t lo, int64_t hi) {
+        dots(b, k, lo, hi, small, k, (int)m, k, c, 1, n);
+      });
+    } else {  // B stored [k][n]: C[i][:] = sum_p Ap[i][p] B[p][:]
+      splitRange(n, 64, parallel, work, [&](int64_t lo, int64_t hi) {
+        for (int64_t i = 0; i < m; i++) std::memset(c + i * n + lo, 0, sizeof(float) * (hi - lo));
+        for (int64_t p = 0; p < k; p++)
+          for (int64_t i = 0; i < m; i++) axpy(hi - lo, small[i * k + p], b + p * n + lo, c + i * n + lo);
+      });
+    }
+  } else {
+    // Few columns: op(B) copied to Bt[n][k]; A streamed once.
+    thread_local std::vector<float> bt;
+    bt.resize(n * k);
+    const View B = viewB(g, b);
+    for (int64_t j = 0; j < n; j++)
+      for (int64_t p = 0; p < k; p++) bt[j * k + p] = B.at(p, j);
+    const float* small = bt.data();
+    if (!g.transA) {  // A stored [m][k]: C[i][j] = dot(A[i], Bt[j])
+      splitRange(m, 16, parallel, work, [&](int64_t lo, int64_t hi) {
+        dots(a, k, lo, hi, small, k, (int)n, k, c, n, 1);
+      });
+    } else {  // A stored [k][m]: Ct[j][i] = sum_p Bt[j][p] A[p][i], then C = Ct^T
+      splitRange(m, 64, parallel, work, [&](int64_t lo, int64_t hi) {
+        std::vector<float> ct(n * (hi - lo), 0.f);
+        for (int64_t p = 0; p < k; p++)
+          for (int64_t j = 0; j < n; j++) axpy(hi - lo, small[j * k + p], a + p * m + lo, ct.data() + j * (hi - lo));
+        for (int64_t i = lo; i < hi; i++)
+          for (int64_t j = 0; j < n; j++) c[i * n + j] = ct[j * (hi - lo) + (i - lo)];
+      });
+    }
+  }
+}
+
+void adamw(int64_t n, const float* p, const float* g, const float* m, const float* v, float* pOut, float* mOut,
+           float* vOut, float lr, float beta1, float beta2, float eps, float decay, float bc1, float bc2) {
+  // Same operations, in the same order, as AdamW.step's tfjs ops, so results agree to float rounding.
+  const float step = lr / bc1;
+  splitRange(n, 1024, true, n * 64, [&](int64_t lo, int64_t hi) {
+    const __m256 vb1 = _mm256_set1_ps(beta1), vb1c = _mm256_set1_ps(1 - beta1);
+    const __m256 vb2 = _mm256_set1_ps(beta2), vb2c = _mm256_set1_ps(1 - beta2);
+    const __m256 vbc2 = _mm256_set1_ps(bc2), veps = _mm256_set1_ps(eps), vdecay = _mm256_set1_ps(decay);
+    const __m256 vstep = _mm256_set1_ps(step);
+    int64_t i = lo;
+    for (; i + 8 <= hi; i += 8) {
+      const __m256 gi = _mm256_loadu_ps(g + i);
+      const __m256 mi = _mm256_add_ps(_mm256_mul_ps(_mm256_loadu_ps(m + i), vb1), _mm256_mul_ps(gi, vb1c));
+      const __m256 vi = _mm256_add_ps(_mm256_mul_ps(_mm256_loadu_ps(v + i), vb2), _mm256_mul_ps(_mm256_mul_ps(gi, gi), vb2c));
+      const __m256 update = _mm256_div_ps(mi, _mm256_add_ps(_mm256_sqrt_ps(_mm256_div_ps(vi, vbc2)), veps));
+      const __m256 pi = _mm256_sub_ps(_mm256_mul_ps(_mm256_loadu_ps(p + i), vdecay), _mm256_mul_ps(update, vstep));
+      _mm256_storeu_ps(mOut + i, mi);
+      _mm256_storeu_ps(vOut + i, vi);
+      _mm256_storeu_ps(pOut + i, pi);
+    }
+    for (; i < hi; i++) {
+      const float mi = m[i] * beta1 + g[i] * (1 - beta1);
+      const float vi = v[i] * beta2 + (g[i] * g[i]) * (1 - beta2);
+      const float update = mi / (std::sqrt(vi / bc2) + eps);
+      pOut[i] = p[i] * decay - update * step;
+      mOut[i] = mi;
+      vOut[i] = vi;
+    }
+  });
+}
+
+void targetLogProbs(int64_t rows, int64_t vocab, const float* x, const int32_t* targets, float* value, float* lse) {
+  splitRange(rows, 1, true, rows * vocab * 8, [&](int64_t lo, int64_t hi) {
+    const int64_t v8 = vocab & ~int64_t(7);
+    for (int64_t r = lo; r < hi; r++) {
+      const float* row = x + r * vocab;
+      __m256 vmax = _mm256_set1_ps(-INFINITY);
+      for (int64_t j = 0; j < v8; j += 8) vmax = _mm256_max_ps(vmax, _mm256_loadu_ps(row + j));
+      alignas(32) float t[8];
+      _mm256_store_ps(t, vmax);
+      float mx = -INFINITY;
+      for (float f : t) mx = std::max(mx, f);
+      for (int64_t j = v8; j < vocab; j++) mx = std::max(mx, row[j]);
+      const __m256 vm = _mm256_set1_ps(mx);
+      __m256 vsum = _mm256_setzero_ps();
+      for (int64_t j = 0; j < v8; j += 8) vsum = _mm256_add_ps(vsum, exp256(_mm256_sub_ps(_mm256_loadu_ps(row + j), vm)));
+      float sum = hsum(vsum);
+      for (int64_t j = v8; j < vocab; j++) sum += std::exp(row[j] - mx);
+      const float l = mx + std::log(sum);
+      lse[r] = l;
+      value[r] = row[targets[r]] - l;
+    }
+  });
+}
+
+void targetLogProbsGrad(int64_t rows, int64_t vocab, const float* x, const int32_t* targets, const float* lse,
+                        const float* dy, float* dx) {
+  splitRange(rows, 1, true, rows * vocab * 8, [&](int64_t lo, int64_t hi) {
+    const int64_t v8 = vocab & ~int64_t(7);
+    for (int64_t r = lo; r < hi; r++) {
+      const float* row = x + r * vocab;
+      float* out = dx + r * vocab;
+      const __m256 vl = _mm256_set1_ps(lse[r]), vneg = _mm256_set1_ps(-dy[r]);
+      for (int64_t j = 0; j < v8; j += 8)
+        _mm256_storeu_ps(out + j, _mm256_mul_ps(vneg, exp256(_mm256_sub_ps(_mm256_loadu_ps(row + j), vl))));
+      for (int64_t j = v8; j < vocab; j++) out[j] = -dy[r] * std::exp(row[j] - lse[r]);
+      out[targets[r]] += dy[r];
+    }
+  });
+}
+
+}  // namespace avx2
+}  // namespace rlhf

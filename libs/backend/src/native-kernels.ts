@@ -1,0 +1,141 @@
+// tfjs kernels for the wasm backend that compute in the native addon, directly on the wasm heap (no copies):
+//   BatchMatMul                          every transpose and broadcast case, GEMM or the skinny path
+//   RlhfAdamW                            one fused AdamW pass per parameter (13 tfjs ops otherwise)
+//   RlhfTargetLogProbs / ...Grad         log softmax(x)[t] and its gradient, one pass over [N, V] each
+// The last two are this project's own kernel names: libs/train calls them through fusedAdamW and
+// fusedTargetLogProbs below, which return null when the current backend has no such kernel (tfjs-node,
+// cpu, or wasm without the addon), so the caller keeps its composite tfjs ops.
+import * as tf from '@tensorflow/tfjs';
+import type { BatchMatMulAttrs, BatchMatMulInputs, KernelConfig, KernelFunc, NamedAttrMap, TensorInfo } from '@tensorflow/tfjs';
+import { broadcastIndices, matMulDims } from './batch-mat-mul';
+import { nativeAddon, NativeAddon } from './native';
+import { heapOffset, internals, WasmBackendInternals } from './wasm-internals';
+
+const ADAMW = 'RlhfAdamW';
+const TARGET_LOGPROBS = 'RlhfTargetLogProbs';
+const TARGET_LOGPROBS_GRAD = 'RlhfTargetLogProbsGrad';
+
+function addon(): NativeAddon {
+  const native = nativeAddon();
+  if (native == null) throw new Error('a native kernel ran while the native addon is not loaded');
+  return native;
+}
+
+// The heap as floats, remade only when the wasm memory buffer changes (the single-threaded build replaces it
+// when the heap grows, so it is read after every allocation).
+let heapCache: { buffer: ArrayBufferLike; floats: Float32Array } | null = null;
+function heapF32(backend: WasmBackendInternals): Float32Array {
+  const buffer = (backend.wasm as unknown as { HEAPU8: Uint8Array }).HEAPU8.buffer;
+  if (heapCache?.buffer !== buffer) heapCache = { buffer, floats: new Float32Array(buffer) };
+  return heapCache.floats;
+}
+
+/** A tensor's offset in the heap, in float32 elements. */
+const at = (backend: WasmBackendInternals, t: TensorInfo) => heapOffset(backend, t) / 4;
+
+function batchMatMul(args: { inputs: BatchMatMulInputs; backend: unknown; attrs: BatchMatMulAttrs }): TensorInfo {
+  const a = args.inputs.a as TensorInfo;
+  const b = args.inputs.b as TensorInfo;
+  const { transposeA, transposeB } = args.attrs;
+  const backend = internals(args.backend);
+  const { m, n, k, aBatchShape, bBatchShape, batchShape } = matMulDims(a, b, transposeA, transposeB);
+  const out = backend.makeOutput([...batchShape, m, n], 'float32');
+  const batch = tf.util.sizeFromShape(batchShape);
+  if (batch * m * n === 0) return out;
+  const aIndex = broadcastIndices(batchShape, aBatchShape);
+  const bIndex = broadcastIndices(batchShape, bBatchShape);
+  const [aBase, bBase, outBase] = [at(backend, a), at(backend, b), at(backend, out)];
+  const aOffsets = new Int32Array(batch);
+  const bOffsets = new Int32Array(batch);
+  const outOffsets = new Int32Array(batch);
+  for (let i = 0; i < batch; i++) {
+    aOffsets[i] = aBase + aIndex[i] * m * k;
+    bOffsets[i] = bBase + bIndex[i] * k * n;
+    outOffsets[i] = outBase + i * m * n;
+  }
+  addon().batchMatMul(heapF32(backend), transposeA, transposeB, m, n, k, aOffsets, bOffsets, outOffsets);
+  return out;
+}
+
+interface AdamWAttrs {
+  lr: number;
+  beta1: number;
+  beta2: number;
+  eps: number;
+  /** Factor on p before the update: 1 - lr * weightDecay, or 1 without decay. */
+  decay: number;
+  /** Bias corrections 1 - beta^t. */
+  bc1: number;
+  bc2: number;
+}
+
+function adamW(args: { inputs: Record<string, TensorInfo>; backend: unknown; attrs: NamedAttrMap }): TensorInfo[] {
+  const { p, g, m, v } = args.inputs;
+  const attrs = args.attrs as unknown as AdamWAttrs;
+  const backend = internals(args.backend);
+  const outs = [p, m, v].map((t) => backend.makeOutput(t.shape, 'float32'));
+  const size = tf.util.sizeFromShape(p.shape);
+  const [pOut, mOut, vOut] = outs.map((t) => at(backend, t));
+  addon().adamw(heapF32(backend), at(backend, p), at(backend, g), at(backend, m), at(backend, v), pOut, mOut, vOut, size,
+    attrs.lr, attrs.beta1, attrs.beta2, attrs.eps, attrs.decay, attrs.bc1, attrs.bc2);
+  return outs;
+}
+
+function targetLogProbs(args: { inputs: Record<string, TensorInfo>; backend: unknown }): TensorInfo[] {
+  const { x, targets } = args.inputs;
+  const backend = internals(args.backend);
+  const [rows, vocab] = x.shape;
+  const value = backend.makeOutput([rows], 'float32');
+  const lse = backend.makeOutput([rows], 'float32');
+  addon().targetLogProbs(heapF32(backend), rows, vocab, at(backend, x), at(backend, targets), at(backend, value), at(backend, lse));
+  return [value, lse];
+}
+
+function targetLogProbsGrad(args: { inputs: Record<string, TensorInfo>; backend: unknown }): TensorInfo {
+  const { x, targets, lse, dy } = args.inputs;
+  const backend = internals(args.backend);
+  const [rows, vocab] = x.shape;
+  const dx = backend.makeOutput([rows, vocab], 'float32');
+  addon().targetLogProbsGrad(heapF32(backend), rows, vocab, at(backend, x), at(backend, targets), at(backend, lse),
+    at(backend, dy), at(backend, dx));
+  return dx;
+}
+
+const kernel = (kernelName: string, fn: unknown): KernelConfig => ({
+  kernelName,
+  backendName: 'wasm',
+  kernelFunc: fn as KernelFunc,
+});
+
+export const nativeBatchMatMulConfig = kernel(tf.BatchMatMul, batchMatMul);
+/** The project's own kernels, registered for wasm while the addon is loaded. */
+export const nativeOwnKernelConfigs = [kernel(ADAMW, adamW), kernel(TARGET_LOGPROBS, targetLogProbs), kernel(TARGET_LOGPROBS_GRAD, targetLogProbsGrad)];
+
+const hasKernel = (name: string) => tf.getKernel(name, tf.getBackend()) != null;
+
+/**
+ * One AdamW step of torch.optim.AdamW in one pass, or null when the current backend has no fused kernel.
+ * Returns new tensors for p, m and v (the caller assigns them).
+ */
+export function fusedAdamW(
+  p: tf.Tensor, g: tf.Tensor, m: tf.Tensor, v: tf.Tensor, attrs: AdamWAttrs,
+): { p: tf.Tensor; m: tf.Tensor; v: tf.Tensor } | null {
+  if (!hasKernel(ADAMW)) return null;
+  const [pNew, mNew, vNew] = tf.engine().runKernel(ADAMW, { p, g, m, v }, attrs as unknown as NamedAttrMap) as tf.Tensor[];
+  return { p: pNew, m: mNew, v: vNew };
+}
+
+/**
+ * log softmax(x)[n, t_n] and logsumexp(x[n]) for x [N, V] float32, targets [N] int32 (each in [0, V)), or null
+ * when the current backend has no fused kernel. Not differentiable itself: see fusedTargetLogProbsGrad.
+ */
+export function fusedTargetLogProbs(x: tf.Tensor2D, targets: tf.Tensor1D): { value: tf.Tensor1D; lse: tf.Tensor1D } | null {
+  if (!hasKernel(TARGET_LOGPROBS)) return null;
+  const [value, lse] = tf.engine().runKernel(TARGET_LOGPROBS, { x, targets }, {}) as tf.Tensor1D[];
+  return { value, lse };
+}
+
+/** dy[n] * (onehot(t_n) - softmax(x[n])): the gradient of fusedTargetLogProbs' value; lse from its forward pass. */
+export function fusedTargetLogProbsGrad(x: tf.Tensor2D, targets: tf.Tensor1D, lse: tf.Tensor1D, dy: tf.Tensor1D): tf.Tensor2D {
+  return tf.engine().runKernel(TARGET_LOGPROBS_GRAD, { x, targets, lse, dy }, {}) as tf.Tensor2D;
+}

@@ -1,0 +1,112 @@
+// The native kernel addon (libs/backend/native/*.cc, built by tools/build-native.cjs when `npm ci` runs the
+// root postinstall): loading it, checking it fits this machine and its sources, and its thread settings.
+// Every reason it cannot be used (not built, another platform, no AVX2/FMA, RLHF_NATIVE=0) becomes a
+// `reason` string: the caller prints one warning and keeps the wasm kernels.
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+
+/** What the addon reports: whether the CPU has AVX2 and FMA, which GEMM it uses, its thread count. */
+export interface NativeInfo {
+  cpu: boolean;
+  gemm: 'own' | 'openblas';
+  threads: number;
+}
+
+/** The addon's functions. Offsets and sizes are in float32 elements of `heap` (the wasm memory). */
+export interface NativeAddon {
+  info(): NativeInfo;
+  configure(threads: number, gemm: GemmChoice): NativeInfo;
+  batchMatMul(heap: Float32Array, transA: boolean, transB: boolean, m: number, n: number, k: number,
+    aOffsets: Int32Array, bOffsets: Int32Array, cOffsets: Int32Array): void;
+  adamw(heap: Float32Array, p: number, g: number, m: number, v: number, pOut: number, mOut: number, vOut: number,
+    size: number, lr: number, beta1: number, beta2: number, eps: number, decay: number, bc1: number, bc2: number): void;
+  targetLogProbs(heap: Float32Array, rows: number, vocab: number, x: number, targets: number, value: number, lse: number): void;
+  targetLogProbsGrad(heap: Float32Array, rows: number, vocab: number, x: number, targets: number, lse: number,
+    dy: number, dx: number): void;
+}
+
+export type GemmChoice = 'auto' | 'own' | 'openblas';
+
+export interface NativeOptions {
+  /** Default: env RLHF_NATIVE ('0' disables), else enabled. */
+  enabled?: boolean;
+  /** Default: env RLHF_NATIVE_THREADS, else the number of cores. */
+  threads?: number;
+  /** Default: env RLHF_NATIVE_GEMM, else 'own'. */
+  gemm?: GemmChoice;
+}
+
+export const ADDON_FILE = path.join(__dirname, '../native/build/rlhf_native.node');
+const BUILD_SCRIPT = path.join(__dirname, '../../../tools/build-native.cjs');
+const GEMMS: readonly GemmChoice[] = ['auto', 'own', 'openblas'];
+
+let active: { addon: NativeAddon; info: NativeInfo } | null = null;
+
+/** The loaded addon, or null when the native kernels are not in use. */
+export function nativeAddon(): NativeAddon | null {
+  return active?.addon ?? null;
+}
+
+/** The settings asked for, from options then environment, validated (a bad value is an error naming it). */
+export function nativeSettings(opts: NativeOptions = {}): { enabled: boolean; threads: number; gemm: GemmChoice } {
+  const env = process.env;
+  if (env.RLHF_NATIVE != null && !['0', '1'].includes(env.RLHF_NATIVE)) {
+    throw new Error(`env RLHF_NATIVE must be 0 or 1; got '${env.RLHF_NATIVE}'`);
+  }
+  const enabled = opts.enabled ?? env.RLHF_NATIVE !== '0';
+  let threads = opts.threads ?? (env.RLHF_NATIVE_THREADS ? Number(env.RLHF_NATIVE_THREADS) : os.cpus().length);
+  if (!Number.isInteger(threads) || threads < 1 || threads > 256) {
+    const source = opts.threads != null ? 'option threads' : 'env RLHF_NATIVE_THREADS';
+    throw new Error(`${source} must be an integer in [1, 256]; got '${opts.threads ?? env.RLHF_NATIVE_THREADS}'`);
+  }
+  threads = Math.max(1, threads);
+  const gemm = (opts.gemm ?? env.RLHF_NATIVE_GEMM ?? 'own') as GemmChoice;
+  if (!GEMMS.includes(gemm)) throw new Error(`env RLHF_NATIVE_GEMM must be one of ${GEMMS.join(', ')}; got '${gemm}'`);
+  return { enabled, threads, gemm };
+}
+
+/**
+ * Loads and configures the addon. Returns its info, or `{ reason }` saying why the native kernels are not
+ * used. Throws only for invalid settings (and for gemm 'openblas' asked for explicitly on a machine without it).
+ */
+export function loadNative(opts: NativeOptions = {}): { info: NativeInfo } | { reason: string } {
+  const { enabled, threads, gemm } = nativeSettings(opts);
+  active = null;
+  if (!enabled) return { reason: 'RLHF_NATIVE=0' };
+  if (process.platform !== 'linux' || process.arch !== 'x64') {
+    return { reason: `no native kernels for ${process.platform}/${process.arch}` };
+  }
+  if (!fs.existsSync(ADDON_FILE)) return { reason: 'the addon was not built (run `npm run build:native` to see why)' };
+  let addon: NativeAddon;
+  try {
+    addon = require(ADDON_FILE) as NativeAddon;
+  } catch (err) {
+    return { reason: `the addon failed to load: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}` };
+  }
+  if (!addon.info().cpu) return { reason: 'this CPU lacks AVX2 or FMA' };
+  const stale = staleBuild();
+  if (stale) process.stderr.write(`[rlhf-code] warning: ${stale}\n`);
+  const info = addon.configure(threads, gemm);
+  active = { addon, info };
+  return { info };
+}
+
+/** Stops using the native kernels (the addon stays loaded; a later loadNative re-enables it). */
+export function unloadNative(): void {
+  active = null;
+}
+
+/** A warning when the sources changed after the addon was built (a developer edited the C++), else null. */
+function staleBuild(): string | null {
+  try {
+    const { sourceHash, stampFile } = require(BUILD_SCRIPT) as { sourceHash(): string; stampFile: string };
+    const built = JSON.parse(fs.readFileSync(stampFile, 'utf8')) as { sources?: string };
+    if (built.sources !== sourceHash()) {
+      return 'the native addon is older than its sources in libs/backend/native: run `npm run build:native`';
+    }
+  } catch {
+    // No sources or stamp beside an installed addon: nothing to compare.
+  }
+  return null;
+}
