@@ -1,12 +1,13 @@
 // bench: training and generation speed of the Qwen2 model on this machine, one JSON line each.
-// The preset matches ../shared/tools/torch_ref_bench.py so the two can be compared in one run.
-import { Command } from 'commander';
+// The preset matches ../shared/tools/torch_ref_bench.py so the two can be compared in one run: `bench compare`.
+import { Command, Option } from 'commander';
 import { z } from 'zod';
 import * as tf from '@tensorflow/tfjs';
 import { backendOption, backendSchema, parseFlags, runCli } from '@rlhf-code/cli';
 import { generate, makeConfig, Qwen2Model } from '@rlhf-code/model';
-import { initBackend, shutdownBackend } from '@rlhf-code/backend';
+import { describeBackend, initBackend, shutdownBackend } from '@rlhf-code/backend';
 import { sparseCrossEntropy, Trainer } from '@rlhf-code/train';
+import { BenchMode, compare, DEFAULT_PYTHON, DEFAULT_TORCH_SCRIPT, median } from './compare';
 
 const int = z.coerce.number().int().positive();
 const Flags = z.object({
@@ -24,10 +25,16 @@ const Flags = z.object({
 });
 type Flags = z.output<typeof Flags>;
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-}
+const CompareFlags = z.object({
+  ...Flags.shape,
+  runs: int,
+  mode: z.enum(['train', 'generate', 'both']),
+  python: z.string().min(1),
+  torchScript: z.string().min(1),
+});
+
+/** The preset flags, named as both bench and torch_ref_bench.py take them. */
+const PRESET = ['hidden', 'layers', 'heads', 'kv', 'ffn', 'vocab', 'seq', 'batch', 'steps', 'new'] as const;
 
 async function setup(opts: unknown) {
   const f = parseFlags(Flags, opts);
@@ -42,8 +49,7 @@ async function setup(opts: unknown) {
     tie_word_embeddings: true,
     max_position_embeddings: Math.max(2048, f.seq + f.new),
   });
-  const backend = info.kind === 'wasm' ? `wasm (${info.simd ? 'simd, ' : ''}${info.threads} threads)` : info.name;
-  return { f, backend, model: Qwen2Model.init(config, { seed: 0 }) };
+  return { f, backend: describeBackend(info), model: Qwen2Model.init(config, { seed: 0 }) };
 }
 
 /** Random token rows [batch, seq + 1], as the torch reference uses. */
@@ -133,8 +139,40 @@ function withPreset(cmd: Command): Command {
     .addOption(backendOption());
 }
 
+function benchCompare(opts: unknown): void {
+  const f = parseFlags(CompareFlags, opts);
+  const modes: BenchMode[] = f.mode === 'both' ? ['train', 'generate'] : [f.mode];
+  compare(
+    {
+      modes,
+      runs: f.runs,
+      python: f.python,
+      torchScript: f.torchScript,
+      presetArgs: PRESET.flatMap((k) => [`--${k}`, String(f[k])]),
+      oursArgs: f.backend ? ['--backend', f.backend] : [],
+    },
+    print,
+  );
+}
+
 const program = new Command('bench').description('Speed of the Qwen2 model: one JSON line per benchmark.');
 withPreset(program.command('train').description('training step (forward, loss, backward, AdamW): {"backend", "params", "step_s", "tokens_per_s"}')).action(benchTrain);
 withPreset(program.command('generate').description('greedy generation with a KV cache, batch 1: {"backend", "ttft_ms", "total_ms", "decode_tokens_per_s"}')).action(benchGenerate);
+withPreset(
+  program
+    .command('compare')
+    .description(
+      'this project against the PyTorch yardstick (torch_ref_bench.py) on the same preset, in one invocation: per mode, ' +
+        '--runs pairs run one at a time, ours then torch (--threads = CPU cores); progress on stderr, one JSON line per mode on stdout. ' +
+        'train: {"mode", "backend", "torch", "runs", "ours_tokens_per_s", "torch_tokens_per_s", "ratio"}; ' +
+        'generate: {"mode", "backend", "torch", "runs", "ours_decode_tokens_per_s", "torch_decode_tokens_per_s", "decode_ratio", ' +
+        '"ours_ttft_ms", "torch_ttft_ms", "ttft_ratio"}. Each figure is {"median", "min", "max", "values"}; ratios are ours/torch ' +
+        'per pair (pair i = our run i and torch run i), so > 1 is faster for tokens/s and < 1 is faster for ttft_ms',
+    )
+    .option('--runs <n>', 'alternated pairs (ours, torch) per mode', '3')
+    .addOption(new Option('--mode <mode>', 'which benchmarks').choices(['train', 'generate', 'both']).default('both'))
+    .option('--python <path>', 'python with torch (Debian: apt-get install -y python3-torch libopenblas0-pthread)', DEFAULT_PYTHON)
+    .option('--torch-script <path>', 'the PyTorch yardstick', DEFAULT_TORCH_SCRIPT),
+).action(benchCompare);
 
 void runCli(program, shutdownBackend);

@@ -1,0 +1,105 @@
+// bench compare without running benchmarks: the pairing/ratio/median summary, the child-output parsing, the
+// documented flags, and the one-line errors for a python without torch and a missing torch script.
+import { readFileSync } from 'fs';
+import * as path from 'path';
+import { helpHasFlag, REPO_ROOT as ROOT, runApp, schemaKeys } from '@rlhf-code/cli/testing';
+import { lastJsonLine, median, summarize, TORCH_INSTALL } from './compare';
+
+const bench = (...args: string[]) => runApp('bench', args);
+const stackLines = (stderr: string) => stderr.split('\n').filter((l) => /^\s+at /.test(l));
+
+describe('median', () => {
+  it('is the middle value, or the mean of the two middle values', () => {
+    expect(median([3, 1, 2])).toBe(2);
+    expect(median([4, 1, 3, 2])).toBe(2.5);
+    expect(median([7])).toBe(7);
+  });
+});
+
+describe('lastJsonLine', () => {
+  it('parses the last line that starts with "{", ignoring other output', () => {
+    expect(lastJsonLine('warming up\n{"a":1}\nnoise\n{"b":2}\n\n')).toEqual({ b: 2 });
+    expect(lastJsonLine('no json here\n')).toBeNull();
+    expect(lastJsonLine('{not json\n')).toBeNull();
+  });
+});
+
+describe('summarize', () => {
+  const ours = (backend: string, x: Record<string, number>) => ({ backend, mode: 'x', ...x });
+  const torch = (x: Record<string, number>) => ({ engine: 'torch 1.13.0a0', ...x });
+
+  it('train: ratios are per pair (our run i / torch run i), each figure {median, min, max, values}', () => {
+    const s = summarize(
+      'train',
+      [100, 300, 200].map((v) => ours('wasm', { tokens_per_s: v })),
+      [50, 100, 400].map((v) => torch({ tokens_per_s: v })),
+    );
+    expect(s).toEqual({
+      mode: 'train',
+      backend: 'wasm',
+      torch: 'torch 1.13.0a0',
+      runs: 3,
+      ours_tokens_per_s: { median: 200, min: 100, max: 300, values: [100, 300, 200] },
+      torch_tokens_per_s: { median: 100, min: 50, max: 400, values: [50, 100, 400] },
+      // pairs: 100/50, 300/100, 200/400 -- not median(ours) / median(torch) = 2
+      ratio: { median: 2, min: 0.5, max: 3, values: [2, 3, 0.5] },
+    });
+    expect(Object.keys(s)).toEqual(['mode', 'backend', 'torch', 'runs', 'ours_tokens_per_s', 'torch_tokens_per_s', 'ratio']);
+  });
+
+  it('generate: decode tokens/s and TTFT, each with its own per-pair ratio', () => {
+    const s = summarize(
+      'generate',
+      [ours('wasm', { decode_tokens_per_s: 40, ttft_ms: 30 }), ours('wasm', { decode_tokens_per_s: 60, ttft_ms: 50 })],
+      [torch({ decode_tokens_per_s: 80, ttft_ms: 60 }), torch({ decode_tokens_per_s: 60, ttft_ms: 25 })],
+    );
+    expect(s).toEqual({
+      mode: 'generate',
+      backend: 'wasm',
+      torch: 'torch 1.13.0a0',
+      runs: 2,
+      ours_decode_tokens_per_s: { median: 50, min: 40, max: 60, values: [40, 60] },
+      torch_decode_tokens_per_s: { median: 70, min: 60, max: 80, values: [80, 60] },
+      decode_ratio: { median: 0.75, min: 0.5, max: 1, values: [0.5, 1] },
+      ours_ttft_ms: { median: 40, min: 30, max: 50, values: [30, 50] },
+      torch_ttft_ms: { median: 42.5, min: 25, max: 60, values: [60, 25] },
+      ttft_ratio: { median: 1.25, min: 0.5, max: 2, values: [0.5, 2] },
+    });
+  });
+
+  it('names every distinct backend, and refuses unpaired runs or a missing figure', () => {
+    const s = summarize('train', [ours('a', { tokens_per_s: 1 }), ours('b', { tokens_per_s: 1 })], [torch({ tokens_per_s: 1 }), torch({ tokens_per_s: 1 })]);
+    expect(s.backend).toBe('a | b');
+    expect(() => summarize('train', [ours('a', { tokens_per_s: 1 })], [])).toThrow(/1 runs of ours vs 0 of torch/);
+    expect(() => summarize('generate', [ours('a', { decode_tokens_per_s: 1 })], [torch({ decode_tokens_per_s: 1, ttft_ms: 1 })])).toThrow(
+      /ours generate run 1: no positive number "ttft_ms"/,
+    );
+  });
+});
+
+describe('bench compare: CLI', () => {
+  it('--help documents every flag', () => {
+    const src = readFileSync(path.join(ROOT, 'apps/bench/src/main.ts'), 'utf8');
+    const keys = schemaKeys(src, 'CompareFlags');
+    expect(keys).toEqual(expect.arrayContaining(['hidden', 'steps', 'backend', 'runs', 'mode', 'python', 'torchScript']));
+    const r = bench('compare', '--help');
+    expect(r.code).toBe(0);
+    expect(keys.filter((k) => !helpHasFlag(r.stdout, k))).toEqual([]);
+  });
+
+  it('a python without torch is one line naming the python and how to install torch', () => {
+    const r = bench('compare', '--python', '/nonexistent/python', '--torch-script', __filename);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(/^bench: error: --python \/nonexistent\/python: cannot import torch/);
+    expect(r.stderr).toContain(TORCH_INSTALL);
+    expect(stackLines(r.stderr)).toEqual([]);
+  });
+
+  it('a missing torch script is one line naming the path', () => {
+    const r = bench('compare', '--torch-script', '/nonexistent/torch_ref_bench.py');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe('bench: error: --torch-script: /nonexistent/torch_ref_bench.py not found (the PyTorch yardstick; pass --torch-script PATH)\n');
+  });
+});
