@@ -215,6 +215,63 @@ napi_value TargetLogProbsGrad(napi_env env, napi_callback_info info) {
   return nullptr;
 }
 
+// cachedAttention(heap, batch, seq, heads, kvHeads, headDim, past, capacity, theta, qkv, positions, keyMask, kCache, vCache, out)
+napi_value CachedAttention(napi_env env, napi_callback_info info) {
+  napi_value argv[15];
+  if (!args(env, info, 15, argv)) return nullptr;
+  Heap heap;
+  if (!getHeap(env, argv[0], &heap)) return nullptr;
+  const avx2::AttentionDims d{i64(env, argv[1]), i64(env, argv[2]), i64(env, argv[3]), i64(env, argv[4]), i64(env, argv[5]),
+                        i64(env, argv[6]), i64(env, argv[7]), static_cast<float>(f64(env, argv[8]))};
+  if (d.batch < 1 || d.seq < 1 || d.kvHeads < 1 || d.heads % d.kvHeads != 0 || d.headDim < 2 || d.headDim % 2 != 0 ||
+      d.past < 0 || d.past + d.seq > d.capacity) {
+    napi_throw_range_error(env, nullptr, "rlhf-native: bad cachedAttention dimensions");
+    return nullptr;
+  }
+  const int64_t bt = d.batch * d.seq, cache = d.batch * d.kvHeads * d.capacity * d.headDim;
+  float *qkv, *pos, *mask, *k, *v, *out;
+  if (!(qkv = at(env, heap, i64(env, argv[9]), bt * (d.heads + 2 * d.kvHeads) * d.headDim, "qkv")) ||
+      !(pos = at(env, heap, i64(env, argv[10]), bt, "positions")) ||
+      !(mask = at(env, heap, i64(env, argv[11]), d.batch * d.capacity, "keyMask")) ||
+      !(k = at(env, heap, i64(env, argv[12]), cache, "kCache")) || !(v = at(env, heap, i64(env, argv[13]), cache, "vCache")) ||
+      !(out = at(env, heap, i64(env, argv[14]), bt * d.heads * d.headDim, "out"))) {
+    return nullptr;
+  }
+  avx2::cachedAttention(d, qkv, reinterpret_cast<const int32_t*>(pos), mask, k, v, out);
+  return nullptr;
+}
+
+// rmsNorm(heap, rows, dim, x, w, eps, y)
+napi_value RmsNorm(napi_env env, napi_callback_info info) {
+  napi_value argv[7];
+  if (!args(env, info, 7, argv)) return nullptr;
+  Heap heap;
+  if (!getHeap(env, argv[0], &heap)) return nullptr;
+  const int64_t rows = i64(env, argv[1]), dim = i64(env, argv[2]);
+  float *x, *w, *y;
+  if (!(x = at(env, heap, i64(env, argv[3]), rows * dim, "x")) || !(w = at(env, heap, i64(env, argv[4]), dim, "w")) ||
+      !(y = at(env, heap, i64(env, argv[6]), rows * dim, "y"))) {
+    return nullptr;
+  }
+  avx2::rmsNorm(rows, dim, x, w, static_cast<float>(f64(env, argv[5])), y);
+  return nullptr;
+}
+
+// swiglu(heap, rows, inner, gu, y)
+napi_value SwiGLU(napi_env env, napi_callback_info info) {
+  napi_value argv[5];
+  if (!args(env, info, 5, argv)) return nullptr;
+  Heap heap;
+  if (!getHeap(env, argv[0], &heap)) return nullptr;
+  const int64_t rows = i64(env, argv[1]), inner = i64(env, argv[2]);
+  float *gu, *y;
+  if (!(gu = at(env, heap, i64(env, argv[3]), rows * 2 * inner, "gu")) || !(y = at(env, heap, i64(env, argv[4]), rows * inner, "y"))) {
+    return nullptr;
+  }
+  avx2::swiglu(rows, inner, gu, y);
+  return nullptr;
+}
+
 // configure(threads, gemm): gemm is "auto" (OpenBLAS when loaded), "own" or "openblas". Returns info().
 napi_value Info(napi_env env, napi_callback_info info);
 
@@ -266,7 +323,8 @@ napi_value Init(napi_env env, napi_value exports) {
     const char* name;
     napi_callback fn;
   } fns[] = {{"info", Info}, {"configure", Configure}, {"batchMatMul", BatchMatMul}, {"adamw", AdamW},
-             {"targetLogProbs", TargetLogProbs}, {"targetLogProbsGrad", TargetLogProbsGrad}};
+             {"targetLogProbs", TargetLogProbs}, {"targetLogProbsGrad", TargetLogProbsGrad},
+             {"cachedAttention", CachedAttention}, {"rmsNorm", RmsNorm}, {"swiglu", SwiGLU}};
   for (const auto& f : fns) {
     napi_value fn;
     // Without AVX2/FMA only info() is exported: nothing else may run.

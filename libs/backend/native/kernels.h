@@ -28,6 +28,27 @@ void targetLogProbs(int64_t rows, int64_t vocab, const float* x, const int32_t* 
 /** dx[r] = dy[r] * (onehot(t_r) - softmax(x[r])), softmax recomputed from lse. */
 void targetLogProbsGrad(int64_t rows, int64_t vocab, const float* x, const int32_t* targets, const float* lse,
                         const float* dy, float* dx);
+
+/** Shapes of one cached-attention call (see cachedAttention). */
+struct AttentionDims {
+  int64_t batch, seq, heads, kvHeads, headDim;
+  int64_t past;      // positions already in the cache before this call
+  int64_t capacity;  // positions the cache buffers hold
+  float theta;       // RoPE base
+};
+
+/**
+ * Inference attention over a preallocated KV cache, Qwen2's: qkv [B*T, (H + 2 KV) * hd] (projections with
+ * bias) -> rotary embedding of q and k at `positions` [B, T] -> this call's k, v written into the caches
+ * [B, KV, capacity, hd] at [past, past + T) -> softmax(q k^T / sqrt(hd)) v over the keys j <= past + t whose
+ * `keyMask` [B, capacity] is 1 -> out [B*T, H * hd]. A query with no allowed key gets zeros.
+ */
+void cachedAttention(const AttentionDims& d, const float* qkv, const int32_t* positions, const float* keyMask,
+                     float* kCache, float* vCache, float* out);
+/** y = x / sqrt(mean(x^2) + eps) * w, rows of length dim. */
+void rmsNorm(int64_t rows, int64_t dim, const float* x, const float* w, float eps, float* y);
+/** y[r] = silu(gu[r, :I]) * gu[r, I:], gu [rows, 2I] -> y [rows, I]. */
+void swiglu(int64_t rows, int64_t inner, const float* gu, float* y);
 }  // namespace avx2
 
 /** OpenBLAS loaded with dlopen (openblas.cc); absent when the library is not installed. */

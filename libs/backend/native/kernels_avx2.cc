@@ -399,3 +399,114 @@ void targetLogProbsGrad(int64_t rows, int64_t vocab, const float* x, const int32
 
 }  // namespace avx2
 }  // namespace rlhf
+
+namespace rlhf {
+namespace avx2 {
+
+void cachedAttention(const AttentionDims& d, const float* qkv, const int32_t* positions, const float* keyMask,
+                     float* kCache, float* vCache, float* out) {
+  const int64_t B = d.batch, T = d.seq, H = d.heads, KV = d.kvHeads, hd = d.headDim, half = hd / 2;
+  const int64_t width = (H + 2 * KV) * hd, S = d.past + T, rep = H / KV;
+  // Rotary tables per (b, t), as Hugging Face computes them in float32: inv_freq = theta^(-2i/hd),
+  // angle = position * inv_freq, then cos and sin of the angle.
+  std::vector<float> invFreq(half);
+  for (int64_t i = 0; i < half; i++) invFreq[i] = static_cast<float>(1.0 / std::pow(static_cast<double>(d.theta), (2.0 * i) / hd));
+  std::vector<float> cosT(B * T * half), sinT(B * T * half);
+  for (int64_t bt = 0; bt < B * T; bt++) {
+    const float pos = static_cast<float>(positions[bt]);
+    for (int64_t i = 0; i < half; i++) {
+      const float angle = pos * invFreq[i];
+      cosT[bt * half + i] = std::cos(angle);
+      sinT[bt * half + i] = std::sin(angle);
+    }
+  }
+  auto rotate = [&](const float* x, int64_t bt, float* y) {  // y = x * cos + rotate_half(x) * sin
+    const float* c = cosT.data() + bt * half;
+    const float* s = sinT.data() + bt * half;
+    for (int64_t i = 0; i < half; i++) {
+      const float x1 = x[i], x2 = x[i + half];
+      y[i] = x1 * c[i] - x2 * s[i];
+      y[i + half] = x2 * c[i] + x1 * s[i];
+    }
+  };
+  // This call's keys (rotated) and values into the caches.
+  for (int64_t b = 0; b < B; b++) {
+    for (int64_t t = 0; t < T; t++) {
+      const float* row = qkv + (b * T + t) * width;
+      for (int64_t g = 0; g < KV; g++) {
+        const int64_t slot = ((b * KV + g) * d.capacity + d.past + t) * hd;
+        rotate(row + (H + g) * hd, b * T + t, kCache + slot);
+        std::memcpy(vCache + slot, row + (H + KV + g) * hd, sizeof(float) * hd);
+      }
+    }
+  }
+  // One task per (batch row, query head); each keeps its scores in a scratch row.
+  const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
+  parallelFor(static_cast<int>(B * H), [&](int task) {
+    const int64_t b = task / H, h = task % H, g = h / rep;
+    const float* keys = kCache + (b * KV + g) * d.capacity * hd;
+    const float* values = vCache + (b * KV + g) * d.capacity * hd;
+    const float* mask = keyMask + b * d.capacity;
+    std::vector<float> q(hd), scores(S), acc(hd);
+    for (int64_t t = 0; t < T; t++) {
+      rotate(qkv + (b * T + t) * width + h * hd, b * T + t, q.data());
+      const int64_t last = d.past + t;  // causal: keys 0..last
+      float max = -INFINITY;
+      for (int64_t j = 0; j <= last; j++) {
+        if (mask[j] == 0.f) continue;
+        const float* k = keys + j * hd;
+        __m256 s8 = _mm256_setzero_ps();
+        int64_t i = 0;
+        for (; i + 8 <= hd; i += 8) s8 = _mm256_fmadd_ps(_mm256_loadu_ps(q.data() + i), _mm256_loadu_ps(k + i), s8);
+        float s = hsum(s8);
+        for (; i < hd; i++) s += q[i] * k[i];
+        scores[j] = s * scale;
+        max = std::max(max, scores[j]);
+      }
+      float* o = out + (b * T + t) * H * hd + h * hd;
+      if (max == -INFINITY) {  // no key allowed (a padding query at the start of a row)
+        std::memset(o, 0, sizeof(float) * hd);
+        continue;
+      }
+      float sum = 0.f;
+      std::fill(acc.begin(), acc.end(), 0.f);
+      for (int64_t j = 0; j <= last; j++) {
+        if (mask[j] == 0.f) continue;
+        const float p = std::exp(scores[j] - max);
+        sum += p;
+        axpy(hd, p, values + j * hd, acc.data());
+      }
+      const float inv = 1.f / sum;
+      for (int64_t i = 0; i < hd; i++) o[i] = acc[i] * inv;
+    }
+  });
+}
+
+void rmsNorm(int64_t rows, int64_t dim, const float* x, const float* w, float eps, float* y) {
+  for (int64_t r = 0; r < rows; r++) {
+    const float* xr = x + r * dim;
+    float* yr = y + r * dim;
+    __m256 s8 = _mm256_setzero_ps();
+    int64_t i = 0;
+    for (; i + 8 <= dim; i += 8) {
+      const __m256 v = _mm256_loadu_ps(xr + i);
+      s8 = _mm256_fmadd_ps(v, v, s8);
+    }
+    float ss = hsum(s8);
+    for (; i < dim; i++) ss += xr[i] * xr[i];
+    const float inv = 1.f / std::sqrt(ss / dim + eps);
+    for (i = 0; i < dim; i++) yr[i] = xr[i] * inv * w[i];
+  }
+}
+
+void swiglu(int64_t rows, int64_t inner, const float* gu, float* y) {
+  for (int64_t r = 0; r < rows; r++) {
+    const float* g = gu + r * 2 * inner;
+    const float* u = g + inner;
+    float* yr = y + r * inner;
+    for (int64_t i = 0; i < inner; i++) yr[i] = g[i] / (1.f + std::exp(-g[i])) * u[i];
+  }
+}
+
+}  // namespace avx2
+}  // namespace rlhf

@@ -3,6 +3,15 @@ export { initBackend, shutdownBackend, describe as describeBackend } from './sel
 export type { BackendInfo, BackendKind, BackendChoice, InitBackendOptions } from './select';
 export { useBatchMatMul } from './register';
 export type { BatchMatMulKind } from './register';
-export { fusedAdamW, fusedTargetLogProbs, fusedTargetLogProbsGrad } from './native-kernels';
+export {
+  fusedAdamW,
+  fusedTargetLogProbs,
+  fusedTargetLogProbsGrad,
+  hasFusedDecode,
+  fusedCachedAttention,
+  fusedRmsNorm,
+  fusedSwiGLU,
+} from './native-kernels';
+export type { CachedAttentionAttrs } from './native-kernels';
 export type { NativeInfo } from './native';
 export { WasmOutOfMemoryError } from './heap-guard';

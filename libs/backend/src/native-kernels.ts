@@ -2,6 +2,8 @@
 //   BatchMatMul                          every transpose and broadcast case, GEMM or the skinny path
 //   RlhfAdamW                            one fused AdamW pass per parameter (13 tfjs ops otherwise)
 //   RlhfTargetLogProbs / ...Grad         log softmax(x)[t] and its gradient, one pass over [N, V] each
+//   RlhfCachedAttention, RlhfRmsNorm,    the decode path (no gradients): RoPE + attention over a KV cache
+//   RlhfSwiGLU                           written in place, RMSNorm, silu(gate) * up, one kernel each
 // The last two are this project's own kernel names: libs/train calls them through fusedAdamW and
 // fusedTargetLogProbs below, which return null when the current backend has no such kernel (tfjs-node,
 // cpu, or wasm without the addon), so the caller keeps its composite tfjs ops.
@@ -14,6 +16,9 @@ import { heapOffset, internals, WasmBackendInternals } from './wasm-internals';
 const ADAMW = 'RlhfAdamW';
 const TARGET_LOGPROBS = 'RlhfTargetLogProbs';
 const TARGET_LOGPROBS_GRAD = 'RlhfTargetLogProbsGrad';
+const CACHED_ATTENTION = 'RlhfCachedAttention';
+const RMS_NORM = 'RlhfRmsNorm';
+const SWIGLU = 'RlhfSwiGLU';
 
 function addon(): NativeAddon {
   const native = nativeAddon();
@@ -101,6 +106,50 @@ function targetLogProbsGrad(args: { inputs: Record<string, TensorInfo>; backend:
   return dx;
 }
 
+/** Dimensions of a cached attention call; see fusedCachedAttention. */
+export interface CachedAttentionAttrs {
+  batch: number;
+  seq: number;
+  heads: number;
+  kvHeads: number;
+  headDim: number;
+  /** Positions already in the cache. */
+  past: number;
+  /** RoPE base (config rope_theta). */
+  theta: number;
+}
+
+function cachedAttention(args: { inputs: Record<string, TensorInfo>; backend: unknown; attrs: NamedAttrMap }): TensorInfo {
+  const { qkv, kCache, vCache, positions, keyMask } = args.inputs;
+  const a = args.attrs as unknown as CachedAttentionAttrs;
+  const backend = internals(args.backend);
+  const out = backend.makeOutput([a.batch * a.seq, a.heads * a.headDim], 'float32');
+  const capacity = kCache.shape[2];
+  // kCache and vCache are written in place: they belong to the KV cache that passed them, and nothing else.
+  addon().cachedAttention(heapF32(backend), a.batch, a.seq, a.heads, a.kvHeads, a.headDim, a.past, capacity, a.theta,
+    at(backend, qkv), at(backend, positions), at(backend, keyMask), at(backend, kCache), at(backend, vCache), at(backend, out));
+  return out;
+}
+
+function rmsNorm(args: { inputs: Record<string, TensorInfo>; backend: unknown; attrs: NamedAttrMap }): TensorInfo {
+  const { x, weight } = args.inputs;
+  const backend = internals(args.backend);
+  const out = backend.makeOutput(x.shape, 'float32');
+  const dim = x.shape[x.shape.length - 1];
+  addon().rmsNorm(heapF32(backend), tf.util.sizeFromShape(x.shape) / dim, dim, at(backend, x), at(backend, weight),
+    args.attrs.eps as number, at(backend, out));
+  return out;
+}
+
+function swiglu(args: { inputs: Record<string, TensorInfo>; backend: unknown }): TensorInfo {
+  const { gateUp } = args.inputs;
+  const backend = internals(args.backend);
+  const [rows, twice] = gateUp.shape;
+  const out = backend.makeOutput([rows, twice / 2], 'float32');
+  addon().swiglu(heapF32(backend), rows, twice / 2, at(backend, gateUp), at(backend, out));
+  return out;
+}
+
 const kernel = (kernelName: string, fn: unknown): KernelConfig => ({
   kernelName,
   backendName: 'wasm',
@@ -109,7 +158,14 @@ const kernel = (kernelName: string, fn: unknown): KernelConfig => ({
 
 export const nativeBatchMatMulConfig = kernel(tf.BatchMatMul, batchMatMul);
 /** The project's own kernels, registered for wasm while the addon is loaded. */
-export const nativeOwnKernelConfigs = [kernel(ADAMW, adamW), kernel(TARGET_LOGPROBS, targetLogProbs), kernel(TARGET_LOGPROBS_GRAD, targetLogProbsGrad)];
+export const nativeOwnKernelConfigs = [
+  kernel(ADAMW, adamW),
+  kernel(TARGET_LOGPROBS, targetLogProbs),
+  kernel(TARGET_LOGPROBS_GRAD, targetLogProbsGrad),
+  kernel(CACHED_ATTENTION, cachedAttention),
+  kernel(RMS_NORM, rmsNorm),
+  kernel(SWIGLU, swiglu),
+];
 
 const hasKernel = (name: string) => tf.getKernel(name, tf.getBackend()) != null;
 
@@ -138,4 +194,31 @@ export function fusedTargetLogProbs(x: tf.Tensor2D, targets: tf.Tensor1D): { val
 /** dy[n] * (onehot(t_n) - softmax(x[n])): the gradient of fusedTargetLogProbs' value; lse from its forward pass. */
 export function fusedTargetLogProbsGrad(x: tf.Tensor2D, targets: tf.Tensor1D, lse: tf.Tensor1D, dy: tf.Tensor1D): tf.Tensor2D {
   return tf.engine().runKernel(TARGET_LOGPROBS_GRAD, { x, targets, lse, dy }, {}) as tf.Tensor2D;
+}
+
+/** Whether the current backend has the decode-path kernels (fusedCachedAttention, fusedRmsNorm, fusedSwiGLU). */
+export function hasFusedDecode(): boolean {
+  return hasKernel(CACHED_ATTENTION);
+}
+
+/**
+ * Qwen2 attention for inference over a preallocated KV cache (no gradient): qkv [B*T, (H + 2 KV) * hd] after the
+ * projections' biases; kCache, vCache [B, KV, capacity, hd] receive this call's rotated keys and values at
+ * [past, past + T) (written in place); positions int32 [B, T] (RoPE); keyMask [B, capacity] float, 1 for real
+ * tokens up to past + T. Returns [B*T, H * hd]. Throws if the backend lacks the kernel (check hasFusedDecode).
+ */
+export function fusedCachedAttention(
+  qkv: tf.Tensor2D, kCache: tf.Tensor4D, vCache: tf.Tensor4D, positions: tf.Tensor2D, keyMask: tf.Tensor2D, attrs: CachedAttentionAttrs,
+): tf.Tensor2D {
+  return tf.engine().runKernel(CACHED_ATTENTION, { qkv, kCache, vCache, positions, keyMask }, attrs as unknown as NamedAttrMap) as tf.Tensor2D;
+}
+
+/** RMSNorm over the last axis (no gradient): x / sqrt(mean(x^2) + eps) * weight. */
+export function fusedRmsNorm(x: tf.Tensor, weight: tf.Tensor1D, eps: number): tf.Tensor {
+  return tf.engine().runKernel(RMS_NORM, { x, weight }, { eps }) as tf.Tensor;
+}
+
+/** silu(gate) * up for gateUp [N, 2I] = [gate | up] (no gradient) -> [N, I]. */
+export function fusedSwiGLU(gateUp: tf.Tensor2D): tf.Tensor2D {
+  return tf.engine().runKernel(SWIGLU, { gateUp }, {}) as tf.Tensor2D;
 }

@@ -24,6 +24,11 @@ export interface NativeAddon {
   targetLogProbs(heap: Float32Array, rows: number, vocab: number, x: number, targets: number, value: number, lse: number): void;
   targetLogProbsGrad(heap: Float32Array, rows: number, vocab: number, x: number, targets: number, lse: number,
     dy: number, dx: number): void;
+  cachedAttention(heap: Float32Array, batch: number, seq: number, heads: number, kvHeads: number, headDim: number,
+    past: number, capacity: number, theta: number, qkv: number, positions: number, keyMask: number, kCache: number,
+    vCache: number, out: number): void;
+  rmsNorm(heap: Float32Array, rows: number, dim: number, x: number, w: number, eps: number, y: number): void;
+  swiglu(heap: Float32Array, rows: number, inner: number, gu: number, y: number): void;
 }
 
 export type GemmChoice = 'auto' | 'own' | 'openblas';

@@ -84,11 +84,14 @@ export async function generate(model: Qwen2Model, prompts: number[][], opts: Gen
     mask.fill(1, b * T + T - p.length, (b + 1) * T);
   });
 
-  const cache = new KVCache();
+  const cache = new KVCache({ capacity: T + opts.maxNewTokens });
   try {
     let input = tf.tensor2d(ids, [B, T], 'int32');
     let inputMask = tf.tensor2d(mask, [B, T]);
     for (let step = 0; step < opts.maxNewTokens && rows.some((r) => !r.done); step++) {
+      // A macrotask turn between steps: a server's other requests, status calls and disconnects get handled
+      // while a generation runs (awaiting a settled promise alone would not let them in).
+      await new Promise<void>((resolve) => setImmediate(resolve));
       if (opts.beforeStep) await opts.beforeStep();
       const logits = tf.tidy(() => {
         const hidden = model.forward(input, { mask: inputMask, cache }); // [B, t, D]

@@ -1,30 +1,91 @@
 // Key/value cache for incremental decoding: per layer the rotated keys and the values of every token
 // seen so far, plus the attention mask over those tokens (0 marks left padding).
+//
+// Two layouts, one per forward path (model.ts picks the path, the cache follows it):
+// - composite tfjs ops: `layers` holds k, v [B, KV, S, hd], replaced by longer tensors every call;
+// - the native decode path (decode.ts): `buffers` holds k, v [B, KV, capacity, hd], allocated once and written
+//   in place by the attention kernel (no concat per step), with the mask and per-row token counts on the host.
 import * as tf from '@tensorflow/tfjs';
 import { LayerKV } from './attention';
 
+export interface KVCacheOptions {
+  /** Positions to preallocate on the native path (prompt + new tokens); it grows if a call needs more. */
+  capacity?: number;
+}
+
 export class KVCache {
-  /** Per layer: k, v [B, KV, S, hd]. Empty before the first forward pass. */
+  /** Composite path, per layer: k, v [B, KV, S, hd]. Empty before the first forward pass. */
   layers: LayerKV[] = [];
-  /** [B, S]: 1 for real tokens, 0 for padding; null before the first forward pass. */
+  /** Composite path: [B, S], 1 for real tokens, 0 for padding; null before the first forward pass. */
   mask: tf.Tensor2D | null = null;
+
+  /** Native path, per layer: k, v [B, KV, capacity, hd]; positions [0, past) hold data. */
+  buffers: { k: tf.Tensor4D; v: tf.Tensor4D }[] = [];
+  /** Native path: [B, capacity] key mask on the host, and the real tokens seen per row (for positions). */
+  hostMask: Float32Array = new Float32Array(0);
+  realTokens: number[] = [];
+  /** Native path: positions filled. */
+  past = 0;
+  readonly capacityHint: number;
+
+  constructor(opts: KVCacheOptions = {}) {
+    this.capacityHint = opts.capacity ?? 0;
+  }
 
   /** S, the number of cached positions. */
   get length(): number {
-    return this.mask ? this.mask.shape[1] : 0;
+    return this.mask ? this.mask.shape[1] : this.past;
   }
 
-  /** Replace the cached tensors with the longer ones of the latest forward pass (takes ownership). */
+  /** Composite path: replace the cached tensors with the longer ones of the latest forward pass (takes ownership). */
   update(layers: LayerKV[], mask: tf.Tensor2D): void {
     this.dispose();
     this.layers = layers.map((kv) => ({ k: tf.keep(kv.k), v: tf.keep(kv.v) }));
     this.mask = tf.keep(mask);
   }
 
+  /**
+   * Native path: makes room for `needed` positions of `batch` rows in `numLayers` layers of [KV, hd] keys, allocating
+   * on first use and doubling when full (copying what is cached).
+   */
+  reserve(batch: number, needed: number, numLayers: number, kvHeads: number, headDim: number): void {
+    if (this.layers.length > 0) throw new Error('KVCache: filled by the composite path, cannot continue on the native one');
+    const capacity = this.buffers.length ? this.buffers[0].k.shape[2] : 0;
+    if (this.buffers.length && this.buffers[0].k.shape[0] !== batch) {
+      throw new Error(`KVCache: holds ${this.buffers[0].k.shape[0]} rows, the call has ${batch}`);
+    }
+    if (needed <= capacity) return;
+    const grown = Math.max(needed, this.capacityHint, 2 * capacity);
+    // tf.keep: forward passes run inside callers' tidies, and the cache outlives them.
+    const extend = (old: tf.Tensor4D | undefined) =>
+      tf.keep(
+        tf.tidy(() => {
+          const fresh = tf.zeros([batch, kvHeads, grown - capacity, headDim]) as tf.Tensor4D;
+          return old ? (tf.concat([old, fresh], 2) as tf.Tensor4D) : fresh;
+        }),
+      );
+    const buffers = [];
+    for (let i = 0; i < numLayers; i++) {
+      const old = this.buffers[i];
+      buffers.push({ k: extend(old?.k), v: extend(old?.v) });
+      if (old) tf.dispose([old.k, old.v]);
+    }
+    this.buffers = buffers;
+    const mask = new Float32Array(batch * grown);
+    for (let b = 0; b < batch; b++) mask.set(this.hostMask.subarray(b * capacity, b * capacity + this.past), b * grown);
+    this.hostMask = mask;
+    if (this.realTokens.length === 0) this.realTokens = new Array<number>(batch).fill(0);
+  }
+
   dispose(): void {
     for (const kv of this.layers) tf.dispose([kv.k, kv.v]);
+    for (const kv of this.buffers) tf.dispose([kv.k, kv.v]);
     if (this.mask) this.mask.dispose();
     this.layers = [];
+    this.buffers = [];
     this.mask = null;
+    this.hostMask = new Float32Array(0);
+    this.realTokens = [];
+    this.past = 0;
   }
 }

@@ -2,10 +2,12 @@
 //   ids -> embed_tokens -> N x decoder layer -> norm -> lm_head (tied to embed_tokens or not)
 // Parameters live in `params`, keyed by Hugging Face's names, so checkpoints map one to one.
 import * as tf from '@tensorflow/tfjs';
+import { hasFusedDecode } from '@rlhf-code/backend';
 import { LayerKV } from './attention';
 import { BlockWeights, decoderLayer } from './block';
 import { expectedParameterShapes, headDim, Qwen2Config, readConfig } from './config';
 import { loadCheckpointWeights } from './checkpoint';
+import { decodeForward, FusedWeights } from './decode';
 import { KVCache } from './kv-cache';
 import { linear } from './linear';
 import { rmsNorm } from './norm';
@@ -35,6 +37,8 @@ export class Qwen2Model {
   /** HF parameter name -> variable, e.g. "model.layers.0.self_attn.q_proj.weight". */
   readonly params: Record<string, tf.Variable>;
   private readonly layers: BlockWeights[];
+  /** Fused q/k/v and gate/up matrices of the decode path (decode.ts), built on first use. */
+  private readonly fused = new FusedWeights();
 
   constructor(config: Qwen2Config, params: Record<string, tf.Variable>) {
     this.config = config;
@@ -116,6 +120,15 @@ export class Qwen2Model {
     const KV = cfg.num_key_value_heads ?? H;
     const hd = headDim(cfg);
     const eps = cfg.rms_norm_eps;
+    // With a cache, on a backend with the native decode kernels: the decode path (same maths, no gradients).
+    if (cache && cache.layers.length === 0 && hasFusedDecode()) {
+      const mask = opts.mask ? opts.mask.dataSync() : new Float32Array(B * T).fill(1);
+      const embed = this.params['model.embed_tokens.weight'] as unknown as tf.Tensor2D;
+      const norm = this.params['model.norm.weight'] as unknown as tf.Tensor1D;
+      return decodeForward(ids, mask, cache, embed, norm, this.layers, this.fused, {
+        heads: H, kvHeads: KV, headDim: hd, eps, theta: cfg.rope_theta,
+      });
+    }
     const out = tf.tidy(() => {
       const newMask: tf.Tensor2D = opts.mask ? tf.cast(opts.mask, 'float32') : tf.ones([B, T]);
       const fullMask: tf.Tensor2D = cache?.mask ? tf.concat([cache.mask, newMask], 1) : newMask; // [B, S]
@@ -193,5 +206,6 @@ export class Qwen2Model {
 
   dispose(): void {
     for (const v of Object.values(this.params)) v.dispose();
+    this.fused.dispose();
   }
 }

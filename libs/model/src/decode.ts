@@ -1,0 +1,110 @@
+// The decode path: the same Qwen2 forward pass as model.ts, for inference with a KV cache, in about ten kernels
+// per layer instead of sixty, when the backend has the native decode kernels (@rlhf-code/backend hasFusedDecode):
+//   x -> rmsNorm -> [q|k|v] = x Wqkv^T + b -> RoPE + attention over the cache (keys/values written in place)
+//     -> o_proj -> + x -> rmsNorm -> [gate|up] = x Wgu^T -> silu(gate) * up -> down_proj -> + x
+// q/k/v and gate/up are fused into one matrix each, built from the Hugging Face parameters on first use and
+// rebuilt when a parameter is reassigned (training, a served policy's weight swap); checkpoints keep HF's names.
+// No gradients: training and scoring use the composite ops of attention.ts / mlp.ts / norm.ts.
+import * as tf from '@tensorflow/tfjs';
+import { fusedCachedAttention, fusedRmsNorm, fusedSwiGLU } from '@rlhf-code/backend';
+import type { BlockWeights } from './block';
+import type { KVCache } from './kv-cache';
+
+export interface DecodeDims {
+  heads: number; // H
+  kvHeads: number; // KV
+  headDim: number; // hd
+  eps: number; // rms_norm_eps
+  theta: number; // rope_theta
+}
+
+/** One layer's fused matrices, and the parameter buffers they were built from. */
+interface FusedLayer {
+  qkvWeight: tf.Tensor2D; // [(H + 2 KV) * hd, D]
+  qkvBias: tf.Tensor1D; // [(H + 2 KV) * hd]
+  gateUpWeight: tf.Tensor2D; // [2 I, D]
+  sources: object[]; // dataIds of q, k, v weights and biases, gate, up
+}
+
+const sourcesOf = (w: BlockWeights): object[] => {
+  const a = w.self_attn;
+  return [a.q_proj.weight, a.k_proj.weight, a.v_proj.weight, a.q_proj.bias, a.k_proj.bias, a.v_proj.bias,
+    w.mlp.gate_proj.weight, w.mlp.up_proj.weight].map((t) => t.dataId);
+};
+
+/** Fused q/k/v and gate/up matrices per layer, kept across calls and rebuilt when a source parameter changes. */
+export class FusedWeights {
+  private layers: FusedLayer[] = [];
+
+  get(i: number, w: BlockWeights): FusedLayer {
+    const sources = sourcesOf(w);
+    const cached = this.layers[i];
+    if (cached && cached.sources.every((s, j) => s === sources[j])) return cached;
+    if (cached) tf.dispose([cached.qkvWeight, cached.qkvBias, cached.gateUpWeight]);
+    const a = w.self_attn;
+    // tf.keep: built inside a caller's tidy, kept across calls.
+    const fused = {
+      qkvWeight: tf.keep(tf.concat([a.q_proj.weight, a.k_proj.weight, a.v_proj.weight], 0) as tf.Tensor2D),
+      qkvBias: tf.keep(tf.concat([a.q_proj.bias, a.k_proj.bias, a.v_proj.bias], 0) as tf.Tensor1D),
+      gateUpWeight: tf.keep(tf.concat([w.mlp.gate_proj.weight, w.mlp.up_proj.weight], 0) as tf.Tensor2D),
+    };
+    this.layers[i] = { ...fused, sources };
+    return this.layers[i];
+  }
+
+  dispose(): void {
+    for (const l of this.layers) if (l) tf.dispose([l.qkvWeight, l.qkvBias, l.gateUpWeight]);
+    this.layers = [];
+  }
+}
+
+/**
+ * ids [B, T] int32, mask [B, T] (1 real, 0 left padding) on the host -> final hidden states [B, T, D] (after
+ * model.norm); extends `cache` by T positions. Positions follow HF's left-padding rule, cumsum(mask) - 1
+ * (clamped at 0), counted across calls.
+ */
+export function decodeForward(
+  ids: tf.Tensor2D,
+  mask: ArrayLike<number>,
+  cache: KVCache,
+  embed: tf.Tensor2D,
+  finalNorm: tf.Tensor1D,
+  layers: BlockWeights[],
+  fused: FusedWeights,
+  dims: DecodeDims,
+): tf.Tensor3D {
+  const [B, T] = ids.shape;
+  const { heads: H, kvHeads: KV, headDim: hd, eps } = dims;
+  const past = cache.past;
+  cache.reserve(B, past + T, layers.length, KV, hd);
+  const capacity = cache.buffers[0].k.shape[2];
+  const positions = new Int32Array(B * T);
+  for (let b = 0; b < B; b++) {
+    for (let t = 0; t < T; t++) {
+      const real = mask[b * T + t];
+      cache.realTokens[b] += real;
+      positions[b * T + t] = Math.max(cache.realTokens[b] - 1, 0);
+      cache.hostMask[b * capacity + past + t] = real;
+    }
+  }
+  const weights = layers.map((w, i) => fused.get(i, w));
+  const hidden = tf.tidy(() => {
+    const pos = tf.tensor2d(positions, [B, T], 'int32');
+    const keyMask = tf.tensor2d(cache.hostMask, [B, capacity]);
+    const attrs = { batch: B, seq: T, heads: H, kvHeads: KV, headDim: hd, past, theta: dims.theta };
+    let x = tf.gather(embed, tf.reshape(ids, [B * T])) as tf.Tensor2D; // [B*T, D]
+    layers.forEach((w, i) => {
+      const f = weights[i];
+      const h = fusedRmsNorm(x, w.input_layernorm.weight, eps) as tf.Tensor2D;
+      const qkv = tf.add(tf.matMul(h, f.qkvWeight, false, true), f.qkvBias) as tf.Tensor2D; // [B*T, (H+2KV)*hd]
+      const ctx = fusedCachedAttention(qkv, cache.buffers[i].k, cache.buffers[i].v, pos, keyMask, attrs); // [B*T, H*hd]
+      x = tf.add(x, tf.matMul(ctx, w.self_attn.o_proj.weight, false, true));
+      const h2 = fusedRmsNorm(x, w.post_attention_layernorm.weight, eps) as tf.Tensor2D;
+      const act = fusedSwiGLU(tf.matMul(h2, f.gateUpWeight, false, true) as tf.Tensor2D); // [B*T, I]
+      x = tf.add(x, tf.matMul(act, w.mlp.down_proj.weight, false, true));
+    });
+    return tf.reshape(fusedRmsNorm(x, finalNorm, eps), [B, T, -1]) as tf.Tensor3D;
+  });
+  cache.past = past + T;
+  return hidden;
+}
