@@ -257,18 +257,132 @@ napi_value RmsNorm(napi_env env, napi_callback_info info) {
   return nullptr;
 }
 
-// swiglu(heap, rows, inner, gu, y)
+// swiglu(heap, rows, inner, g, u, stride, y)
 napi_value SwiGLU(napi_env env, napi_callback_info info) {
-  napi_value argv[5];
-  if (!args(env, info, 5, argv)) return nullptr;
+  napi_value argv[7];
+  if (!args(env, info, 7, argv)) return nullptr;
   Heap heap;
   if (!getHeap(env, argv[0], &heap)) return nullptr;
-  const int64_t rows = i64(env, argv[1]), inner = i64(env, argv[2]);
-  float *gu, *y;
-  if (!(gu = at(env, heap, i64(env, argv[3]), rows * 2 * inner, "gu")) || !(y = at(env, heap, i64(env, argv[4]), rows * inner, "y"))) {
+  const int64_t rows = i64(env, argv[1]), inner = i64(env, argv[2]), stride = i64(env, argv[5]);
+  if (rows < 0 || inner < 0 || stride < inner) {
+    napi_throw_range_error(env, nullptr, "rlhf-native: bad swiglu dimensions");
     return nullptr;
   }
-  avx2::swiglu(rows, inner, gu, y);
+  const int64_t span = rows > 0 ? (rows - 1) * stride + inner : 0;
+  float *g, *u, *y;
+  if (!(g = at(env, heap, i64(env, argv[3]), span, "g")) || !(u = at(env, heap, i64(env, argv[4]), span, "u")) ||
+      !(y = at(env, heap, i64(env, argv[6]), rows * inner, "y"))) {
+    return nullptr;
+  }
+  avx2::swiglu(rows, inner, g, u, stride, y);
+  return nullptr;
+}
+
+// swigluGrad(heap, rows, inner, g, u, dy, dg, du)
+napi_value SwiGLUGrad(napi_env env, napi_callback_info info) {
+  napi_value argv[8];
+  if (!args(env, info, 8, argv)) return nullptr;
+  Heap heap;
+  if (!getHeap(env, argv[0], &heap)) return nullptr;
+  const int64_t size = i64(env, argv[1]) * i64(env, argv[2]);
+  const char* names[] = {"g", "u", "dy", "dg", "du"};
+  float* p[5];
+  for (int i = 0; i < 5; i++) {
+    if (!(p[i] = at(env, heap, i64(env, argv[3 + i]), size, names[i]))) return nullptr;
+  }
+  avx2::swigluGrad(i64(env, argv[1]), i64(env, argv[2]), p[0], p[1], p[2], p[3], p[4]);
+  return nullptr;
+}
+
+// rmsNormGrad(heap, rows, dim, x, w, eps, dy, dx, dw)
+napi_value RmsNormGrad(napi_env env, napi_callback_info info) {
+  napi_value argv[9];
+  if (!args(env, info, 9, argv)) return nullptr;
+  Heap heap;
+  if (!getHeap(env, argv[0], &heap)) return nullptr;
+  const int64_t rows = i64(env, argv[1]), dim = i64(env, argv[2]);
+  float *x, *w, *dy, *dx, *dw;
+  if (!(x = at(env, heap, i64(env, argv[3]), rows * dim, "x")) || !(w = at(env, heap, i64(env, argv[4]), dim, "w")) ||
+      !(dy = at(env, heap, i64(env, argv[6]), rows * dim, "dy")) || !(dx = at(env, heap, i64(env, argv[7]), rows * dim, "dx")) ||
+      !(dw = at(env, heap, i64(env, argv[8]), dim, "dw"))) {
+    return nullptr;
+  }
+  avx2::rmsNormGrad(rows, dim, x, w, static_cast<float>(f64(env, argv[5])), dy, dx, dw);
+  return nullptr;
+}
+
+// segmentSum(heap, rows, cols, x, ids, segments, out)
+napi_value SegmentSum(napi_env env, napi_callback_info info) {
+  napi_value argv[7];
+  if (!args(env, info, 7, argv)) return nullptr;
+  Heap heap;
+  if (!getHeap(env, argv[0], &heap)) return nullptr;
+  const int64_t rows = i64(env, argv[1]), cols = i64(env, argv[2]), segments = i64(env, argv[5]);
+  float *x, *ids, *out;
+  if (!(x = at(env, heap, i64(env, argv[3]), rows * cols, "x")) || !(ids = at(env, heap, i64(env, argv[4]), rows, "ids")) ||
+      !(out = at(env, heap, i64(env, argv[6]), segments * cols, "out"))) {
+    return nullptr;
+  }
+  const int32_t* seg = reinterpret_cast<const int32_t*>(ids);
+  for (int64_t r = 0; r < rows; r++) {
+    if (seg[r] < 0 || seg[r] >= segments) {
+      napi_throw_range_error(env, nullptr, "rlhf-native: a segment id lies outside [0, numSegments)");
+      return nullptr;
+    }
+  }
+  avx2::segmentSum(rows, cols, x, seg, segments, out);
+  return nullptr;
+}
+
+/** The dims and the q, k, v, positions, keyMask, out, lse pointers shared by both attention directions. */
+struct AttentionArgs {
+  avx2::AttentionDims d;
+  float *q, *k, *v, *pos, *mask, *out, *lse;
+};
+
+// (heap, batch, seq, heads, kvHeads, headDim, theta, q, k, v, positions, keyMask, out, lse, ...)
+bool attentionArgs(napi_env env, napi_value* argv, const Heap& heap, AttentionArgs* a) {
+  a->d = avx2::AttentionDims{i64(env, argv[1]), i64(env, argv[2]), i64(env, argv[3]), i64(env, argv[4]), i64(env, argv[5]),
+                             0, 0, static_cast<float>(f64(env, argv[6]))};
+  const avx2::AttentionDims& d = a->d;
+  if (d.batch < 1 || d.seq < 1 || d.kvHeads < 1 || d.heads % d.kvHeads != 0 || d.headDim < 2 || d.headDim % 2 != 0) {
+    napi_throw_range_error(env, nullptr, "rlhf-native: bad attention dimensions");
+    return false;
+  }
+  const int64_t bt = d.batch * d.seq;
+  return (a->q = at(env, heap, i64(env, argv[7]), bt * d.heads * d.headDim, "q")) &&
+         (a->k = at(env, heap, i64(env, argv[8]), bt * d.kvHeads * d.headDim, "k")) &&
+         (a->v = at(env, heap, i64(env, argv[9]), bt * d.kvHeads * d.headDim, "v")) &&
+         (a->pos = at(env, heap, i64(env, argv[10]), bt, "positions")) &&
+         (a->mask = at(env, heap, i64(env, argv[11]), bt, "keyMask")) &&
+         (a->out = at(env, heap, i64(env, argv[12]), bt * d.heads * d.headDim, "out")) &&
+         (a->lse = at(env, heap, i64(env, argv[13]), bt * d.heads, "lse"));
+}
+
+napi_value AttentionForward(napi_env env, napi_callback_info info) {
+  napi_value argv[14];
+  if (!args(env, info, 14, argv)) return nullptr;
+  Heap heap;
+  AttentionArgs a;
+  if (!getHeap(env, argv[0], &heap) || !attentionArgs(env, argv, heap, &a)) return nullptr;
+  avx2::attentionForward(a.d, a.q, a.k, a.v, reinterpret_cast<const int32_t*>(a.pos), a.mask, a.out, a.lse);
+  return nullptr;
+}
+
+// (..., out, lse, dout, dq, dk, dv)
+napi_value AttentionBackward(napi_env env, napi_callback_info info) {
+  napi_value argv[18];
+  if (!args(env, info, 18, argv)) return nullptr;
+  Heap heap;
+  AttentionArgs a;
+  if (!getHeap(env, argv[0], &heap) || !attentionArgs(env, argv, heap, &a)) return nullptr;
+  const int64_t bt = a.d.batch * a.d.seq, qs = bt * a.d.heads * a.d.headDim, ks = bt * a.d.kvHeads * a.d.headDim;
+  float *dout, *dq, *dk, *dv;
+  if (!(dout = at(env, heap, i64(env, argv[14]), qs, "dout")) || !(dq = at(env, heap, i64(env, argv[15]), qs, "dq")) ||
+      !(dk = at(env, heap, i64(env, argv[16]), ks, "dk")) || !(dv = at(env, heap, i64(env, argv[17]), ks, "dv"))) {
+    return nullptr;
+  }
+  avx2::attentionBackward(a.d, a.q, a.k, a.v, reinterpret_cast<const int32_t*>(a.pos), a.mask, a.out, a.lse, dout, dq, dk, dv);
   return nullptr;
 }
 
@@ -324,7 +438,9 @@ napi_value Init(napi_env env, napi_value exports) {
     napi_callback fn;
   } fns[] = {{"info", Info}, {"configure", Configure}, {"batchMatMul", BatchMatMul}, {"adamw", AdamW},
              {"targetLogProbs", TargetLogProbs}, {"targetLogProbsGrad", TargetLogProbsGrad},
-             {"cachedAttention", CachedAttention}, {"rmsNorm", RmsNorm}, {"swiglu", SwiGLU}};
+             {"cachedAttention", CachedAttention}, {"rmsNorm", RmsNorm}, {"swiglu", SwiGLU},
+             {"attentionForward", AttentionForward}, {"attentionBackward", AttentionBackward},
+             {"swigluGrad", SwiGLUGrad}, {"rmsNormGrad", RmsNormGrad}, {"segmentSum", SegmentSum}};
   for (const auto& f : fns) {
     napi_value fn;
     // Without AVX2/FMA only info() is exported: nothing else may run.

@@ -45,10 +45,29 @@ struct AttentionDims {
  */
 void cachedAttention(const AttentionDims& d, const float* qkv, const int32_t* positions, const float* keyMask,
                      float* kCache, float* vCache, float* out);
+/**
+ * Training attention (causal, GQA, RoPE), forward: q [B*T, H*hd], k and v [B*T, KV*hd] (projections with bias,
+ * before RoPE), positions [B, T], keyMask [B, T] -> out [B*T, H*hd] and lse [B, H, T] (log of each softmax's
+ * normaliser, +inf for a query with no allowed key, whose output is 0). Scores are computed per head with the
+ * GEMM kernel and kept only for one head at a time; the backward pass recomputes them from lse.
+ */
+void attentionForward(const AttentionDims& d, const float* q, const float* k, const float* v, const int32_t* positions,
+                      const float* keyMask, float* out, float* lse);
+/** Gradients of attentionForward: dout [B*T, H*hd] -> dq, dk, dv (shapes of q, k, v; overwritten). */
+void attentionBackward(const AttentionDims& d, const float* q, const float* k, const float* v, const int32_t* positions,
+                       const float* keyMask, const float* out, const float* lse, const float* dout, float* dq, float* dk,
+                       float* dv);
 /** y = x / sqrt(mean(x^2) + eps) * w, rows of length dim. */
 void rmsNorm(int64_t rows, int64_t dim, const float* x, const float* w, float eps, float* y);
-/** y[r] = silu(gu[r, :I]) * gu[r, I:], gu [rows, 2I] -> y [rows, I]. */
-void swiglu(int64_t rows, int64_t inner, const float* gu, float* y);
+/** dx and dw of rmsNorm for dy: dx [rows, dim] overwritten, dw [dim] overwritten (summed over rows). */
+void rmsNormGrad(int64_t rows, int64_t dim, const float* x, const float* w, float eps, const float* dy, float* dx, float* dw);
+/** y[r, i] = silu(g[r, i]) * u[r, i] for rows of `inner` values, g and u rows `stride` apart (a fused [gate|up]
+    matrix has stride 2 * inner, separate ones have stride inner), y [rows, inner]. */
+void swiglu(int64_t rows, int64_t inner, const float* g, const float* u, int64_t stride, float* y);
+/** Gradients of swiglu (separate g, u [rows, inner]) for dy: dg, du overwritten. */
+void swigluGrad(int64_t rows, int64_t inner, const float* g, const float* u, const float* dy, float* dg, float* du);
+/** out[s] = sum of x rows r with ids[r] == s, out [segments, cols] overwritten (ids checked by the caller). */
+void segmentSum(int64_t rows, int64_t cols, const float* x, const int32_t* ids, int64_t segments, float* out);
 }  // namespace avx2
 
 /** OpenBLAS loaded with dlopen (openblas.cc); absent when the library is not installed. */

@@ -499,13 +499,205 @@ void rmsNorm(int64_t rows, int64_t dim, const float* x, const float* w, float ep
   }
 }
 
-void swiglu(int64_t rows, int64_t inner, const float* gu, float* y) {
-  for (int64_t r = 0; r < rows; r++) {
-    const float* g = gu + r * 2 * inner;
-    const float* u = g + inner;
-    float* yr = y + r * inner;
-    for (int64_t i = 0; i < inner; i++) yr[i] = g[i] / (1.f + std::exp(-g[i])) * u[i];
+void rmsNormGrad(int64_t rows, int64_t dim, const float* x, const float* w, float eps, const float* dy, float* dx, float* dw) {
+  // y = x r w with r = (mean(x^2) + eps)^-1/2: dx = r (dy w) - x r^3 mean(dy w x), dw = sum over rows of dy x r.
+  const int parts = std::max(1, std::min<int>(threads(), static_cast<int>(rows / 64)));
+  std::vector<float> partial(static_cast<size_t>(parts) * dim, 0.f);
+  parallelFor(parts, [&](int part) {
+    float* acc = partial.data() + static_cast<int64_t>(part) * dim;
+    for (int64_t r = rows * part / parts; r < rows * (part + 1) / parts; r++) {
+      const float* xr = x + r * dim;
+      const float* dyr = dy + r * dim;
+      float ss = 0.f, dot = 0.f;
+      for (int64_t i = 0; i < dim; i++) ss += xr[i] * xr[i], dot += dyr[i] * w[i] * xr[i];
+      const float inv = 1.f / std::sqrt(ss / dim + eps);
+      const float c = inv * inv * inv * dot / dim;
+      float* dxr = dx + r * dim;
+      for (int64_t i = 0; i < dim; i++) {
+        dxr[i] = inv * dyr[i] * w[i] - xr[i] * c;
+        acc[i] += dyr[i] * xr[i] * inv;
+      }
+    }
+  });
+  for (int64_t i = 0; i < dim; i++) {
+    float sum = 0.f;
+    for (int p = 0; p < parts; p++) sum += partial[static_cast<int64_t>(p) * dim + i];
+    dw[i] = sum;
   }
+}
+
+void swiglu(int64_t rows, int64_t inner, const float* g, const float* u, int64_t stride, float* y) {
+  splitRange(rows, 1, true, rows * inner * 20, [&](int64_t lo, int64_t hi) {
+    for (int64_t r = lo; r < hi; r++) {
+      const float* gr = g + r * stride;
+      const float* ur = u + r * stride;
+      float* yr = y + r * inner;
+      for (int64_t i = 0; i < inner; i++) yr[i] = gr[i] / (1.f + std::exp(-gr[i])) * ur[i];
+    }
+  });
+}
+
+void swigluGrad(int64_t rows, int64_t inner, const float* g, const float* u, const float* dy, float* dg, float* du) {
+  // silu(g) = g s with s = sigmoid(g); d silu / dg = s (1 + g (1 - s)).
+  splitRange(rows * inner, 1024, true, rows * inner * 20, [&](int64_t lo, int64_t hi) {
+    for (int64_t i = lo; i < hi; i++) {
+      const float s = 1.f / (1.f + std::exp(-g[i]));
+      du[i] = dy[i] * g[i] * s;
+      dg[i] = dy[i] * u[i] * s * (1.f + g[i] * (1.f - s));
+    }
+  });
+}
+
+void segmentSum(int64_t rows, int64_t cols, const float* x, const int32_t* ids, int64_t segments, float* out) {
+  std::memset(out, 0, sizeof(float) * segments * cols);
+  for (int64_t r = 0; r < rows; r++) axpy(cols, 1.f, x + r * cols, out + ids[r] * cols);
+}
+
+}  // namespace avx2
+}  // namespace rlhf
+
+namespace rlhf {
+namespace avx2 {
+namespace {
+
+/** Rotary tables for each (b, t) of `positions` [B*T]: cos and sin [B*T, hd/2], as Hugging Face computes them. */
+struct Rope {
+  int64_t half;
+  std::vector<float> cos, sin;
+  Rope(const int32_t* positions, int64_t count, int64_t hd, float theta) : half(hd / 2), cos(count * half), sin(count * half) {
+    std::vector<float> invFreq(half);
+    for (int64_t i = 0; i < half; i++) invFreq[i] = static_cast<float>(1.0 / std::pow(static_cast<double>(theta), (2.0 * i) / hd));
+    for (int64_t r = 0; r < count; r++) {
+      const float pos = static_cast<float>(positions[r]);
+      for (int64_t i = 0; i < half; i++) {
+        const float angle = pos * invFreq[i];
+        cos[r * half + i] = std::cos(angle);
+        sin[r * half + i] = std::sin(angle);
+      }
+    }
+  }
+  /** y = x cos + rotate_half(x) sin (inverse = true: the transposed rotation, for gradients). */
+  void apply(const float* x, int64_t r, float* y, bool inverse = false) const {
+    const float* c = cos.data() + r * half;
+    const float* s = sin.data() + r * half;
+    for (int64_t i = 0; i < half; i++) {
+      const float x1 = x[i], x2 = x[i + half], si = inverse ? -s[i] : s[i];
+      y[i] = x1 * c[i] - x2 * si;
+      y[i + half] = x2 * c[i] + x1 * si;
+    }
+  }
+};
+
+/** Rows [b*T, b*T + T) of one head (column block `col` of width hd) of a [B*T, width] matrix, into [T, hd]. */
+void gatherHead(const float* x, int64_t width, int64_t b, int64_t T, int64_t col, int64_t hd, float* out,
+                const Rope* rope = nullptr) {
+  for (int64_t t = 0; t < T; t++) {
+    const float* src = x + (b * T + t) * width + col * hd;
+    if (rope) rope->apply(src, b * T + t, out + t * hd);
+    else std::memcpy(out + t * hd, src, sizeof(float) * hd);
+  }
+}
+
+void scatterHead(const float* head, int64_t width, int64_t b, int64_t T, int64_t col, int64_t hd, float* x,
+                 const Rope* rope = nullptr) {
+  for (int64_t t = 0; t < T; t++) {
+    float* dst = x + (b * T + t) * width + col * hd;
+    if (rope) rope->apply(head + t * hd, b * T + t, dst, true);
+    else std::memcpy(dst, head + t * hd, sizeof(float) * hd);
+  }
+}
+
+/** P = softmax rows of S * scale over allowed keys (j <= t, mask 1), in place; lse per row (+inf if none allowed). */
+void causalSoftmax(float* s, int64_t T, float scale, const float* mask, float* lse) {
+  for (int64_t t = 0; t < T; t++) {
+    float* row = s + t * T;
+    float max = -INFINITY;
+    for (int64_t j = 0; j <= t; j++) {
+      if (mask[j] != 0.f) max = std::max(max, row[j] * scale);
+    }
+    if (max == -INFINITY) {
+      std::fill(row, row + T, 0.f);
+      lse[t] = INFINITY;
+      continue;
+    }
+    float sum = 0.f;
+    for (int64_t j = 0; j <= t; j++) {
+      const float p = mask[j] != 0.f ? std::exp(row[j] * scale - max) : 0.f;
+      row[j] = p;
+      sum += p;
+    }
+    std::fill(row + t + 1, row + T, 0.f);
+    const float inv = 1.f / sum;
+    for (int64_t j = 0; j <= t; j++) row[j] *= inv;
+    lse[t] = max + std::log(sum);
+  }
+}
+
+}  // namespace
+
+void attentionForward(const AttentionDims& d, const float* q, const float* k, const float* v, const int32_t* positions,
+                      const float* keyMask, float* out, float* lse) {
+  const int64_t B = d.batch, T = d.seq, H = d.heads, KV = d.kvHeads, hd = d.headDim, rep = H / KV;
+  const Rope rope(positions, B * T, hd, d.theta);
+  const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
+  parallelFor(static_cast<int>(B * KV), [&](int task) {
+    const int64_t b = task / KV, g = task % KV;
+    std::vector<float> kh(T * hd), vh(T * hd), qh(T * hd), s(T * T), oh(T * hd);
+    gatherHead(k, KV * hd, b, T, g, hd, kh.data(), &rope);
+    gatherHead(v, KV * hd, b, T, g, hd, vh.data());
+    for (int64_t h = g * rep; h < (g + 1) * rep; h++) {
+      gatherHead(q, H * hd, b, T, h, hd, qh.data(), &rope);
+      gemm(Gemm{false, true, T, T, hd}, qh.data(), kh.data(), s.data(), false);  // S = Q K^T
+      causalSoftmax(s.data(), T, scale, keyMask + b * T, lse + (b * H + h) * T);
+      gemm(Gemm{false, false, T, hd, T}, s.data(), vh.data(), oh.data(), false);  // O = P V
+      scatterHead(oh.data(), H * hd, b, T, h, hd, out);
+    }
+  });
+}
+
+void attentionBackward(const AttentionDims& d, const float* q, const float* k, const float* v, const int32_t* positions,
+                       const float* keyMask, const float* out, const float* lse, const float* dout, float* dq, float* dk,
+                       float* dv) {
+  const int64_t B = d.batch, T = d.seq, H = d.heads, KV = d.kvHeads, hd = d.headDim, rep = H / KV;
+  const Rope rope(positions, B * T, hd, d.theta);
+  const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
+  parallelFor(static_cast<int>(B * KV), [&](int task) {
+    const int64_t b = task / KV, g = task % KV;
+    const float* mask = keyMask + b * T;
+    std::vector<float> kh(T * hd), vh(T * hd), qh(T * hd), oh(T * hd), doh(T * hd), p(T * T), dp(T * T), tmp(T * hd),
+        dkh(T * hd, 0.f), dvh(T * hd, 0.f), rowDot(T);
+    gatherHead(k, KV * hd, b, T, g, hd, kh.data(), &rope);
+    gatherHead(v, KV * hd, b, T, g, hd, vh.data());
+    for (int64_t h = g * rep; h < (g + 1) * rep; h++) {
+      const float* l = lse + (b * H + h) * T;
+      gatherHead(q, H * hd, b, T, h, hd, qh.data(), &rope);
+      gatherHead(out, H * hd, b, T, h, hd, oh.data());
+      gatherHead(dout, H * hd, b, T, h, hd, doh.data());
+      // P recomputed from the saved normalisers.
+      gemm(Gemm{false, true, T, T, hd}, qh.data(), kh.data(), p.data(), false);
+      for (int64_t t = 0; t < T; t++) {
+        float* row = p.data() + t * T;
+        for (int64_t j = 0; j < T; j++) row[j] = (j <= t && mask[j] != 0.f && l[t] != INFINITY) ? std::exp(row[j] * scale - l[t]) : 0.f;
+        float dot = 0.f;
+        for (int64_t i = 0; i < hd; i++) dot += doh[t * hd + i] * oh[t * hd + i];
+        rowDot[t] = dot;  // sum_j P dP = dO . O
+      }
+      gemm(Gemm{true, false, T, hd, T}, p.data(), doh.data(), tmp.data(), false);  // dV += P^T dO
+      for (int64_t i = 0; i < T * hd; i++) dvh[i] += tmp[i];
+      gemm(Gemm{false, true, T, T, hd}, doh.data(), vh.data(), dp.data(), false);  // dP = dO V^T
+      for (int64_t t = 0; t < T; t++) {  // dS = P (dP - rowDot) * scale, in place of P
+        float* pr = p.data() + t * T;
+        const float* dpr = dp.data() + t * T;
+        for (int64_t j = 0; j <= t; j++) pr[j] = pr[j] * (dpr[j] - rowDot[t]) * scale;
+      }
+      gemm(Gemm{false, false, T, hd, T}, p.data(), kh.data(), tmp.data(), false);  // dQ = dS K
+      scatterHead(tmp.data(), H * hd, b, T, h, hd, dq, &rope);
+      gemm(Gemm{true, false, T, hd, T}, p.data(), qh.data(), tmp.data(), false);  // dK += dS^T Q
+      for (int64_t i = 0; i < T * hd; i++) dkh[i] += tmp[i];
+    }
+    scatterHead(dkh.data(), KV * hd, b, T, g, hd, dk, &rope);
+    scatterHead(dvh.data(), KV * hd, b, T, g, hd, dv);
+  });
 }
 
 }  // namespace avx2

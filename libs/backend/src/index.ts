@@ -7,11 +7,13 @@ export {
   fusedAdamW,
   fusedTargetLogProbs,
   fusedTargetLogProbsGrad,
-  hasFusedDecode,
+  hasNativeKernels,
+  fusedAttention,
   fusedCachedAttention,
   fusedRmsNorm,
   fusedSwiGLU,
+  fusedSwiGLUPacked,
 } from './native-kernels';
-export type { CachedAttentionAttrs } from './native-kernels';
+export type { CachedAttentionAttrs, AttentionAttrs } from './native-kernels';
 export type { NativeInfo } from './native';
 export { WasmOutOfMemoryError } from './heap-guard';

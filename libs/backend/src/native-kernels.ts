@@ -2,8 +2,11 @@
 //   BatchMatMul                          every transpose and broadcast case, GEMM or the skinny path
 //   RlhfAdamW                            one fused AdamW pass per parameter (13 tfjs ops otherwise)
 //   RlhfTargetLogProbs / ...Grad         log softmax(x)[t] and its gradient, one pass over [N, V] each
-//   RlhfCachedAttention, RlhfRmsNorm,    the decode path (no gradients): RoPE + attention over a KV cache
-//   RlhfSwiGLU                           written in place, RMSNorm, silu(gate) * up, one kernel each
+//   RlhfAttention / ...Grad              training attention (causal, GQA, RoPE) forward and backward
+//   RlhfRmsNorm / ...Grad                RMSNorm forward and backward
+//   RlhfSwiGLU / ...Grad                 silu(gate) * up forward and backward; RlhfSwiGLUPacked for [gate|up]
+//   RlhfCachedAttention                  the decode path: RoPE + attention over a KV cache written in place
+//   UnsortedSegmentSum                   float32 scatter-add (the embedding gradient), replacing the JS kernel
 // The last two are this project's own kernel names: libs/train calls them through fusedAdamW and
 // fusedTargetLogProbs below, which return null when the current backend has no such kernel (tfjs-node,
 // cpu, or wasm without the addon), so the caller keeps its composite tfjs ops.
@@ -18,7 +21,12 @@ const TARGET_LOGPROBS = 'RlhfTargetLogProbs';
 const TARGET_LOGPROBS_GRAD = 'RlhfTargetLogProbsGrad';
 const CACHED_ATTENTION = 'RlhfCachedAttention';
 const RMS_NORM = 'RlhfRmsNorm';
+const RMS_NORM_GRAD = 'RlhfRmsNormGrad';
 const SWIGLU = 'RlhfSwiGLU';
+const SWIGLU_GRAD = 'RlhfSwiGLUGrad';
+const SWIGLU_PACKED = 'RlhfSwiGLUPacked';
+const ATTENTION = 'RlhfAttention';
+const ATTENTION_GRAD = 'RlhfAttentionGrad';
 
 function addon(): NativeAddon {
   const native = nativeAddon();
@@ -141,13 +149,96 @@ function rmsNorm(args: { inputs: Record<string, TensorInfo>; backend: unknown; a
   return out;
 }
 
+function rmsNormGrad(args: { inputs: Record<string, TensorInfo>; backend: unknown; attrs: NamedAttrMap }): TensorInfo[] {
+  const { x, weight, dy } = args.inputs;
+  const backend = internals(args.backend);
+  const dx = backend.makeOutput(x.shape, 'float32');
+  const dw = backend.makeOutput(weight.shape, 'float32');
+  const dim = x.shape[x.shape.length - 1];
+  addon().rmsNormGrad(heapF32(backend), tf.util.sizeFromShape(x.shape) / dim, dim, at(backend, x), at(backend, weight),
+    args.attrs.eps as number, at(backend, dy), at(backend, dx), at(backend, dw));
+  return [dx, dw];
+}
+
 function swiglu(args: { inputs: Record<string, TensorInfo>; backend: unknown }): TensorInfo {
+  const { gate, up } = args.inputs;
+  const backend = internals(args.backend);
+  const [rows, inner] = gate.shape;
+  const out = backend.makeOutput([rows, inner], 'float32');
+  addon().swiglu(heapF32(backend), rows, inner, at(backend, gate), at(backend, up), inner, at(backend, out));
+  return out;
+}
+
+function swigluPacked(args: { inputs: Record<string, TensorInfo>; backend: unknown }): TensorInfo {
   const { gateUp } = args.inputs;
   const backend = internals(args.backend);
   const [rows, twice] = gateUp.shape;
-  const out = backend.makeOutput([rows, twice / 2], 'float32');
-  addon().swiglu(heapF32(backend), rows, twice / 2, at(backend, gateUp), at(backend, out));
+  const inner = twice / 2;
+  const out = backend.makeOutput([rows, inner], 'float32');
+  const base = at(backend, gateUp);
+  addon().swiglu(heapF32(backend), rows, inner, base, base + inner, twice, at(backend, out));
   return out;
+}
+
+function swigluGrad(args: { inputs: Record<string, TensorInfo>; backend: unknown }): TensorInfo[] {
+  const { gate, up, dy } = args.inputs;
+  const backend = internals(args.backend);
+  const [rows, inner] = gate.shape;
+  const dg = backend.makeOutput(gate.shape, 'float32');
+  const du = backend.makeOutput(up.shape, 'float32');
+  addon().swigluGrad(heapF32(backend), rows, inner, at(backend, gate), at(backend, up), at(backend, dy), at(backend, dg), at(backend, du));
+  return [dg, du];
+}
+
+/** The native scatter-add for float32; other dtypes go to `fallback` (the project's JS kernel). */
+function segmentSumWith(fallback: KernelFunc) {
+  return (args: { inputs: Record<string, TensorInfo>; backend: unknown; attrs: NamedAttrMap }): TensorInfo => {
+    const { x, segmentIds } = args.inputs;
+    const numSegments = args.attrs.numSegments as number;
+    if (x.dtype !== 'float32' || segmentIds.dtype !== 'int32' || segmentIds.shape.length !== 1 ||
+        segmentIds.shape[0] !== x.shape[0] || !Number.isInteger(numSegments) || numSegments < 0) {
+      return fallback(args as Parameters<KernelFunc>[0]) as TensorInfo; // it also reports bad input
+    }
+    const backend = internals(args.backend);
+    const out = backend.makeOutput([numSegments, ...x.shape.slice(1)], 'float32');
+    const cols = tf.util.sizeFromShape(x.shape.slice(1));
+    addon().segmentSum(heapF32(backend), x.shape[0], cols, at(backend, x), at(backend, segmentIds), numSegments, at(backend, out));
+    return out;
+  };
+}
+
+/** Dimensions of a training attention call; see fusedAttention. */
+export interface AttentionAttrs {
+  batch: number;
+  seq: number;
+  heads: number;
+  kvHeads: number;
+  headDim: number;
+  /** RoPE base (config rope_theta). */
+  theta: number;
+}
+
+const attentionArgs = (backend: WasmBackendInternals, a: AttentionAttrs, inputs: Record<string, TensorInfo>) =>
+  [heapF32(backend), a.batch, a.seq, a.heads, a.kvHeads, a.headDim, a.theta, at(backend, inputs.q), at(backend, inputs.k),
+    at(backend, inputs.v), at(backend, inputs.positions), at(backend, inputs.keyMask)] as const;
+
+function attention(args: { inputs: Record<string, TensorInfo>; backend: unknown; attrs: NamedAttrMap }): TensorInfo[] {
+  const a = args.attrs as unknown as AttentionAttrs;
+  const backend = internals(args.backend);
+  const out = backend.makeOutput([a.batch * a.seq, a.heads * a.headDim], 'float32');
+  const lse = backend.makeOutput([a.batch, a.heads, a.seq], 'float32');
+  addon().attentionForward(...attentionArgs(backend, a, args.inputs), at(backend, out), at(backend, lse));
+  return [out, lse];
+}
+
+function attentionGrad(args: { inputs: Record<string, TensorInfo>; backend: unknown; attrs: NamedAttrMap }): TensorInfo[] {
+  const a = args.attrs as unknown as AttentionAttrs;
+  const { q, k, v, out, lse, dout } = args.inputs;
+  const backend = internals(args.backend);
+  const [dq, dk, dv] = [q, k, v].map((t) => backend.makeOutput(t.shape, 'float32'));
+  addon().attentionBackward(...attentionArgs(backend, a, args.inputs), at(backend, out), at(backend, lse), at(backend, dout),
+    at(backend, dq), at(backend, dk), at(backend, dv));
+  return [dq, dk, dv];
 }
 
 const kernel = (kernelName: string, fn: unknown): KernelConfig => ({
@@ -157,6 +248,8 @@ const kernel = (kernelName: string, fn: unknown): KernelConfig => ({
 });
 
 export const nativeBatchMatMulConfig = kernel(tf.BatchMatMul, batchMatMul);
+/** UnsortedSegmentSum computed natively for float32, delegating the rest to `fallback`. */
+export const nativeSegmentSumConfig = (fallback: KernelConfig) => kernel(tf.UnsortedSegmentSum, segmentSumWith(fallback.kernelFunc));
 /** The project's own kernels, registered for wasm while the addon is loaded. */
 export const nativeOwnKernelConfigs = [
   kernel(ADAMW, adamW),
@@ -164,7 +257,12 @@ export const nativeOwnKernelConfigs = [
   kernel(TARGET_LOGPROBS_GRAD, targetLogProbsGrad),
   kernel(CACHED_ATTENTION, cachedAttention),
   kernel(RMS_NORM, rmsNorm),
+  kernel(RMS_NORM_GRAD, rmsNormGrad),
   kernel(SWIGLU, swiglu),
+  kernel(SWIGLU_GRAD, swigluGrad),
+  kernel(SWIGLU_PACKED, swigluPacked),
+  kernel(ATTENTION, attention),
+  kernel(ATTENTION_GRAD, attentionGrad),
 ];
 
 const hasKernel = (name: string) => tf.getKernel(name, tf.getBackend()) != null;
@@ -196,16 +294,19 @@ export function fusedTargetLogProbsGrad(x: tf.Tensor2D, targets: tf.Tensor1D, ls
   return tf.engine().runKernel(TARGET_LOGPROBS_GRAD, { x, targets, lse, dy }, {}) as tf.Tensor2D;
 }
 
-/** Whether the current backend has the decode-path kernels (fusedCachedAttention, fusedRmsNorm, fusedSwiGLU). */
-export function hasFusedDecode(): boolean {
-  return hasKernel(CACHED_ATTENTION);
+/**
+ * Whether the current backend has the project's native kernels (the wasm backend with the addon loaded): then
+ * fusedAttention, fusedCachedAttention, fusedRmsNorm and the SwiGLU ops may be called.
+ */
+export function hasNativeKernels(): boolean {
+  return hasKernel(ATTENTION);
 }
 
 /**
  * Qwen2 attention for inference over a preallocated KV cache (no gradient): qkv [B*T, (H + 2 KV) * hd] after the
  * projections' biases; kCache, vCache [B, KV, capacity, hd] receive this call's rotated keys and values at
  * [past, past + T) (written in place); positions int32 [B, T] (RoPE); keyMask [B, capacity] float, 1 for real
- * tokens up to past + T. Returns [B*T, H * hd]. Throws if the backend lacks the kernel (check hasFusedDecode).
+ * tokens up to past + T. Returns [B*T, H * hd]. Throws if the backend lacks the kernel (check hasNativeKernels).
  */
 export function fusedCachedAttention(
   qkv: tf.Tensor2D, kCache: tf.Tensor4D, vCache: tf.Tensor4D, positions: tf.Tensor2D, keyMask: tf.Tensor2D, attrs: CachedAttentionAttrs,
@@ -213,12 +314,59 @@ export function fusedCachedAttention(
   return tf.engine().runKernel(CACHED_ATTENTION, { qkv, kCache, vCache, positions, keyMask }, attrs as unknown as NamedAttrMap) as tf.Tensor2D;
 }
 
-/** RMSNorm over the last axis (no gradient): x / sqrt(mean(x^2) + eps) * weight. */
+/** RMSNorm over the last axis, differentiable: x / sqrt(mean(x^2) + eps) * weight. */
 export function fusedRmsNorm(x: tf.Tensor, weight: tf.Tensor1D, eps: number): tf.Tensor {
-  return tf.engine().runKernel(RMS_NORM, { x, weight }, { eps }) as tf.Tensor;
+  const f = tf.customGrad((...args: (tf.Tensor | tf.GradSaveFunc)[]) => {
+    const [x, weight, save] = args as [tf.Tensor, tf.Tensor, tf.GradSaveFunc];
+    save([x, weight]);
+    return {
+      value: tf.engine().runKernel(RMS_NORM, { x, weight }, { eps }) as tf.Tensor,
+      gradFunc: (dy: tf.Tensor, [x, weight]: tf.Tensor[]) => tf.engine().runKernel(RMS_NORM_GRAD, { x, weight, dy }, { eps }) as tf.Tensor[],
+    };
+  });
+  return f(x, weight);
 }
 
-/** silu(gate) * up for gateUp [N, 2I] = [gate | up] (no gradient) -> [N, I]. */
-export function fusedSwiGLU(gateUp: tf.Tensor2D): tf.Tensor2D {
-  return tf.engine().runKernel(SWIGLU, { gateUp }, {}) as tf.Tensor2D;
+/** silu(gate) * up for gate, up [N, I], differentiable. */
+export function fusedSwiGLU(gate: tf.Tensor2D, up: tf.Tensor2D): tf.Tensor2D {
+  const f = tf.customGrad((...args: (tf.Tensor | tf.GradSaveFunc)[]) => {
+    const [gate, up, save] = args as [tf.Tensor, tf.Tensor, tf.GradSaveFunc];
+    save([gate, up]);
+    return {
+      value: tf.engine().runKernel(SWIGLU, { gate, up }, {}) as tf.Tensor,
+      gradFunc: (dy: tf.Tensor, [gate, up]: tf.Tensor[]) => tf.engine().runKernel(SWIGLU_GRAD, { gate, up, dy }, {}) as tf.Tensor[],
+    };
+  });
+  return f(gate, up) as tf.Tensor2D;
+}
+
+/** silu(gate) * up for gateUp [N, 2I] = [gate | up] (no gradient: the decode path) -> [N, I]. */
+export function fusedSwiGLUPacked(gateUp: tf.Tensor2D): tf.Tensor2D {
+  return tf.engine().runKernel(SWIGLU_PACKED, { gateUp }, {}) as tf.Tensor2D;
+}
+
+/**
+ * Qwen2 self-attention, differentiable: q [B*T, H*hd], k and v [B*T, KV*hd] (projections with bias, before RoPE),
+ * positions int32 [B, T], keyMask [B, T] float (1 real, 0 padding) -> [B*T, H*hd]. Causal, grouped-query, rotary
+ * embeddings applied inside; a query with no allowed key gives 0. Throws if the backend lacks the kernel
+ * (check hasNativeKernels). Gradients flow to q, k and v.
+ */
+export function fusedAttention(
+  q: tf.Tensor2D, k: tf.Tensor2D, v: tf.Tensor2D, positions: tf.Tensor2D, keyMask: tf.Tensor2D, attrs: AttentionAttrs,
+): tf.Tensor2D {
+  const named = attrs as unknown as NamedAttrMap;
+  // positions and keyMask are inputs too (with zero gradients) so that save() keeps them for the backward pass:
+  // the caller's tidy may dispose them before it runs.
+  const f = tf.customGrad((...args: (tf.Tensor | tf.GradSaveFunc)[]) => {
+    const [q, k, v, positions, keyMask, save] = args as [tf.Tensor, tf.Tensor, tf.Tensor, tf.Tensor, tf.Tensor, tf.GradSaveFunc];
+    const [out, lse] = tf.engine().runKernel(ATTENTION, { q, k, v, positions, keyMask }, named) as tf.Tensor[];
+    save([q, k, v, positions, keyMask, out, lse]);
+    const gradFunc = (dout: tf.Tensor, saved: tf.Tensor[]) => {
+      const [q, k, v, positions, keyMask, out, lse] = saved;
+      const grads = tf.engine().runKernel(ATTENTION_GRAD, { q, k, v, positions, keyMask, out, lse, dout }, named) as tf.Tensor[];
+      return [...grads, tf.zerosLike(positions), tf.zerosLike(keyMask)];
+    };
+    return { value: out, gradFunc };
+  });
+  return f(q, k, v, positions, keyMask) as tf.Tensor2D;
 }

@@ -28,7 +28,15 @@ export interface NativeAddon {
     past: number, capacity: number, theta: number, qkv: number, positions: number, keyMask: number, kCache: number,
     vCache: number, out: number): void;
   rmsNorm(heap: Float32Array, rows: number, dim: number, x: number, w: number, eps: number, y: number): void;
-  swiglu(heap: Float32Array, rows: number, inner: number, gu: number, y: number): void;
+  rmsNormGrad(heap: Float32Array, rows: number, dim: number, x: number, w: number, eps: number, dy: number, dx: number, dw: number): void;
+  swiglu(heap: Float32Array, rows: number, inner: number, g: number, u: number, stride: number, y: number): void;
+  swigluGrad(heap: Float32Array, rows: number, inner: number, g: number, u: number, dy: number, dg: number, du: number): void;
+  segmentSum(heap: Float32Array, rows: number, cols: number, x: number, ids: number, segments: number, out: number): void;
+  attentionForward(heap: Float32Array, batch: number, seq: number, heads: number, kvHeads: number, headDim: number,
+    theta: number, q: number, k: number, v: number, positions: number, keyMask: number, out: number, lse: number): void;
+  attentionBackward(heap: Float32Array, batch: number, seq: number, heads: number, kvHeads: number, headDim: number,
+    theta: number, q: number, k: number, v: number, positions: number, keyMask: number, out: number, lse: number,
+    dout: number, dq: number, dk: number, dv: number): void;
 }
 
 export type GemmChoice = 'auto' | 'own' | 'openblas';

@@ -4,11 +4,27 @@ import type { KernelConfig } from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm'; // registers the stock wasm kernels we replace
 import { fastBatchMatMulConfig } from './batch-mat-mul';
 import { nativeAddon } from './native';
-import { nativeBatchMatMulConfig, nativeOwnKernelConfigs } from './native-kernels';
+import { nativeBatchMatMulConfig, nativeOwnKernelConfigs, nativeSegmentSumConfig } from './native-kernels';
 import { registerCumulativeFixes } from './cumsum-fixes';
 import { gatherBatchDimsConfig } from './gather-batch-dims';
 import { batchMatMulGradConfig } from './mat-mul-grad';
 import { unsortedSegmentSumConfig } from './unsorted-segment-sum';
+import { internals } from './wasm-internals';
+
+/**
+ * Identity (tf.clone, and every tensor tfjs saves for a backward pass) sharing its input's buffer, as the cpu
+ * backend does, instead of the stock wasm kernel's copy: tensors are immutable, so the copy buys nothing, and a
+ * training step made 245 of them (the [N, V] logits several times).
+ */
+const sharedIdentityConfig: KernelConfig = {
+  kernelName: tf.Identity,
+  backendName: 'wasm',
+  kernelFunc: (({ inputs, backend }: { inputs: { x: tf.TensorInfo }; backend: unknown }) => {
+    const { x } = inputs;
+    (internals(backend) as unknown as { incRef(dataId: object): void }).incRef(x.dataId);
+    return { dataId: x.dataId, shape: x.shape, dtype: x.dtype };
+  }) as unknown as KernelConfig['kernelFunc'],
+};
 
 // Stock wasm kernels, captured before our first replacement: useBatchMatMul('stock') restores
 // BatchMatMul (benchmarks, A/B checks) and our GatherV2 delegates to the stock one.
@@ -53,9 +69,10 @@ export function useBatchMatMul(kind: BatchMatMulKind): void {
  * so their callers use composite tfjs ops.
  */
 export function registerWasmKernels(): void {
-  replaceKernel(unsortedSegmentSumConfig);
-  replaceKernel(gatherBatchDimsConfig(stockKernel(tf.GatherV2)));
   const native = nativeAddon() != null;
+  replaceKernel(native ? nativeSegmentSumConfig(unsortedSegmentSumConfig) : unsortedSegmentSumConfig);
+  replaceKernel(gatherBatchDimsConfig(stockKernel(tf.GatherV2)));
+  replaceKernel(sharedIdentityConfig);
   useBatchMatMul(native ? 'native' : 'fast');
   for (const config of nativeOwnKernelConfigs) {
     if (native) replaceKernel(config);

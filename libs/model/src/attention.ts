@@ -1,6 +1,7 @@
 // Grouped-query self-attention as in Hugging Face's Qwen2Attention: q/k/v projections with bias,
 // o_proj without bias, rotary embeddings on q and k, num_key_value_heads <= num_attention_heads.
 import * as tf from '@tensorflow/tfjs';
+import { fusedAttention } from '@rlhf-code/backend';
 import { linear } from './linear';
 import { applyRope, RopeAngles } from './rope';
 
@@ -65,5 +66,23 @@ export function attention(
     const merged = tf.reshape(tf.transpose(ctx, [0, 2, 1, 3]), [B * T, H * hd]); // [B*T, H*hd]
     const out = linear(merged as tf.Tensor2D, w.o_proj.weight); // [B*T, D]
     return { out, kv: { k: k as tf.Tensor4D, v: v as tf.Tensor4D } };
+  });
+}
+
+/**
+ * The same attention in one native kernel (forward and backward) when the backend has it (@rlhf-code/backend
+ * hasNativeKernels), without a cache: x [B*T, D], positions int32 [B, T], keyMask [B, T] -> [B*T, D].
+ * RoPE, the causal and padding masks, GQA and the softmax happen inside the kernel.
+ */
+export function fusedSelfAttention(
+  x: tf.Tensor2D, w: AttentionWeights, dims: AttentionDims, positions: tf.Tensor2D, keyMask: tf.Tensor2D, theta: number,
+): tf.Tensor2D {
+  return tf.tidy(() => {
+    const { batch, seq, heads, kvHeads, headDim } = dims;
+    const q = linear(x, w.q_proj.weight, w.q_proj.bias); // [B*T, H*hd]
+    const k = linear(x, w.k_proj.weight, w.k_proj.bias); // [B*T, KV*hd]
+    const v = linear(x, w.v_proj.weight, w.v_proj.bias); // [B*T, KV*hd]
+    const ctx = fusedAttention(q, k, v, positions, keyMask, { batch, seq, heads, kvHeads, headDim, theta }); // [B*T, H*hd]
+    return linear(ctx, w.o_proj.weight);
   });
 }

@@ -1,12 +1,12 @@
 // The decode path: the same Qwen2 forward pass as model.ts, for inference with a KV cache, in about ten kernels
-// per layer instead of sixty, when the backend has the native decode kernels (@rlhf-code/backend hasFusedDecode):
+// per layer instead of sixty, when the backend has the native kernels (@rlhf-code/backend hasNativeKernels):
 //   x -> rmsNorm -> [q|k|v] = x Wqkv^T + b -> RoPE + attention over the cache (keys/values written in place)
 //     -> o_proj -> + x -> rmsNorm -> [gate|up] = x Wgu^T -> silu(gate) * up -> down_proj -> + x
 // q/k/v and gate/up are fused into one matrix each, built from the Hugging Face parameters on first use and
 // rebuilt when a parameter is reassigned (training, a served policy's weight swap); checkpoints keep HF's names.
 // No gradients: training and scoring use the composite ops of attention.ts / mlp.ts / norm.ts.
 import * as tf from '@tensorflow/tfjs';
-import { fusedCachedAttention, fusedRmsNorm, fusedSwiGLU } from '@rlhf-code/backend';
+import { fusedCachedAttention, fusedRmsNorm, fusedSwiGLUPacked } from '@rlhf-code/backend';
 import type { BlockWeights } from './block';
 import type { KVCache } from './kv-cache';
 
@@ -100,7 +100,7 @@ export function decodeForward(
       const ctx = fusedCachedAttention(qkv, cache.buffers[i].k, cache.buffers[i].v, pos, keyMask, attrs); // [B*T, H*hd]
       x = tf.add(x, tf.matMul(ctx, w.self_attn.o_proj.weight, false, true));
       const h2 = fusedRmsNorm(x, w.post_attention_layernorm.weight, eps) as tf.Tensor2D;
-      const act = fusedSwiGLU(tf.matMul(h2, f.gateUpWeight, false, true) as tf.Tensor2D); // [B*T, I]
+      const act = fusedSwiGLUPacked(tf.matMul(h2, f.gateUpWeight, false, true) as tf.Tensor2D); // [B*T, I]
       x = tf.add(x, tf.matMul(act, w.mlp.down_proj.weight, false, true));
     });
     return tf.reshape(fusedRmsNorm(x, finalNorm, eps), [B, T, -1]) as tf.Tensor3D;

@@ -2,9 +2,9 @@
 //   ids -> embed_tokens -> N x decoder layer -> norm -> lm_head (tied to embed_tokens or not)
 // Parameters live in `params`, keyed by Hugging Face's names, so checkpoints map one to one.
 import * as tf from '@tensorflow/tfjs';
-import { hasFusedDecode } from '@rlhf-code/backend';
-import { LayerKV } from './attention';
-import { BlockWeights, decoderLayer } from './block';
+import { hasNativeKernels } from '@rlhf-code/backend';
+import { attention, fusedSelfAttention, LayerKV } from './attention';
+import { Attend, BlockWeights, decoderLayer } from './block';
 import { expectedParameterShapes, headDim, Qwen2Config, readConfig } from './config';
 import { loadCheckpointWeights } from './checkpoint';
 import { decodeForward, FusedWeights } from './decode';
@@ -121,7 +121,7 @@ export class Qwen2Model {
     const hd = headDim(cfg);
     const eps = cfg.rms_norm_eps;
     // With a cache, on a backend with the native decode kernels: the decode path (same maths, no gradients).
-    if (cache && cache.layers.length === 0 && hasFusedDecode()) {
+    if (cache && cache.layers.length === 0 && hasNativeKernels()) {
       const mask = opts.mask ? opts.mask.dataSync() : new Float32Array(B * T).fill(1);
       const embed = this.params['model.embed_tokens.weight'] as unknown as tf.Tensor2D;
       const norm = this.params['model.norm.weight'] as unknown as tf.Tensor1D;
@@ -135,21 +135,30 @@ export class Qwen2Model {
       const S = fullMask.shape[1];
       const P = S - T; // cached positions before this call
       const positions = tf.slice(tf.relu(tf.sub(tf.cumsum(fullMask, 1), 1)), [0, P], [B, T]) as tf.Tensor2D;
-      const rope = ropeAngles(positions, hd, cfg.rope_theta);
-      // Query t (absolute index P + t) may attend to key j when j <= P + t and key j is not padding.
-      const causal = new Float32Array(T * S);
-      for (let t = 0; t < T; t++) causal.fill(1, t * S, t * S + P + t + 1);
-      const allowed = tf.mul(tf.tensor4d(causal, [1, 1, T, S]), tf.reshape(fullMask, [B, 1, 1, S]));
-      const bias = tf.mul(tf.sub(1, allowed), MASKED) as tf.Tensor4D; // [B, 1, T, S]
+      const dims = { batch: B, seq: T, heads: H, kvHeads: KV, headDim: hd };
+      let attend: Attend;
+      if (!cache && hasNativeKernels()) {
+        // Training and scoring on a backend with the native attention kernel: masks and RoPE happen inside it.
+        const pos = tf.cast(positions, 'int32') as tf.Tensor2D;
+        attend = (h, w) => ({ out: fusedSelfAttention(h, w, dims, pos, fullMask, cfg.rope_theta) });
+      } else {
+        const rope = ropeAngles(positions, hd, cfg.rope_theta);
+        // Query t (absolute index P + t) may attend to key j when j <= P + t and key j is not padding.
+        const causal = new Float32Array(T * S);
+        for (let t = 0; t < T; t++) causal.fill(1, t * S, t * S + P + t + 1);
+        const allowed = tf.mul(tf.tensor4d(causal, [1, 1, T, S]), tf.reshape(fullMask, [B, 1, 1, S]));
+        const bias = tf.mul(tf.sub(1, allowed), MASKED) as tf.Tensor4D; // [B, 1, T, S]
+        let layer = 0;
+        attend = (h, w) => attention(h, w, dims, rope, bias, cache?.layers[layer++]);
+      }
 
       let x = tf.gather(this.params['model.embed_tokens.weight'], tf.reshape(ids, [B * T])) as tf.Tensor2D; // [B*T, D]
       const kvs: LayerKV[] = [];
-      const dims = { batch: B, seq: T, heads: H, kvHeads: KV, headDim: hd };
-      this.layers.forEach((w, i) => {
-        const r = decoderLayer(x, w, dims, rope, bias, eps, cache?.layers[i]);
+      for (const w of this.layers) {
+        const r = decoderLayer(x, w, eps, attend);
         x = r.out;
-        kvs.push(r.kv);
-      });
+        if (r.kv) kvs.push(r.kv);
+      }
       const hidden = tf.reshape(rmsNorm(x, this.params['model.norm.weight'] as tf.Variable<tf.Rank.R1>, eps), [B, T, -1]);
       return cache ? { hidden, kvs, fullMask } : { hidden };
     }) as unknown as { hidden: tf.Tensor3D; kvs?: LayerKV[]; fullMask?: tf.Tensor2D };
