@@ -1,5 +1,7 @@
 // Helpers for the backend tests: run one computation on two backends and compare the numbers.
+import * as fs from 'fs';
 import * as tf from '@tensorflow/tfjs';
+import { ADDON_FILE } from './native';
 
 /** Deterministic values in [-1, 1) (a small LCG: tests must not depend on tfjs's RNG or backend). */
 export function seededValues(size: number, seed: number): Float32Array {
@@ -89,4 +91,30 @@ export function referenceMatMul(
     }
   }
   return { values, shape: [...batchShape, m, n] };
+}
+
+/** The project's own native kernel names (native-kernels.ts), the ones the model code checks for. */
+const NATIVE_MODEL_KERNELS = [
+  'RlhfAttention', 'RlhfAttentionGrad', 'RlhfCachedAttention', 'RlhfRmsNorm', 'RlhfRmsNormGrad', 'RlhfSwiGLU',
+  'RlhfSwiGLUGrad', 'RlhfSwiGLUPacked', 'RlhfTargetLogProbs', 'RlhfTargetLogProbsGrad', 'RlhfAdamW',
+];
+
+/**
+ * Runs `fn` with the native model kernels hidden from the current backend, so that callers take their composite
+ * tfjs path (the path of tfjs-node, cpu, and wasm without the addon); BatchMatMul stays as it is.
+ */
+export async function withoutNativeKernels<T>(fn: () => T | Promise<T>): Promise<T> {
+  const backendName = tf.getBackend();
+  const hidden = NATIVE_MODEL_KERNELS.map((name) => tf.getKernel(name, backendName)).filter((k) => k != null);
+  for (const k of hidden) tf.unregisterKernel(k.kernelName, k.backendName);
+  try {
+    return await fn();
+  } finally {
+    for (const k of hidden) tf.registerKernel(k);
+  }
+}
+
+/** Whether this process will run the native kernels: the addon is built, this is Linux x86-64, RLHF_NATIVE is not 0. */
+export function nativeAddonBuilt(): boolean {
+  return process.platform === 'linux' && process.arch === 'x64' && process.env.RLHF_NATIVE !== '0' && fs.existsSync(ADDON_FILE);
 }
