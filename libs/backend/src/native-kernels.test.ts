@@ -225,3 +225,14 @@ test('RLHF_NATIVE=0 turns the addon off, and bad settings are refused naming the
     loadNative(); // back to the configuration the process started with
   }
 });
+
+test('wasm clones share their buffer (no copy), and each stays valid after the other is disposed', async () => {
+  await tf.setBackend('wasm');
+  const x = tf.tensor1d([1, 2, 3]);
+  const bytes = tf.memory().numBytes;
+  const y = tf.clone(x);
+  x.dispose();
+  expect(Array.from(y.dataSync())).toEqual([1, 2, 3]);
+  expect(tf.memory().numBytes).toBeLessThanOrEqual(bytes);
+  y.dispose();
+});

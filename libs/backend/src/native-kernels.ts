@@ -202,7 +202,14 @@ function segmentSumWith(fallback: KernelFunc) {
     const backend = internals(args.backend);
     const out = backend.makeOutput([numSegments, ...x.shape.slice(1)], 'float32');
     const cols = tf.util.sizeFromShape(x.shape.slice(1));
-    addon().segmentSum(heapF32(backend), x.shape[0], cols, at(backend, x), at(backend, segmentIds), numSegments, at(backend, out));
+    try {
+      addon().segmentSum(heapF32(backend), x.shape[0], cols, at(backend, x), at(backend, segmentIds), numSegments, at(backend, out));
+    } catch (err) {
+      backend.disposeData(out.dataId);
+      // A segment id out of range: the JS kernel names the offending index and value.
+      fallback(args as Parameters<KernelFunc>[0]);
+      throw err;
+    }
     return out;
   };
 }

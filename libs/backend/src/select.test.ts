@@ -3,13 +3,20 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import * as tf from '@tensorflow/tfjs';
+import { ADDON_FILE } from './native';
 import { initBackend, shutdownBackend } from './select';
+import { nativeAddonBuilt } from './testing';
 
 const THREADS = Math.min(2, os.cpus().length);
+// What BackendInfo carries about the native kernels here (none where the addon is not built).
+const CORES = os.cpus().length;
+const NATIVE = nativeAddonBuilt() ? { native: { cpu: true, gemm: 'own', threads: CORES } } : {};
+const NATIVE_LINE = nativeAddonBuilt() ? ` + native gemm (avx2, ${CORES} thread${CORES === 1 ? '' : 's'})` : '';
 
 afterEach(() => {
   delete process.env.RLHF_BACKEND;
   delete process.env.RLHF_THREADS;
+  delete process.env.RLHF_NATIVE;
 });
 
 describe('initBackend in this process', () => {
@@ -17,7 +24,7 @@ describe('initBackend in this process', () => {
 
   test('wasm comes up with SIMD and min(2, cores) threads, and computes', async () => {
     const info = await initBackend({ backend: 'wasm', quiet: true });
-    expect(info).toEqual({ name: 'wasm', kind: 'wasm', threads: THREADS, simd: true });
+    expect(info).toEqual({ name: 'wasm', kind: 'wasm', threads: THREADS, simd: true, ...NATIVE });
     expect(tf.getBackend()).toBe('wasm');
     expect(Array.from(tf.matMul(tf.ones([2, 3]), tf.ones([3, 2])).dataSync())).toEqual([3, 3, 3, 3]);
   });
@@ -54,7 +61,7 @@ describe('initBackend in this process', () => {
     await initBackend({ backend: 'wasm', quiet: true });
     await shutdownBackend();
     const single = await initBackend({ backend: 'wasm', threads: 1, quiet: true });
-    expect(single).toEqual({ name: 'wasm', kind: 'wasm', threads: 1, simd: true });
+    expect(single).toEqual({ name: 'wasm', kind: 'wasm', threads: 1, simd: true, ...NATIVE });
     expect(tf.sum(tf.ones([4])).dataSync()[0]).toBe(4);
     await shutdownBackend();
     const again = await initBackend({ backend: 'wasm', quiet: true });
@@ -77,10 +84,10 @@ describe('initBackend in this process', () => {
     const stderr = jest.spyOn(process.stderr, 'write').mockImplementation(() => true);
     try {
       const info = await initBackend({ backend: 'wasm' });
-      expect(info).toEqual({ name: 'wasm', kind: 'wasm', threads: 1, simd: true });
+      expect(info).toEqual({ name: 'wasm', kind: 'wasm', threads: 1, simd: true, ...NATIVE });
       expect(stderr.mock.calls.map(([line]) => line)).toEqual([
         '[rlhf-code] warning: threaded wasm failed (ENOSPC: no space left on device); using stock single-threaded wasm\n',
-        '[rlhf-code] backend: wasm (simd, 1 thread)\n',
+        `[rlhf-code] backend: wasm (simd, 1 thread)${NATIVE_LINE}\n`,
       ]);
       expect(tf.sum(tf.ones([3])).dataSync()[0]).toBe(3);
     } finally {
@@ -92,7 +99,28 @@ describe('initBackend in this process', () => {
     await shutdownBackend();
     process.env.RLHF_BACKEND = 'wasm';
     process.env.RLHF_THREADS = '1';
-    expect(await initBackend({ quiet: true })).toEqual({ name: 'wasm', kind: 'wasm', threads: 1, simd: true });
+    expect(await initBackend({ quiet: true })).toEqual({ name: 'wasm', kind: 'wasm', threads: 1, simd: true, ...NATIVE });
+  });
+
+  test('without a built addon: one warning line, and the wasm kernels compute', async () => {
+    await shutdownBackend();
+    const nodeFs = require('fs') as typeof fs;
+    const realExists = nodeFs.existsSync;
+    const exists = jest.spyOn(nodeFs, 'existsSync').mockImplementation((p) => p !== ADDON_FILE && realExists(p));
+    const stderr = jest.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    try {
+      const info = await initBackend({ backend: 'wasm', threads: 1 });
+      expect(info).toEqual({ name: 'wasm', kind: 'wasm', threads: 1, simd: true });
+      expect(stderr.mock.calls.map(([line]) => line)).toEqual([
+        '[rlhf-code] warning: native kernels off (the addon was not built (run `npm run build:native` to see why)); computing with the wasm kernels alone\n',
+        '[rlhf-code] backend: wasm (simd, 1 thread)\n',
+      ]);
+      expect(Array.from(tf.matMul(tf.ones([2, 3]), tf.ones([3, 2]), false, false).dataSync())).toEqual([3, 3, 3, 3]);
+      expect(tf.getKernel('RlhfAttention', 'wasm')).toBeUndefined(); // the model takes its composite path
+    } finally {
+      [exists, stderr].forEach((spy) => spy.mockRestore());
+      await shutdownBackend();
+    }
   });
 });
 
@@ -118,8 +146,18 @@ describe('initBackend in a CLI process', () => {
   test("'auto' without tfjs-node picks threaded wasm, keeps stdout clean and exits without shutdown", async () => {
     const { code, stdout, stderr } = await runChild({ RLHF_BACKEND: '', RLHF_THREADS: '' });
     expect(code).toBe(0);
+    expect(JSON.parse(stdout)).toEqual({ name: 'wasm', kind: 'wasm', threads: THREADS, simd: true, ...NATIVE });
+    expect(stderr.split('\n').filter((l) => l.startsWith('[rlhf-code]'))).toEqual([
+      `[rlhf-code] backend: wasm (simd, ${THREADS} thread${THREADS === 1 ? '' : 's'})${NATIVE_LINE}`,
+    ]);
+  });
+
+  test('RLHF_NATIVE=0: one warning line naming it, then the wasm backend alone', async () => {
+    const { code, stdout, stderr } = await runChild({ RLHF_BACKEND: 'wasm', RLHF_NATIVE: '0' });
+    expect(code).toBe(0);
     expect(JSON.parse(stdout)).toEqual({ name: 'wasm', kind: 'wasm', threads: THREADS, simd: true });
     expect(stderr.split('\n').filter((l) => l.startsWith('[rlhf-code]'))).toEqual([
+      '[rlhf-code] warning: native kernels off (RLHF_NATIVE=0); computing with the wasm kernels alone',
       `[rlhf-code] backend: wasm (simd, ${THREADS} thread${THREADS === 1 ? '' : 's'})`,
     ]);
   });

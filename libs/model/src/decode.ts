@@ -2,13 +2,15 @@
 // per layer instead of sixty, when the backend has the native kernels (@rlhf-code/backend hasNativeKernels):
 //   x -> rmsNorm -> [q|k|v] = x Wqkv^T + b -> RoPE + attention over the cache (keys/values written in place)
 //     -> o_proj -> + x -> rmsNorm -> [gate|up] = x Wgu^T -> silu(gate) * up -> down_proj -> + x
-// q/k/v and gate/up are fused into one matrix each, built from the Hugging Face parameters on first use and
-// rebuilt when a parameter is reassigned (training, a served policy's weight swap); checkpoints keep HF's names.
+// q/k/v and gate/up are fused into one matrix each, built from the Hugging Face parameters when a KV cache first
+// decodes and rebuilt when a parameter is reassigned (a served policy's weight swap between steps); they live as long
+// as the cache, so a model holds no hidden copies between generations. Checkpoints keep HF's names.
 // No gradients: training and scoring use the composite ops of attention.ts / mlp.ts / norm.ts.
 import * as tf from '@tensorflow/tfjs';
 import { fusedCachedAttention, fusedRmsNorm, fusedSwiGLUPacked } from '@rlhf-code/backend';
 import type { BlockWeights } from './block';
 import type { KVCache } from './kv-cache';
+
 
 export interface DecodeDims {
   heads: number; // H
@@ -70,7 +72,6 @@ export function decodeForward(
   embed: tf.Tensor2D,
   finalNorm: tf.Tensor1D,
   layers: BlockWeights[],
-  fused: FusedWeights,
   dims: DecodeDims,
 ): tf.Tensor3D {
   const [B, T] = ids.shape;
@@ -87,7 +88,7 @@ export function decodeForward(
       cache.hostMask[b * capacity + past + t] = real;
     }
   }
-  const weights = layers.map((w, i) => fused.get(i, w));
+  const weights = layers.map((w, i) => cache.fused.get(i, w));
   const hidden = tf.tidy(() => {
     const pos = tf.tensor2d(positions, [B, T], 'int32');
     const keyMask = tf.tensor2d(cache.hostMask, [B, capacity]);

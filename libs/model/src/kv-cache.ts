@@ -7,6 +7,7 @@
 //   in place by the attention kernel (no concat per step), with the mask and per-row token counts on the host.
 import * as tf from '@tensorflow/tfjs';
 import { LayerKV } from './attention';
+import { FusedWeights } from './decode';
 
 export interface KVCacheOptions {
   /** Positions to preallocate on the native path (prompt + new tokens); it grows if a call needs more. */
@@ -26,6 +27,8 @@ export class KVCache {
   realTokens: number[] = [];
   /** Native path: positions filled. */
   past = 0;
+  /** Native path: the fused q/k/v and gate/up matrices this generation decodes with (freed with the cache). */
+  readonly fused = new FusedWeights();
   readonly capacityHint: number;
 
   constructor(opts: KVCacheOptions = {}) {
@@ -78,6 +81,7 @@ export class KVCache {
   }
 
   dispose(): void {
+    this.fused.dispose();
     for (const kv of this.layers) tf.dispose([kv.k, kv.v]);
     for (const kv of this.buffers) tf.dispose([kv.k, kv.v]);
     if (this.mask) this.mask.dispose();

@@ -7,7 +7,7 @@ import { attention, fusedSelfAttention, LayerKV } from './attention';
 import { Attend, BlockWeights, decoderLayer } from './block';
 import { expectedParameterShapes, headDim, Qwen2Config, readConfig } from './config';
 import { loadCheckpointWeights } from './checkpoint';
-import { decodeForward, FusedWeights } from './decode';
+import { decodeForward } from './decode';
 import { KVCache } from './kv-cache';
 import { linear } from './linear';
 import { rmsNorm } from './norm';
@@ -37,8 +37,6 @@ export class Qwen2Model {
   /** HF parameter name -> variable, e.g. "model.layers.0.self_attn.q_proj.weight". */
   readonly params: Record<string, tf.Variable>;
   private readonly layers: BlockWeights[];
-  /** Fused q/k/v and gate/up matrices of the decode path (decode.ts), built on first use. */
-  private readonly fused = new FusedWeights();
 
   constructor(config: Qwen2Config, params: Record<string, tf.Variable>) {
     this.config = config;
@@ -125,7 +123,7 @@ export class Qwen2Model {
       const mask = opts.mask ? opts.mask.dataSync() : new Float32Array(B * T).fill(1);
       const embed = this.params['model.embed_tokens.weight'] as unknown as tf.Tensor2D;
       const norm = this.params['model.norm.weight'] as unknown as tf.Tensor1D;
-      return decodeForward(ids, mask, cache, embed, norm, this.layers, this.fused, {
+      return decodeForward(ids, mask, cache, embed, norm, this.layers, {
         heads: H, kvHeads: KV, headDim: hd, eps, theta: cfg.rope_theta,
       });
     }
@@ -215,6 +213,5 @@ export class Qwen2Model {
 
   dispose(): void {
     for (const v of Object.values(this.params)) v.dispose();
-    this.fused.dispose();
   }
 }
