@@ -1,28 +1,34 @@
 // See pool.h.
+//
+// Each parallelFor publishes a fresh Job; threads claim its tasks from an atomic counter, and the caller returns
+// when every task has completed, without waiting for idle or descheduled workers (on a shared 2-core machine a
+// worker may not run for milliseconds). A worker that wakes late finds the old job's tasks all claimed and does
+// nothing, so no task can run twice.
 #include "pool.h"
 
 #include <atomic>
-#include <chrono>
 #include <condition_variable>
+#include <memory>
 #include <mutex>
 #include <thread>
-#include <vector>
 
 namespace rlhf {
 namespace {
 
+struct Job {
+  const std::function<void(int)>* fn;
+  int tasks;
+  std::atomic<int> next{0};  // next unclaimed task
+  std::atomic<int> done{0};  // tasks completed
+};
+
 struct Pool {
   std::mutex mu;
   std::condition_variable wake;
-  int wanted = 1;              // threads including the caller
-  int started = 0;             // worker threads started so far (never stopped, only parked)
+  int wanted = 1;   // threads including the caller
+  int started = 0;  // worker threads started so far (never stopped, only parked)
   std::atomic<long> generation{0};
-  // The current job.
-  const std::function<void(int)>* fn = nullptr;
-  int tasks = 0;
-  int active = 0;              // workers allowed to join this job
-  std::atomic<int> next{0};    // next unclaimed task
-  std::atomic<int> finished{0};  // workers done with this job
+  std::shared_ptr<Job> current;  // guarded by mu
 };
 
 Pool& pool() {
@@ -30,32 +36,37 @@ Pool& pool() {
   return *p;
 }
 
-void runTasks(Pool& p) {
-  for (int t = p.next.fetch_add(1); t < p.tasks; t = p.next.fetch_add(1)) (*p.fn)(t);
+inline void pause() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+void runTasks(Job& job) {
+  for (int t = job.next.fetch_add(1); t < job.tasks; t = job.next.fetch_add(1)) {
+    (*job.fn)(t);
+    job.done.fetch_add(1, std::memory_order_release);
+  }
 }
 
 void worker(int index) {
   Pool& p = pool();
   long seen = p.generation.load();
   for (;;) {
-    // Spin about 50 us for a new job before sleeping: jobs come in bursts.
+    // Spin about 50 us for the next job before sleeping: jobs come in bursts (a decode step issues dozens).
     bool got = false;
-    for (int spin = 0; spin < 2000; spin++) {
-      if (p.generation.load(std::memory_order_acquire) != seen) {
-        got = true;
-        break;
-      }
-#if defined(__x86_64__) || defined(__i386__)
-      __builtin_ia32_pause();
-#endif
+    for (int spin = 0; spin < 2000 && !got; spin++) {
+      got = p.generation.load(std::memory_order_acquire) != seen;
+      if (!got) pause();
     }
-    if (!got) {
+    std::shared_ptr<Job> job;
+    {
       std::unique_lock<std::mutex> lock(p.mu);
-      p.wake.wait(lock, [&] { return p.generation.load() != seen; });
+      if (!got) p.wake.wait(lock, [&] { return p.generation.load() != seen; });
+      seen = p.generation.load();
+      if (index < p.wanted - 1) job = p.current;
     }
-    seen = p.generation.load(std::memory_order_acquire);
-    if (index < p.active) runTasks(p);
-    p.finished.fetch_add(1, std::memory_order_acq_rel);
+    if (job) runTasks(*job);
   }
 }
 
@@ -76,30 +87,24 @@ int threads() { return pool().wanted; }
 
 void parallelFor(int tasks, const std::function<void(int)>& fn) {
   Pool& p = pool();
-  int helpers = std::min(p.wanted, tasks) - 1;
-  if (helpers <= 0) {
+  if (std::min(p.wanted, tasks) <= 1) {
     for (int t = 0; t < tasks; t++) fn(t);
     return;
   }
+  auto job = std::make_shared<Job>();
+  job->fn = &fn;
+  job->tasks = tasks;
   {
     std::lock_guard<std::mutex> lock(p.mu);
-    p.fn = &fn;
-    p.tasks = tasks;
-    p.active = helpers;
-    p.next.store(0);
-    p.finished.store(0);
+    p.current = job;
     p.generation.fetch_add(1, std::memory_order_acq_rel);
   }
   p.wake.notify_all();
-  runTasks(p);
-  // Every started worker acknowledges the job (idle ones without working), so the next job cannot
-  // start while one of them still reads this one.
-  int spins = 0;
-  while (p.finished.load(std::memory_order_acquire) < p.started) {
-    if (++spins > 4000) std::this_thread::yield();
-#if defined(__x86_64__) || defined(__i386__)
-    else __builtin_ia32_pause();
-#endif
+  runTasks(*job);
+  // Tasks claimed by other threads may still be running.
+  for (int spins = 0; job->done.load(std::memory_order_acquire) < tasks; spins++) {
+    if (spins > 4000) std::this_thread::yield();
+    else pause();
   }
 }
 
