@@ -7,7 +7,8 @@ import { ADDON_FILE } from './native';
 import { initBackend, shutdownBackend } from './select';
 import { nativeAddonBuilt } from './testing';
 
-const THREADS = Math.min(2, os.cpus().length);
+// The default wasm threads: 1 beside the native kernels, else min(2, cores).
+const THREADS = nativeAddonBuilt() ? 1 : Math.min(2, os.cpus().length);
 // What BackendInfo carries about the native kernels here (none where the addon is not built).
 const CORES = os.cpus().length;
 const NATIVE = nativeAddonBuilt() ? { native: { cpu: true, gemm: 'own', threads: CORES } } : {};
@@ -22,7 +23,7 @@ afterEach(() => {
 describe('initBackend in this process', () => {
   afterAll(() => shutdownBackend());
 
-  test('wasm comes up with SIMD and min(2, cores) threads, and computes', async () => {
+  test('wasm comes up with SIMD and its default threads, and computes', async () => {
     const info = await initBackend({ backend: 'wasm', quiet: true });
     expect(info).toEqual({ name: 'wasm', kind: 'wasm', threads: THREADS, simd: true, ...NATIVE });
     expect(tf.getBackend()).toBe('wasm');
@@ -83,7 +84,7 @@ describe('initBackend in this process', () => {
     });
     const stderr = jest.spyOn(process.stderr, 'write').mockImplementation(() => true);
     try {
-      const info = await initBackend({ backend: 'wasm' });
+      const info = await initBackend({ backend: 'wasm', threads: 2 });
       expect(info).toEqual({ name: 'wasm', kind: 'wasm', threads: 1, simd: true, ...NATIVE });
       expect(stderr.mock.calls.map(([line]) => line)).toEqual([
         '[rlhf-code] warning: threaded wasm failed (ENOSPC: no space left on device); using stock single-threaded wasm\n',
@@ -154,11 +155,12 @@ describe('initBackend in a CLI process', () => {
 
   test('RLHF_NATIVE=0: one warning line naming it, then the wasm backend alone', async () => {
     const { code, stdout, stderr } = await runChild({ RLHF_BACKEND: 'wasm', RLHF_NATIVE: '0' });
+    const wasmThreads = Math.min(2, os.cpus().length); // the default without native kernels
     expect(code).toBe(0);
-    expect(JSON.parse(stdout)).toEqual({ name: 'wasm', kind: 'wasm', threads: THREADS, simd: true });
+    expect(JSON.parse(stdout)).toEqual({ name: 'wasm', kind: 'wasm', threads: wasmThreads, simd: true });
     expect(stderr.split('\n').filter((l) => l.startsWith('[rlhf-code]'))).toEqual([
       '[rlhf-code] warning: native kernels off (RLHF_NATIVE=0); computing with the wasm kernels alone',
-      `[rlhf-code] backend: wasm (simd, ${THREADS} thread${THREADS === 1 ? '' : 's'})`,
+      `[rlhf-code] backend: wasm (simd, ${wasmThreads} thread${wasmThreads === 1 ? '' : 's'})`,
     ]);
   });
 

@@ -30,7 +30,10 @@ export interface BackendInfo {
 export interface InitBackendOptions {
   /** Default: env RLHF_BACKEND, else 'auto'. */
   backend?: BackendChoice;
-  /** wasm threads. Default: env RLHF_THREADS, else min(2, cores). */
+  /**
+   * wasm threads. Default: env RLHF_THREADS, else 1 when the native kernels run (they do the heavy work, and a
+   * second wasm thread only competes with theirs: measured in guide.md), else min(2, cores).
+   */
   threads?: number;
   /** wasm only: use the native addon when it is usable. Default: env RLHF_NATIVE ('0' turns it off), else true. */
   native?: boolean;
@@ -41,7 +44,7 @@ export interface InitBackendOptions {
 const CHOICES: readonly BackendChoice[] = ['auto', 'node-gpu', 'node', 'wasm', 'cpu'];
 const NODE_PACKAGES = { 'node-gpu': '@tensorflow/tfjs-node-gpu', node: '@tensorflow/tfjs-node' } as const;
 
-let initialised: { promise: Promise<BackendInfo>; threads: number } | null = null;
+let initialised: { promise: Promise<BackendInfo>; threads: number | undefined } | null = null;
 
 function parseChoice(value: string, source: string): BackendChoice {
   if (!(CHOICES as readonly string[]).includes(value)) {
@@ -77,7 +80,7 @@ export async function initBackend(opts: InitBackendOptions = {}): Promise<Backen
       ? parseThreads(opts.threads, 'initBackend option threads')
       : envThreads
         ? parseThreads(Number(envThreads), 'env RLHF_THREADS')
-        : Math.min(2, os.cpus().length);
+        : undefined; // the default depends on whether the native kernels load
 
   if (initialised == null) {
     const promise = select(choice, threads, opts.quiet ?? false, opts.native);
@@ -90,20 +93,21 @@ export async function initBackend(opts: InitBackendOptions = {}): Promise<Backen
   if (opts.backend != null && opts.backend !== 'auto' && opts.backend !== info.kind) {
     throw new Error(`initBackend: backend already initialised as '${info.kind}', cannot switch to '${opts.backend}'`);
   }
-  if (opts.threads != null && info.kind === 'wasm' && opts.threads !== first.threads) {
-    throw new Error(`initBackend: wasm already initialised with ${first.threads} threads, asked for ${opts.threads}`);
+  const firstThreads = first.threads ?? info.threads;
+  if (opts.threads != null && info.kind === 'wasm' && opts.threads !== firstThreads) {
+    throw new Error(`initBackend: wasm already initialised with ${firstThreads} threads, asked for ${opts.threads}`);
   }
   return info;
 }
 
-async function select(choice: BackendChoice, threads: number, quiet: boolean, native?: boolean): Promise<BackendInfo> {
+async function select(choice: BackendChoice, threads: number | undefined, quiet: boolean, native?: boolean): Promise<BackendInfo> {
   registerTfjsFixes();
   const info = choice === 'auto' ? await selectAuto(threads, native) : await selectExplicit(choice, threads, native);
   if (!quiet) process.stderr.write(`[rlhf-code] backend: ${describe(info)}\n`);
   return info;
 }
 
-async function selectAuto(threads: number, native?: boolean): Promise<BackendInfo> {
+async function selectAuto(threads: number | undefined, native?: boolean): Promise<BackendInfo> {
   for (const kind of ['node-gpu', 'node'] as const) {
     try {
       return await initNative(kind);
@@ -119,7 +123,7 @@ async function selectAuto(threads: number, native?: boolean): Promise<BackendInf
   }
 }
 
-async function selectExplicit(kind: BackendKind, threads: number, native?: boolean): Promise<BackendInfo> {
+async function selectExplicit(kind: BackendKind, threads: number | undefined, native?: boolean): Promise<BackendInfo> {
   switch (kind) {
     case 'node-gpu':
     case 'node':
@@ -147,9 +151,10 @@ async function initNative(kind: 'node-gpu' | 'node'): Promise<BackendInfo> {
  * The wasm backend with `threads` threads (the stock single-threaded one if that fails), plus our kernels:
  * the native addon's when it is usable here, else one warning line and the wasm kernels alone.
  */
-async function initWasm(threads: number, native?: boolean): Promise<BackendInfo> {
+async function initWasm(requested: number | undefined, native?: boolean): Promise<BackendInfo> {
   const addon = loadNative({ enabled: native });
   if ('reason' in addon) warn(`native kernels off (${addon.reason}); computing with the wasm kernels alone`);
+  const threads = requested ?? ('info' in addon ? 1 : Math.min(2, os.cpus().length));
   registerWasmKernels();
   let actualThreads = 1;
   let simd: boolean;
