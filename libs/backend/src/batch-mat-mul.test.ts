@@ -1,7 +1,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { useBatchMatMul } from './register';
 import { initBackend } from './select';
-import { expectAllClose, referenceMatMul, runOn, seededValues } from './testing';
+import { expectAllClose, expectWasmMatMulMatchesReference, referenceMatMul, runOn, seededValues } from './testing';
 
 // [a batch dims, b batch dims] with M=5, K=7, N=3: rank-2, b batch 1 (folded into rows), equal
 // batches, a broadcast, both broadcast, attention-like rank 4.
@@ -37,15 +37,7 @@ describe('fast wasm BatchMatMul: forward values against a naive reference', () =
         const [aShape, bShape] = operandShapes(aBatch, bBatch, ta, tb);
         const a = seededValues(aShape.reduce((x, y) => x * y, 1), 1);
         const b = seededValues(bShape.reduce((x, y) => x * y, 1), 2);
-        const ref = referenceMatMul(a, aShape, b, bShape, ta, tb);
-        let shape: number[] = [];
-        const [got] = await runOn('wasm', () => {
-          const out = tf.matMul(tf.tensor(a, aShape), tf.tensor(b, bShape), ta, tb);
-          shape = out.shape;
-          return out;
-        });
-        expect(shape).toEqual(ref.shape);
-        expectAllClose([got], [ref.values]);
+        await expectWasmMatMulMatchesReference(a, aShape, b, bShape, ta, tb);
       });
     }
   }

@@ -108,8 +108,12 @@ export function broadcastIndices(outShape: number[], inShape: number[]): number[
   return result;
 }
 
-/** The shapes of a BatchMatMul, checked as tfjs checks them: op(a) [..., m, k] x op(b) [..., k, n]. */
-export function matMulDims(a: TensorInfo, b: TensorInfo, transposeA: boolean, transposeB: boolean) {
+/** A BatchMatMul kernel call unpacked and checked as tfjs checks it: op(a) [..., m, k] x op(b) [..., k, n]. */
+export function batchMatMulArgs(args: { inputs: BatchMatMulInputs; backend: unknown; attrs: BatchMatMulAttrs }) {
+  const a = args.inputs.a as TensorInfo;
+  const b = args.inputs.b as TensorInfo;
+  const { transposeA, transposeB } = args.attrs;
+  const backend = internals(args.backend);
   if (a.dtype !== 'float32' || b.dtype !== 'float32') {
     throw new Error(`BatchMatMul (wasm): only float32 is supported, got a ${a.dtype} and b ${b.dtype}`);
   }
@@ -131,15 +135,11 @@ export function matMulDims(a: TensorInfo, b: TensorInfo, transposeA: boolean, tr
   const aBatchShape = a.shape.slice(0, -2);
   const bBatchShape = b.shape.slice(0, -2);
   const batchShape = tf.broadcast_util.assertAndGetBroadcastShape(aBatchShape, bBatchShape);
-  return { m, n, k, aBatchShape, bBatchShape, batchShape };
+  return { a, b, transposeA, transposeB, backend, m, n, k, aBatchShape, bBatchShape, batchShape };
 }
 
 function batchMatMul(args: { inputs: BatchMatMulInputs; backend: unknown; attrs: BatchMatMulAttrs }): TensorInfo {
-  const a = args.inputs.a as TensorInfo;
-  const b = args.inputs.b as TensorInfo;
-  const { transposeA, transposeB } = args.attrs;
-  const backend = internals(args.backend);
-  const { m, n, k, aBatchShape, bBatchShape, batchShape } = matMulDims(a, b, transposeA, transposeB);
+  const { a, b, transposeA, transposeB, backend, m, n, k, aBatchShape, bBatchShape, batchShape } = batchMatMulArgs(args);
   const batch = tf.util.sizeFromShape(batchShape);
   const batchA = tf.util.sizeFromShape(aBatchShape);
   const batchB = tf.util.sizeFromShape(bBatchShape);

@@ -8,7 +8,7 @@ import { fusedAdamW, fusedTargetLogProbs, fusedTargetLogProbsGrad, nativeBatchMa
 import { ADDON_FILE, loadNative, nativeAddon } from './native';
 import { useBatchMatMul } from './register';
 import { describe as describeBackend, initBackend } from './select';
-import { closeness, expectAllClose, referenceMatMul, runOn, seededValues } from './testing';
+import { closeness, expectAllClose, expectWasmMatMulMatchesReference, referenceMatMul, runOn, seededValues } from './testing';
 
 const cpuHasAvx2 = (): boolean => {
   const info = spawnSync('grep', ['-m1', '-o', '-w', 'avx2', '/proc/cpuinfo'], { encoding: 'utf8' });
@@ -59,15 +59,7 @@ const size = (s: number[]) => s.reduce((x, y) => x * y, 1);
           const [aShape, bShape] = shapesOf(m, k, n, ta, tb, ab, bb);
           const a = seededValues(size(aShape), m + k);
           const b = seededValues(size(bShape), n + 7);
-          const ref = referenceMatMul(a, aShape, b, bShape, ta, tb);
-          let shape: number[] = [];
-          const [got] = await runOn('wasm', () => {
-            const out = tf.matMul(tf.tensor(a, aShape), tf.tensor(b, bShape), ta, tb);
-            shape = out.shape;
-            return out;
-          });
-          expect(shape).toEqual(ref.shape);
-          expectAllClose([got], [ref.values], 1e-4, 1e-4);
+          await expectWasmMatMulMatchesReference(a, aShape, b, bShape, ta, tb, 1e-4, 1e-4);
         }
       });
     }

@@ -12,7 +12,7 @@
 // cpu, or wasm without the addon), so the caller keeps its composite tfjs ops.
 import * as tf from '@tensorflow/tfjs';
 import type { BatchMatMulAttrs, BatchMatMulInputs, KernelConfig, KernelFunc, NamedAttrMap, TensorInfo } from '@tensorflow/tfjs';
-import { broadcastIndices, matMulDims } from './batch-mat-mul';
+import { batchMatMulArgs, broadcastIndices } from './batch-mat-mul';
 import { nativeAddon, NativeAddon } from './native';
 import { heapOffset, internals, WasmBackendInternals } from './wasm-internals';
 
@@ -47,11 +47,7 @@ function heapF32(backend: WasmBackendInternals): Float32Array {
 const at = (backend: WasmBackendInternals, t: TensorInfo) => heapOffset(backend, t) / 4;
 
 function batchMatMul(args: { inputs: BatchMatMulInputs; backend: unknown; attrs: BatchMatMulAttrs }): TensorInfo {
-  const a = args.inputs.a as TensorInfo;
-  const b = args.inputs.b as TensorInfo;
-  const { transposeA, transposeB } = args.attrs;
-  const backend = internals(args.backend);
-  const { m, n, k, aBatchShape, bBatchShape, batchShape } = matMulDims(a, b, transposeA, transposeB);
+  const { a, b, transposeA, transposeB, backend, m, n, k, aBatchShape, bBatchShape, batchShape } = batchMatMulArgs(args);
   const out = backend.makeOutput([...batchShape, m, n], 'float32');
   const batch = tf.util.sizeFromShape(batchShape);
   if (batch * m * n === 0) return out;

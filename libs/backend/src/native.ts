@@ -68,12 +68,11 @@ export function nativeSettings(opts: NativeOptions = {}): { enabled: boolean; th
     throw new Error(`env RLHF_NATIVE must be 0 or 1; got '${env.RLHF_NATIVE}'`);
   }
   const enabled = opts.enabled ?? env.RLHF_NATIVE !== '0';
-  let threads = opts.threads ?? (env.RLHF_NATIVE_THREADS ? Number(env.RLHF_NATIVE_THREADS) : os.cpus().length);
+  const threads = opts.threads ?? (env.RLHF_NATIVE_THREADS ? Number(env.RLHF_NATIVE_THREADS) : os.cpus().length);
   if (!Number.isInteger(threads) || threads < 1 || threads > 256) {
     const source = opts.threads != null ? 'option threads' : 'env RLHF_NATIVE_THREADS';
     throw new Error(`${source} must be an integer in [1, 256]; got '${opts.threads ?? env.RLHF_NATIVE_THREADS}'`);
   }
-  threads = Math.max(1, threads);
   const gemm = (opts.gemm ?? env.RLHF_NATIVE_GEMM ?? 'own') as GemmChoice;
   if (!GEMMS.includes(gemm)) throw new Error(`env RLHF_NATIVE_GEMM must be one of ${GEMMS.join(', ')}; got '${gemm}'`);
   return { enabled, threads, gemm };

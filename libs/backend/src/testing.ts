@@ -118,3 +118,19 @@ export async function withoutNativeKernels<T>(fn: () => T | Promise<T>): Promise
 export function nativeAddonBuilt(): boolean {
   return process.platform === 'linux' && process.arch === 'x64' && process.env.RLHF_NATIVE !== '0' && fs.existsSync(ADDON_FILE);
 }
+
+/** Asserts that tf.matMul on the wasm backend gives referenceMatMul's shape and values for these operands. */
+export async function expectWasmMatMulMatchesReference(
+  a: Float32Array, aShape: number[], b: Float32Array, bShape: number[], transposeA: boolean, transposeB: boolean,
+  atol = 1e-5, rtol = 1e-4,
+): Promise<void> {
+  const ref = referenceMatMul(a, aShape, b, bShape, transposeA, transposeB);
+  let shape: number[] = [];
+  const [got] = await runOn('wasm', () => {
+    const out = tf.matMul(tf.tensor(a, aShape), tf.tensor(b, bShape), transposeA, transposeB);
+    shape = out.shape;
+    return out;
+  });
+  expect(shape).toEqual(ref.shape);
+  expectAllClose([got], [ref.values], atol, rtol);
+}
