@@ -168,6 +168,17 @@ napi_value AdamW(napi_env env, napi_callback_info info) {
   return nullptr;
 }
 
+/** Whether every target is in [0, vocab); throws a RangeError if not. */
+bool targetsInVocab(napi_env env, const int32_t* targets, int64_t rows, int64_t vocab) {
+  for (int64_t r = 0; r < rows; r++) {
+    if (targets[r] < 0 || targets[r] >= vocab) {
+      napi_throw_range_error(env, nullptr, "rlhf-native: a target lies outside the vocabulary");
+      return false;
+    }
+  }
+  return true;
+}
+
 // targetLogProbs(heap, rows, vocab, x, targets, value, lse)
 napi_value TargetLogProbs(napi_env env, napi_callback_info info) {
   napi_value argv[7];
@@ -181,12 +192,7 @@ napi_value TargetLogProbs(napi_env env, napi_callback_info info) {
     return nullptr;
   }
   const int32_t* targets = reinterpret_cast<const int32_t*>(t);
-  for (int64_t r = 0; r < rows; r++) {
-    if (targets[r] < 0 || targets[r] >= vocab) {
-      napi_throw_range_error(env, nullptr, "rlhf-native: a target lies outside the vocabulary");
-      return nullptr;
-    }
-  }
+  if (!targetsInVocab(env, targets, rows, vocab)) return nullptr;
   avx2::targetLogProbs(rows, vocab, x, targets, value, lse);
   return nullptr;
 }
@@ -205,12 +211,7 @@ napi_value TargetLogProbsGrad(napi_env env, napi_callback_info info) {
     return nullptr;
   }
   const int32_t* targets = reinterpret_cast<const int32_t*>(t);
-  for (int64_t r = 0; r < rows; r++) {
-    if (targets[r] < 0 || targets[r] >= vocab) {
-      napi_throw_range_error(env, nullptr, "rlhf-native: a target lies outside the vocabulary");
-      return nullptr;
-    }
-  }
+  if (!targetsInVocab(env, targets, rows, vocab)) return nullptr;
   avx2::targetLogProbsGrad(rows, vocab, x, targets, lse, dy, dx);
   return nullptr;
 }
