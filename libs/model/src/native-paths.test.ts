@@ -9,100 +9,112 @@ import { generate } from './generate';
 import { KVCache } from './kv-cache';
 import { Qwen2Model } from './model';
 
-const config = makeConfig({
-  hidden_size: 64, num_hidden_layers: 2, num_attention_heads: 4, num_key_value_heads: 2, intermediate_size: 96,
-  vocab_size: 101, tie_word_embeddings: false, max_position_embeddings: 256,
-});
-let model: Qwen2Model;
-// Two rows, the second left-padded by 5: ids [2, 12] and mask.
-const B = 2;
-const T = 12;
-const ids = Array.from({ length: B * T }, (_, i) => (i * 37 + 11) % config.vocab_size);
-const mask = Array.from({ length: B * T }, (_, i) => (i >= T && i < T + 5 ? 0 : 1));
+// A config with sizes that are multiples of the kernels' vector width, and one with odd sizes everywhere (head dim 14,
+// 3 query heads on 1 kv head, hidden 42, MLP 50, 13 positions).
+const CONFIGS = [
+  { name: 'even sizes', T: 12, config: makeConfig({
+    hidden_size: 64, num_hidden_layers: 2, num_attention_heads: 4, num_key_value_heads: 2, intermediate_size: 96,
+    vocab_size: 101, tie_word_embeddings: false, max_position_embeddings: 256,
+  }) },
+  { name: 'odd sizes', T: 13, config: makeConfig({
+    hidden_size: 42, num_hidden_layers: 2, num_attention_heads: 3, num_key_value_heads: 1, intermediate_size: 50,
+    vocab_size: 77, tie_word_embeddings: true, max_position_embeddings: 256,
+  }) },
+];
 
 beforeAll(async () => {
   await initBackend({ backend: 'wasm', quiet: true });
-  model = Qwen2Model.init(config, { seed: 3 });
 });
 
-/** The values of `fn` at the real (mask 1) positions of [B, T, ...] outputs. */
-function atRealPositions(values: Float32Array, width: number): Float32Array {
-  return Float32Array.from(values.filter((_, i) => mask[Math.floor(i / width)] === 1));
-}
-
-(nativeAddonBuilt() ? describe : describe.skip)('native paths match the composite path', () => {
-  test('the native kernels are in use', () => expect(hasNativeKernels()).toBe(true));
-
-  test('logits at real positions, with left padding', async () => {
-    const logits = () =>
-      tf.tidy(() => Float32Array.from(model.logits(tf.tensor2d(ids, [B, T], 'int32'), { mask: tf.tensor2d(mask, [B, T]) }).dataSync()));
-    const native = logits();
-    const composite = await withoutNativeKernels(logits);
-    expect(closeness(atRealPositions(native, config.vocab_size), atRealPositions(composite, config.vocab_size), 1e-5, 1e-4)).toBeLessThanOrEqual(1);
+describe.each(CONFIGS)('$name', ({ config, T }) => {
+  let model: Qwen2Model;
+  // Two rows, the second left-padded by 5: ids [2, T] and mask.
+  const B = 2;
+  const ids = Array.from({ length: B * T }, (_, i) => (i * 37 + 11) % config.vocab_size);
+  const mask = Array.from({ length: B * T }, (_, i) => (i >= T && i < T + 5 ? 0 : 1));
+  beforeAll(() => {
+    model = Qwen2Model.init(config, { seed: 3 });
   });
 
-  test('gradients of a masked loss for every parameter', async () => {
-    const grads = () =>
-      tf.tidy(() => {
-        const { grads } = tf.variableGrads(() => {
-          const logits = model.logits(tf.tensor2d(ids, [B, T], 'int32'), { mask: tf.tensor2d(mask, [B, T]) });
-          const weights = tf.reshape(tf.tensor2d(mask, [B, T]), [B, T, 1]);
-          return tf.sum(tf.mul(tf.sin(logits), weights)) as tf.Scalar;
+  /** The values at the real (mask 1) positions of [B, T, width] outputs. */
+  function atRealPositions(values: Float32Array, width: number): Float32Array {
+    return Float32Array.from(values.filter((_, i) => mask[Math.floor(i / width)] === 1));
+  }
+
+  (nativeAddonBuilt() ? describe : describe.skip)('native paths match the composite path', () => {
+    test('the native kernels are in use', () => expect(hasNativeKernels()).toBe(true));
+
+    test('logits at real positions, with left padding', async () => {
+      const logits = () =>
+        tf.tidy(() => Float32Array.from(model.logits(tf.tensor2d(ids, [B, T], 'int32'), { mask: tf.tensor2d(mask, [B, T]) }).dataSync()));
+      const native = logits();
+      const composite = await withoutNativeKernels(logits);
+      expect(closeness(atRealPositions(native, config.vocab_size), atRealPositions(composite, config.vocab_size), 1e-5, 1e-4)).toBeLessThanOrEqual(1);
+    });
+
+    test('gradients of a masked loss for every parameter', async () => {
+      const grads = () =>
+        tf.tidy(() => {
+          const { grads } = tf.variableGrads(() => {
+            const logits = model.logits(tf.tensor2d(ids, [B, T], 'int32'), { mask: tf.tensor2d(mask, [B, T]) });
+            const weights = tf.reshape(tf.tensor2d(mask, [B, T]), [B, T, 1]);
+            return tf.sum(tf.mul(tf.sin(logits), weights)) as tf.Scalar;
+          });
+          // Variable names carry the model instance's prefix (qwen2_N/): keyed by the HF name.
+          return Object.fromEntries(Object.entries(grads).map(([k, g]) => [k.slice(k.indexOf('/') + 1), Float32Array.from(g.dataSync())]));
         });
-        // Variable names carry the model instance's prefix (qwen2_N/): keyed by the HF name.
-        return Object.fromEntries(Object.entries(grads).map(([k, g]) => [k.slice(k.indexOf('/') + 1), Float32Array.from(g.dataSync())]));
-      });
-    const native = grads();
-    const composite = await withoutNativeKernels(grads);
-    expect(Object.keys(native).sort()).toEqual(Object.keys(model.params).sort());
-    for (const name of Object.keys(composite)) {
-      const worst = closeness(native[name], composite[name], 1e-4, 1e-3);
-      if (!(worst <= 1)) throw new Error(`gradient of ${name}: scaled error ${worst}`);
-    }
-  });
+      const native = grads();
+      const composite = await withoutNativeKernels(grads);
+      expect(Object.keys(native).sort()).toEqual(Object.keys(model.params).sort());
+      for (const name of Object.keys(composite)) {
+        const worst = closeness(native[name], composite[name], 1e-4, 1e-3);
+        if (!(worst <= 1)) throw new Error(`gradient of ${name}: scaled error ${worst}`);
+      }
+    });
 
-  test('cached greedy generation: same tokens, same log-probs, logits of each step', async () => {
-    const prompts = [ids.slice(0, T), ids.slice(T + 5, 2 * T)];
-    const run = () => generate(model, prompts, { maxNewTokens: 8, greedy: true, padId: 0 });
-    const native = await run();
-    const composite = await withoutNativeKernels(run);
-    expect(native.map((g) => g.ids)).toEqual(composite.map((g) => g.ids));
-    native.forEach((g, b) => expect(closeness(g.logprobs, composite[b].logprobs, 1e-5, 1e-4)).toBeLessThanOrEqual(1));
-  });
+    test('cached greedy generation: same tokens, same log-probs, logits of each step', async () => {
+      const prompts = [ids.slice(0, T), ids.slice(T + 5, 2 * T)];
+      const run = () => generate(model, prompts, { maxNewTokens: 8, greedy: true, padId: 0 });
+      const native = await run();
+      const composite = await withoutNativeKernels(run);
+      expect(native.map((g) => g.ids)).toEqual(composite.map((g) => g.ids));
+      native.forEach((g, b) => expect(closeness(g.logprobs, composite[b].logprobs, 1e-5, 1e-4)).toBeLessThanOrEqual(1));
+    });
 
-  test('the decode cache grows past its capacity and keeps what it held', async () => {
-    const prompt = tf.tensor2d(ids.slice(0, T), [1, T], 'int32');
-    const step = tf.tensor2d([7], [1, 1], 'int32');
-    const last = (cache: KVCache) =>
-      tf.tidy(() => {
-        model.forward(prompt, { cache });
-        let hidden = model.forward(step, { cache });
-        hidden = model.forward(step, { cache });
-        return Float32Array.from(hidden.dataSync());
-      });
-    const small = new KVCache({ capacity: 2 }); // grows on the prompt, then on each step
-    const roomy = new KVCache({ capacity: 64 });
-    expect(closeness(last(small), last(roomy), 1e-6, 1e-5)).toBeLessThanOrEqual(1);
-    expect(small.length).toBe(T + 2);
-    small.dispose();
-    roomy.dispose();
-    tf.dispose([prompt, step]);
-  });
+    test('the decode cache grows past its capacity and keeps what it held', async () => {
+      const prompt = tf.tensor2d(ids.slice(0, T), [1, T], 'int32');
+      const step = tf.tensor2d([7], [1, 1], 'int32');
+      const last = (cache: KVCache) =>
+        tf.tidy(() => {
+          model.forward(prompt, { cache });
+          let hidden = model.forward(step, { cache });
+          hidden = model.forward(step, { cache });
+          return Float32Array.from(hidden.dataSync());
+        });
+      const small = new KVCache({ capacity: 2 }); // grows on the prompt, then on each step
+      const roomy = new KVCache({ capacity: 64 });
+      expect(closeness(last(small), last(roomy), 1e-6, 1e-5)).toBeLessThanOrEqual(1);
+      expect(small.length).toBe(T + 2);
+      small.dispose();
+      roomy.dispose();
+      tf.dispose([prompt, step]);
+    });
 
-  test('no tensors leak over training steps and generations', async () => {
-    const stepOnce = () =>
-      tf.tidy(() => {
-        const { value, grads } = tf.variableGrads(() => tf.mean(model.logits(tf.tensor2d(ids, [B, T], 'int32'))) as tf.Scalar);
-        value.dataSync();
-        tf.dispose(grads);
-      });
-    stepOnce();
-    await generate(model, [ids.slice(0, 5)], { maxNewTokens: 3, greedy: true, padId: 0 }); // builds the fused weights once
-    const before = tf.memory().numTensors;
-    for (let i = 0; i < 3; i++) {
+    test('no tensors leak over training steps and generations', async () => {
+      const stepOnce = () =>
+        tf.tidy(() => {
+          const { value, grads } = tf.variableGrads(() => tf.mean(model.logits(tf.tensor2d(ids, [B, T], 'int32'))) as tf.Scalar);
+          value.dataSync();
+          tf.dispose(grads);
+        });
       stepOnce();
-      await generate(model, [ids.slice(0, 5)], { maxNewTokens: 3, greedy: true, padId: 0 });
-    }
-    expect(tf.memory().numTensors).toBe(before);
+      await generate(model, [ids.slice(0, 5)], { maxNewTokens: 3, greedy: true, padId: 0 }); // builds the fused weights once
+      const before = tf.memory().numTensors;
+      for (let i = 0; i < 3; i++) {
+        stepOnce();
+        await generate(model, [ids.slice(0, 5)], { maxNewTokens: 3, greedy: true, padId: 0 });
+      }
+      expect(tf.memory().numTensors).toBe(before);
+    });
   });
 });
