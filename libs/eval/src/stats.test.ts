@@ -1,0 +1,77 @@
+import { jackknife, jackknifeDiff, meanSe, paired, passAtK } from './stats';
+
+describe('meanSe', () => {
+  it('is the mean and sd / sqrt(n) with the n - 1 variance', () => {
+    // values 1, 2, 3, 4: mean 2.5, sample variance 5/3, se sqrt(5/3 / 4) = 0.6455
+    const r = meanSe([1, 2, 3, 4]);
+    expect(r.mean).toBeCloseTo(2.5, 12);
+    expect(r.se).toBeCloseTo(Math.sqrt(5 / 12), 12);
+  });
+  it('has no SE for one value and refuses none', () => {
+    expect(meanSe([0.7])).toEqual({ mean: 0.7, se: null });
+    expect(() => meanSe([])).toThrow('meanSe: no values');
+  });
+});
+
+describe('paired', () => {
+  it('is the mean difference with a t interval over the per-problem differences', () => {
+    // differences 1, 0, 1, 0, 1: mean 0.6, sample sd sqrt(0.3), se sqrt(0.3 / 5) = 0.2449; t(0.975, 4) = 2.7764
+    const r = paired([1, 1, 1, 0, 1], [0, 1, 0, 0, 0]);
+    expect(r.diff).toBeCloseTo(0.6, 12);
+    expect(r.se).toBeCloseTo(Math.sqrt(0.06), 12);
+    expect(r.ci95![0]).toBeCloseTo(0.6 - 2.7764451 * Math.sqrt(0.06), 6);
+    expect(r.ci95![1]).toBeCloseTo(0.6 + 2.7764451 * Math.sqrt(0.06), 6);
+  });
+  it('removes a shared per-problem offset that separate SEs would count as noise', () => {
+    const hard = [0.1, 0.9, 0.4, 0.7, 0.2, 0.8];
+    const r = paired(hard.map((x) => x + 0.05), hard);
+    expect(r.diff).toBeCloseTo(0.05, 12);
+    expect(r.se).toBeCloseTo(0, 12);
+  });
+  it('refuses lists of different lengths', () => {
+    expect(() => paired([1, 2], [1])).toThrow('paired: 2 values against 1; both must cover the same problems');
+  });
+});
+
+describe('jackknife', () => {
+  it('equals the usual SE for a mean', () => {
+    const xs = [3, 1, 4, 1, 5, 9, 2, 6];
+    const mean = (skip: number) => {
+      const kept = xs.filter((_, i) => i !== skip);
+      return kept.reduce((s, x) => s + x, 0) / kept.length;
+    };
+    const r = jackknife(xs.length, mean);
+    expect(r.value).toBeCloseTo(31 / 8, 12);
+    expect(r.se).toBeCloseTo(meanSe(xs).se!, 12);
+  });
+  it('propagates a statistic that is not defined', () => {
+    expect(jackknife(3, () => null)).toEqual({ value: null, se: null });
+    expect(jackknifeDiff(3, () => 1, () => null)).toBeNull();
+  });
+  it('pairs a difference of two statistics', () => {
+    const a = [2, 4, 6];
+    const b = [1, 3, 5];
+    const mean = (xs: number[]) => (skip: number) => {
+      const kept = xs.filter((_, i) => i !== skip);
+      return kept.reduce((s, x) => s + x, 0) / kept.length;
+    };
+    const r = jackknifeDiff(3, mean(a), mean(b))!;
+    expect(r.diff).toBeCloseTo(1, 12);
+    expect(r.se).toBeCloseTo(0, 12);
+  });
+});
+
+describe('passAtK', () => {
+  it('is c / n for k = 1 and the combinatorial formula otherwise', () => {
+    expect(passAtK(4, 1, 1)).toBeCloseTo(0.25, 12);
+    expect(passAtK(4, 0, 1)).toBe(0);
+    expect(passAtK(4, 4, 1)).toBe(1);
+    // 1 - C(3, 2) / C(5, 2) = 1 - 3/10
+    expect(passAtK(5, 2, 2)).toBeCloseTo(0.7, 12);
+    expect(passAtK(5, 4, 2)).toBe(1); // n - c < k: some pair always contains a pass
+  });
+  it('refuses impossible counts', () => {
+    expect(() => passAtK(4, 5, 1)).toThrow('passAtK: need integers 0 <= c <= n and 1 <= k <= n, got n 4, c 5, k 1');
+    expect(() => passAtK(4, 1, 5)).toThrow('passAtK');
+  });
+});

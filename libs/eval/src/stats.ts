@@ -1,0 +1,90 @@
+// The statistics of an evaluation with error bars: the mean of per-problem values with its standard error, a
+// paired comparison of two models on the same problems, the jackknife for pooled ratios (distinct-n), and the
+// unbiased pass@k estimator. Pure functions, checked against hand-computed values in stats.test.ts.
+import tQuantile from '@stdlib/stats-base-dists-t-quantile';
+
+/** A mean and its standard error (null with fewer than two values: one value says nothing about spread). */
+export interface MeanSe {
+  mean: number;
+  se: number | null;
+}
+
+/** Mean and standard error of the mean (sample standard deviation, n - 1, over sqrt(n)). */
+export function meanSe(values: readonly number[]): MeanSe {
+  const n = values.length;
+  if (n === 0) throw new Error('meanSe: no values');
+  const mean = values.reduce((s, x) => s + x, 0) / n;
+  if (n < 2) return { mean, se: null };
+  const variance = values.reduce((s, x) => s + (x - mean) ** 2, 0) / (n - 1);
+  return { mean, se: Math.sqrt(variance / n) };
+}
+
+/** A difference of two models on the same problems: its mean, standard error and 95% confidence interval. */
+export interface PairedDiff {
+  diff: number;
+  se: number | null;
+  ci95: [number, number] | null;
+}
+
+/** 95% interval from a mean, its SE and the degrees of freedom (Student's t). */
+function interval(mean: number, se: number | null, df: number): [number, number] | null {
+  if (se === null || df < 1) return null;
+  const half = tQuantile(0.975, df) * se;
+  return [mean - half, mean + half];
+}
+
+/**
+ * Paired comparison: a[i] and b[i] are the same problem's values for two models. The difference a - b per problem
+ * removes the problems' own difficulty from the noise, which is why paired intervals are much narrower than the two
+ * models' separate ones.
+ */
+export function paired(a: readonly number[], b: readonly number[]): PairedDiff {
+  if (a.length !== b.length) throw new Error(`paired: ${a.length} values against ${b.length}; both must cover the same problems`);
+  const { mean, se } = meanSe(a.map((x, i) => x - b[i]));
+  return { diff: mean, se, ci95: interval(mean, se, a.length - 1) };
+}
+
+/**
+ * Jackknife standard error of a statistic of n problems (Efron & Stein 1981): recompute it leaving each problem
+ * out in turn; for statistics that are not means of per-problem values (distinct-n pools n-grams over all
+ * responses). `stat(skip)` computes the statistic without problem `skip` (-1: with all); null values propagate.
+ */
+export function jackknife(n: number, stat: (skip: number) => number | null): { value: number | null; se: number | null } {
+  const value = stat(-1);
+  if (value === null || n < 2) return { value, se: null };
+  const loo: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const v = stat(i);
+    if (v === null) return { value, se: null };
+    loo.push(v);
+  }
+  const m = loo.reduce((s, x) => s + x, 0) / n;
+  const variance = ((n - 1) / n) * loo.reduce((s, x) => s + (x - m) ** 2, 0);
+  return { value, se: Math.sqrt(variance) };
+}
+
+/** Jackknife of a difference between two statistics of the same n problems: paired, like `paired`. */
+export function jackknifeDiff(n: number, a: (skip: number) => number | null, b: (skip: number) => number | null): PairedDiff | null {
+  const d = (skip: number) => {
+    const x = a(skip);
+    const y = b(skip);
+    return x === null || y === null ? null : x - y;
+  };
+  const { value, se } = jackknife(n, d);
+  if (value === null) return null;
+  return { diff: value, se, ci95: interval(value, se, n - 1) };
+}
+
+/**
+ * The unbiased estimator of pass@k from n samples of which c passed (Chen et al. 2021, "Evaluating Large Language
+ * Models Trained on Code"): 1 - C(n - c, k) / C(n, k), computed as a product to stay exact for large n.
+ */
+export function passAtK(n: number, c: number, k: number): number {
+  if (!(Number.isInteger(n) && Number.isInteger(c) && Number.isInteger(k)) || n < 1 || c < 0 || c > n || k < 1 || k > n) {
+    throw new Error(`passAtK: need integers 0 <= c <= n and 1 <= k <= n, got n ${n}, c ${c}, k ${k}`);
+  }
+  if (n - c < k) return 1;
+  let fail = 1; // C(n - c, k) / C(n, k) = prod_{i = n - c + 1}^{n} (1 - k / i)
+  for (let i = n - c + 1; i <= n; i++) fail *= 1 - k / i;
+  return 1 - fail;
+}
