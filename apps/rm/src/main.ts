@@ -81,7 +81,7 @@ program
   .option('--data <file>', 'one {"prompt", "response", "score"} per line', 'data/rm_data.jsonl')
   .option('--out <dir>', 'reward model folder (+ metrics.jsonl, heldout.json, optimizer state for --resume)', 'results/rm')
   .addOption(new Option('--template <name>', 'prompt format: raw text or ChatML').choices(['raw', 'chat']).default('raw'))
-  .option('--max-len <n>', 'longest pair in tokens (the prompt is cut from the left first)', '384')
+  .option('--max-len <n>', 'longest pair in tokens (the prompt is cut from the left first, then the response; the end token always stays)', '384')
   .option('--heldout-fraction <x>', 'share of prompts held out (all their responses) for MSE / Pearson', '0.1')
   .option('--max-examples <n>', 'use only the first n training pairs (0 = all)', '0')
   .option('--epochs <n>', 'passes over the training pairs', '1')

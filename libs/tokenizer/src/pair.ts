@@ -1,5 +1,6 @@
 // Prompt/response pairs as token ids, the one encoding every stage shares (SFT, reward model, PPO, eval):
 //   ids = prompt ids + response ids + end token        (the loss / reward looks only at the response part)
+// Too long for maxLen: the prompt is cut from the left, then the response body from the right; the end token stays last.
 // The prompt and the response are encoded separately so the boundary is exact: promptLen tells where the
 // response starts. Templates: 'raw' uses the text as is (code models continue code and comments) and ends
 // with <|endoftext|>; 'chat' wraps the prompt in one ChatML user turn and ends the answer with <|im_end|>,
@@ -26,7 +27,10 @@ export function stopTokenIds(tok: Tokenizer, template: PromptTemplate = 'raw'): 
 
 export interface PairOptions {
   template?: PromptTemplate;
-  /** Longest allowed result: the prompt is cut from the left first (keeping its end, next to the response), then the response from the right. */
+  /**
+   * Longest allowed result: the prompt is cut from the left first (keeping its end, next to the response), then the
+   * response from the right. With addEos the end token is always kept last: the response body is cut before it.
+   */
   maxLen?: number;
   /** Append the end token (default true) so the model learns to stop and reward models read the score there. */
   addEos?: boolean;
@@ -36,16 +40,19 @@ export function encodePair(tok: Tokenizer, prompt: string, response: string, opt
   const template = opts.template ?? 'raw';
   let p = encodePrompt(tok, prompt, template);
   let r = tok.encode(response, { parseSpecialTokens: false });
-  if (opts.addEos ?? true) r.push(endTokenId(tok, template));
+  const end = (opts.addEos ?? true) ? [endTokenId(tok, template)] : [];
   const maxLen = opts.maxLen ?? Infinity;
   if (maxLen < 2) throw new Error(`encodePair: maxLen must be at least 2, got ${maxLen}`);
-  if (p.length + r.length > maxLen) {
-    // Keep at least one prompt token and at least half of the window for the response.
-    const keepPrompt = Math.max(1, Math.min(p.length, maxLen - Math.min(r.length, Math.ceil(maxLen / 2))));
+  const rLen = r.length + end.length;
+  if (p.length + rLen > maxLen) {
+    // Keep at least one prompt token and at least half of the window for the response (end token included).
+    const keepPrompt = Math.max(1, Math.min(p.length, maxLen - Math.min(rLen, Math.ceil(maxLen / 2))));
     p = p.slice(p.length - keepPrompt);
-    r = r.slice(0, maxLen - p.length);
+    // Cut the response body, never the end token: the reward model reads its score there and SFT learns to stop there.
+    // keepPrompt <= maxLen - 1, so there is always room for it.
+    r = r.slice(0, maxLen - p.length - end.length);
   }
-  return { ids: [...p, ...r], promptLen: p.length };
+  return { ids: [...p, ...r, ...end], promptLen: p.length };
 }
 
 /** Rows of different lengths -> a rectangular batch padded on one side; mask is 1 on real tokens. */
