@@ -8,10 +8,10 @@ import { BASE_MODEL as BASE, helpHasFlag, REPO_ROOT as ROOT, runApp, schemaKeys,
 
 const rm = (...args: string[]) => runApp('rm', args);
 
-// 8 prompts x (a correct and a broken response).
+// 8 prompts x (a correct and a broken response), tagged as prep:rm tags them.
 const ROWS = Array.from({ length: 8 }, (_, i) => [
-  { prompt: `# Write a function f${i} that returns ${i}.\n`, response: `def f${i}():\n    return ${i}\n`, score: 1 },
-  { prompt: `# Write a function f${i} that returns ${i}.\n`, response: `def f${i}(:\n  retur ${i}\n`, score: 0.1333 },
+  { prompt: `# Write a function f${i} that returns ${i}.\n`, response: `def f${i}():\n    return ${i}\n`, score: 1, task_id: i, source: 'reference' },
+  { prompt: `# Write a function f${i} that returns ${i}.\n`, response: `def f${i}(:\n  retur ${i}\n`, score: 0.1333, task_id: i, source: 'mutant:drop_colon' },
 ]).flat();
 
 let dir: string;
@@ -45,13 +45,16 @@ describe('rm train', () => {
 
     const heldout = JSON.parse(readFileSync(path.join(out, 'heldout.json'), 'utf8'));
     expect(Object.keys(heldout)).toEqual(['heldout']);
-    expect(Object.keys(heldout.heldout).sort()).toEqual(['mse', 'n', 'pearson']);
+    expect(Object.keys(heldout.heldout).sort()).toEqual(['mse', 'n', 'pairwise_accuracy', 'pairwise_n', 'pearson']);
     expect(heldout.heldout.n).toBe(4);
     expect(heldout.heldout.mse).toBeGreaterThan(0);
     expect(Number.isFinite(heldout.heldout.mse)).toBe(true);
     // Two distinct held-out targets and 4 different inputs: the correlation is defined.
     expect(typeof heldout.heldout.pearson).toBe('number');
     expect(Math.abs(heldout.heldout.pearson)).toBeLessThanOrEqual(1);
+    // One (reference, mutant) pair per held-out prompt.
+    expect(heldout.heldout.pairwise_n).toBe(2);
+    expect([0, 0.5, 1]).toContain(heldout.heldout.pairwise_accuracy);
     const summary = JSON.parse(r.stdout.trim().split('\n').pop()!);
     expect(summary).toMatchObject({ stage: 'rm', out, step: 2, interrupted: false });
     expect(summary.heldout).toEqual(heldout.heldout);
@@ -71,6 +74,10 @@ describe('rm train', () => {
     expect(evals.map((m) => m.step)).toEqual([2]);
     expect(evals[0]['eval/mse']).toBe(heldout.heldout.mse);
     expect(evals[0]['eval/n']).toBe(4);
+    expect(evals[0]['eval/pairwise_n']).toBe(2);
+    expect(evals[0]['eval/pairwise_accuracy']).toBe(heldout.heldout.pairwise_accuracy);
+    // The held-out line on stderr names it beside mse and pearson.
+    expect(r.stderr).toMatch(/^rm step 2: eval\/mse=\S+ eval\/pearson=\S+ eval\/n=4 eval\/pairwise_accuracy=\S+ eval\/pairwise_n=2$/m);
   });
 
   it('--help lists a flag for every key of the flags schema', () => {

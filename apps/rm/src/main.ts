@@ -1,11 +1,12 @@
 // rm: train a reward model on {prompt, response, score} jsonl. The backbone starts from the SFT checkpoint,
-// the scalar head `score` is new; MSE on the scores; held-out MSE and Pearson correlation, split by prompt.
+// the scalar head `score` is new; MSE on the scores; held-out MSE, Pearson correlation and the pairwise accuracy
+// (each held-out prompt's "reference" row scored above its "mutant:*" rows), split by prompt.
 import * as fs from 'fs';
 import * as path from 'path';
 import { Command, Option } from 'commander';
 import { z } from 'zod';
 import { backendOption, backendSchema, parseFlags, runCli } from '@rlhf-code/cli';
-import { readRmData, splitHeldOut } from '@rlhf-code/data';
+import { readRmData, splitHeldOut, type RmRecord } from '@rlhf-code/data';
 import { RewardModel, TRAINER_STATE_FILE } from '@rlhf-code/model';
 import { initBackend, shutdownBackend } from '@rlhf-code/backend';
 import { encodePair, loadTokenizer, PROMPT_TEMPLATES } from '@rlhf-code/tokenizer';
@@ -41,9 +42,11 @@ async function train(opts: unknown): Promise<void> {
   const records = await readRmData(f.data);
   // Hold out whole prompts: every response to a held-out prompt is unseen in training.
   const split = splitHeldOut(records, { fraction: f.heldoutFraction, seed: f.seed });
-  const toExample = (r: { prompt: string; response: string; score: number }): RmExample => ({
+  const toExample = (r: RmRecord): RmExample => ({
     ids: encodePair(tok, r.prompt, r.response, { template: f.template, maxLen: f.maxLen }).ids,
     score: r.score,
+    group: r.prompt, // the split's key: a group is held out whole
+    source: r.source,
   });
   const trainRecords = f.maxExamples > 0 ? split.train.slice(0, f.maxExamples) : split.train;
   const backend = await initBackend({ backend: f.backend });
@@ -78,11 +81,11 @@ program
   .command('train')
   .description('Train from a causal-LM checkpoint (the SFT model); saves a Qwen2ForSequenceClassification checkpoint with score.weight and heldout.json.')
   .addOption(new Option('--model <dir>', 'starting checkpoint (causal LM, Hugging Face folder)').env('MODEL_PATH').default('results/sft'))
-  .option('--data <file>', 'one {"prompt", "response", "score"} per line', 'data/rm_data.jsonl')
+  .option('--data <file>', 'one {"prompt", "response", "score"} per line (optional "source": "reference" / "mutant:<kind>" for the pairwise accuracy)', 'data/rm_data.jsonl')
   .option('--out <dir>', 'reward model folder (+ metrics.jsonl, heldout.json, optimizer state for --resume)', 'results/rm')
   .addOption(new Option('--template <name>', 'prompt format: raw text or ChatML').choices(['raw', 'chat']).default('raw'))
   .option('--max-len <n>', 'longest pair in tokens (the prompt is cut from the left first, then the response; the end token always stays)', '384')
-  .option('--heldout-fraction <x>', 'share of prompts held out (all their responses) for MSE / Pearson', '0.1')
+  .option('--heldout-fraction <x>', 'share of prompts held out (all their responses) for MSE / Pearson / pairwise accuracy', '0.1')
   .option('--max-examples <n>', 'use only the first n training pairs (0 = all)', '0')
   .option('--epochs <n>', 'passes over the training pairs', '1')
   .option('--max-steps <n>', 'stop after this many optimizer steps; the warmup + cosine schedule then spans them, as in transformers (0 = all epochs)', '0')

@@ -59,6 +59,28 @@ describe('rm', () => {
     expect(await readRmData(jsonl('rm.jsonl', records))).toEqual(records);
   });
 
+  test('optional task_id and source, as prep:rm writes them', async () => {
+    const records = [
+      { prompt: 'p', response: 'r', score: 1, task_id: 511, source: 'reference' },
+      { prompt: 'p', response: 'r(', score: 0.1333, task_id: 511, source: 'mutant:drop_colon' },
+      { prompt: 'q', response: 'r', score: 0.5, task_id: 'HumanEval/0' },
+    ];
+    const rows = await readRmData(jsonl('rm.jsonl', records));
+    expect(rows).toEqual(records);
+    expect(rows[1].source?.startsWith('mutant:')).toBe(true); // typed fields
+    const f = jsonl('bad.jsonl', [
+      { prompt: 'p', response: 'r', score: 1, source: 3 },
+      { prompt: 'p', response: 'r', score: 1, task_id: null },
+    ]);
+    expect(await errorOf(readRmData, f)).toBe(
+      [
+        `${f}: 2 bad lines (of 2) in rm data:`,
+        `${f}:1: field "source": expected string, received number`,
+        `${f}:2: field "task_id": expected number or string, received null`,
+      ].join('\n'),
+    );
+  });
+
   test('score must be a finite number and present', async () => {
     const f = join(dir, 'rm.jsonl');
     writeFileSync(f, ['{"prompt":"p","response":"r","score":"0.5"}', '{"prompt":"p","response":"r","score":1e400}', '{"prompt":"p","response":"r"}'].join('\n'));

@@ -26,6 +26,13 @@ export const RmRecordSchema = z.looseObject({
   response: z.string(),
   // z.number() already rejects NaN and ±Infinity (JSON like 1e400 parses to Infinity).
   score: z.number(),
+  /** The problem the row answers (prep:rm writes MBPP's task id; one prompt per task). */
+  task_id: z.union([z.number(), z.string()]).optional(),
+  /**
+   * Where the response comes from; prep:rm writes "reference", "mutant:<kind>" or "sft". The rm app's held-out
+   * pairwise accuracy compares each prompt's references with its mutants.
+   */
+  source: z.string().optional(),
 });
 
 export const PpoRecordSchema = z.looseObject({

@@ -6,7 +6,7 @@ import * as path from 'path';
 import * as tf from '@tensorflow/tfjs';
 import { seededRandom } from '@rlhf-code/data';
 import { makeConfig, Qwen2Model, RewardModel, saveCheckpoint } from '@rlhf-code/model';
-import { regressionMetrics, rmLoss, rmPredict, RmExample, runRmStage } from './rm-stage';
+import { pairwiseAccuracy, regressionMetrics, rmHeldOutMetrics, rmLoss, rmPredict, RmExample, runRmStage } from './rm-stage';
 import { useTestBackend } from './testing/backend';
 
 useTestBackend();
@@ -48,6 +48,50 @@ describe('regressionMetrics', () => {
   });
 });
 
+describe('pairwiseAccuracy', () => {
+  test('every (reference, mutant) pair of a group; ties count as wrong; other sources and groups stay apart', () => {
+    const rows = [
+      { group: 'a', source: 'reference' }, // 0.9
+      { group: 'a', source: 'mutant:drop_colon' }, // 0.1: right
+      { group: 'a', source: 'mutant:off_by_one' }, // 0.95: wrong
+      { group: 'a', source: 'sft' }, // 5: not a mutant, ignored
+      { group: 'b', source: 'mutant' }, // 0.3
+      { group: 'b', source: 'reference' }, // 0.3: a tie, wrong
+      { group: 'b', source: 'reference' }, // 0.4: right (two references -> two pairs with the one mutant)
+      { group: 'c', source: 'mutant:truncate' }, // -9: group c has no reference, no pair (group a's reference is not its)
+      { group: 'd', source: 'reference' }, // 0: no mutant in d, no pair
+      { source: 'reference' }, // no group: ignored
+      { group: 'a', source: 'mutants' }, // not "mutant" nor "mutant:<kind>": ignored
+      { group: 'a' }, // no source: ignored
+    ];
+    const pred = [0.9, 0.1, 0.95, 5, 0.3, 0.3, 0.4, -9, 0, 1, 2, -1];
+    expect(pairwiseAccuracy(pred, rows)).toEqual({ pairwise_accuracy: 2 / 4, pairwise_n: 4 });
+    // The order of rows does not matter.
+    const order = [11, 3, 7, 0, 5, 9, 1, 10, 4, 8, 2, 6];
+    expect(pairwiseAccuracy(order.map((i) => pred[i]), order.map((i) => rows[i]))).toEqual({ pairwise_accuracy: 0.5, pairwise_n: 4 });
+    // A constant RM gets 0, not 0.5.
+    expect(pairwiseAccuracy(pred.map(() => 0.5), rows)).toEqual({ pairwise_accuracy: 0, pairwise_n: 4 });
+  });
+
+  test('null without pairs; errors on a length mismatch', () => {
+    expect(pairwiseAccuracy([], [])).toEqual({ pairwise_accuracy: null, pairwise_n: 0 });
+    expect(pairwiseAccuracy([1, 0], [{}, {}])).toEqual({ pairwise_accuracy: null, pairwise_n: 0 }); // datasets without source
+    expect(pairwiseAccuracy([1, 0], [{ group: 'a', source: 'reference' }, { group: 'a', source: 'sft' }])).toEqual({ pairwise_accuracy: null, pairwise_n: 0 });
+    expect(() => pairwiseAccuracy([1], [{}, {}])).toThrow('pairwiseAccuracy: 1 predictions for 2 rows');
+  });
+
+  test('rmHeldOutMetrics = regression metrics + pairwise accuracy, in heldout.json order', () => {
+    const examples: RmExample[] = [
+      { ids: [1], score: 1, group: 'p', source: 'reference' },
+      { ids: [2], score: 0, group: 'p', source: 'mutant:bad_indent' },
+      { ids: [3], score: 0.5 },
+    ];
+    const m = rmHeldOutMetrics([0.8, 0.2, 0.5], examples);
+    expect(m).toEqual({ ...regressionMetrics([0.8, 0.2, 0.5], [1, 0, 0.5]), pairwise_accuracy: 1, pairwise_n: 1 });
+    expect(Object.keys(m)).toEqual(['n', 'mse', 'pearson', 'pairwise_accuracy', 'pairwise_n']);
+  });
+});
+
 // ---------------------------------------------------------------------------------------------
 // A tiny reward model made the way the rm app makes one: a causal-LM checkpoint -> RewardModel.fromCausalLM.
 
@@ -76,7 +120,10 @@ beforeAll(async () => {
 });
 const newRm = () => RewardModel.fromCausalLM(lmDir, { padTokenId: PAD, seed: 1 });
 
-/** Rows of 4-9 random tokens in [6, 60) + EOS; half contain token 5 somewhere and score 1, the rest score 0. */
+/**
+ * Rows of 4-9 random tokens in [6, 60) + EOS; half contain token 5 somewhere and score 1, the rest score 0. Rows 2k
+ * and 2k + 1 form group k as a "reference" (positive) and a "mutant:no5" (negative), as prep:rm's rows of one prompt.
+ */
 function dataset(n: number, seed: string): RmExample[] {
   const random = seededRandom(seed);
   return Array.from({ length: n }, (_, i) => {
@@ -84,7 +131,7 @@ function dataset(n: number, seed: string): RmExample[] {
     const ids = Array.from({ length: len }, () => 6 + Math.floor(random() * 54));
     const positive = i % 2 === 0;
     if (positive) ids[Math.floor(random() * len)] = 5;
-    return { ids: [...ids, EOS], score: positive ? 1 : 0 };
+    return { ids: [...ids, EOS], score: positive ? 1 : 0, group: `${seed}:${i >> 1}`, source: positive ? 'reference' : 'mutant:no5' };
   });
 }
 
@@ -105,7 +152,7 @@ test('runRmStage learns "contains token 5" and writes heldout.json', async () =>
   const train = dataset(64, 'train');
   const heldOut = dataset(32, 'heldout');
   const rm = await newRm();
-  const before = regressionMetrics(rmPredict(rm, heldOut, PAD), heldOut.map((e) => e.score));
+  const before = rmHeldOutMetrics(rmPredict(rm, heldOut, PAD), heldOut);
   const out = tmpDir();
   const t0 = Date.now();
   const result = await runRmStage({
@@ -127,7 +174,8 @@ test('runRmStage learns "contains token 5" and writes heldout.json', async () =>
   });
   const after = result.heldout!;
   console.log(
-    `held-out mse ${before.mse.toFixed(4)} -> ${after.mse.toFixed(4)}, pearson ${before.pearson?.toFixed(3)} -> ${after.pearson?.toFixed(3)} ` +
+    `held-out mse ${before.mse.toFixed(4)} -> ${after.mse.toFixed(4)}, pearson ${before.pearson?.toFixed(3)} -> ${after.pearson?.toFixed(3)}, ` +
+      `pairwise accuracy ${before.pairwise_accuracy} -> ${after.pairwise_accuracy} ` +
       `(${result.position.step} steps, ${Date.now() - t0} ms)`,
   );
   expect(result.position.step).toBe(32);
@@ -136,12 +184,18 @@ test('runRmStage learns "contains token 5" and writes heldout.json', async () =>
   expect(after.mse).toBeLessThan(0.5 * before.mse);
   expect(after.mse).toBeLessThan(0.15);
   expect(after.pearson!).toBeGreaterThan(0.7);
+  // 16 held-out groups of one reference and one mutant; the trained RM puts nearly every reference first.
+  expect(after.pairwise_n).toBe(16);
+  expect(after.pairwise_accuracy!).toBeGreaterThanOrEqual(14 / 16);
   // The reported metrics are those of the final weights.
-  const again = regressionMetrics(rmPredict(rm, heldOut, PAD), heldOut.map((e) => e.score));
+  const again = rmHeldOutMetrics(rmPredict(rm, heldOut, PAD), heldOut);
   expect(again.mse).toBeCloseTo(after.mse, 10);
+  expect(again.pairwise_accuracy).toBe(after.pairwise_accuracy);
 
   const heldoutJson = JSON.parse(fs.readFileSync(path.join(out, 'heldout.json'), 'utf8'));
-  expect(heldoutJson).toEqual({ heldout: { n: 32, mse: after.mse, pearson: after.pearson } });
+  expect(heldoutJson).toEqual({
+    heldout: { n: 32, mse: after.mse, pearson: after.pearson, pairwise_accuracy: after.pairwise_accuracy, pairwise_n: 16 },
+  });
   expect(JSON.parse(fs.readFileSync(path.join(out, 'rm_config.json'), 'utf8'))).toEqual({ seed: 7 });
   const evalLines = fs
     .readFileSync(path.join(out, 'metrics.jsonl'), 'utf8')
@@ -151,6 +205,8 @@ test('runRmStage learns "contains token 5" and writes heldout.json', async () =>
     .filter((l) => 'eval/mse' in l);
   expect(evalLines.map((l) => l.step)).toEqual([8, 16, 24, 32]);
   expect(evalLines[3]['eval/mse']).toBe(after.mse);
+  expect(evalLines[3]['eval/pairwise_accuracy']).toBe(after.pairwise_accuracy);
+  expect(evalLines[3]['eval/pairwise_n']).toBe(16);
 
   // The folder is a reward-model checkpoint that predicts what the trained model predicts.
   const loaded = await RewardModel.load(out);

@@ -1,7 +1,8 @@
 // Reward-model regression: a (prompt, response) pair -> a scalar fitted to its score with mean squared error.
 // The score is read at the EOS token that ends each response (encodePair appends it), as HF's
 // Qwen2ForSequenceClassification reads its last non-pad token. Held-out MSE and Pearson correlation
-// tell whether the model ranks unseen responses the way their execution scores do.
+// tell whether the model ranks unseen responses the way their execution scores do; the pairwise accuracy whether it
+// puts each held-out prompt's reference solution above that prompt's mutants (broken variants of the reference).
 import * as tf from '@tensorflow/tfjs';
 import { corr } from 'mathjs';
 import { RewardModel } from '@rlhf-code/model';
@@ -15,6 +16,10 @@ export interface RmExample {
   /** prompt + response + EOS token ids */
   ids: number[];
   score: number;
+  /** Rows with the same group answer the same prompt; the pairwise accuracy compares rows of one group only. */
+  group?: string;
+  /** Where the response comes from (rm data's `source`): "reference" and "mutant" / "mutant:<kind>" are paired. */
+  source?: string;
 }
 
 /** Right-padded ids and masks of a group of examples. */
@@ -60,6 +65,50 @@ export function regressionMetrics(pred: readonly number[], target: readonly numb
   return { n, mse, pearson };
 }
 
+export interface PairwiseMetrics {
+  /** Share of (reference, mutant) pairs of one group where the reference scores strictly higher; null without pairs. */
+  pairwise_accuracy: number | null;
+  /** Number of such pairs. */
+  pairwise_n: number;
+}
+
+const isMutant = (source: string | undefined) => source === 'mutant' || (source?.startsWith('mutant:') ?? false);
+
+/**
+ * For every group with a "reference" row and "mutant" rows, every (reference, mutant) pair: the fraction where the
+ * reference's prediction is strictly above the mutant's (a tie counts as wrong: an RM that scores everything alike
+ * ranks nothing). Rows without a group, or with another source (e.g. "sft" samples), take no part.
+ */
+export function pairwiseAccuracy(pred: readonly number[], rows: readonly { group?: string; source?: string }[]): PairwiseMetrics {
+  if (pred.length !== rows.length) throw new Error(`pairwiseAccuracy: ${pred.length} predictions for ${rows.length} rows`);
+  const groups = new Map<string, { refs: number[]; mutants: number[] }>();
+  rows.forEach((r, i) => {
+    if (r.group === undefined || !(r.source === 'reference' || isMutant(r.source))) return;
+    let g = groups.get(r.group);
+    if (!g) groups.set(r.group, (g = { refs: [], mutants: [] }));
+    (r.source === 'reference' ? g.refs : g.mutants).push(pred[i]);
+  });
+  let pairs = 0;
+  let right = 0;
+  for (const { refs, mutants } of groups.values()) {
+    for (const ref of refs) {
+      for (const mutant of mutants) {
+        pairs++;
+        if (ref > mutant) right++;
+      }
+    }
+  }
+  return { pairwise_accuracy: pairs > 0 ? right / pairs : null, pairwise_n: pairs };
+}
+
+/** What heldout.json holds: regression metrics and the reference-vs-mutant pairwise accuracy. */
+export type RmHeldOutMetrics = RegressionMetrics & PairwiseMetrics;
+
+/** All held-out metrics of predictions on examples. */
+export function rmHeldOutMetrics(pred: readonly number[], examples: readonly RmExample[]): RmHeldOutMetrics {
+  return { ...regressionMetrics(pred, examples.map((e) => e.score)), ...pairwiseAccuracy(pred, examples) };
+}
+
 export interface RmStageOptions {
   rm: RewardModel;
   padId: number;
@@ -79,16 +128,23 @@ export interface RmStageOptions {
   extraFiles?: Record<string, string | object>;
 }
 
-export async function runRmStage(o: RmStageOptions): Promise<FitResult & { run: TrainingRun; heldout: RegressionMetrics | null }> {
+export async function runRmStage(o: RmStageOptions): Promise<FitResult & { run: TrainingRun; heldout: RmHeldOutMetrics | null }> {
   const order = new Map<number, RmExample[]>();
   const epochExamples = (epoch: number) => {
     if (!order.has(epoch)) order.set(epoch, shuffle(o.train, `${o.seed}:${epoch}`));
     return order.get(epoch)!;
   };
-  let heldout: RegressionMetrics | null = null;
+  let heldout: RmHeldOutMetrics | null = null;
   const evaluate = () => {
-    heldout = regressionMetrics(rmPredict(o.rm, o.heldOut, o.padId, o.batchSize), o.heldOut.map((e) => e.score));
-    return { 'eval/mse': heldout.mse, 'eval/pearson': heldout.pearson, 'eval/n': heldout.n };
+    const h = rmHeldOutMetrics(rmPredict(o.rm, o.heldOut, o.padId, o.batchSize), o.heldOut);
+    heldout = h;
+    return {
+      'eval/mse': h.mse,
+      'eval/pearson': h.pearson,
+      'eval/n': h.n,
+      'eval/pairwise_accuracy': h.pairwise_accuracy,
+      'eval/pairwise_n': h.pairwise_n,
+    };
   };
   const result = await runStage({
     label: 'rm',
