@@ -18,13 +18,13 @@ case "$PRESET" in
     : "${SFT_EPOCHS:=2}" "${SFT_MAX_STEPS:=0}" "${SFT_BATCH:=8}" "${SFT_LR:=3e-4}" "${SFT_MAX_LEN:=256}"
     : "${RM_MAX_STEPS:=48}" "${RM_BATCH:=16}" "${RM_LR:=2e-4}" "${RM_MAX_LEN:=256}"
     : "${PPO_STEPS:=10}" "${PPO_BATCH:=8}" "${PPO_EPOCHS:=2}" "${PPO_MINI_BATCHES:=2}" "${PPO_MAX_NEW_TOKENS:=80}" "${PPO_LR:=2e-5}"
-    : "${EVAL_LIMIT:=40}" "${EVAL_MAX_NEW_TOKENS:=80}" "${EVAL_BATCH:=20}"
+    : "${EVAL_LIMIT:=200}" "${EVAL_SAMPLES:=4}" "${EVAL_MAX_NEW_TOKENS:=80}" "${EVAL_BATCH:=20}"
     ;;
   smoke)
     : "${SFT_EPOCHS:=1}" "${SFT_MAX_STEPS:=2}" "${SFT_BATCH:=4}" "${SFT_LR:=3e-4}" "${SFT_MAX_LEN:=128}"
     : "${RM_MAX_STEPS:=2}" "${RM_BATCH:=4}" "${RM_LR:=1e-4}" "${RM_MAX_LEN:=128}"
     : "${PPO_STEPS:=1}" "${PPO_BATCH:=2}" "${PPO_EPOCHS:=1}" "${PPO_MINI_BATCHES:=1}" "${PPO_MAX_NEW_TOKENS:=16}" "${PPO_LR:=1e-5}"
-    : "${EVAL_LIMIT:=4}" "${EVAL_MAX_NEW_TOKENS:=24}" "${EVAL_BATCH:=4}"
+    : "${EVAL_LIMIT:=4}" "${EVAL_SAMPLES:=2}" "${EVAL_MAX_NEW_TOKENS:=24}" "${EVAL_BATCH:=4}"
     ;;
   *)
     echo "run_all: unknown PRESET '$PRESET' (use default or smoke)" >&2
@@ -95,7 +95,8 @@ stage ppo nxrun ppo:train -- --model "$RESULTS/sft" --reward-model "$RESULTS/rm"
 
 # 5. Evaluation on MBPP test problems (task 11-510, never trained on).
 stage eval nxrun eval:run -- --models "base=$MODEL_PATH,sft=$RESULTS/sft,ppo=$RESULTS/ppo" --reward-model "$RESULTS/rm" \
-  --out "$RESULTS/eval" --limit "$EVAL_LIMIT" --max-new-tokens "$EVAL_MAX_NEW_TOKENS" --batch-size "$EVAL_BATCH" "${EVAL_EXTRA[@]}"
+  --out "$RESULTS/eval" --limit "$EVAL_LIMIT" --samples "$EVAL_SAMPLES" --max-new-tokens "$EVAL_MAX_NEW_TOKENS" --batch-size "$EVAL_BATCH" \
+  "${EVAL_EXTRA[@]}"
 
 echo
 echo "=== run_all [$PRESET] finished in $((SECONDS - T0)) s; results in $RESULTS/ ==="

@@ -33,6 +33,8 @@ import {
   withFileContext,
   writeBaseEval,
   writeEvalOutputs,
+  DEFAULT_EVAL_SAMPLES,
+  DEFAULT_EVAL_TEMPERATURE,
 } from '@rlhf-code/eval';
 import { initBackend, shutdownBackend } from '@rlhf-code/backend';
 import { PROMPT_TEMPLATES, readCorpus } from '@rlhf-code/tokenizer';
@@ -50,15 +52,17 @@ const RunFlags = z
     maxNewTokens: z.coerce.number().int().positive().default(128),
     batchSize: z.coerce.number().int().positive().default(16),
     seed: z.coerce.number().int().default(0),
+    samples: z.coerce.number().int().nonnegative().default(DEFAULT_EVAL_SAMPLES),
     greedy: z.boolean().optional(),
-    temperature: z.coerce.number().positive().optional(),
+    greedyPass: z.boolean().default(true),
+    temperature: z.coerce.number().positive().default(DEFAULT_EVAL_TEMPERATURE),
     template: z.enum(PROMPT_TEMPLATES as ['raw', 'chat']).default('raw'),
     concurrency: z.coerce.number().int().positive().default(2),
     timeoutMs: z.coerce.number().int().positive().default(5000),
     chart: z.boolean().default(true),
     backend: backendSchema,
   })
-  .refine((f) => !(f.greedy && f.temperature !== undefined), { message: 'cannot be combined with --temperature', path: ['greedy'] });
+  .refine((f) => !(f.greedy && !f.greedyPass), { message: 'cannot be combined with --no-greedy-pass', path: ['greedy'] });
 
 /** --reward-model: explicit folder (must exist), "none", or the default results/rm when it exists. */
 function rewardModelDir(flag: string | undefined, warn: (s: string) => void): string | null {
@@ -109,8 +113,14 @@ async function runCommand(opts: unknown): Promise<void> {
   const rewardModel = rewardModelDir(flags.rewardModel, warn);
   if (!klReference) warn('eval: no model named "sft" and no --sft-ref; kl_to_sft will be null');
   const problems = await readEvalProblems(flags.data, flags.limit);
-  const greedy = flags.temperature === undefined;
-  const decoding = greedy ? 'greedy' : `sampled at temperature ${flags.temperature}, seed ${flags.seed}`;
+  // --greedy: the greedy pass alone, as before the sampled evaluation existed.
+  const samples = flags.greedy ? 0 : flags.samples;
+  const greedyPass = flags.greedy || flags.greedyPass;
+  if (samples === 0 && !greedyPass) throw new UsageError('--samples 0 with --no-greedy-pass leaves nothing to evaluate');
+  const decoding = [
+    ...(samples > 0 ? [`${samples} samples per problem at temperature ${flags.temperature}, seed ${flags.seed}`] : []),
+    ...(greedyPass ? ['greedy'] : []),
+  ].join(' + ');
 
   await initBackend({ backend: flags.backend });
   warn(`eval: ${models.length} models x ${problems.length} problems from ${flags.data} (${decoding}, max ${flags.maxNewTokens} new tokens)`);
@@ -126,8 +136,9 @@ async function runCommand(opts: unknown): Promise<void> {
       executor: sandboxExecutor({ concurrency: flags.concurrency, timeoutMs: flags.timeoutMs }),
       maxNewTokens: flags.maxNewTokens,
       batchSize: flags.batchSize,
-      greedy,
-      temperature: flags.temperature ?? 1,
+      samples,
+      greedy: greedyPass,
+      temperature: flags.temperature,
       seed: flags.seed,
       template: flags.template,
       onProgress: bars.update,
@@ -266,7 +277,7 @@ async function baseCommand(opts: unknown): Promise<void> {
 const program = new Command('eval').description('Evaluate Qwen2 checkpoints on coding problems: syntax, pass@1, reward, diversity, length, KL to SFT.');
 program
   .command('run')
-  .description('generate one response per problem with each model, run the tests, score, and write <out>/eval.{json,md,svg} + samples.jsonl')
+  .description('sample --samples responses per problem at --temperature (and one greedy) with each model, run the tests, score, compare with the SFT model per problem, and write <out>/eval.{json,md,svg} + samples.jsonl')
   .requiredOption('--models <list>', 'models to compare as name=DIR pairs, e.g. base=models/base,sft=results/sft,ppo=results/ppo')
   .option('--data <file>', 'problems as JSONL {prompt, tests, setup?, task_id?}', DEFAULT_EVAL_DATA)
   .option('--limit <n>', 'evaluate only the first n problems of the file (default: all)')
@@ -275,9 +286,11 @@ program
   .option('--sft-ref <name|dir>', 'KL reference: a name from --models, a checkpoint folder, or "none" (default: the model named "sft", else none)')
   .option('--max-new-tokens <n>', 'longest response; generation also stops at the end token', '128')
   .option('--batch-size <n>', 'prompts generated (and scored) together; lower it for big checkpoints', '16')
-  .option('--seed <n>', 'random seed for sampling (with --temperature)', '0')
-  .option('--greedy', 'always pick the most likely token (the default)')
-  .option('--temperature <t>', 'sample from softmax(logits / t) instead of greedy decoding (top-k 0, top-p 1)')
+  .option('--seed <n>', 'random seed for sampling (one stream per model)', '0')
+  .option('--samples <k>', 'responses sampled per problem; the means and SEs are over problems of the per-problem means (0 = greedy only)', String(DEFAULT_EVAL_SAMPLES))
+  .option('--temperature <t>', "sampling temperature, top-k 0, top-p 1 (default: PPO's)", String(DEFAULT_EVAL_TEMPERATURE))
+  .option('--no-greedy-pass', 'skip the greedy response per problem reported beside the sampled ones')
+  .option('--greedy', 'greedy decoding only, one response per problem (same as --samples 0)')
   .addOption(new Option('--template <name>', 'prompt format: raw text (code models) or a ChatML user turn (instruct models)').choices([...PROMPT_TEMPLATES]).default('raw'))
   .option('--concurrency <n>', 'python sandbox processes running at once', '2')
   .option('--timeout-ms <n>', 'wall-clock limit of one sandbox run (response + all its tests)', '5000')

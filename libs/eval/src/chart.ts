@@ -1,4 +1,5 @@
-// eval.svg: grouped bars of the rate metrics (all in 0..1) per model, drawn by vega-lite -> vega -> SVG.
+// eval.svg: grouped bars of the rate metrics (all in 0..1) per model with +-1 SE error bars, drawn by vega-lite ->
+// vega -> SVG.
 // vega and vega-lite are ES modules only (with top-level await), so they are loaded with a dynamic import();
 // that works under tsx (the apps) but not inside jest's CommonJS sandbox, where only the spec is tested and
 // chart.test.ts renders through a tsx child process.
@@ -7,6 +8,8 @@ import type { EvalReport } from './evaluate';
 export const RATE_METRICS = [
   { key: 'syntax_valid', label: 'syntax valid' },
   { key: 'pass_at_1', label: 'pass@1' },
+  { key: 'exec_score', label: 'exec score' },
+  { key: 'defines_called_function', label: 'defines fn' },
   { key: 'distinct_1', label: 'distinct-1' },
   { key: 'distinct_2', label: 'distinct-2' },
 ] as const;
@@ -15,12 +18,20 @@ export interface ChartRow {
   metric: string;
   model: string;
   value: number;
+  /** value -+ its standard error (the value itself when there is none). */
+  lo: number;
+  hi: number;
 }
 
 /** One row per (rate metric, model) with a value; metrics that are null for a model are left out. */
 export function chartRows(report: EvalReport): ChartRow[] {
   return RATE_METRICS.flatMap(({ key, label }) =>
-    Object.entries(report.models).flatMap(([model, m]) => (m[key] === null ? [] : [{ metric: label, model, value: m[key] as number }])),
+    Object.entries(report.models).flatMap(([model, m]) => {
+      const value = m[key];
+      if (value === null || value === undefined) return [];
+      const se = m.se?.[key] ?? 0;
+      return [{ metric: label, model, value, lo: value - se, hi: value + se }];
+    }),
   );
 }
 
@@ -30,7 +41,7 @@ export function chartSpec(report: EvalReport): Record<string, unknown> {
   const metrics = RATE_METRICS.map((m) => m.label);
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
-    title: `Evaluation on ${report.n_problems} problems`,
+    title: `Evaluation on ${report.n_problems} problems (mean ± SE)`,
     data: { values: chartRows(report) },
     width: { step: 26 }, // with xOffset, the step is one bar's band
     height: 240,
@@ -41,7 +52,8 @@ export function chartSpec(report: EvalReport): Record<string, unknown> {
     },
     layer: [
       { mark: 'bar', encoding: { color: { field: 'model', type: 'nominal', sort: models, title: 'model' } } },
-      { mark: { type: 'text', dy: -6, fontSize: 9 }, encoding: { text: { field: 'value', type: 'quantitative', format: '.2f' } } },
+      { mark: { type: 'rule', color: 'black' }, encoding: { y: { field: 'lo', type: 'quantitative' }, y2: { field: 'hi' } } },
+      { mark: { type: 'text', dy: -8, fontSize: 9 }, encoding: { y: { field: 'hi', type: 'quantitative' }, text: { field: 'value', type: 'quantitative', format: '.2f' } } },
     ],
     config: { background: 'white' },
   };

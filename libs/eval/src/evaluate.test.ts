@@ -18,7 +18,7 @@ let result: EvalResult;
 let tensorsBefore = 0;
 let tensorsAfter = 0;
 const dirs = { base: '', sft: '', rm: '' };
-const decoding = { maxNewTokens: 12, batchSize: 2, greedy: true, temperature: 1, seed: 0, template: 'raw' as const };
+const decoding = { maxNewTokens: 12, batchSize: 2, samples: 2, greedy: true, temperature: 0.7, seed: 0, template: 'raw' as const };
 
 beforeAll(async () => {
   await initBackend({ quiet: true });
@@ -45,46 +45,64 @@ beforeAll(async () => {
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
 describe('evaluate', () => {
-  it('eval.json has exactly the agreed shape, with rates in 0..1', () => {
+  it('eval.json has exactly the agreed shape, with rates in 0..1 and an SE for each', () => {
     const { report } = result;
-    expect(Object.keys(report)).toEqual(['n_problems', 'models']);
-    expect(report.n_problems).toBe(3);
+    expect(Object.keys(report)).toEqual(['n_problems', 'samples_per_problem', 'temperature', 'models']);
+    expect(report).toMatchObject({ n_problems: 3, samples_per_problem: 2, temperature: 0.7 });
     expect(Object.keys(report.models)).toEqual(['base', 'sft', 'ppo']);
-    for (const m of Object.values(report.models)) {
-      expect(Object.keys(m).sort()).toEqual([...METRIC_KEYS].sort());
-      for (const k of ['syntax_valid', 'pass_at_1', 'distinct_1', 'distinct_2'] as const) {
+    for (const [name, m] of Object.entries(report.models)) {
+      const extra = name === 'sft' ? ['se', 'greedy'] : ['se', 'vs_sft', 'greedy'];
+      expect(Object.keys(m).sort()).toEqual([...METRIC_KEYS, ...extra].sort());
+      expect(Object.keys(m.se).sort()).toEqual([...METRIC_KEYS].sort());
+      for (const k of ['syntax_valid', 'pass_at_1', 'exec_score', 'defines_called_function', 'distinct_1', 'distinct_2'] as const) {
         expect(m[k]).toBeGreaterThanOrEqual(0);
         expect(m[k]).toBeLessThanOrEqual(1);
+        expect(m.se[k]).toBeGreaterThanOrEqual(0);
       }
       expect(m.mean_len).toBeGreaterThan(0);
       expect(m.mean_len).toBeLessThanOrEqual(decoding.maxNewTokens);
       expect(Number.isFinite(m.rm_score)).toBe(true);
+      expect(Object.keys(m.greedy!).sort()).toEqual([...METRIC_KEYS.filter((k) => k !== 'kl_to_sft'), 'greedy_log_ratio'].sort());
     }
   });
 
-  it('KL: null for the reference itself, 0 for an identical model, non-zero for another model', () => {
+  it('KL: null for the reference itself, 0 for an identical model, non-zero for another model; paired diffs', () => {
     const { models } = result.report;
     expect(models.sft.kl_to_sft).toBeNull();
     expect(models.ppo.kl_to_sft).toBeCloseTo(0, 4);
     expect(Math.abs(models.base.kl_to_sft!)).toBeGreaterThan(0.1);
-    // Same weights, same greedy decoding: identical responses and scores.
-    expect(models.ppo).toMatchObject({ ...models.sft, kl_to_sft: expect.any(Number) });
+    // Same weights, same seed: identical samples, so every paired difference is 0 with SE 0.
+    for (const d of Object.values(models.ppo.vs_sft!)) {
+      if (d === null) continue;
+      expect(d.diff).toBeCloseTo(0, 4);
+      expect(d.se ?? 0).toBeCloseTo(0, 4);
+    }
+    expect(models.base.vs_sft!.exec_score!.diff).toBeCloseTo(models.base.exec_score - models.sft.exec_score, 10);
+    expect(models.ppo.greedy!.greedy_log_ratio).toBeCloseTo(0, 4);
   });
 
   it('samples agree with the metrics, and rm_score is the reward model score of encodePair(prompt, response)', async () => {
     const { samples, report } = result;
-    expect(samples).toHaveLength(9);
+    expect(samples).toHaveLength(3 * (3 * 2 + 3));
     for (const name of ['base', 'sft', 'ppo']) {
-      const mine = samples.filter((s) => s.model === name);
-      expect(mine.map((s) => s.task_id)).toEqual([1, 2, 3]);
-      expect(report.models[name].pass_at_1).toBeCloseTo(mine.filter((s) => s.passed).length / 3, 12);
-      expect(report.models[name].syntax_valid).toBeCloseTo(mine.filter((s) => s.syntax_ok).length / 3, 12);
-      expect(report.models[name].rm_score).toBeCloseTo(mine.reduce((a, s) => a + s.rm_score!, 0) / 3, 5);
+      const sampled = samples.filter((s) => s.model === name && s.decoding === 'sampled');
+      expect(sampled.map((s) => [s.task_id, s.sample])).toEqual([[1, 0], [1, 1], [2, 0], [2, 1], [3, 0], [3, 1]]);
+      expect(report.models[name].pass_at_1).toBeCloseTo(sampled.filter((s) => s.passed).length / 6, 12);
+      expect(report.models[name].syntax_valid).toBeCloseTo(sampled.filter((s) => s.syntax_ok).length / 6, 12);
+      expect(report.models[name].exec_score).toBeCloseTo(sampled.reduce((a, s) => a + s.exec_score, 0) / 6, 12);
+      expect(report.models[name].rm_score).toBeCloseTo(sampled.reduce((a, s) => a + s.rm_score!, 0) / 6, 5);
+      const greedy = samples.filter((s) => s.model === name && s.decoding === 'greedy');
+      expect(greedy.map((s) => s.task_id)).toEqual([1, 2, 3]);
+      expect(report.models[name].greedy!.pass_at_1).toBeCloseTo(greedy.filter((s) => s.passed).length / 3, 12);
+      for (const s of [...sampled, ...greedy]) {
+        expect(s.exec_score).toBeGreaterThanOrEqual(0);
+        expect(s.exec_score).toBeLessThanOrEqual(1);
+      }
     }
     const tok = loadTokenizer(TOKENIZER_DIR);
     const rm = await RewardModel.load(dirs.rm);
     const problems = await readEvalProblems(path.join(__dirname, 'fixtures/tiny_eval.jsonl'));
-    const s = samples[1];
+    const s = samples[2]; // base, problem 2, sample 0
     const [expected] = rm.score([encodePair(tok, problems[1].prompt, s.response).ids], tok.padId);
     expect(s.rm_score).toBeCloseTo(expected, 4);
     rm.dispose();
@@ -98,7 +116,7 @@ describe('evaluate', () => {
     expect(fs.readFileSync(path.join(out, 'eval.md'), 'utf8')).toContain('| ppo ');
     const lines = fs.readFileSync(path.join(out, 'samples.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     expect(lines).toEqual(result.samples);
-    expect(Object.keys(lines[0])).toEqual(['model', 'task_id', 'response', 'passed', 'syntax_ok', 'rm_score']);
+    expect(Object.keys(lines[0])).toEqual(['model', 'task_id', 'decoding', 'sample', 'response', 'passed', 'syntax_ok', 'exec_score', 'rm_score']);
     expect(fs.existsSync(path.join(out, 'eval.svg'))).toBe(false);
   });
 

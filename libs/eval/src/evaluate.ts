@@ -1,10 +1,12 @@
-// The whole evaluation: every model answers every problem once, the answers are checked and scored, and the
-// per-problem outcomes are aggregated into eval.json's numbers.
+// The whole evaluation: every model answers every problem several times at a temperature (and once greedily), the
+// answers are checked and scored, and the per-problem outcomes become eval.json's means, standard errors and paired
+// differences against the SFT model.
 //
 // One model is in memory at a time (a real 1.5B checkpoint is 6 GB in float32):
-//   1. per model: generate (batched) -> its code goes to the sandbox at once, batch by batch, so python runs
-//      while the next batch generates; if KL is wanted, the model's own log-probs of its responses.
-//   2. the KL reference (SFT) model: its log-probs of every other model's responses.
+//   1. per model and decoding pass (sampled, greedy): generate (batched) -> its code goes to the sandbox at once,
+//      batch by batch, so python runs while the next batch generates; if KL is wanted, the model's own log-probs of
+//      its responses (at the pass's temperature).
+//   2. the KL reference (SFT) model: its log-probs of every other model's responses, at the same temperature.
 //   3. the reward model: a score for every (prompt, response).
 import { createHash } from 'crypto';
 import * as fs from 'fs';
@@ -12,13 +14,23 @@ import * as path from 'path';
 import { isSequenceClassifier, Qwen2Model, readConfig, RewardModel } from '@rlhf-code/model';
 import { encodePair, loadTokenizer, Tokenizer } from '@rlhf-code/tokenizer';
 import type { EvalProblem } from './data';
-import type { CodeExecutor } from './executor';
+import type { CodeExecutor, TestOutcome } from './executor';
 import { responseLogProbs } from './logprobs';
-import { aggregate, ModelMetrics, ProblemOutcome, sequenceLogRatio } from './metrics';
+import { calledFunctions, compareModels, definesCalledFunctions, MetricKey, ModelMetrics, ProblemOutcome, sequenceLogRatio, summarize } from './metrics';
 import type { KlReference, NamedModel } from './models-flag';
 import { DecodingOptions, generateResponses, Response, sampledIds } from './responses';
+import type { PairedDiff } from './stats';
 
-export interface EvalOptions extends DecodingOptions {
+/** Responses sampled per problem by default: enough that per-problem means are not all 0 or 1. */
+export const DEFAULT_EVAL_SAMPLES = 4;
+/** PPO's default sampling temperature (apps/ppo --temperature), so the evaluation sees what PPO optimised. */
+export const DEFAULT_EVAL_TEMPERATURE = 0.7;
+
+export interface EvalOptions extends Omit<DecodingOptions, 'greedy'> {
+  /** Answers per problem sampled at `temperature` (0: greedy only). */
+  samples: number;
+  /** Also one greedy answer per problem, reported beside the sampled ones. */
+  greedy: boolean;
   models: NamedModel[];
   problems: EvalProblem[];
   /** Reward-model folder, or null for rm_score = null. */
@@ -33,23 +45,42 @@ export interface EvalOptions extends DecodingOptions {
 export interface Progress {
   stage: 'generate' | 'kl' | 'rm';
   model: string;
+  /** Responses (of all decoding passes) done and in all. */
   done: number;
   total: number;
 }
 
+/** Greedy decoding's figures, reported beside the sampled ones (a greedy log-ratio is not a KL estimate). */
+export type GreedyMetrics = Omit<ModelMetrics, 'kl_to_sft'> & { greedy_log_ratio: number | null };
+
+/** eval.json's entry for one model: the sampled metrics' means (today's keys), their SEs, and comparisons. */
+export type ModelReport = ModelMetrics & {
+  se: Record<MetricKey, number | null>;
+  /** This model minus the SFT model on the same problems (absent for the SFT model itself and without one). */
+  vs_sft?: Record<MetricKey, PairedDiff | null>;
+  greedy?: GreedyMetrics;
+};
+
 /** eval.json */
 export interface EvalReport {
   n_problems: number;
-  models: Record<string, ModelMetrics>;
+  /** Answers per problem behind the means (0: greedy only, then the means are the greedy figures). */
+  samples_per_problem: number;
+  temperature: number | null;
+  models: Record<string, ModelReport>;
 }
 
 /** One line of samples.jsonl. */
 export interface Sample {
   model: string;
   task_id: number | string;
+  decoding: 'sampled' | 'greedy';
+  /** Index of the answer among the problem's samples (0 for greedy). */
+  sample: number;
   response: string;
   passed: boolean;
   syntax_ok: boolean;
+  exec_score: number;
   rm_score: number | null;
 }
 
@@ -67,14 +98,22 @@ export interface EvalResult {
   timings: ModelTiming[];
 }
 
-interface ModelRun {
-  name: string;
+/** One decoding pass of one model: problem-major responses (problem i's answers at i * perProblem ...). */
+interface PassRun {
+  decoding: 'sampled' | 'greedy';
+  perProblem: number;
+  temperature: number;
   responses: Response[];
   /** Settled sandbox outcomes (errors kept, not thrown, so nothing rejects unobserved while other models run). */
-  tests: Promise<boolean | Error>[];
+  tests: Promise<TestOutcome | Error>[];
   syntaxOk: Promise<boolean[] | Error>;
   /** Own log-probs of each response's generated ids, or null when KL is not measured for this model. */
   ownLogProbs: number[][] | null;
+}
+
+interface ModelRun {
+  name: string;
+  passes: PassRun[];
   tokenizerHash: string;
   generateSeconds: number;
   testStart: number;
@@ -108,7 +147,15 @@ function loadModelTokenizer(name: string, dir: string, vocab: number): Tokenizer
 export async function evaluate(opts: EvalOptions): Promise<EvalResult> {
   const { problems, executor, klReference: ref } = opts;
   if (problems.length === 0) throw new Error('evaluate: no problems');
+  if (!(Number.isInteger(opts.samples) && opts.samples >= 0)) throw new Error(`evaluate: samples must be an integer >= 0, got ${opts.samples}`);
+  if (opts.samples === 0 && !opts.greedy) throw new Error('evaluate: nothing to do (no samples and no greedy pass)');
   const log = opts.log ?? (() => undefined);
+  const passes: { decoding: 'sampled' | 'greedy'; perProblem: number; temperature: number }[] = [
+    ...(opts.samples > 0 ? [{ decoding: 'sampled' as const, perProblem: opts.samples, temperature: opts.temperature }] : []),
+    ...(opts.greedy ? [{ decoding: 'greedy' as const, perProblem: 1, temperature: 1 }] : []),
+  ];
+  const total = passes.reduce((n, p) => n + p.perProblem * problems.length, 0);
+  const called = problems.map((p) => calledFunctions(p.tests, p.setup));
   const runs: ModelRun[] = [];
 
   // 1. Generate, start the sandbox, own log-probs.
@@ -118,45 +165,43 @@ export async function evaluate(opts: EvalOptions): Promise<EvalResult> {
     const model = await Qwen2Model.load(dir, { trainable: false });
     try {
       const tok = loadModelTokenizer(name, dir, model.config.vocab_size);
-      const run: ModelRun = {
-        name,
-        responses: [],
-        tests: [],
-        syntaxOk: Promise.resolve([]),
-        ownLogProbs: null,
-        tokenizerHash: tokenizerHash(dir),
-        generateSeconds: 0,
-        testStart: 0,
-        testEnd: 0,
-      };
-      const onBatch = (start: number, batch: Response[]) => {
-        if (run.testStart === 0) run.testStart = performance.now();
-        batch.forEach((r, i) => {
-          const p = problems[start + i];
-          const passes = isBlank(r.text) ? Promise.resolve(false) : executor.passesTests(r.text, p.tests, p.setup);
-          run.tests.push(settle(passes.finally(() => (run.testEnd = performance.now()))));
-        });
-        opts.onProgress?.({ stage: 'generate', model: name, done: start + batch.length, total: problems.length });
-      };
-      opts.onProgress?.({ stage: 'generate', model: name, done: 0, total: problems.length });
-      run.responses = await generateResponses(model, tok, problems.map((p) => p.prompt), opts, onBatch);
-      const texts = run.responses.map((r) => r.text);
-      run.syntaxOk = settle(executor.checkSyntax(texts).then((ok) => ok.map((v, i) => v && !isBlank(texts[i]))));
-      if (ref !== null && ref.name !== name) {
-        const rows = run.responses.map((r) => ({ prompt: r.promptIds, response: sampledIds(r) }));
-        run.ownLogProbs = responseLogProbs(model, rows, tok.padId, opts.batchSize);
+      const run: ModelRun = { name, passes: [], tokenizerHash: tokenizerHash(dir), generateSeconds: 0, testStart: 0, testEnd: 0 };
+      opts.onProgress?.({ stage: 'generate', model: name, done: 0, total });
+      let done = 0;
+      for (const pass of passes) {
+        const p: PassRun = { ...pass, responses: [], tests: [], syntaxOk: Promise.resolve([]), ownLogProbs: null };
+        const problemOf = (k: number) => problems[Math.floor(k / pass.perProblem)];
+        const onBatch = (start: number, batch: Response[]) => {
+          if (run.testStart === 0) run.testStart = performance.now();
+          batch.forEach((r, i) => {
+            const problem = problemOf(start + i);
+            p.tests.push(settle(executor.runTests(r.text, problem.tests, problem.setup).finally(() => (run.testEnd = performance.now()))));
+          });
+          done += batch.length;
+          opts.onProgress?.({ stage: 'generate', model: name, done, total });
+        };
+        const prompts = problems.flatMap((q) => new Array<string>(pass.perProblem).fill(q.prompt));
+        const decoding = { ...opts, greedy: pass.decoding === 'greedy', temperature: pass.temperature };
+        p.responses = await generateResponses(model, tok, prompts, decoding, onBatch);
+        const texts = p.responses.map((r) => r.text);
+        p.syntaxOk = settle(executor.checkSyntax(texts).then((ok) => ok.map((v, i) => v && !isBlank(texts[i]))));
+        if (ref !== null && ref.name !== name) {
+          const rows = p.responses.map((r) => ({ prompt: r.promptIds, response: sampledIds(r) }));
+          p.ownLogProbs = responseLogProbs(model, rows, tok.padId, opts.batchSize, pass.temperature);
+        }
+        run.passes.push(p);
       }
       run.generateSeconds = seconds(t0);
       runs.push(run);
-      log(`${name}: ${problems.length} responses in ${run.generateSeconds.toFixed(1)} s`);
+      log(`${name}: ${total} responses in ${run.generateSeconds.toFixed(1)} s`);
     } finally {
       model.dispose();
     }
   }
 
-  // 2. The reference model's log-probs of the other models' responses.
-  const logRatios = new Map<string, number[]>();
-  const needKl = runs.filter((r) => r.ownLogProbs !== null);
+  // 2. The reference model's log-probs of the other models' responses, at each pass's temperature.
+  const logRatios = new Map<PassRun, number[]>();
+  const needKl = runs.filter((r) => r.passes.some((p) => p.ownLogProbs !== null));
   if (ref && needKl.length > 0) {
     const refModel = await Qwen2Model.load(ref.dir, { trainable: false });
     try {
@@ -166,11 +211,15 @@ export async function evaluate(opts: EvalOptions): Promise<EvalResult> {
         if (run.tokenizerHash !== refHash) {
           throw new Error(`KL: ${run.name} and the reference ${ref.dir} have different tokenizers, so their token log-probs cannot be compared`);
         }
-        opts.onProgress?.({ stage: 'kl', model: run.name, done: 0, total: problems.length });
-        const rows = run.responses.map((r) => ({ prompt: r.promptIds, response: sampledIds(r) }));
-        const refLp = responseLogProbs(refModel, rows, refTok.padId, opts.batchSize);
-        logRatios.set(run.name, refLp.map((lp, i) => sequenceLogRatio(run.ownLogProbs![i], lp)));
-        opts.onProgress?.({ stage: 'kl', model: run.name, done: problems.length, total: problems.length });
+        opts.onProgress?.({ stage: 'kl', model: run.name, done: 0, total });
+        let done = 0;
+        for (const p of run.passes) {
+          const rows = p.responses.map((r) => ({ prompt: r.promptIds, response: sampledIds(r) }));
+          const refLp = responseLogProbs(refModel, rows, refTok.padId, opts.batchSize, p.temperature);
+          logRatios.set(p, refLp.map((lp, i) => sequenceLogRatio(p.ownLogProbs![i], lp)));
+          done += rows.length;
+          opts.onProgress?.({ stage: 'kl', model: run.name, done, total });
+        }
       }
     } finally {
       refModel.dispose();
@@ -178,44 +227,82 @@ export async function evaluate(opts: EvalOptions): Promise<EvalResult> {
   }
 
   // 3. Reward-model scores, read at the end token appended by encodePair (as the RM was trained).
-  const rmScores = new Map<string, number[]>();
+  const rmScores = new Map<PassRun, number[]>();
   if (opts.rewardModelDir) {
     const rm = await RewardModel.load(opts.rewardModelDir, { trainable: false });
     try {
       const rmTok = loadModelTokenizer('reward model', opts.rewardModelDir, rm.config.vocab_size);
       const maxLen = rm.config.max_position_embeddings;
       for (const run of runs) {
-        opts.onProgress?.({ stage: 'rm', model: run.name, done: 0, total: problems.length });
-        const rows = run.responses.map((r, i) => encodePair(rmTok, problems[i].prompt, r.text, { template: opts.template, maxLen }).ids);
-        rmScores.set(run.name, rm.score(rows, rmTok.padId, opts.batchSize));
-        opts.onProgress?.({ stage: 'rm', model: run.name, done: problems.length, total: problems.length });
+        opts.onProgress?.({ stage: 'rm', model: run.name, done: 0, total });
+        let done = 0;
+        for (const p of run.passes) {
+          const rows = p.responses.map((r, k) => encodePair(rmTok, problems[Math.floor(k / p.perProblem)].prompt, r.text, { template: opts.template, maxLen }).ids);
+          rmScores.set(p, rm.score(rows, rmTok.padId, opts.batchSize));
+          done += rows.length;
+          opts.onProgress?.({ stage: 'rm', model: run.name, done, total });
+        }
       }
     } finally {
       rm.dispose();
     }
   }
 
-  // 4. Wait for the sandbox and aggregate.
-  const report: EvalReport = { n_problems: problems.length, models: {} };
+  // 4. Wait for the sandbox, group each pass's outcomes by problem, summarise, and compare with the SFT model.
   const samples: Sample[] = [];
   const timings: ModelTiming[] = [];
+  const summaries = new Map<string, { sampled?: ReturnType<typeof summarize>; greedy?: ReturnType<typeof summarize> }>();
   for (const run of runs) {
-    const passed = (await Promise.all(run.tests)).map(unwrap);
-    const syntaxOk = unwrap(await run.syntaxOk);
+    const entry: { sampled?: ReturnType<typeof summarize>; greedy?: ReturnType<typeof summarize> } = {};
+    for (const p of run.passes) {
+      const tests = (await Promise.all(p.tests)).map(unwrap);
+      const syntaxOk = unwrap(await p.syntaxOk);
+      const rm = rmScores.get(p);
+      const kl = logRatios.get(p);
+      const outcomes: ProblemOutcome[] = p.responses.map((r, k) => ({
+        tokens: r.ids,
+        syntaxOk: syntaxOk[k],
+        passed: tests[k].passed,
+        execScore: tests[k].execScore,
+        definesCalled: definesCalledFunctions(r.text, called[Math.floor(k / p.perProblem)]),
+        rmScore: rm ? rm[k] : null,
+        logRatio: kl ? kl[k] : null,
+      }));
+      entry[p.decoding] = summarize(problems.map((_, i) => outcomes.slice(i * p.perProblem, (i + 1) * p.perProblem)));
+      p.responses.forEach((r, k) =>
+        samples.push({
+          model: run.name,
+          task_id: problems[Math.floor(k / p.perProblem)].taskId,
+          decoding: p.decoding,
+          sample: k % p.perProblem,
+          response: r.text,
+          passed: tests[k].passed,
+          syntax_ok: syntaxOk[k],
+          exec_score: tests[k].execScore,
+          rm_score: rm ? rm[k] : null,
+        }),
+      );
+    }
+    summaries.set(run.name, entry);
     timings.push({ model: run.name, generateSeconds: run.generateSeconds, testSeconds: run.testStart ? (run.testEnd - run.testStart) / 1000 : 0 });
-    const rm = rmScores.get(run.name);
-    const kl = logRatios.get(run.name);
-    const outcomes: ProblemOutcome[] = run.responses.map((r, i) => ({
-      tokens: r.ids,
-      syntaxOk: syntaxOk[i],
-      passed: passed[i],
-      rmScore: rm ? rm[i] : null,
-      logRatio: kl ? kl[i] : null,
-    }));
-    report.models[run.name] = aggregate(outcomes);
-    run.responses.forEach((r, i) =>
-      samples.push({ model: run.name, task_id: problems[i].taskId, response: r.text, passed: passed[i], syntax_ok: syntaxOk[i], rm_score: rm ? rm[i] : null }),
-    );
+  }
+  const main = (e: { sampled?: ReturnType<typeof summarize>; greedy?: ReturnType<typeof summarize> }) => (e.sampled ?? e.greedy)!;
+  const sft = ref?.name ? summaries.get(ref.name) : undefined;
+  const report: EvalReport = {
+    n_problems: problems.length,
+    samples_per_problem: opts.samples,
+    temperature: opts.samples > 0 ? opts.temperature : null,
+    models: {},
+  };
+  for (const [name, entry] of summaries) {
+    const s = main(entry);
+    const model: ModelReport = { ...s.metrics, se: s.se };
+    if (sft && ref && name !== ref.name) model.vs_sft = compareModels(s, main(sft));
+    if (entry.sampled && entry.greedy) {
+      const { kl_to_sft: greedyLogRatio, ...rest } = entry.greedy.metrics;
+      model.greedy = { ...rest, greedy_log_ratio: greedyLogRatio };
+    }
+    report.models[name] = model;
   }
   return { report, samples, timings };
 }

@@ -2,11 +2,24 @@
 // reward-model score, distinct-n, length, KL to the SFT model) and write eval.json / eval.md / eval.svg; and the base
 // model's own figures (held-out loss, FIM first-line exact match, FIM syntax-valid rate: base-eval.ts; function bodies written after a held-out signature + docstring:
 // function-eval.ts).
-export { evaluate, type EvalOptions, type EvalReport, type EvalResult, type Sample, type ModelTiming, type Progress } from './evaluate';
+export {
+  evaluate,
+  DEFAULT_EVAL_SAMPLES,
+  DEFAULT_EVAL_TEMPERATURE,
+  type EvalOptions,
+  type EvalReport,
+  type EvalResult,
+  type ModelReport,
+  type GreedyMetrics,
+  type Sample,
+  type ModelTiming,
+  type Progress,
+} from './evaluate';
 export { sandboxExecutor, type CodeExecutor } from './executor';
 export { readEvalProblems, EvalRecordSchema, DEFAULT_EVAL_DATA, type EvalProblem } from './data';
 export { parseModelsFlag, checkModelDirs, resolveKlReference, ModelsFlagError, type NamedModel, type KlReference } from './models-flag';
-export { aggregate, distinctN, mean, rate, sequenceLogRatio, METRIC_KEYS, type ModelMetrics, type ProblemOutcome } from './metrics';
+export { aggregate, summarize, compareModels, distinctN, mean, rate, sequenceLogRatio, METRIC_KEYS, type MetricKey, type ModelMetrics, type ProblemOutcome } from './metrics';
+export { meanSe, paired, passAtK, jackknife, type MeanSe, type PairedDiff } from './stats';
 export { generateResponses, sampledIds, type DecodingOptions, type Response } from './responses';
 export { responseLogProbs, type ScoredSequence } from './logprobs';
 export { formatTable, formatMarkdown, METRIC_DESCRIPTIONS, type ReportSettings } from './report';

@@ -11,11 +11,11 @@ export interface ScoredSequence {
 }
 
 /**
- * For each row, log p(response_t | prompt, response_<t) at temperature 1 (the model's own distribution), one
- * number per response token. Rows are right-padded into batches of `batchSize`; with causal attention a real
+ * For each row, log p(response_t | prompt, response_<t) under softmax(logits / temperature) (default 1: the model's
+ * own distribution), one number per response token. Rows are right-padded into batches of `batchSize`; with causal attention a real
  * token never sees the padding after it, and positions (cumsum(mask) - 1) are unaffected.
  */
-export function responseLogProbs(model: Qwen2Model, rows: readonly ScoredSequence[], padId: number, batchSize = 8): number[][] {
+export function responseLogProbs(model: Qwen2Model, rows: readonly ScoredSequence[], padId: number, batchSize = 8, temperature = 1): number[][] {
   const out: number[][] = [];
   for (let start = 0; start < rows.length; start += batchSize) {
     const chunk = rows.slice(start, start + batchSize);
@@ -38,7 +38,7 @@ export function responseLogProbs(model: Qwen2Model, rows: readonly ScoredSequenc
     const lp = tf.tidy(() => {
       const hidden = model.forward(tf.tensor2d(ids, [chunk.length, T], 'int32'), { mask: tf.tensor2d(mask, [chunk.length, T]) }); // [B, T, D]
       const h = tf.gather(tf.reshape(hidden, [chunk.length * T, -1]), tf.tensor1d(at, 'int32')) as tf.Tensor2D; // [N, D]
-      return tokenLogProbs(model.lmHead(h), tf.tensor1d(targets, 'int32')); // [N]
+      return tokenLogProbs(model.lmHead(h), tf.tensor1d(targets, 'int32'), temperature); // [N]
     });
     const flat = Array.from(lp.dataSync());
     lp.dispose();

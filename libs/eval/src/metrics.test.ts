@@ -1,4 +1,5 @@
-import { aggregate, distinctN, mean, ProblemOutcome, rate, sequenceLogRatio } from './metrics';
+import { aggregate, calledFunctions, compareModels, definesCalledFunctions, distinctN, mean, ProblemOutcome, rate, sequenceLogRatio, summarize } from './metrics';
+import { meanSe } from './stats';
 
 describe('mean and rate', () => {
   it('average, and null for no data', () => {
@@ -35,19 +36,23 @@ describe('sequenceLogRatio', () => {
   });
 });
 
-describe('aggregate', () => {
-  const o = (tokens: number[], syntaxOk: boolean, passed: boolean, rmScore: number | null, logRatio: number | null): ProblemOutcome => ({
-    tokens,
-    syntaxOk,
-    passed,
-    rmScore,
-    logRatio,
-  });
+const o = (tokens: number[], syntaxOk: boolean, passed: boolean, rmScore: number | null, logRatio: number | null, execScore = 0.5, definesCalled = true): ProblemOutcome => ({
+  tokens,
+  syntaxOk,
+  passed,
+  execScore,
+  definesCalled,
+  rmScore,
+  logRatio,
+});
 
-  it('computes the seven metrics of one model', () => {
-    const m = aggregate([o([1, 2, 3], true, true, 0.5, 2), o([1, 2], true, false, -0.1, -1), o([], false, false, 0.2, 0.5), o([4, 4], true, false, 0, 1.5)]);
+describe('aggregate (one response per problem)', () => {
+  it('computes every metric of one model', () => {
+    const m = aggregate([o([1, 2, 3], true, true, 0.5, 2, 1), o([1, 2], true, false, -0.1, -1, 0.5, false), o([], false, false, 0.2, 0.5, 0.1), o([4, 4], true, false, 0, 1.5, 0.6)]);
     expect(m.syntax_valid).toBe(0.75);
     expect(m.pass_at_1).toBe(0.25);
+    expect(m.exec_score).toBeCloseTo((1 + 0.5 + 0.1 + 0.6) / 4, 12);
+    expect(m.defines_called_function).toBe(0.75);
     expect(m.rm_score).toBeCloseTo((0.5 - 0.1 + 0.2 + 0) / 4, 12);
     // tokens 1 2 3 1 2 4 4: 7 total, {1,2,3,4} unique; bigrams (1,2)(2,3)(1,2)(4,4): 3 unique of 4
     expect(m.distinct_1).toBeCloseTo(4 / 7, 12);
@@ -61,5 +66,59 @@ describe('aggregate', () => {
     expect(m.rm_score).toBeNull();
     expect(m.kl_to_sft).toBeNull();
     expect(() => aggregate([])).toThrow(/no problems/);
+  });
+});
+
+describe('summarize (several samples per problem)', () => {
+  // 3 problems x 2 samples: pass@1 per problem 1/2, 0, 1; exec per problem 0.75, 0.2, 0.9.
+  const groups = [
+    [o([1, 2], true, true, 1, 0.5, 1), o([3], true, false, 0, 0.1, 0.5)],
+    [o([1], false, false, 0, 0, 0.2), o([1], false, false, 0, 0, 0.2)],
+    [o([5, 6, 7], true, true, 1, 1, 0.9), o([5, 6, 7], true, true, 1, 1, 0.9)],
+  ];
+
+  it('means over problems of per-problem means, with the SE across problems', () => {
+    const s = summarize(groups);
+    expect(s.metrics.pass_at_1).toBeCloseTo(0.5, 12);
+    expect(s.se.pass_at_1).toBeCloseTo(meanSe([0.5, 0, 1]).se!, 12);
+    expect(s.metrics.exec_score).toBeCloseTo((0.75 + 0.2 + 0.9) / 3, 12);
+    expect(s.se.exec_score).toBeCloseTo(meanSe([0.75, 0.2, 0.9]).se!, 12);
+    expect(s.metrics.kl_to_sft).toBeCloseTo((0.3 + 0 + 1) / 3, 12);
+    expect(s.metrics.mean_len).toBeCloseTo((1.5 + 1 + 3) / 3, 12);
+    // distinct-1 pools all responses: tokens 1 2 3 1 1 5 6 7 5 6 7 -> 6 unique of 11
+    expect(s.metrics.distinct_1).toBeCloseTo(6 / 11, 12);
+    expect(s.se.distinct_1).toBeGreaterThan(0);
+  });
+
+  it('paired against another model: the per-problem differences, zero for a model against itself', () => {
+    const a = summarize(groups);
+    const b = summarize(groups.map((g) => g.map((x) => ({ ...x, execScore: x.execScore - 0.1, passed: false }))));
+    const d = compareModels(a, b);
+    expect(d.exec_score!.diff).toBeCloseTo(0.1, 12);
+    expect(d.exec_score!.se).toBeCloseTo(0, 12);
+    expect(d.pass_at_1!.diff).toBeCloseTo(0.5, 12);
+    expect(d.pass_at_1!.ci95![0]).toBeLessThan(0.5);
+    const self = compareModels(a, a);
+    expect(self.distinct_2!.diff).toBe(0);
+    expect(self.rm_score).toEqual({ diff: 0, se: 0, ci95: [0, 0] });
+  });
+
+  it('refuses empty input', () => {
+    expect(() => summarize([])).toThrow('summarize: no problems were evaluated');
+    expect(() => summarize([[]])).toThrow('summarize: a problem has no responses');
+  });
+});
+
+describe('the function the tests call', () => {
+  it('finds it among builtins, methods and setup definitions', () => {
+    expect(calledFunctions(['assert set(similar_elements((3, 4), (5, 4))) == set((4,))'])).toEqual(['similar_elements']);
+    expect(calledFunctions(['assert math.isclose(area(2), 12.56, rel_tol=0.01)', 'assert area(1) > 3'])).toEqual(['area']);
+    expect(calledFunctions(['assert count(helper(3)) == 1'], 'def helper(x):\n    return [x]')).toEqual(['count']);
+  });
+  it('a response defines it or not', () => {
+    expect(definesCalledFunctions('def area(r):\n    return 3.14 * r * r\n', ['area'])).toBe(true);
+    expect(definesCalledFunctions('def other(r):\n    return r\n', ['area'])).toBe(false);
+    expect(definesCalledFunctions('area = lambda r: r', ['area'])).toBe(false);
+    expect(definesCalledFunctions('def f(): pass', [])).toBe(false);
   });
 });

@@ -1,5 +1,6 @@
 // The numbers of one model's evaluation, computed from per-problem facts. Pure functions, no tfjs:
 // everything here is checked against hand-computed values in metrics.test.ts.
+import { jackknife, jackknifeDiff, meanSe, paired, PairedDiff, passAtK } from './stats';
 
 /** Arithmetic mean; null for an empty list (a metric with no data is "not measured", not 0). */
 export function mean(xs: readonly number[]): number | null {
@@ -50,22 +51,28 @@ export function sequenceLogRatio(logpModel: readonly number[], logpRef: readonly
   return s;
 }
 
-/** What the evaluation knows about one (model, problem) pair. */
+/** What the evaluation knows about one response of a model to a problem. */
 export interface ProblemOutcome {
   /** Response token ids as generated, without the end token. */
   tokens: number[];
   syntaxOk: boolean;
   passed: boolean;
+  /** The sandbox's ground-truth score in 0..1 (libs/sandbox executionScore: the formula that scores rm_data). */
+  execScore: number;
+  /** The code defines the function(s) the problem's tests call. */
+  definesCalled: boolean;
   /** Reward-model score of (prompt, response), or null without a reward model. */
   rmScore: number | null;
   /** sequenceLogRatio against the reference model, or null when KL is not measured for this model. */
   logRatio: number | null;
 }
 
-/** The seven numbers of eval.json for one model. */
+/** eval.json's numbers for one model: means over problems (of the per-problem means over samples). */
 export interface ModelMetrics {
   syntax_valid: number;
   pass_at_1: number;
+  exec_score: number;
+  defines_called_function: number;
   rm_score: number | null;
   distinct_1: number | null;
   distinct_2: number | null;
@@ -73,21 +80,118 @@ export interface ModelMetrics {
   kl_to_sft: number | null;
 }
 
-export const METRIC_KEYS = ['syntax_valid', 'pass_at_1', 'rm_score', 'distinct_1', 'distinct_2', 'mean_len', 'kl_to_sft'] as const;
+export const METRIC_KEYS = [
+  'syntax_valid', 'pass_at_1', 'exec_score', 'defines_called_function', 'rm_score', 'distinct_1', 'distinct_2', 'mean_len', 'kl_to_sft',
+] as const;
+export type MetricKey = (typeof METRIC_KEYS)[number];
 
-/** Aggregate one model's per-problem outcomes. rm_score / kl_to_sft are null unless every problem has one. */
+/** The metrics that are means of per-problem values (distinct-n pools n-grams instead). */
+const PER_PROBLEM_KEYS = ['syntax_valid', 'pass_at_1', 'exec_score', 'defines_called_function', 'rm_score', 'mean_len', 'kl_to_sft'] as const;
+type PerProblemKey = (typeof PER_PROBLEM_KEYS)[number];
+
+/** One model's outcomes, grouped by problem: outcomes[i] are its samples for problem i (all problems, same order). */
+export type ProblemGroups = readonly (readonly ProblemOutcome[])[];
+
+/** The per-problem value of each metric (the mean over the problem's samples; pass@1 by the unbiased estimator). */
+function perProblemValues(groups: ProblemGroups): Record<PerProblemKey, number[] | null> {
+  const all = <T>(xs: (T | null)[]): T[] | null => (xs.every((x) => x !== null) ? (xs as T[]) : null);
+  const avg = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
+  const over = (f: (o: ProblemOutcome) => number | null) => all(groups.map((g) => {
+    const vs = g.map(f);
+    return vs.every((v) => v !== null) ? avg(vs as number[]) : null;
+  }));
+  return {
+    syntax_valid: over((o) => Number(o.syntaxOk)),
+    pass_at_1: all(groups.map((g) => passAtK(g.length, g.filter((o) => o.passed).length, 1))),
+    exec_score: over((o) => o.execScore),
+    defines_called_function: over((o) => Number(o.definesCalled)),
+    rm_score: over((o) => o.rmScore),
+    mean_len: over((o) => o.tokens.length),
+    kl_to_sft: over((o) => o.logRatio),
+  };
+}
+
+/** distinct-n over the responses of every problem but `skip` (-1: all): the statistic the jackknife recomputes. */
+const distinctWithout = (groups: ProblemGroups, n: number) => (skip: number) =>
+  distinctN(groups.flatMap((g, i) => (i === skip ? [] : g.map((o) => o.tokens))), n);
+
+/** A model's evaluation: the metrics, their standard errors, and what a paired comparison needs. */
+export interface ModelSummary {
+  metrics: ModelMetrics;
+  se: Record<MetricKey, number | null>;
+  groups: ProblemGroups;
+  perProblem: Record<PerProblemKey, number[] | null>;
+}
+
+/**
+ * Means over problems of the per-problem values, with standard errors across problems (the problems are the sample:
+ * a model's several answers to one problem are not independent evidence); distinct-n pooled, with a jackknife SE.
+ */
+export function summarize(groups: ProblemGroups): ModelSummary {
+  if (groups.length === 0) throw new Error('summarize: no problems were evaluated');
+  if (groups.some((g) => g.length === 0)) throw new Error('summarize: a problem has no responses');
+  const perProblem = perProblemValues(groups);
+  const metrics = {} as Record<MetricKey, number | null>;
+  const se = {} as Record<MetricKey, number | null>;
+  for (const key of PER_PROBLEM_KEYS) {
+    const values = perProblem[key];
+    const r = values ? meanSe(values) : null;
+    metrics[key] = r?.mean ?? null;
+    se[key] = r?.se ?? null;
+  }
+  for (const [key, n] of [['distinct_1', 1], ['distinct_2', 2]] as const) {
+    const r = jackknife(groups.length, distinctWithout(groups, n));
+    metrics[key] = r.value;
+    se[key] = r.se;
+  }
+  return { metrics: metrics as unknown as ModelMetrics, se, groups, perProblem };
+}
+
+/** Every metric of `a` minus `b` on the same problems, paired per problem (null where either lacks the metric). */
+export function compareModels(a: ModelSummary, b: ModelSummary): Record<MetricKey, PairedDiff | null> {
+  if (a.groups.length !== b.groups.length) throw new Error(`compareModels: ${a.groups.length} problems against ${b.groups.length}`);
+  const out = {} as Record<MetricKey, PairedDiff | null>;
+  for (const key of PER_PROBLEM_KEYS) {
+    const x = a.perProblem[key];
+    const y = b.perProblem[key];
+    out[key] = x && y ? paired(x, y) : null;
+  }
+  for (const [key, n] of [['distinct_1', 1], ['distinct_2', 2]] as const) {
+    out[key] = jackknifeDiff(a.groups.length, distinctWithout(a.groups, n), distinctWithout(b.groups, n));
+  }
+  return out;
+}
+
+/** One response per problem (greedy decoding): the same metrics, means only. */
 export function aggregate(outcomes: readonly ProblemOutcome[]): ModelMetrics {
   if (outcomes.length === 0) throw new Error('aggregate: no problems were evaluated');
-  const all = <T>(xs: (T | null)[]): T[] | null => (xs.every((x) => x !== null) ? (xs as T[]) : null);
-  const rm = all(outcomes.map((o) => o.rmScore));
-  const kl = all(outcomes.map((o) => o.logRatio));
-  return {
-    syntax_valid: rate(outcomes.map((o) => o.syntaxOk))!,
-    pass_at_1: rate(outcomes.map((o) => o.passed))!,
-    rm_score: rm && mean(rm),
-    distinct_1: distinctN(outcomes.map((o) => o.tokens), 1),
-    distinct_2: distinctN(outcomes.map((o) => o.tokens), 2),
-    mean_len: mean(outcomes.map((o) => o.tokens.length))!,
-    kl_to_sft: kl && mean(kl),
-  };
+  return summarize(outcomes.map((o) => [o])).metrics;
+}
+
+/** Python's builtins and common methods that tests call without the solution defining them. */
+const NOT_SOLUTION = new Set(
+  ('abs all any ascii bin bool bytearray bytes callable chr complex dict dir divmod enumerate eval filter float format ' +
+    'frozenset getattr globals hasattr hash hex id input int isinstance issubclass iter len list locals map max min next ' +
+    'object oct open ord pow print range repr reversed round set setattr slice sorted str sum super tuple type vars zip ' +
+    'isclose assert not and or in is lambda').split(' '),
+);
+
+/**
+ * The functions a problem's tests call that a solution must define: identifiers followed by `(`, not after a `.`,
+ * not Python builtins, not defined by the setup code.
+ */
+export function calledFunctions(tests: readonly string[], setup = ''): string[] {
+  const names = new Set<string>();
+  for (const t of tests) {
+    for (const m of t.matchAll(/(?<![.\w])([A-Za-z_]\w*)\s*\(/g)) if (!NOT_SOLUTION.has(m[1])) names.add(m[1]);
+  }
+  const defined = new Set([...setup.matchAll(/^[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)/gm)].map((m) => m[1]));
+  return [...names].filter((n) => !defined.has(n));
+}
+
+/** Whether `code` defines (`def name(`) every function the tests call; false when the tests call none. */
+export function definesCalledFunctions(code: string, called: readonly string[]): boolean {
+  if (called.length === 0) return false;
+  const defined = new Set([...code.matchAll(/^[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)[ \t]*\(/gm)].map((m) => m[1]));
+  return called.every((n) => defined.has(n));
 }
