@@ -84,7 +84,7 @@ function progressBars(): { update: (p: Progress) => void; stop: () => void } {
         bar?.stop();
         key = k;
         bar = new SingleBar({
-          format: `${p.stage.padEnd(8)} ${p.model.padEnd(10)} [{bar}] {value}/{total} problems | eta {eta_formatted}`,
+          format: `${p.stage.padEnd(8)} ${p.model.padEnd(10)} [{bar}] {value}/{total} responses | eta {eta_formatted}`,
           barsize: 24,
           hideCursor: false,
           stream: process.stderr,
