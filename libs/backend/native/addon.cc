@@ -402,15 +402,15 @@ napi_value Configure(napi_env env, napi_callback_info info) {
     return nullptr;
   }
   const std::string choice(gemm, len);
+  if (choice != "auto" && choice != "own" && choice != "openblas") {
+    napi_throw_range_error(env, nullptr, "rlhf-native: gemm must be auto, own or openblas");
+    return nullptr;
+  }
   if (choice == "openblas" && !openblas::load()) {
     napi_throw_error(env, nullptr, "rlhf-native: gemm 'openblas' asked for, but libopenblas.so.0 could not be loaded");
     return nullptr;
   }
   useOpenblas = choice == "openblas" || (choice == "auto" && openblas::load());
-  if (choice != "auto" && choice != "own" && choice != "openblas") {
-    napi_throw_range_error(env, nullptr, "rlhf-native: gemm must be auto, own or openblas");
-    return nullptr;
-  }
   setThreads(static_cast<int>(n));
   if (useOpenblas) openblas::setThreads(static_cast<int>(n));
   return Info(env, info);
