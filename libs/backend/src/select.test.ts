@@ -96,6 +96,16 @@ describe('initBackend in this process', () => {
     }
   });
 
+  test('a bad RLHF_NATIVE_* setting is an error naming it, not a fallback', async () => {
+    await shutdownBackend();
+    process.env.RLHF_NATIVE_THREADS = '0';
+    try {
+      await expect(initBackend({ backend: 'wasm', quiet: true })).rejects.toThrow("env RLHF_NATIVE_THREADS must be an integer in [1, 256]; got '0'");
+    } finally {
+      delete process.env.RLHF_NATIVE_THREADS;
+    }
+  });
+
   test('RLHF_BACKEND and RLHF_THREADS set the defaults', async () => {
     await shutdownBackend();
     process.env.RLHF_BACKEND = 'wasm';

@@ -8,7 +8,7 @@
 import * as os from 'os';
 import * as tf from '@tensorflow/tfjs'; // not tfjs-core alone: that registers no gradients
 import { guardWasmHeap } from './heap-guard';
-import { loadNative, NativeInfo, unloadNative } from './native';
+import { loadNative, NativeInfo, nativeSettings, unloadNative } from './native';
 import { registerTfjsFixes, registerWasmKernels } from './register';
 import { initThreadedWasm, removeWasm, useStockWasm } from './wasm-threads';
 
@@ -83,6 +83,8 @@ export async function initBackend(opts: InitBackendOptions = {}): Promise<Backen
         : undefined; // the default depends on whether the native kernels load
 
   if (initialised == null) {
+    // Bad RLHF_NATIVE* settings are errors here, not a reason to fall back (a fallback would hide the typo).
+    nativeSettings({ enabled: opts.native });
     const promise = select(choice, threads, opts.quiet ?? false, opts.native);
     initialised = { promise, threads };
     promise.catch(() => (initialised = null)); // a failed init may be retried
