@@ -66,6 +66,11 @@ bool args(napi_env env, napi_callback_info info, size_t want, napi_value* argv) 
   return true;
 }
 
+/** The call's `want` arguments, the first of which is the heap (a Float32Array); throws and returns false if not. */
+bool heapArgs(napi_env env, napi_callback_info info, size_t want, napi_value* argv, Heap* heap) {
+  return args(env, info, want, argv) && getHeap(env, argv[0], heap);
+}
+
 int64_t i64(napi_env env, napi_value v) {
   int64_t out = 0;
   napi_get_value_int64(env, v, &out);
@@ -118,9 +123,8 @@ void matmulOne(const Gemm& g, const float* a, const float* b, float* c, bool par
 // batchMatMul(heap, transA, transB, m, n, k, aOffsets, bOffsets, cOffsets): C_i = op(A_i) op(B_i) for each i.
 napi_value BatchMatMul(napi_env env, napi_callback_info info) {
   napi_value argv[9];
-  if (!args(env, info, 9, argv)) return nullptr;
   Heap heap;
-  if (!getHeap(env, argv[0], &heap)) return nullptr;
+  if (!heapArgs(env, info, 9, argv, &heap)) return nullptr;
   const Gemm g{boolean(env, argv[1]), boolean(env, argv[2]), i64(env, argv[3]), i64(env, argv[4]), i64(env, argv[5])};
   if (g.m < 0 || g.n < 0 || g.k < 0) {
     napi_throw_range_error(env, nullptr, "rlhf-native: negative matrix size");
@@ -154,9 +158,8 @@ napi_value BatchMatMul(napi_env env, napi_callback_info info) {
 // adamw(heap, p, g, m, v, pOut, mOut, vOut, n, lr, beta1, beta2, eps, decay, bc1, bc2)
 napi_value AdamW(napi_env env, napi_callback_info info) {
   napi_value argv[16];
-  if (!args(env, info, 16, argv)) return nullptr;
   Heap heap;
-  if (!getHeap(env, argv[0], &heap)) return nullptr;
+  if (!heapArgs(env, info, 16, argv, &heap)) return nullptr;
   const int64_t n = i64(env, argv[8]);
   const char* names[] = {"p", "g", "m", "v", "pOut", "mOut", "vOut"};
   float* ptr[7];
@@ -182,9 +185,8 @@ bool targetsInVocab(napi_env env, const int32_t* targets, int64_t rows, int64_t 
 // targetLogProbs(heap, rows, vocab, x, targets, value, lse)
 napi_value TargetLogProbs(napi_env env, napi_callback_info info) {
   napi_value argv[7];
-  if (!args(env, info, 7, argv)) return nullptr;
   Heap heap;
-  if (!getHeap(env, argv[0], &heap)) return nullptr;
+  if (!heapArgs(env, info, 7, argv, &heap)) return nullptr;
   const int64_t rows = i64(env, argv[1]), vocab = i64(env, argv[2]);
   float *x, *t, *value, *lse;
   if (!(x = at(env, heap, i64(env, argv[3]), rows * vocab, "x")) || !(t = at(env, heap, i64(env, argv[4]), rows, "targets")) ||
@@ -200,9 +202,8 @@ napi_value TargetLogProbs(napi_env env, napi_callback_info info) {
 // targetLogProbsGrad(heap, rows, vocab, x, targets, lse, dy, dx)
 napi_value TargetLogProbsGrad(napi_env env, napi_callback_info info) {
   napi_value argv[8];
-  if (!args(env, info, 8, argv)) return nullptr;
   Heap heap;
-  if (!getHeap(env, argv[0], &heap)) return nullptr;
+  if (!heapArgs(env, info, 8, argv, &heap)) return nullptr;
   const int64_t rows = i64(env, argv[1]), vocab = i64(env, argv[2]);
   float *x, *t, *lse, *dy, *dx;
   if (!(x = at(env, heap, i64(env, argv[3]), rows * vocab, "x")) || !(t = at(env, heap, i64(env, argv[4]), rows, "targets")) ||
@@ -219,9 +220,8 @@ napi_value TargetLogProbsGrad(napi_env env, napi_callback_info info) {
 // cachedAttention(heap, batch, seq, heads, kvHeads, headDim, past, capacity, theta, qkv, positions, keyMask, kCache, vCache, out)
 napi_value CachedAttention(napi_env env, napi_callback_info info) {
   napi_value argv[15];
-  if (!args(env, info, 15, argv)) return nullptr;
   Heap heap;
-  if (!getHeap(env, argv[0], &heap)) return nullptr;
+  if (!heapArgs(env, info, 15, argv, &heap)) return nullptr;
   const avx2::AttentionDims d{i64(env, argv[1]), i64(env, argv[2]), i64(env, argv[3]), i64(env, argv[4]), i64(env, argv[5]),
                         i64(env, argv[6]), i64(env, argv[7]), static_cast<float>(f64(env, argv[8]))};
   if (d.batch < 1 || d.seq < 1 || d.kvHeads < 1 || d.heads % d.kvHeads != 0 || d.headDim < 2 || d.headDim % 2 != 0 ||
@@ -245,9 +245,8 @@ napi_value CachedAttention(napi_env env, napi_callback_info info) {
 // rmsNorm(heap, rows, dim, x, w, eps, y)
 napi_value RmsNorm(napi_env env, napi_callback_info info) {
   napi_value argv[7];
-  if (!args(env, info, 7, argv)) return nullptr;
   Heap heap;
-  if (!getHeap(env, argv[0], &heap)) return nullptr;
+  if (!heapArgs(env, info, 7, argv, &heap)) return nullptr;
   const int64_t rows = i64(env, argv[1]), dim = i64(env, argv[2]);
   float *x, *w, *y;
   if (!(x = at(env, heap, i64(env, argv[3]), rows * dim, "x")) || !(w = at(env, heap, i64(env, argv[4]), dim, "w")) ||
@@ -261,9 +260,8 @@ napi_value RmsNorm(napi_env env, napi_callback_info info) {
 // swiglu(heap, rows, inner, g, u, stride, y)
 napi_value SwiGLU(napi_env env, napi_callback_info info) {
   napi_value argv[7];
-  if (!args(env, info, 7, argv)) return nullptr;
   Heap heap;
-  if (!getHeap(env, argv[0], &heap)) return nullptr;
+  if (!heapArgs(env, info, 7, argv, &heap)) return nullptr;
   const int64_t rows = i64(env, argv[1]), inner = i64(env, argv[2]), stride = i64(env, argv[5]);
   if (rows < 0 || inner < 0 || stride < inner) {
     napi_throw_range_error(env, nullptr, "rlhf-native: bad swiglu dimensions");
@@ -282,9 +280,8 @@ napi_value SwiGLU(napi_env env, napi_callback_info info) {
 // swigluGrad(heap, rows, inner, g, u, dy, dg, du)
 napi_value SwiGLUGrad(napi_env env, napi_callback_info info) {
   napi_value argv[8];
-  if (!args(env, info, 8, argv)) return nullptr;
   Heap heap;
-  if (!getHeap(env, argv[0], &heap)) return nullptr;
+  if (!heapArgs(env, info, 8, argv, &heap)) return nullptr;
   const int64_t size = i64(env, argv[1]) * i64(env, argv[2]);
   const char* names[] = {"g", "u", "dy", "dg", "du"};
   float* p[5];
@@ -298,9 +295,8 @@ napi_value SwiGLUGrad(napi_env env, napi_callback_info info) {
 // rmsNormGrad(heap, rows, dim, x, w, eps, dy, dx, dw)
 napi_value RmsNormGrad(napi_env env, napi_callback_info info) {
   napi_value argv[9];
-  if (!args(env, info, 9, argv)) return nullptr;
   Heap heap;
-  if (!getHeap(env, argv[0], &heap)) return nullptr;
+  if (!heapArgs(env, info, 9, argv, &heap)) return nullptr;
   const int64_t rows = i64(env, argv[1]), dim = i64(env, argv[2]);
   float *x, *w, *dy, *dx, *dw;
   if (!(x = at(env, heap, i64(env, argv[3]), rows * dim, "x")) || !(w = at(env, heap, i64(env, argv[4]), dim, "w")) ||
@@ -315,9 +311,8 @@ napi_value RmsNormGrad(napi_env env, napi_callback_info info) {
 // segmentSum(heap, rows, cols, x, ids, segments, out)
 napi_value SegmentSum(napi_env env, napi_callback_info info) {
   napi_value argv[7];
-  if (!args(env, info, 7, argv)) return nullptr;
   Heap heap;
-  if (!getHeap(env, argv[0], &heap)) return nullptr;
+  if (!heapArgs(env, info, 7, argv, &heap)) return nullptr;
   const int64_t rows = i64(env, argv[1]), cols = i64(env, argv[2]), segments = i64(env, argv[5]);
   float *x, *ids, *out;
   if (!(x = at(env, heap, i64(env, argv[3]), rows * cols, "x")) || !(ids = at(env, heap, i64(env, argv[4]), rows, "ids")) ||
@@ -362,10 +357,9 @@ bool attentionArgs(napi_env env, napi_value* argv, const Heap& heap, AttentionAr
 
 napi_value AttentionForward(napi_env env, napi_callback_info info) {
   napi_value argv[14];
-  if (!args(env, info, 14, argv)) return nullptr;
   Heap heap;
   AttentionArgs a;
-  if (!getHeap(env, argv[0], &heap) || !attentionArgs(env, argv, heap, &a)) return nullptr;
+  if (!heapArgs(env, info, 14, argv, &heap) || !attentionArgs(env, argv, heap, &a)) return nullptr;
   avx2::attentionForward(a.d, a.q, a.k, a.v, reinterpret_cast<const int32_t*>(a.pos), a.mask, a.out, a.lse);
   return nullptr;
 }
@@ -373,10 +367,9 @@ napi_value AttentionForward(napi_env env, napi_callback_info info) {
 // (..., out, lse, dout, dq, dk, dv)
 napi_value AttentionBackward(napi_env env, napi_callback_info info) {
   napi_value argv[18];
-  if (!args(env, info, 18, argv)) return nullptr;
   Heap heap;
   AttentionArgs a;
-  if (!getHeap(env, argv[0], &heap) || !attentionArgs(env, argv, heap, &a)) return nullptr;
+  if (!heapArgs(env, info, 18, argv, &heap) || !attentionArgs(env, argv, heap, &a)) return nullptr;
   const int64_t bt = a.d.batch * a.d.seq, qs = bt * a.d.heads * a.d.headDim, ks = bt * a.d.kvHeads * a.d.headDim;
   float *dout, *dq, *dk, *dv;
   if (!(dout = at(env, heap, i64(env, argv[14]), qs, "dout")) || !(dq = at(env, heap, i64(env, argv[15]), qs, "dq")) ||

@@ -11,7 +11,6 @@ import { fusedCachedAttention, fusedRmsNorm, fusedSwiGLUPacked } from '@rlhf-cod
 import type { BlockWeights } from './block';
 import type { KVCache } from './kv-cache';
 
-
 export interface DecodeDims {
   heads: number; // H
   kvHeads: number; // KV
