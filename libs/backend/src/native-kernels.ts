@@ -7,9 +7,10 @@
 //   RlhfSwiGLU / ...Grad                 silu(gate) * up forward and backward; RlhfSwiGLUPacked for [gate|up]
 //   RlhfCachedAttention                  the decode path: RoPE + attention over a KV cache written in place
 //   UnsortedSegmentSum                   float32 scatter-add (the embedding gradient), replacing the JS kernel
-// The last two are this project's own kernel names: libs/train calls them through fusedAdamW and
-// fusedTargetLogProbs below, which return null when the current backend has no such kernel (tfjs-node,
-// cpu, or wasm without the addon), so the caller keeps its composite tfjs ops.
+// The Rlhf* names are this project's own kernels, registered only while the addon is loaded. Callers reach them
+// through the functions below: fusedAdamW and fusedTargetLogProbs return null when the current backend has no such
+// kernel (tfjs-node, cpu, or wasm without the addon); the model checks hasNativeKernels() first. Either way the
+// caller keeps its composite tfjs ops for the other backends.
 import * as tf from '@tensorflow/tfjs';
 import type { BatchMatMulAttrs, BatchMatMulInputs, KernelConfig, KernelFunc, NamedAttrMap, TensorInfo } from '@tensorflow/tfjs';
 import { batchMatMulArgs, broadcastIndices } from './batch-mat-mul';

@@ -2,6 +2,7 @@
 import * as fs from 'fs';
 import * as tf from '@tensorflow/tfjs';
 import { ADDON_FILE } from './native';
+import { nativeOwnKernelConfigs } from './native-kernels';
 
 /** Deterministic values in [-1, 1) (a small LCG: tests must not depend on tfjs's RNG or backend). */
 export function seededValues(size: number, seed: number): Float32Array {
@@ -93,19 +94,14 @@ export function referenceMatMul(
   return { values, shape: [...batchShape, m, n] };
 }
 
-/** The project's own native kernel names (native-kernels.ts), the ones the model code checks for. */
-const NATIVE_MODEL_KERNELS = [
-  'RlhfAttention', 'RlhfAttentionGrad', 'RlhfCachedAttention', 'RlhfRmsNorm', 'RlhfRmsNormGrad', 'RlhfSwiGLU',
-  'RlhfSwiGLUGrad', 'RlhfSwiGLUPacked', 'RlhfTargetLogProbs', 'RlhfTargetLogProbsGrad', 'RlhfAdamW',
-];
-
 /**
- * Runs `fn` with the native model kernels hidden from the current backend, so that callers take their composite
- * tfjs path (the path of tfjs-node, cpu, and wasm without the addon); BatchMatMul stays as it is.
+ * Runs `fn` with the project's own native kernels (native-kernels.ts) hidden from the current backend, so that
+ * callers take their composite tfjs path (the path of tfjs-node, cpu, and wasm without the addon); BatchMatMul
+ * stays as it is.
  */
 export async function withoutNativeKernels<T>(fn: () => T | Promise<T>): Promise<T> {
   const backendName = tf.getBackend();
-  const hidden = NATIVE_MODEL_KERNELS.map((name) => tf.getKernel(name, backendName)).filter((k) => k != null);
+  const hidden = nativeOwnKernelConfigs.map((c) => tf.getKernel(c.kernelName, backendName)).filter((k) => k != null);
   for (const k of hidden) tf.unregisterKernel(k.kernelName, k.backendName);
   try {
     return await fn();
