@@ -16,7 +16,7 @@ import { encodePair, loadTokenizer, Tokenizer } from '@rlhf-code/tokenizer';
 import type { EvalProblem } from './data';
 import type { CodeExecutor, TestOutcome } from './executor';
 import { responseLogProbs } from './logprobs';
-import { calledFunctions, compareModels, definesCalledFunctions, MetricKey, ModelMetrics, ProblemOutcome, sequenceLogRatio, summarize } from './metrics';
+import { calledFunctions, compareModels, definesCalledFunctions, MetricKey, ModelMetrics, ModelSummary, ProblemOutcome, sequenceLogRatio, summarize } from './metrics';
 import type { KlReference, NamedModel } from './models-flag';
 import { DecodingOptions, generateResponses, Response, sampledIds } from './responses';
 import type { PairedDiff } from './stats';
@@ -110,6 +110,9 @@ interface PassRun {
   /** Own log-probs of each response's generated ids, or null when KL is not measured for this model. */
   ownLogProbs: number[][] | null;
 }
+
+/** One model's summaries per decoding pass. */
+type PassSummaries = Partial<Record<PassRun['decoding'], ModelSummary>>;
 
 interface ModelRun {
   name: string;
@@ -251,9 +254,9 @@ export async function evaluate(opts: EvalOptions): Promise<EvalResult> {
   // 4. Wait for the sandbox, group each pass's outcomes by problem, summarise, and compare with the SFT model.
   const samples: Sample[] = [];
   const timings: ModelTiming[] = [];
-  const summaries = new Map<string, { sampled?: ReturnType<typeof summarize>; greedy?: ReturnType<typeof summarize> }>();
+  const summaries = new Map<string, PassSummaries>();
   for (const run of runs) {
-    const entry: { sampled?: ReturnType<typeof summarize>; greedy?: ReturnType<typeof summarize> } = {};
+    const entry: PassSummaries = {};
     for (const p of run.passes) {
       const tests = (await Promise.all(p.tests)).map(unwrap);
       const syntaxOk = unwrap(await p.syntaxOk);
@@ -286,7 +289,7 @@ export async function evaluate(opts: EvalOptions): Promise<EvalResult> {
     summaries.set(run.name, entry);
     timings.push({ model: run.name, generateSeconds: run.generateSeconds, testSeconds: run.testStart ? (run.testEnd - run.testStart) / 1000 : 0 });
   }
-  const main = (e: { sampled?: ReturnType<typeof summarize>; greedy?: ReturnType<typeof summarize> }) => (e.sampled ?? e.greedy)!;
+  const main = (e: PassSummaries) => (e.sampled ?? e.greedy)!;
   const sft = ref?.name ? summaries.get(ref.name) : undefined;
   const report: EvalReport = {
     n_problems: problems.length,
