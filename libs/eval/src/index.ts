@@ -18,7 +18,7 @@ export {
 export { sandboxExecutor, type CodeExecutor } from './executor';
 export { readEvalProblems, EvalRecordSchema, DEFAULT_EVAL_DATA, type EvalProblem } from './data';
 export { parseModelsFlag, checkModelDirs, resolveKlReference, ModelsFlagError, type NamedModel, type KlReference } from './models-flag';
-export { aggregate, summarize, compareModels, distinctN, mean, rate, sequenceLogRatio, METRIC_KEYS, type MetricKey, type ModelMetrics, type ProblemOutcome } from './metrics';
+export { summarize, compareModels, distinctN, mean, rate, sequenceLogRatio, METRIC_KEYS, type MetricKey, type ModelMetrics, type ProblemOutcome } from './metrics';
 export { meanSe, paired, passAtK, jackknife, type MeanSe, type PairedDiff } from './stats';
 export { generateResponses, sampledIds, type DecodingOptions, type Response } from './responses';
 export { responseLogProbs, type ScoredSequence } from './logprobs';

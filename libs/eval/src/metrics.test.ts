@@ -1,4 +1,4 @@
-import { aggregate, calledFunctions, compareModels, definesCalledFunctions, distinctN, mean, ProblemOutcome, rate, sequenceLogRatio, summarize } from './metrics';
+import { calledFunctions, compareModels, definesCalledFunctions, distinctN, mean, ProblemOutcome, rate, sequenceLogRatio, summarize } from './metrics';
 import { meanSe } from './stats';
 
 describe('mean and rate', () => {
@@ -46,7 +46,9 @@ const o = (tokens: number[], syntaxOk: boolean, passed: boolean, rmScore: number
   logRatio,
 });
 
-describe('aggregate (one response per problem)', () => {
+describe('summarize with one response per problem (greedy decoding)', () => {
+  const aggregate = (outcomes: ProblemOutcome[]) => summarize(outcomes.map((x) => [x])).metrics;
+
   it('computes every metric of one model', () => {
     const m = aggregate([o([1, 2, 3], true, true, 0.5, 2, 1), o([1, 2], true, false, -0.1, -1, 0.5, false), o([], false, false, 0.2, 0.5, 0.1), o([4, 4], true, false, 0, 1.5, 0.6)]);
     expect(m.syntax_valid).toBe(0.75);

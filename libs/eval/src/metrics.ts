@@ -162,12 +162,6 @@ export function compareModels(a: ModelSummary, b: ModelSummary): Record<MetricKe
   return out;
 }
 
-/** One response per problem (greedy decoding): the same metrics, means only. */
-export function aggregate(outcomes: readonly ProblemOutcome[]): ModelMetrics {
-  if (outcomes.length === 0) throw new Error('aggregate: no problems were evaluated');
-  return summarize(outcomes.map((o) => [o])).metrics;
-}
-
 /** Python's builtins and common methods that tests call without the solution defining them. */
 const NOT_SOLUTION = new Set(
   ('abs all any ascii bin bool bytearray bytes callable chr complex dict dir divmod enumerate eval filter float format ' +
