@@ -13,14 +13,16 @@ const PROMPTS = Array.from({ length: 4 }, (_, i) => ({
   prompt: `# Write a function f${i} that returns ${i}.\ndef f${i}():\n`,
   tests: [`assert f${i}() == ${i}`],
 }));
-// One short iteration: 2 prompts, 8 new tokens, one optimizer step.
-const TINY = ['--steps', '1', '--batch-size', '2', '--max-new-tokens', '8', '--max-prompt-len', '32', '--ppo-epochs', '1', '--mini-batches', '1', '--quiet'];
+const HELD_OUT = [2, 3].map((i) => ({ prompt: `# Write a function g${i} that returns ${i}.\ndef g${i}():\n`, tests: [`assert g${i}() == ${i}`] }));
+// One short iteration: 2 prompts, 8 new tokens, one optimizer step, no held-out measurement.
+const TINY = ['--steps', '1', '--batch-size', '2', '--max-new-tokens', '8', '--max-prompt-len', '32', '--ppo-epochs', '1', '--mini-batches', '1', '--quiet', '--heldout-data', 'none'];
 
 let dir: string;
 let policy: string;
 let rewardModel: string;
 let withTests: string;
 let noTests: string;
+let heldOut: string;
 beforeAll(async () => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'ppo-test-'));
   policy = path.join(dir, 'sft');
@@ -31,6 +33,8 @@ beforeAll(async () => {
   writeFileSync(withTests, PROMPTS.map((p) => JSON.stringify(p)).join('\n') + '\n');
   noTests = path.join(dir, 'prompts-no-tests.jsonl');
   writeFileSync(noTests, PROMPTS.map((p) => JSON.stringify({ prompt: p.prompt })).join('\n') + '\n');
+  heldOut = path.join(dir, 'held-out.jsonl');
+  writeFileSync(heldOut, HELD_OUT.map((p) => JSON.stringify(p)).join('\n') + '\n');
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -68,6 +72,17 @@ describe('ppo train: usage errors', () => {
     expect(r2.code).toBe(1);
     expect(r2.stderr).toBe(`ppo: error: --exec-reward-weight 0.5: no prompt in ${noTests} has tests\n`);
   });
+
+  it('held-out prompts that are training prompts, or a missing held-out file, are clear lines', () => {
+    const r = ppo('train', '--model', policy, '--reward-model', 'none', '--data', withTests, '--heldout-data', withTests, '--batch-size', '2', '--out', path.join(dir, 'x'));
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(`ppo: error: --heldout-data ${withTests}: 4 of its prompts are also in --data ${withTests}; held-out prompts must not be trained on\n`);
+    const missing = path.join(dir, 'nope.jsonl');
+    const r2 = ppo('train', '--model', policy, '--reward-model', 'none', '--data', withTests, '--heldout-data', missing, '--batch-size', '2', '--out', path.join(dir, 'x'));
+    expect(r2.code).toBe(1);
+    expect(r2.stderr).toBe(`ppo: error: --heldout-data ${missing}: file not found (pass --heldout-data none to train without held-out measurements)\n`);
+    expect(existsSync(path.join(dir, 'x'))).toBe(false);
+  });
 });
 
 describe('ppo train: one tiny iteration', () => {
@@ -104,6 +119,7 @@ describe('ppo train: one tiny iteration', () => {
     expect(m.step).toBe(1);
     expect(Number.isFinite(m['env/rm_score_mean'])).toBe(true);
     expect(m['env/reward_mean']).toBeCloseTo(m['env/rm_score_mean'] + 0.5 * m['env/exec_score_mean'] - m['tokens/missing_eos_frac'], 6);
+    expect(existsSync(path.join(out, 'heldout.jsonl'))).toBe(false);
     const rmHead = (await readSafetensors(path.join(rewardModel, 'model.safetensors'), ['score.weight'])).get('score.weight')!;
     const vHead = (await readSafetensors(path.join(out, 'model.safetensors'), ['v_head.weight'])).get('v_head.weight')!;
     expect(vHead.shape).toEqual([1, 16]);
@@ -114,3 +130,32 @@ describe('ppo train: one tiny iteration', () => {
   });
 });
 
+describe('ppo train: held-out measurements', () => {
+  it('measures the held-out prompts before the first iteration, every --heldout-every and at the end, and plots them', () => {
+    const out = path.join(dir, 'held-out');
+    const flags = TINY.filter((x, i) => !(x === '--heldout-data' || TINY[i - 1] === '--heldout-data' || x === '--steps' || TINY[i - 1] === '--steps'));
+    const r = ppo('train', '--model', policy, '--reward-model', rewardModel, '--data', withTests, '--out', out, ...flags,
+      '--steps', '3', '--heldout-data', heldOut, '--heldout-every', '2', '--heldout-samples', '3');
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(`measured every 2 iterations on 2 held-out prompts of ${heldOut}`);
+    const records = readFileSync(path.join(out, 'heldout.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(records.map((x) => x.step)).toEqual([0, 2, 3]);
+    for (const rec of records) {
+      expect(rec).toMatchObject({ prompts: 2, samples_per_prompt: 3, temperature: 0.7 });
+      expect(Object.keys(rec.metrics).sort()).toEqual(['exec_score', 'missing_eos', 'response_len', 'rm_score', 'score']);
+      // the mean over prompts of the per-prompt means, and its SE across the 2 prompts
+      const pp: number[] = rec.per_prompt.exec_score;
+      expect(pp).toHaveLength(2);
+      expect(rec.metrics.exec_score.mean).toBeCloseTo((pp[0] + pp[1]) / 2, 10);
+      expect(rec.metrics.exec_score.se).toBeCloseTo(Math.abs(pp[0] - pp[1]) / 2, 10);
+    }
+    expect(records[0].vs_start).toBeUndefined();
+    const d = records[2].vs_start.exec_score;
+    expect(d.diff).toBeCloseTo(records[2].metrics.exec_score.mean - records[0].metrics.exec_score.mean, 10);
+    expect(r.stderr).toMatch(/held-out @ 0 \(2 prompts x 3\): exec_score \d\.\d{3} ± \d\.\d{3}, rm_score /);
+    expect(lastJson(r.stdout).heldout).toMatchObject({ first_step: 0, last_step: 3 });
+    const svg = readFileSync(path.join(out, 'heldout.svg'), 'utf8');
+    expect(svg.startsWith('<svg')).toBe(true);
+    expect(svg).toContain('PPO iteration');
+  });
+});

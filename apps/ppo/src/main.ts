@@ -7,12 +7,15 @@ import { Command, Option } from 'commander';
 import { z } from 'zod';
 import { backendOption, backendSchema, parseFlags, runCli, UsageError } from '@rlhf-code/cli';
 import { readPpoData, PpoRecord } from '@rlhf-code/data';
+import { heldOutSpec, renderSvg } from '@rlhf-code/eval';
 import { loadTrainingState, RewardModel, TRAINER_STATE_FILE } from '@rlhf-code/model';
 import { initBackend, shutdownBackend } from '@rlhf-code/backend';
 import {
   combineScorers,
   executionScorer,
   ExecPrompt,
+  HeldOutProbe,
+  HeldOutRecord,
   LOSS_AGGREGATIONS,
   loadPpoModels,
   PpoConfig,
@@ -72,6 +75,10 @@ const TrainFlags = z
     execRewardWeight: num().nonnegative().optional(),
     execTimeoutMs: int().positive(),
     limit: int().nonnegative(),
+    heldoutData: z.string(),
+    heldoutEvery: int().nonnegative(),
+    heldoutSamples: int().positive(),
+    heldoutLimit: int().nonnegative(),
     saveEvery: int().nonnegative(),
     seed: int(),
     resume: z.boolean().default(false),
@@ -121,6 +128,54 @@ function execPrompt(r: PpoRecord): ExecPrompt {
   return { prompt: r.prompt, tests: r.tests, setup: setup || undefined };
 }
 
+/**
+ * The held-out measurement of --heldout-data (none: off), plotted to heldout.svg in --out after each record.
+ * The held-out prompts must not be among the training prompts: that is what makes them held out.
+ */
+async function heldOutMeasurement(
+  f: Flags,
+  encode: (rs: readonly PpoRecord[]) => { index: number; ids: number[] }[],
+  scorerFor: (rs: readonly PpoRecord[]) => ReturnType<typeof combineScorers>,
+  stops: number[],
+  padId: number,
+): Promise<{ probe: HeldOutProbe; every: number; onRecord: (h: readonly HeldOutRecord[]) => Promise<void> } | null> {
+  if (f.heldoutData === 'none') return null;
+  if (!fs.existsSync(f.heldoutData)) throw new UsageError(`--heldout-data ${f.heldoutData}: file not found (pass --heldout-data none to train without held-out measurements)`);
+  let rs = await readPpoData(f.heldoutData);
+  if (f.heldoutLimit > 0) rs = rs.slice(0, f.heldoutLimit);
+  const training = new Set((await readPpoData(f.data)).map((r) => r.prompt));
+  const overlap = rs.filter((r) => training.has(r.prompt)).length;
+  if (overlap > 0) throw new UsageError(`--heldout-data ${f.heldoutData}: ${overlap} of its prompts are also in --data ${f.data}; held-out prompts must not be trained on`);
+  if (rs.length < 2) throw new UsageError(`--heldout-data ${f.heldoutData}: need at least 2 prompts, found ${rs.length}`);
+  const probe = new HeldOutProbe({
+    prompts: encode(rs),
+    scorer: scorerFor(rs),
+    samples: f.heldoutSamples,
+    maxNewTokens: f.maxNewTokens,
+    temperature: f.temperature,
+    padId,
+    stopTokenIds: stops,
+    seed: f.seed,
+    batchSize: 32,
+  });
+  const svg = path.join(f.out, 'heldout.svg');
+  const onRecord = async (history: readonly HeldOutRecord[]) => {
+    try {
+      fs.writeFileSync(svg, await renderSvg(heldOutSpec(history)));
+    } catch (e) {
+      console.error(`ppo: warning: could not draw ${svg}: ${(e as Error).message}`);
+    }
+  };
+  return { probe, every: f.heldoutEvery, onRecord };
+}
+
+/** The first and last held-out measurement, for the final JSON line. */
+function heldOutSummary(records: readonly HeldOutRecord[]): Record<string, unknown> | null {
+  if (records.length === 0) return null;
+  const last = records[records.length - 1];
+  return { first_step: records[0].step, last_step: last.step, start: records[0].metrics, end: last.metrics, vs_start: last.vs_start ?? null };
+}
+
 // ---------------------------------------------------------------------------------------------
 
 async function train(opts: unknown): Promise<void> {
@@ -150,17 +205,26 @@ async function train(opts: unknown): Promise<void> {
   }
 
   // Prompts cut from the left (the end of a prompt sits next to the response).
-  const prompts = records.map((r, index) => ({ index, ids: encodePrompt(tok, r.prompt, f.template).slice(-f.maxPromptLen) }));
+  const encode = (rs: readonly PpoRecord[]) => rs.map((r, index) => ({ index, ids: encodePrompt(tok, r.prompt, f.template).slice(-f.maxPromptLen) }));
+  const prompts = encode(records);
   const stops = stopTokenIds(tok, f.template);
-  const sources: { name: string; weight: number; scorer: Scorer }[] = [];
-  if (rm) sources.push({ name: 'rm_score', weight: f.rmWeight, scorer: rewardModelScorer(rm, { padId: tok.padId, endId: endTokenId(tok, f.template), batchSize: 8 }) });
-  if (execWeight > 0) {
-    const pool = new SandboxPool({ concurrency: 2, timeoutMs: f.execTimeoutMs });
-    const decode = (ids: number[]) => tok.decode(ids);
-    sources.push({ name: 'exec_score', weight: execWeight, scorer: executionScorer({ pool, prompts: records.map(execPrompt), decode, stopTokenIds: stops, template: f.template }) });
-  }
+  const pool = new SandboxPool({ concurrency: 2, timeoutMs: f.execTimeoutMs });
+  const decode = (ids: number[]) => tok.decode(ids);
+  // The score sources for a prompt list: the reward model, and running the code when the prompts carry tests.
+  // `execAlways`: keep the execution score (at its weight, maybe 0) even when it is not part of the reward.
+  const scoreSources = (rs: readonly PpoRecord[], execAlways: boolean) => {
+    const sources: { name: string; weight: number; scorer: Scorer }[] = [];
+    if (rm) sources.push({ name: 'rm_score', weight: f.rmWeight, scorer: rewardModelScorer(rm, { padId: tok.padId, endId: endTokenId(tok, f.template), batchSize: 8 }) });
+    if (execWeight > 0 || (execAlways && rs.some((r) => r.tests && r.tests.length > 0))) {
+      sources.push({ name: 'exec_score', weight: execWeight, scorer: executionScorer({ pool, prompts: rs.map(execPrompt), decode, stopTokenIds: stops, template: f.template }) });
+    }
+    return sources;
+  };
+  const sources = scoreSources(records, false);
+  const heldOut = await heldOutMeasurement(f, encode, (rs) => combineScorers(scoreSources(rs, true)), stops, tok.padId);
   console.error(
-    `ppo: backend ${backend.name}; ${f.algo} on ${records.length} prompts from ${f.data} (${withTests} with tests); ` +
+    `ppo: backend ${backend.name}; ${f.algo} on ${records.length} prompts from ${f.data} (${withTests} with tests)` +
+      (heldOut ? `, measured every ${f.heldoutEvery} iterations on ${heldOut.probe.options.prompts.length} held-out prompts of ${f.heldoutData}; ` : '; ') +
       `policy ${f.model} (${(models.policy.numParams / 1e6).toFixed(2)}M parameters)` +
       (models.valueHeadSource ? `, value head from ${models.valueHeadSource}` : '') +
       `; score = ${sources.map((s) => `${s.weight} x ${s.name}`).join(' + ')}`,
@@ -181,6 +245,7 @@ async function train(opts: unknown): Promise<void> {
       label: f.algo,
       quiet: f.quiet,
       seed: f.seed,
+      heldOut: heldOut ?? undefined,
     });
     const first = result.history[0];
     const last = result.history[result.history.length - 1];
@@ -193,6 +258,7 @@ async function train(opts: unknown): Promise<void> {
         first_reward_mean: first?.['env/reward_mean'] ?? null,
         last_reward_mean: last?.['env/reward_mean'] ?? null,
         last_kl: last?.['objective/kl'] ?? null,
+        heldout: heldOutSummary(result.heldOut),
       }),
     );
     if (result.interrupted) process.exitCode = 130; // stopped by Ctrl-C / SIGTERM: a checkpoint, not a finished run
@@ -252,6 +318,10 @@ program
   .option('--exec-reward-weight <x>', 'weight of the sandbox execution score in [0, 1] (default 0.5 when prompts have tests, else 0)')
   .option('--exec-timeout-ms <n>', 'sandbox wall-clock limit per response', '5000')
   .option('--limit <n>', 'use only the first n prompts (0 = all)', '0')
+  .option('--heldout-data <file>', 'prompts PPO never trains on, measured before the first iteration, every --heldout-every iterations and at the end (heldout.jsonl, heldout.svg in --out); "none" = off', 'data/mbpp_validation.jsonl')
+  .option('--heldout-every <n>', 'iterations between held-out measurements (0 = only at the start and the end)', '10')
+  .option('--heldout-samples <k>', 'responses sampled per held-out prompt (at --temperature, the same seed every time)', '2')
+  .option('--heldout-limit <n>', 'measure only the first n held-out prompts (0 = all)', '0')
   .option('--save-every <n>', 'also save every n iterations (0 = only at the end)', '10')
   .option('--seed <n>', 'seed of sampling, prompt order and value-head initialisation', '0')
   .option('--resume', 'continue from the checkpoint in --out (same settings)')

@@ -59,8 +59,10 @@ describe('prep data', () => {
     expect(sft.map((x) => x.task_id)).toEqual([520, 700]);
     expect(sft[0].response).toBe('def larger(a, b):\n  if a > b:\n    return a\n  return b\n');
     const ppo = await readPpoData(path.join(out, 'ppo_prompts.jsonl'));
-    expect(ppo.map((x) => x.task_id)).toEqual([520, 700]);
-    expect(ppo[1].tests).toEqual(TASKS[4].test_list);
+    expect(ppo.map((x) => x.task_id)).toEqual([700]);
+    expect(ppo[0].tests).toEqual(TASKS[4].test_list);
+    const validation = await readPpoData(path.join(out, 'mbpp_validation.jsonl'));
+    expect(validation.map((x) => x.task_id)).toEqual([520]);
     const evalRows = await readPpoData(path.join(out, 'eval_mbpp_test.jsonl'));
     expect(evalRows.map((x) => x.task_id)).toEqual([12, 13]);
     expect(evalRows[0].prompt).toBe('# Write a function to add two numbers.\n# Your code should pass this test:\n# assert add(1, 2) == 3\n');

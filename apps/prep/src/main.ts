@@ -1,5 +1,5 @@
 // prep: build the pipeline's datasets from MBPP.
-//   data  sft_data.jsonl, ppo_prompts.jsonl, eval_mbpp_test.jsonl and a copy of MBPP with its README
+//   data  sft_data.jsonl, ppo_prompts.jsonl, mbpp_validation.jsonl, eval_mbpp_test.jsonl and a copy of MBPP with its README
 //   rm    rm_data.jsonl: reference solutions, mutated variants (and optionally SFT samples), each scored by
 //         running it against the task's tests in the sandbox
 //   syntax  {prompt, response} lines for `sft train`: function bodies a model wrote for the corpus's training files
@@ -115,10 +115,12 @@ async function dataCommand(opts: unknown): Promise<void> {
   const files = {
     sft: path.join(flags.outDir, 'sft_data.jsonl'),
     ppo: path.join(flags.outDir, 'ppo_prompts.jsonl'),
+    validation: path.join(flags.outDir, 'mbpp_validation.jsonl'),
     eval: path.join(flags.outDir, 'eval_mbpp_test.jsonl'),
   };
   await writeJsonl(files.sft, d.sft);
   await writeJsonl(files.ppo, d.ppo);
+  await writeJsonl(files.validation, d.validation);
   await writeJsonl(files.eval, d.eval);
 
   const mbppDir = path.join(flags.outDir, 'mbpp');
@@ -133,7 +135,7 @@ async function dataCommand(opts: unknown): Promise<void> {
 
   const left = d.excluded.length ? `; left out ${d.excluded.map((e) => `${e.task_id} (repeats test task ${e.duplicates})`).join(', ')}` : '';
   process.stdout.write(
-    `prep data: ${files.sft} ${d.sft.length}, ${files.ppo} ${d.ppo.length}, ${files.eval} ${d.eval.length}, ${copy} ${tasks.length} tasks${left} (${seconds(t0)} s)\n`,
+    `prep data: ${files.sft} ${d.sft.length}, ${files.ppo} ${d.ppo.length}, ${files.validation} ${d.validation.length}, ${files.eval} ${d.eval.length}, ${copy} ${tasks.length} tasks${left} (${seconds(t0)} s)\n`,
   );
 }
 
@@ -151,7 +153,8 @@ async function rmCommand(opts: unknown): Promise<void> {
   const flags = parseFlags(RmFlags, opts);
   resolvePython(flags.python); // fail before any work when there is no interpreter
   const tasks = await readMbpp(flags.mbpp);
-  const training = mbppDatasets(tasks).ppo.slice(0, flags.limit);
+  const d = mbppDatasets(tasks);
+  const training = [...d.validation, ...d.ppo].slice(0, flags.limit); // 511-974 in task order
   const reference = new Map(tasks.map((t) => [t.task_id, normalizeCode(t.code)]));
 
   let samples: string[][] | undefined;
@@ -250,7 +253,7 @@ const program = new Command('prep').description(
 );
 program
   .command('data')
-  .description('write sft_data.jsonl, ppo_prompts.jsonl (MBPP 511-974) and eval_mbpp_test.jsonl (MBPP 11-510), and copy MBPP with its README')
+  .description('write sft_data.jsonl (MBPP 511-974), ppo_prompts.jsonl (601-974), mbpp_validation.jsonl (511-600, to measure PPO) and eval_mbpp_test.jsonl (11-510), and copy MBPP with its README')
   .option('--mbpp <file>', 'MBPP JSONL file', DEFAULTS.mbpp)
   .option('--out-dir <dir>', 'output folder', DEFAULTS.outDir)
   .action(dataCommand);

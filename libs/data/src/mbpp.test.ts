@@ -72,13 +72,14 @@ describe('readMbpp', () => {
 describe('mbppDatasets', () => {
   const tasks = [task(2), task(11), task(510), task(511), task(700, 'Write a function number 11.'), task(974), { ...task(600), test_setup_code: 'root = 1\r\n' }];
 
-  it('trains on 511-974 only, evaluates on 11-510, in task order', () => {
+  it('trains on 511-974 only (PPO on 601-974, 511-600 kept to measure it), evaluates on 11-510, in task order', () => {
     const d = mbppDatasets(tasks);
     expect(d.sft.map((r) => r.task_id)).toEqual([511, 600, 974]);
-    expect(d.ppo.map((r) => r.task_id)).toEqual([511, 600, 974]);
+    expect(d.ppo.map((r) => r.task_id)).toEqual([974]);
+    expect(d.validation.map((r) => r.task_id)).toEqual([511, 600]);
     expect(d.eval.map((r) => r.task_id)).toEqual([11, 510]);
     expect(d.sft[0]).toEqual({ prompt: mbppPrompt(task(511)), response: 'def f511(x):\n\treturn x\n', task_id: 511 });
-    expect(d.ppo[1]).toEqual({ prompt: mbppPrompt(tasks[6]), tests: tasks[6].test_list, setup: 'root = 1\n', task_id: 600 });
+    expect(d.validation[1]).toEqual({ prompt: mbppPrompt(tasks[6]), tests: tasks[6].test_list, setup: 'root = 1\n', task_id: 600 });
     expect(d.eval[0]).not.toHaveProperty('setup');
   });
 
@@ -124,5 +125,8 @@ describe('the shipped MBPP copy', () => {
     expect(d.sft).toHaveLength(464 - 3);
     expect(d.sft.every((r) => r.task_id >= 511)).toBe(true);
     expect(d.ppo.filter((r) => r.setup !== undefined).map((r) => r.task_id)).toEqual([927]);
+    expect(d.ppo.length + d.validation.length).toBe(d.sft.length);
+    expect(d.validation.every((r) => r.task_id >= 511 && r.task_id <= 600)).toBe(true);
+    expect(d.ppo.every((r) => r.task_id >= 601)).toBe(true);
   });
 });

@@ -80,8 +80,10 @@ export interface TestRow {
 export interface MbppDatasets {
   /** Reference solutions of the training tasks, for supervised fine-tuning. */
   sft: SftRow[];
-  /** The same training tasks with their tests, for PPO rollouts. */
+  /** MBPP's train split (601-974) with its tests, for PPO rollouts. */
   ppo: TestRow[];
+  /** MBPP's validation split (511-600) with its tests: PPO never trains on it, it measures PPO while it runs. */
+  validation: TestRow[];
   /** MBPP test split (11-510), for evaluation only. */
   eval: TestRow[];
   /** Training tasks left out because their problem text repeats a test task's (MBPP has a few). */
@@ -107,13 +109,15 @@ export function mbppDatasets(tasks: readonly MbppTask[]): MbppDatasets {
   });
   const out = {
     sft: training.map((t) => ({ prompt: mbppPrompt(t), response: normalizeCode(t.code), task_id: t.task_id })),
-    ppo: training.map(testRow),
+    ppo: training.filter((t) => mbppSplit(t.task_id) === 'train').map(testRow),
+    validation: training.filter((t) => mbppSplit(t.task_id) === 'validation').map(testRow),
     eval: testTasks.map(testRow),
     excluded,
   };
   const guard = new MbppLeakGuard(sorted);
   guard.check(out.sft, 'sft_data');
   guard.check(out.ppo, 'ppo_prompts');
+  guard.check(out.validation, 'mbpp_validation');
   return out;
 }
 
@@ -166,7 +170,8 @@ optional \`test_setup_code\` and \`challenge_test_list\`.
 - License: CC BY 4.0 (https://creativecommons.org/licenses/by/4.0/); keep this attribution with any copy.
 
 Canonical split by \`task_id\`: 1-10 few-shot prompts, 11-510 test, 511-600 validation, 601-974 train.
-This project trains only on 511-974 (\`data/sft_data.jsonl\`, \`data/ppo_prompts.jsonl\`, \`data/rm_data.jsonl\`)
-and evaluates on 11-510 (\`data/eval_mbpp_test.jsonl\`). Training tasks whose problem text repeats a test
+This project trains only on 511-974: SFT and the reward model on all of it (\`data/sft_data.jsonl\`,
+\`data/rm_data.jsonl\`), PPO on 601-974 (\`data/ppo_prompts.jsonl\`), keeping 511-600 (\`data/mbpp_validation.jsonl\`)
+to measure PPO while it trains. It evaluates on 11-510 (\`data/eval_mbpp_test.jsonl\`). Training tasks whose problem text repeats a test
 problem are left out${excluded.length ? ` (${excluded.map((e) => e.task_id).join(', ')})` : ''}. Regenerate everything with \`npx nx run prep:all\`.
 `;

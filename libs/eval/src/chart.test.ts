@@ -32,3 +32,27 @@ it('renders eval.svg with one bar and one error bar per (rate metric, model) and
   expect(svg).toContain('pass@1');
   expect(svg).toContain('0.33'); // the value label of ppo_final's pass@1
 });
+
+it('renders heldout.svg: one point and one error bar per (measurement, score source), sources in the legend', () => {
+  const rec = (step: number, exec: number) => ({
+    step,
+    prompts: 3,
+    samples_per_prompt: 2,
+    temperature: 0.7,
+    metrics: { exec_score: { mean: exec, se: 0.01 }, rm_score: { mean: 0.2, se: 0.02 }, score: { mean: 0.3, se: null }, missing_eos: { mean: 0.1, se: 0.05 } },
+    per_prompt: {},
+  });
+  const svg = execFileSync(path.join(ROOT, 'node_modules/.bin/tsx'), [path.join(__dirname, 'testing/render-chart.ts'), 'heldout'], {
+    cwd: ROOT,
+    input: JSON.stringify([rec(0, 0.3), rec(10, 0.35), rec(20, 0.41)]),
+    encoding: 'utf8',
+  });
+  expect(svg.startsWith('<svg')).toBe(true);
+  // 3 measurements x 3 plotted sources (missing_eos is not plotted): 9 points, 9 error bars, 3 lines
+  const group = (mark: string) => svg.match(new RegExp(`<g class="mark-${mark} role-mark[^"]*"[^>]*>(.*?)</g>`))![1];
+  expect(group('symbol').match(/<path /g)).toHaveLength(9);
+  expect(group('rule').match(/<line /g)).toHaveLength(9);
+  expect(svg.match(/<g class="mark-line role-mark[^"]*"[^>]*>(.*?)<\/g>/)![1].match(/<path /g)).toHaveLength(3);
+  expect(svg).toContain('exec score (ground truth)');
+  expect(svg).toContain('PPO iteration');
+});

@@ -1,8 +1,9 @@
-// eval.svg: grouped bars of the rate metrics (all in 0..1) per model with +-1 SE error bars, drawn by vega-lite ->
-// vega -> SVG.
+// eval.svg: grouped bars of the rate metrics (all in 0..1) per model with +-1 SE error bars; heldout.svg (PPO's
+// folder): the held-out scores against the PPO iteration with +-1 SE bars. Drawn by vega-lite -> vega -> SVG.
 // vega and vega-lite are ES modules only (with top-level await), so they are loaded with a dynamic import();
 // that works under tsx (the apps) but not inside jest's CommonJS sandbox, where only the spec is tested and
 // chart.test.ts renders through a tsx child process.
+import type { HeldOutRecord } from '@rlhf-code/rl';
 import type { EvalReport } from './evaluate';
 
 export const RATE_METRICS = [
@@ -54,6 +55,53 @@ export function chartSpec(report: EvalReport): Record<string, unknown> {
       { mark: 'bar', encoding: { color: { field: 'model', type: 'nominal', sort: models, title: 'model' } } },
       { mark: { type: 'rule', color: 'black' }, encoding: { y: { field: 'lo', type: 'quantitative' }, y2: { field: 'hi' } } },
       { mark: { type: 'text', dy: -8, fontSize: 9 }, encoding: { y: { field: 'hi', type: 'quantitative' }, text: { field: 'value', type: 'quantitative', format: '.2f' } } },
+    ],
+    config: { background: 'white' },
+  };
+}
+
+/** The score sources plotted in heldout.svg, when the run has them. */
+export const HELDOUT_CURVES = [
+  { key: 'exec_score', label: 'exec score (ground truth)' },
+  { key: 'rm_score', label: 'reward model score' },
+  { key: 'score', label: 'reward (weighted sum)' },
+] as const;
+
+export interface HeldOutRow {
+  step: number;
+  metric: string;
+  value: number;
+  lo: number;
+  hi: number;
+}
+
+/** heldout.svg's rows: one per (measurement, plotted source) with mean, mean -+ SE. */
+export function heldOutRows(records: readonly HeldOutRecord[]): HeldOutRow[] {
+  return records.flatMap((r) =>
+    HELDOUT_CURVES.filter(({ key }) => r.metrics[key]).map(({ key, label }) => {
+      const { mean, se } = r.metrics[key];
+      return { step: r.step, metric: label, value: mean, lo: mean - (se ?? 0), hi: mean + (se ?? 0) };
+    }),
+  );
+}
+
+/** A vega-lite spec: x = PPO iteration, one line (with points and +-1 SE bars) per score source. */
+export function heldOutSpec(records: readonly HeldOutRecord[]): Record<string, unknown> {
+  const first = records[0];
+  const what = first ? `${first.prompts} held-out prompts x ${first.samples_per_prompt} samples at temperature ${first.temperature}` : 'no measurements';
+  return {
+    $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
+    title: { text: 'PPO on held-out prompts (mean ± SE)', subtitle: what },
+    data: { values: heldOutRows(records) },
+    width: 420,
+    height: 240,
+    encoding: {
+      x: { field: 'step', type: 'quantitative', title: 'PPO iteration' },
+      color: { field: 'metric', type: 'nominal', title: null, sort: HELDOUT_CURVES.map((c) => c.label) },
+    },
+    layer: [
+      { mark: { type: 'line', point: true }, encoding: { y: { field: 'value', type: 'quantitative', title: 'score', scale: { zero: false } } } },
+      { mark: 'rule', encoding: { y: { field: 'lo', type: 'quantitative' }, y2: { field: 'hi' } } },
     ],
     config: { background: 'white' },
   };

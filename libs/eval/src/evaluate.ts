@@ -19,7 +19,7 @@ import { responseLogProbs } from './logprobs';
 import { calledFunctions, compareModels, definesCalledFunctions, MetricKey, ModelMetrics, ModelSummary, ProblemOutcome, sequenceLogRatio, summarize } from './metrics';
 import type { KlReference, NamedModel } from './models-flag';
 import { DecodingOptions, generateResponses, Response, sampledIds } from './responses';
-import type { PairedDiff } from './stats';
+import type { PairedDiff } from '@rlhf-code/stats';
 
 /** Responses sampled per problem by default: enough that per-problem means are not all 0 or 1. */
 export const DEFAULT_EVAL_SAMPLES = 4;

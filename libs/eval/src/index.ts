@@ -19,11 +19,10 @@ export { sandboxExecutor, type CodeExecutor } from './executor';
 export { readEvalProblems, EvalRecordSchema, DEFAULT_EVAL_DATA, type EvalProblem } from './data';
 export { parseModelsFlag, checkModelDirs, resolveKlReference, ModelsFlagError, type NamedModel, type KlReference } from './models-flag';
 export { summarize, compareModels, distinctN, mean, rate, sequenceLogRatio, METRIC_KEYS, type MetricKey, type ModelMetrics, type ProblemOutcome } from './metrics';
-export { meanSe, paired, passAtK, jackknife, type MeanSe, type PairedDiff } from './stats';
 export { generateResponses, sampledIds, type DecodingOptions, type Response } from './responses';
 export { responseLogProbs, type ScoredSequence } from './logprobs';
 export { formatTable, formatMarkdown, METRIC_DESCRIPTIONS, type ReportSettings } from './report';
-export { chartSpec, chartRows, renderSvg, RATE_METRICS, type ChartRow } from './chart';
+export { chartSpec, chartRows, heldOutRows, heldOutSpec, renderSvg, HELDOUT_CURVES, RATE_METRICS, type ChartRow, type HeldOutRow } from './chart';
 export { writeEvalOutputs, OUTPUT_FILES } from './write';
 export {
   evaluateBase,

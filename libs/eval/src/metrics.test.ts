@@ -1,5 +1,5 @@
 import { calledFunctions, compareModels, definesCalledFunctions, distinctN, mean, ProblemOutcome, rate, sequenceLogRatio, summarize } from './metrics';
-import { meanSe } from './stats';
+import { meanSe } from '@rlhf-code/stats';
 
 describe('mean and rate', () => {
   it('average, and null for no data', () => {

@@ -1,6 +1,6 @@
 // The numbers of one model's evaluation, computed from per-problem facts. Pure functions, no tfjs:
 // everything here is checked against hand-computed values in metrics.test.ts.
-import { jackknife, jackknifeDiff, meanSe, paired, PairedDiff, passAtK } from './stats';
+import { jackknife, jackknifeDiff, meanSe, paired, PairedDiff, passAtK } from '@rlhf-code/stats';
 
 /** Arithmetic mean; null for an empty list (a metric with no data is "not measured", not 0). */
 export function mean(xs: readonly number[]): number | null {

@@ -2,7 +2,7 @@
 // the greedy figures, and what each column means.
 import type { EvalReport, ModelReport } from './evaluate';
 import { METRIC_KEYS, MetricKey } from './metrics';
-import type { PairedDiff } from './stats';
+import type { PairedDiff } from '@rlhf-code/stats';
 
 /** Column header and number format of each metric. */
 const COLUMNS: Record<MetricKey, { header: string; digits: number }> = {
@@ -24,7 +24,7 @@ export const METRIC_DESCRIPTIONS: Record<MetricKey, string> = {
     'the unbiased pass@1 estimator from its k samples (Chen et al. 2021), c / k, then the mean over problems.',
   exec_score:
     "the sandbox's ground-truth score in 0..1, the formula that scores rm_data: 0.3 compiles + 0.5 share of tests passed + 0.2 quality " +
-    '(ran cleanly, defines a function, reasonable size).',
+    '(ran cleanly, defines a function, reasonable size); 0 for an answer with no statement (blank or comments only).',
   defines_called_function: 'fraction of responses that define (`def name(`) the function(s) the tests call.',
   rm_score: "mean reward-model score of (prompt, response), read at the end token as in the RM's training; n/a without a reward model. Only comparable between models scored by the same RM.",
   distinct_1: 'unique tokens / all tokens over all responses (n-grams never span two responses); low values mean repetition. SE by the jackknife over problems.',

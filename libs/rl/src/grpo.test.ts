@@ -8,14 +8,12 @@ describe('groupAdvantages', () => {
     const s1 = Math.sqrt(20 / 3) + 1e-4;
     const expected = [0.5 / s0, -0.5 / s0, -0.5 / s0, 0.5 / s0, -3 / s1, -1 / s1, 1 / s1, 3 / s1];
     expected.forEach((a, i) => expect(g.advantages[i]).toBeCloseTo(a, 10));
-    expect(g.keep.every(Boolean)).toBe(true);
-    expect([g.groups, g.skippedGroups]).toEqual([2, 0]);
+    expect([g.groups, g.zeroVarianceGroups]).toEqual([2, 0]);
   });
 
-  it('skips zero-variance groups and reports how many', () => {
+  it('gives zero-variance groups advantage 0 and reports how many', () => {
     const g = groupAdvantages([1, 1, 1, 0, 1, 0.5, 0.3, 0.3, 0.3], 3);
-    expect(g.skippedGroups).toBe(2);
-    expect(g.keep).toEqual([false, false, false, true, true, true, false, false, false]);
+    expect(g.zeroVarianceGroups).toBe(2);
     expect(g.advantages.slice(0, 3)).toEqual([0, 0, 0]);
     expect(g.advantages.slice(6)).toEqual([0, 0, 0]);
     expect(g.advantages[3]).toBeLessThan(0);

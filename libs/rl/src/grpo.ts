@@ -2,7 +2,8 @@
 // its siblings,
 //   A_i = (r_i - mean(r_group)) / (std(r_group) + eps)         (std unbiased, eps 1e-4, as TRL)
 // so no value model is needed. A group whose rewards are all equal (all pass, all fail) has A = 0 for every
-// member: it teaches nothing and only costs compute, so it is marked for skipping.
+// member: no policy gradient, but its tokens stay in the update for the KL term (and the token count of the
+// mean), as TRL does; leaving them out would let the policy drift unchecked on exactly the prompts it has settled.
 
 export interface GroupAdvantageOptions {
   /** Divide by the group's std (default true); false keeps only the mean baseline (Dr. GRPO). */
@@ -13,12 +14,11 @@ export interface GroupAdvantageOptions {
 }
 
 export interface GroupAdvantages {
-  /** [N] one advantage per response (0 in skipped groups). */
+  /** [N] one advantage per response (0 in zero-variance groups). */
   advantages: number[];
-  /** [N] false for the members of zero-variance groups. */
-  keep: boolean[];
   groups: number;
-  skippedGroups: number;
+  /** Groups whose rewards were all equal (advantage 0). */
+  zeroVarianceGroups: number;
 }
 
 /** rewards [N] with N = groups * groupSize, each group's responses contiguous: [p0 s0..s(n-1), p1 s0.., ...]. */
@@ -31,19 +31,17 @@ export function groupAdvantages(rewards: readonly number[], groupSize: number, o
   const bad = rewards.findIndex((r) => !Number.isFinite(r));
   if (bad >= 0) throw new Error(`groupAdvantages: reward ${bad} is ${rewards[bad]}`);
   const advantages = new Array<number>(rewards.length).fill(0);
-  const keep = new Array<boolean>(rewards.length).fill(true);
   const groups = rewards.length / groupSize;
-  let skippedGroups = 0;
+  let zeroVarianceGroups = 0;
   for (let g = 0; g < groups; g++) {
     const r = rewards.slice(g * groupSize, (g + 1) * groupSize);
     if (Math.max(...r) - Math.min(...r) <= zeroVarianceTol) {
-      skippedGroups++;
-      keep.fill(false, g * groupSize, (g + 1) * groupSize);
+      zeroVarianceGroups++;
       continue;
     }
     const mean = r.reduce((s, x) => s + x, 0) / groupSize;
     const std = Math.sqrt(r.reduce((s, x) => s + (x - mean) ** 2, 0) / (groupSize - 1));
     r.forEach((x, i) => (advantages[g * groupSize + i] = scaleByStd ? (x - mean) / (std + eps) : x - mean));
   }
-  return { advantages, keep, groups, skippedGroups };
+  return { advantages, groups, zeroVarianceGroups };
 }

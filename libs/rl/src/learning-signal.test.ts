@@ -4,7 +4,7 @@
 // untouched reference with the evaluation's paired statistics (libs/eval: per-prompt difference, SE, 95% t interval).
 // The learnable reward must show a gain beyond noise; the noise reward must not.
 import { createRng, generate, Qwen2Model } from '@rlhf-code/model';
-import { paired, type PairedDiff } from '@rlhf-code/eval';
+import { paired, type PairedDiff } from '@rlhf-code/stats';
 import { PpoConfig, PpoPrompt, PpoTrainer } from './ppo-trainer';
 import { combineScorers, Scorer } from './scorers';
 import { createValueHead } from './value-head';

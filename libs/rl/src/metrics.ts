@@ -38,7 +38,7 @@ export const METRICS = {
   // training disagree (the cause of negative KL estimates the notes warn about)
   logprobMismatch: 'tokens/logprob_mismatch',
   groups: 'grpo/groups',
-  skippedGroups: 'grpo/skipped_groups', // zero-variance groups left out of the update
+  zeroVarianceGroups: 'grpo/zero_variance_groups', // groups with equal rewards: advantage 0, still in the KL term
   // wall time of the iteration's phases, in seconds
   timeRollout: 'time/rollout_s', // sampling + the no-gradient forward passes (policy, reference)
   timeScore: 'time/score_s', // reward model + sandbox

@@ -1,9 +1,14 @@
 // The PPO stage's outer loop: prompts in a seeded order, one PpoTrainer.step per batch, metrics.jsonl and
 // the progress bar through TrainingRun, checkpoints every saveEvery steps and at the end (or on Ctrl-C),
 // and --resume from the last checkpoint (optimizer moments, KL coefficient, sampling RNG, prompt position).
+// With a held-out probe it also measures the policy on prompts it never trains on, before the first iteration,
+// every `every` iterations and after the last, into heldout.jsonl.
+import * as fs from 'fs';
+import * as path from 'path';
 import { shuffle } from '@rlhf-code/data';
 import type { TrainingState } from '@rlhf-code/model';
 import { restoreTrainingState, RunPosition, trainingStateOf, TrainingRun, yieldToEventLoop } from '@rlhf-code/train';
+import { formatHeldOut, HeldOutProbe, HeldOutRecord } from './heldout';
 import { METRICS, MetricRecord } from './metrics';
 import { PpoPrompt, PpoTrainer } from './ppo-trainer';
 
@@ -25,12 +30,33 @@ export interface PpoRunOptions {
   quiet?: boolean;
   /** Seed of the prompt order. */
   seed: number;
+  /** Held-out measurements (heldout.jsonl); `onRecord` gets every record so far after each one (e.g. to plot). */
+  heldOut?: { probe: HeldOutProbe; every: number; onRecord?: (history: readonly HeldOutRecord[]) => Promise<void> };
 }
+
+export const HELDOUT_FILE = 'heldout.jsonl';
+/** Sources shown in the log line of a held-out measurement, when present. */
+const HELDOUT_SHOWN = ['exec_score', 'rm_score', 'score', 'missing_eos'];
 
 export interface PpoRunResult {
   steps: number;
   interrupted: boolean;
   history: MetricRecord[];
+  /** Held-out measurements of this run (with those before a resume). */
+  heldOut: HeldOutRecord[];
+}
+
+/** heldout.jsonl's records up to iteration `step` (the file is rewritten without the later ones). */
+function resumeHeldOut(file: string, step: number): HeldOutRecord[] {
+  if (!fs.existsSync(file)) return [];
+  const kept = fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as HeldOutRecord)
+    .filter((r) => r.step <= step);
+  fs.writeFileSync(file, kept.map((r) => JSON.stringify(r) + '\n').join(''));
+  return kept;
 }
 
 export async function runPpo(o: PpoRunOptions): Promise<PpoRunResult> {
@@ -53,7 +79,21 @@ export async function runPpo(o: PpoRunOptions): Promise<PpoRunResult> {
   const save = () => o.save(trainingStateOf(o.ppo.trainer, { ...position, step: o.ppo.trainer.stepCount }, { ppo: o.ppo.state() }));
   let order = shuffle(o.prompts, `${o.seed}:${position.epoch}`);
   let interrupted = false;
+
+  const heldOutFile = path.join(o.outDir, HELDOUT_FILE);
+  const heldOut: HeldOutRecord[] = resumeStep !== undefined ? resumeHeldOut(heldOutFile, resumeStep) : [];
+  if (resumeStep === undefined) fs.writeFileSync(heldOutFile, '');
+  if (o.heldOut && heldOut.length > 0) o.heldOut.probe.setStart(heldOut[0]);
+  const measure = async () => {
+    if (!o.heldOut || heldOut.some((r) => r.step === o.ppo.ppoStep)) return;
+    const record = await o.heldOut.probe.measure(o.ppo.models.policy, o.ppo.ppoStep);
+    heldOut.push(record);
+    fs.appendFileSync(heldOutFile, JSON.stringify(record) + '\n');
+    run.print(formatHeldOut(record, HELDOUT_SHOWN));
+    await o.heldOut.onRecord?.(heldOut);
+  };
   try {
+    await measure();
     while (o.ppo.ppoStep < o.steps) {
       if (position.stepInEpoch >= batchesPerEpoch) {
         position = { ...position, epoch: position.epoch + 1, stepInEpoch: 0 };
@@ -66,6 +106,7 @@ export async function runPpo(o: PpoRunOptions): Promise<PpoRunResult> {
       history.push(metrics);
       run.log(o.ppo.ppoStep, { epoch: position.epoch, ...metrics }, [METRICS.rewardMean, METRICS.kl, METRICS.lossTotal]);
       const last = o.ppo.ppoStep >= o.steps;
+      if (o.heldOut && (last || (o.heldOut.every > 0 && o.ppo.ppoStep % o.heldOut.every === 0))) await measure();
       if (run.stopRequested) {
         interrupted = !last;
         break;
@@ -76,5 +117,5 @@ export async function runPpo(o: PpoRunOptions): Promise<PpoRunResult> {
   } finally {
     run.close();
   }
-  return { steps: o.ppo.ppoStep, interrupted, history };
+  return { steps: o.ppo.ppoStep, interrupted, history, heldOut };
 }

@@ -84,23 +84,24 @@ describe('PpoTrainer', () => {
     disposeAll(models, ppo);
   });
 
-  it('GRPO raises the reward too, and skips groups where every sample scored the same', async () => {
+  it('GRPO raises the reward too; groups where every sample scored the same still take part (KL term)', async () => {
     const models = tinyModels(false);
     const ppo = new PpoTrainer(models, scorer, config({ algo: 'grpo', ppoEpochs: 1, miniBatches: 1, kl: { initValue: 0.01, horizon: 10000 } }), {
       padId: TINY_PAD,
       stopTokenIds: [TINY_EOS],
     });
     const rewards: number[] = [];
-    let skipped = 0;
+    let zeroVariance = 0;
     for (let i = 0; i < 20; i++) {
       const m = await ppo.step(prompts.slice(0, 4)); // 4 prompts x 4 samples
       rewards.push(m['env/reward_mean']);
       expect(m['grpo/groups']).toBe(4);
-      skipped += m['grpo/skipped_groups'];
-      // a step whose groups were all skipped makes no update
-      expect(m['ppo/updates']).toBe(m['grpo/skipped_groups'] === 4 ? 0 : 1);
+      zeroVariance += m['grpo/zero_variance_groups'];
+      // every step updates, and the KL term is in its loss, even when every group scored the same
+      expect(m['ppo/updates']).toBe(1);
+      expect(m['ppo/loss/kl']).toBeGreaterThanOrEqual(0);
     }
-    expect(skipped).toBeGreaterThan(0); // an all-0 or all-1 group happens at these rewards
+    expect(zeroVariance).toBeGreaterThan(0); // an all-0 or all-1 group happens at these rewards
     expect(mean(rewards.slice(-5))).toBeGreaterThan(mean(rewards.slice(0, 5)) + 0.3);
     disposeAll(models, ppo);
   });

@@ -4,7 +4,7 @@
 //   2. forward passes without gradients: the policy's log-probs, entropies and values, the reference's log-probs
 //   3. scores from the scorer, then the missing-EOS penalty and clipping
 //   4. PPO: per-token rewards (KL penalty + score at the end), GAE, whitening.
-//      GRPO: group-normalised advantages per response, zero-variance groups dropped
+//      GRPO: group-normalised advantages per response (0 in zero-variance groups, which stay for the KL term)
 //   5. ppoEpochs passes over the rollout in miniBatches minibatches, one optimizer step each
 //      (PPO: clipped policy loss + vfCoef * clipped value loss; GRPO: clipped policy loss + klCoef * k3 KL),
 //      stopped early when the approximate KL to the rollout policy passes targetKlStop
@@ -102,8 +102,6 @@ interface Rollout {
   /** PPO only. */
   oldValues?: number[][];
   returns?: number[][];
-  /** Rows that take part in the update (GRPO drops zero-variance groups). */
-  trainRows: number[];
 }
 
 export class PpoTrainer {
@@ -189,23 +187,21 @@ export class PpoTrainer {
     const klCoef = this.kl.value;
     const shaped = perTokenRewards({ logprobs: pol.logprobs, refLogprobs: ref.logprobs, mask, scores, klCoef: grpo ? 0 : klCoef });
     const kl = shaped.kl;
-    const rollout: Rollout = { batch, oldLogprobs: pol.logprobs, refLogprobs: ref.logprobs, advantages: [], trainRows: [] };
+    const rollout: Rollout = { batch, oldLogprobs: pol.logprobs, refLogprobs: ref.logprobs, advantages: [] };
     const extra: MetricRecord = {};
     let rawAdvantages: number[][];
     if (grpo) {
       const g = groupAdvantages(scores, cfg.groupSize);
       rawAdvantages = mask.map((row, b) => row.map((m) => (m ? g.advantages[b] : 0)));
       rollout.advantages = rawAdvantages;
-      rollout.trainRows = rows.map((_, i) => i).filter((i) => g.keep[i]);
       extra[METRICS.groups] = g.groups;
-      extra[METRICS.skippedGroups] = g.skippedGroups;
+      extra[METRICS.zeroVarianceGroups] = g.zeroVarianceGroups;
     } else {
       const gae = computeGae(shaped.rewards, pol.values!, mask, cfg.gamma, cfg.lam);
       rawAdvantages = gae.advantages;
       rollout.advantages = cfg.whitenAdvantages ? whiten(gae.advantages, mask) : gae.advantages;
       rollout.oldValues = pol.values;
       rollout.returns = gae.returns;
-      rollout.trainRows = rows.map((_, i) => i);
     }
     for (const [name, s] of Object.entries(scored.parts)) extra[`env/${name}_mean`] = mean(s);
     extra[METRICS.logprobMismatch] = mean(gen.samplerLogprobs.flatMap((row, b) => row.map((lp, t) => Math.abs(lp - pol.logprobs[b][t]))));
@@ -239,18 +235,19 @@ export class PpoTrainer {
     return metrics;
   }
 
-  /** ppoEpochs x miniBatches optimizer steps over the rollout's training rows. */
+  /** ppoEpochs x miniBatches optimizer steps over the rollout's rows. */
   private update(r: Rollout): MetricRecord {
     const cfg = this.config;
     const means = new MetricMeans();
     let updates = 0;
     let earlyStopped = 0;
     let lr = this.trainer.optimizer.lr;
-    const n = r.trainRows.length;
-    if (n > 0) {
+    const allRows = r.batch.promptIds.map((_, i) => i);
+    const n = allRows.length;
+    {
       const miniBatches = Math.min(cfg.miniBatches, n);
       epochs: for (let epoch = 0; epoch < cfg.ppoEpochs; epoch++) {
-        const order = shuffle(r.trainRows, `${cfg.seed}:${this.ppoStep}:${epoch}`);
+        const order = shuffle(allRows, `${cfg.seed}:${this.ppoStep}:${epoch}`);
         for (let m = 0; m < miniBatches; m++) {
           const rows = order.slice(Math.floor((m * n) / miniBatches), Math.floor(((m + 1) * n) / miniBatches));
           const result = this.trainer.step(this.microBatches(r, rows));

@@ -53,6 +53,13 @@ describe('executionScore', () => {
     expect(qualityChecks(base, '# def f(x): in a comment is not code\nundefined = 1\n').definesFunction).toBe(false);
   });
 
+  it('scores 0 for a program with no statement: blank, or only comments (an unanswered prompt)', () => {
+    expect(executionScore({ ...base, passed: 0 }, '')).toBe(0);
+    expect(executionScore({ ...base, passed: 0 }, '# Write a function.\n# assert f(1) == 1\n\n   \n')).toBe(0);
+    // one statement is enough to be scored as code: 0.3 + 0 + 0.2 * 2/3
+    expect(executionScore({ ...base, passed: 0 }, '# Write a function.\npass\n')).toBeCloseTo(0.3 + 0.4 / 3, 12);
+  });
+
   it('stays in [0, 1] for inconsistent inputs', () => {
     expect(executionScore({ ...base, passed: 5, total: 3 }, FN)).toBe(1);
     expect(executionScore({ ...base, passed: -1 }, 'x')).toBeGreaterThanOrEqual(0);

@@ -11,6 +11,8 @@
 //                   50 lines / 1331 chars; far longer output is usually a model rambling or repeating itself)
 // So: reference solutions score 1.0; a syntax error scores at most 0.2 * 2/3 ≈ 0.13; code that compiles and
 // runs but fails every test scores 0.5. No tests (total = 0) gives 0 for the test term: nothing was shown to work.
+// A program with no statement at all (blank, or only the prompt's comments: the model answered nothing) scores 0:
+// an empty module compiles and runs cleanly, and paying 0.43 for silence taught RL to stay silent.
 import type { ExecResult } from './run';
 
 export const MAX_LINES = 80;
@@ -33,7 +35,16 @@ export function qualityChecks(r: ExecResult, code: string): QualityChecks {
   };
 }
 
+/** True when `code` has a line that is neither blank nor a comment. */
+export function hasStatements(code: string): boolean {
+  return code.split('\n').some((line) => {
+    const t = line.trim();
+    return t !== '' && !t.startsWith('#');
+  });
+}
+
 export function executionScore(r: ExecResult, code: string): number {
+  if (!hasStatements(code)) return 0;
   const q = qualityChecks(r, code);
   const quality = (Number(q.ranCleanly) + Number(q.definesFunction) + Number(q.reasonableSize)) / 3;
   const testFraction = r.total > 0 ? Math.min(1, Math.max(0, r.passed / r.total)) : 0;
