@@ -4,7 +4,7 @@ import { Command, Option } from 'commander';
 import { z } from 'zod';
 import * as tf from '@tensorflow/tfjs';
 import { backendOption, backendSchema, parseFlags, runCli } from '@rlhf-code/cli';
-import { generate, makeConfig, Qwen2Model } from '@rlhf-code/model';
+import { generateBatch, makeConfig, Qwen2Model } from '@rlhf-code/model';
 import { describeBackend, initBackend, shutdownBackend } from '@rlhf-code/backend';
 import { sparseCrossEntropy, Trainer } from '@rlhf-code/train';
 import { BenchMode, compare, DEFAULT_PYTHON, DEFAULT_TORCH_SCRIPT, median } from './compare';
@@ -93,10 +93,9 @@ async function benchGenerate(opts: unknown): Promise<void> {
     let steps = 0;
     let ttft = 0;
     const t0 = performance.now();
-    await generate(model, [prompt], {
+    await generateBatch(model, [prompt], {
       maxNewTokens: f.new,
       greedy: true,
-      padId: 0,
       beforeStep: () => {
         if (steps++ === 1) ttft = performance.now() - t0; // the first token has been chosen
       },

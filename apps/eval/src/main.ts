@@ -286,7 +286,7 @@ program
   .option('--sft-ref <name|dir>', 'KL reference: a name from --models, a checkpoint folder, or "none" (default: the model named "sft", else none)')
   .option('--max-new-tokens <n>', 'longest response; generation also stops at the end token', '128')
   .option('--batch-size <n>', 'prompts generated (and scored) together; lower it for big checkpoints', '16')
-  .option('--seed <n>', 'random seed for sampling (one stream per model)', '0')
+  .option('--seed <n>', 'random seed for sampling (each answer its own stream, the same streams for every model)', '0')
   .option('--samples <k>', 'responses sampled per problem; the means and SEs are over problems of the per-problem means (0 = greedy only)', String(DEFAULT_EVAL_SAMPLES))
   .option('--temperature <t>', "sampling temperature, top-k 0, top-p 1 (default: PPO's)", String(DEFAULT_EVAL_TEMPERATURE))
   .option('--no-greedy-pass', 'skip the greedy response per problem reported beside the sampled ones')

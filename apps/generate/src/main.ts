@@ -3,7 +3,7 @@ import { Command } from 'commander';
 import { z } from 'zod';
 import * as tf from '@tensorflow/tfjs';
 import { backendOption, backendSchema, parseFlags, parseJsonFlag, runCli, UsageError } from '@rlhf-code/cli';
-import { generate, Qwen2Model } from '@rlhf-code/model';
+import { generateBatch, Qwen2Model, sampledIds } from '@rlhf-code/model';
 import { initBackend, shutdownBackend } from '@rlhf-code/backend';
 import { encodeFim, loadTokenizer, parseFim } from '@rlhf-code/tokenizer';
 
@@ -82,20 +82,20 @@ async function runCommand(opts: unknown): Promise<void> {
   const prompt = idsFlag ?? encodePrompt(tokenizer!, flags.prompt!);
   checkVocab('--ids', [prompt], model.config.vocab_size);
   const sampling = flags.temperature !== undefined || flags.topP !== undefined || flags.topK !== undefined;
-  const [out] = await generate(model, [prompt], {
+  const [out] = await generateBatch(model, [prompt], {
     maxNewTokens: flags.maxNewTokens,
     greedy: !sampling,
     temperature: flags.temperature ?? 1,
     topP: flags.topP ?? 1,
     topK: flags.topK ?? 0,
     seed: flags.seed,
-    padId: tokenizer?.padId ?? 0,
-    stopTokenIds: tokenizer ? [tokenizer.eosId] : [],
+    tokenizer,
+    stop: tokenizer ? 'raw' : undefined, // <|endoftext|>
     stopStrings: flags.stop,
-    decode: tokenizer && ((ids) => tokenizer.decode(ids)),
     onText: flags.json ? undefined : (_row, delta) => process.stdout.write(delta),
   });
-  process.stdout.write(flags.json ? JSON.stringify({ ids: out.ids, text: out.text }) + '\n' : '\n');
+  // "ids": every new id, the end token included.
+  process.stdout.write(flags.json ? JSON.stringify({ ids: sampledIds(out), text: out.text }) + '\n' : '\n');
 }
 
 const program = new Command('generate').description('Run a Qwen2 checkpoint (Hugging Face folder) with TensorFlow.js.');

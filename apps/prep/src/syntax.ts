@@ -3,7 +3,6 @@ import { readFimData } from '@rlhf-code/data';
 import {
   compilingCases,
   cursorInCode,
-  fimStopIds,
   fimSyntaxTrainingData,
   functionCases,
   selectFimCases,
@@ -23,7 +22,7 @@ import { initBackend, shutdownBackend, type BackendChoice } from '@rlhf-code/bac
 import { corpusDirs, isHeldOut, loadTokenizer, readCorpora } from '@rlhf-code/tokenizer';
 
 /** The flags of `prep syntax`: where the functions and the model come from, plus the sampling options. */
-export type SyntaxRunFlags = Omit<SyntaxDataOptions, 'stopIds' | 'onProgress'> & {
+export type SyntaxRunFlags = Omit<SyntaxDataOptions, 'onProgress'> & {
   model: string;
   corpus: string;
   /** Functions sampled; 0 = all. */
@@ -46,7 +45,7 @@ export async function runSyntaxData(
   const model = await Qwen2Model.load(f.model, { trainable: false });
   try {
     const tok = loadTokenizer(f.model);
-    const r = await syntaxTrainingData(model, tok, cases, { ...f, stopIds: fimStopIds(tok), onProgress }, check);
+    const r = await syntaxTrainingData(model, tok, cases, { ...f, onProgress }, check);
     return { examples: r.examples, stats: r.stats, trainFiles: corpus.train.length };
   } finally {
     model.dispose();

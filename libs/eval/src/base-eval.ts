@@ -27,9 +27,9 @@ import { FimRecord, shuffle, writeJsonl } from '@rlhf-code/data';
 import { isSequenceClassifier, Qwen2Model, readConfig, writeFileAtomic } from '@rlhf-code/model';
 import { acceptsCompletion, CompletionServerSchema, encodeServedPrompt, PromptError, showCompletion } from '@rlhf-code/online';
 import { CODE, QUOTE, checkSyntax as sandboxCheckSyntax, scanPython } from '@rlhf-code/sandbox';
-import { formatFim, loadTokenizer, SPECIAL_TOKENS, Tokenizer } from '@rlhf-code/tokenizer';
+import { formatFim, loadTokenizer, Tokenizer } from '@rlhf-code/tokenizer';
 import { evaluateLmLoss, padLmBatch, pretrainWindows, yieldToEventLoop } from '@rlhf-code/train';
-import { BatchOptions, completeBatched } from './batched';
+import { CompleteOptions, completeBatched } from './batched';
 import { share } from './metrics';
 import {
   compilingCases,
@@ -180,13 +180,6 @@ export function cursorInCode(c: FimCase): boolean | null {
   return kind === CODE || kind === QUOTE;
 }
 
-/** Ids that end a completion: every control token the tokenizer has (<|endoftext|>, the FIM markers, pad, ChatML). */
-export function fimStopIds(tok: Tokenizer): number[] {
-  return Object.values(SPECIAL_TOKENS)
-    .map((t) => tok.tokenToId(t))
-    .filter((id): id is number => id !== undefined);
-}
-
 export interface FimCompletion {
   /** Decoded completion, without the stop token. */
   text: string;
@@ -195,16 +188,6 @@ export interface FimCompletion {
   promptTokens: number;
   /** Prompt tokens dropped to fit the window. */
   truncated: number;
-}
-
-export interface CompleteOptions {
-  maxNewTokens: number;
-  /** No end token before this many tokens (the online server's completion.minTokens); default 0. */
-  minNewTokens?: number;
-  batchSize: number;
-  /** Sample instead of greedy (see BatchOptions.sampling). */
-  sampling?: BatchOptions['sampling'];
-  onProgress?: (done: number, total: number) => void;
 }
 
 /** Completion of each case, greedy unless `sampling` (completeBatched: batched with left padding, similar lengths together). */
@@ -222,7 +205,7 @@ export async function completeFim(model: Qwen2Model, tok: Tokenizer, cases: read
     model,
     tok,
     prompts.map((p) => p.ids),
-    { ...opts, stopIds: fimStopIds(tok) },
+    opts,
   );
   return done.map((d, i) => ({ ...d, promptTokens: prompts[i].ids.length, truncated: prompts[i].truncated }));
 }
@@ -462,7 +445,6 @@ export async function evaluateBase(
       const fc = await completeFunctions(model, tok, cases, {
         maxNewTokens: f.maxNewTokens,
         batchSize: opts.batchSize,
-        stopIds: fimStopIds(tok),
         onProgress: (d, t) => opts.onProgress?.('functions', d, t),
       });
       const scoredFunctions = await scoreFunctions(cases, fc, check);

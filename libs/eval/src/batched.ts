@@ -1,49 +1,38 @@
-// Batched completion of token-id prompts, greedy or sampled (the base-model figures: FIM middles and function bodies;
-// the syntax training data: sampled function bodies).
-import { generate, Qwen2Model } from '@rlhf-code/model';
-import { Tokenizer } from '@rlhf-code/tokenizer';
-import { yieldToEventLoop } from '@rlhf-code/train';
+// How the base-model figures (FIM middles, function bodies) and the syntax training data continue code: generateBatch
+// with the FIM stop set (every control token ends a completion, as the online server serves), prompts of similar
+// length batched together (less padding), greedy unless `sampling` (then top-k 0, top-p 1 and generateBatch's
+// seeding rule, so the samples do not depend on the batch size).
+import { generateBatch, Qwen2Model } from '@rlhf-code/model';
+import type { Tokenizer } from '@rlhf-code/tokenizer';
 
-export interface BatchOptions {
+export interface CompleteOptions {
   maxNewTokens: number;
-  batchSize: number;
-  /** Ids that end a completion (not part of its text). */
-  stopIds: number[];
-  /** The stop ids cannot come before this many tokens (generate's minNewTokens); default 0. */
+  /** No end token before this many tokens (the online server's completion.minTokens); default 0. */
   minNewTokens?: number;
-  /** Sample at this temperature (top-k 0, top-p 1) instead of greedy; batch b uses seed * 100003 + b. */
+  batchSize: number;
+  /** Sample at this temperature, from per-prompt streams seeded by `seed`, instead of greedy. */
   sampling?: { temperature: number; seed: number };
   onProgress?: (done: number, total: number) => void;
 }
 
-/**
- * Continue each prompt, `batchSize` at a time with left padding. Prompts of similar length go in one batch (less
- * padding, i.e. wasted compute; a stable sort, so equal prompts keep their order); the results come back in input
- * order. `stopped`: ended by a stop id (else cut at maxNewTokens); `text` excludes the stop id.
- */
+/** Each prompt's completion, in input order. `stopped`: ended by a stop token (else cut at maxNewTokens); `text` excludes it. */
 export async function completeBatched(
   model: Qwen2Model,
   tok: Tokenizer,
   prompts: readonly (readonly number[])[],
-  opts: BatchOptions,
+  opts: CompleteOptions,
 ): Promise<{ text: string; stopped: boolean }[]> {
-  const order = prompts.map((_, i) => i).sort((a, b) => prompts[a].length - prompts[b].length);
-  const out: { text: string; stopped: boolean }[] = new Array(prompts.length);
-  for (let s = 0, b = 0; s < order.length; s += opts.batchSize, b++) {
-    const batch = order.slice(s, s + opts.batchSize);
-    const decoding = opts.sampling
-      ? { temperature: opts.sampling.temperature, topK: 0, topP: 1, seed: opts.sampling.seed * 100_003 + b } // one stream per batch: the same flags give the same samples
-      : { greedy: true };
-    const gens = await generate(
-      model,
-      batch.map((i) => prompts[i].slice()),
-      { maxNewTokens: opts.maxNewTokens, minNewTokens: opts.minNewTokens, ...decoding, padId: tok.padId, stopTokenIds: opts.stopIds, beforeStep: yieldToEventLoop },
-    );
-    gens.forEach((g, k) => {
-      const stopped = g.finishReason === 'stop';
-      out[batch[k]] = { text: tok.decode(stopped ? g.ids.slice(0, -1) : g.ids), stopped };
-    });
-    opts.onProgress?.(Math.min(s + opts.batchSize, order.length), order.length);
-  }
-  return out;
+  const { sampling } = opts;
+  let done = 0;
+  const out = await generateBatch(model, prompts, {
+    maxNewTokens: opts.maxNewTokens,
+    minNewTokens: opts.minNewTokens,
+    batchSize: opts.batchSize,
+    byLength: true,
+    tokenizer: tok,
+    stop: 'fim',
+    ...(sampling ? { temperature: sampling.temperature, topK: 0, topP: 1, seed: sampling.seed } : { greedy: true }),
+    onBatch: (rows) => opts.onProgress?.((done += rows.length), prompts.length),
+  });
+  return out.map((c) => ({ text: c.text, stopped: c.stopId !== null }));
 }

@@ -3,22 +3,22 @@
 // differences against the SFT model.
 //
 // One model is in memory at a time (a real 1.5B checkpoint is 6 GB in float32):
-//   1. per model and decoding pass (sampled, greedy): generate (batched) -> its code goes to the sandbox at once,
-//      batch by batch, so python runs while the next batch generates; if KL is wanted, the model's own log-probs of
-//      its responses (at the pass's temperature).
+//   1. per model and decoding pass (sampled, greedy): generate (generateBatch, `batchSize` prompts at a time, stopping
+//      at the template's end token) -> its code goes to the sandbox at once, batch by batch, so python runs while the
+//      next batch generates; if KL is wanted, the model's own log-probs of its responses (at the pass's temperature;
+//      libs/rl's responseLogProbs, the teacher-forced log-probs PPO trains with).
 //   2. the KL reference (SFT) model: its log-probs of every other model's responses, at the same temperature.
 //   3. the reward model: a score for every (prompt, response).
 import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
-import { isSequenceClassifier, Qwen2Model, readConfig, RewardModel } from '@rlhf-code/model';
-import { encodePair, loadTokenizer, Tokenizer } from '@rlhf-code/tokenizer';
+import { Completion, generateBatch, isSequenceClassifier, Qwen2Model, readConfig, RewardModel, sampledIds } from '@rlhf-code/model';
+import { responseLogProbs } from '@rlhf-code/rl';
+import { encodePair, encodePrompt, loadTokenizer, PromptTemplate, Tokenizer } from '@rlhf-code/tokenizer';
 import type { EvalProblem } from './data';
 import type { CodeExecutor, TestOutcome } from './executor';
-import { responseLogProbs } from './logprobs';
 import { calledFunctions, compareModels, definesCalledFunctions, MetricKey, ModelMetrics, ModelSummary, ProblemOutcome, sequenceLogRatio, summarize } from './metrics';
 import type { KlReference, NamedModel } from './models-flag';
-import { DecodingOptions, generateResponses, Response, sampledIds } from './responses';
 import type { PairedDiff } from '@rlhf-code/stats';
 
 /** Responses sampled per problem by default: enough that per-problem means are not all 0 or 1. */
@@ -26,7 +26,15 @@ export const DEFAULT_EVAL_SAMPLES = 4;
 /** PPO's default sampling temperature (apps/ppo --temperature), so the evaluation sees what PPO optimised. */
 export const DEFAULT_EVAL_TEMPERATURE = 0.7;
 
-export interface EvalOptions extends Omit<DecodingOptions, 'greedy'> {
+export interface EvalOptions {
+  maxNewTokens: number;
+  /** Prompts generated together (and rows scored together for KL and the reward model). */
+  batchSize: number;
+  /** Sampling temperature (top-k 0, top-p 1). */
+  temperature: number;
+  /** Seeds generateBatch's root stream afresh for every model: answer k of every model is drawn from the same stream. */
+  seed: number;
+  template: PromptTemplate;
   /** Answers per problem sampled at `temperature` (0: greedy only). */
   samples: number;
   /** Also one greedy answer per problem, reported beside the sampled ones. */
@@ -98,6 +106,9 @@ export interface EvalResult {
   timings: ModelTiming[];
 }
 
+/** A response: generateBatch's completion and the prompt ids as fed to the model (cut from the left to fit the window). */
+type Response = Completion & { promptIds: number[] };
+
 /** One decoding pass of one model: problem-major responses (problem i's answers at i * perProblem ...). */
 interface PassRun {
   decoding: 'sampled' | 'greedy';
@@ -158,6 +169,9 @@ export async function evaluate(opts: EvalOptions): Promise<EvalResult> {
     ...(opts.greedy ? [{ decoding: 'greedy' as const, perProblem: 1, temperature: 1 }] : []),
   ];
   const total = passes.reduce((n, p) => n + p.perProblem * problems.length, 0);
+  /** A model's log-probs of every token a pass sampled (the end token included) at the pass's temperature: KL's terms. */
+  const logProbs = (model: Qwen2Model, padId: number, p: PassRun) =>
+    responseLogProbs(model, p.responses.map((r) => r.promptIds), p.responses.map(sampledIds), { temperature: p.temperature, padId, chunkSize: opts.batchSize });
   const called = problems.map((p) => calledFunctions(p.tests, p.setup));
   const runs: ModelRun[] = [];
 
@@ -168,30 +182,41 @@ export async function evaluate(opts: EvalOptions): Promise<EvalResult> {
     const model = await Qwen2Model.load(dir, { trainable: false });
     try {
       const tok = loadModelTokenizer(name, dir, model.config.vocab_size);
+      // Each problem's prompt ids, cut from the left when the prompt + maxNewTokens exceed the context window.
+      const maxPrompt = Math.max(1, model.config.max_position_embeddings - opts.maxNewTokens);
+      const prompts = problems.map((q) => encodePrompt(tok, q.prompt, opts.template).slice(-maxPrompt));
       const run: ModelRun = { name, passes: [], tokenizerHash: tokenizerHash(dir), generateSeconds: 0, testStart: 0, testEnd: 0 };
       opts.onProgress?.({ stage: 'generate', model: name, done: 0, total });
       let done = 0;
       for (const pass of passes) {
         const p: PassRun = { ...pass, responses: [], tests: [], syntaxOk: Promise.resolve([]), ownLogProbs: null };
         const problemOf = (k: number) => problems[Math.floor(k / pass.perProblem)];
-        const onBatch = (start: number, batch: Response[]) => {
+        const onBatch = (indices: readonly number[], batch: readonly Completion[]) => {
           if (run.testStart === 0) run.testStart = performance.now();
           batch.forEach((r, i) => {
-            const problem = problemOf(start + i);
-            p.tests.push(settle(executor.runTests(r.text, problem.tests, problem.setup).finally(() => (run.testEnd = performance.now()))));
+            const problem = problemOf(indices[i]);
+            p.tests[indices[i]] = settle(executor.runTests(r.text, problem.tests, problem.setup).finally(() => (run.testEnd = performance.now())));
           });
           done += batch.length;
           opts.onProgress?.({ stage: 'generate', model: name, done, total });
         };
-        const prompts = problems.flatMap((q) => new Array<string>(pass.perProblem).fill(q.prompt));
-        const decoding = { ...opts, greedy: pass.decoding === 'greedy', temperature: pass.temperature };
-        p.responses = await generateResponses(model, tok, prompts, decoding, onBatch);
+        const rows = prompts.flatMap((ids) => new Array<number[]>(pass.perProblem).fill(ids));
+        const completions = await generateBatch(model, rows, {
+          maxNewTokens: opts.maxNewTokens,
+          batchSize: opts.batchSize,
+          tokenizer: tok,
+          stop: opts.template,
+          greedy: pass.decoding === 'greedy',
+          temperature: pass.temperature,
+          topK: 0,
+          topP: 1,
+          seed: opts.seed,
+          onBatch,
+        });
+        p.responses = completions.map((c, k) => ({ ...c, promptIds: rows[k] }));
         const texts = p.responses.map((r) => r.text);
         p.syntaxOk = settle(executor.checkSyntax(texts).then((ok) => ok.map((v, i) => v && !isBlank(texts[i]))));
-        if (ref !== null && ref.name !== name) {
-          const rows = p.responses.map((r) => ({ prompt: r.promptIds, response: sampledIds(r) }));
-          p.ownLogProbs = responseLogProbs(model, rows, tok.padId, opts.batchSize, pass.temperature);
-        }
+        if (ref !== null && ref.name !== name) p.ownLogProbs = logProbs(model, tok.padId, p);
         run.passes.push(p);
       }
       run.generateSeconds = seconds(t0);
@@ -217,10 +242,9 @@ export async function evaluate(opts: EvalOptions): Promise<EvalResult> {
         opts.onProgress?.({ stage: 'kl', model: run.name, done: 0, total });
         let done = 0;
         for (const p of run.passes) {
-          const rows = p.responses.map((r) => ({ prompt: r.promptIds, response: sampledIds(r) }));
-          const refLp = responseLogProbs(refModel, rows, refTok.padId, opts.batchSize, p.temperature);
+          const refLp = logProbs(refModel, refTok.padId, p);
           logRatios.set(p, refLp.map((lp, i) => sequenceLogRatio(p.ownLogProbs![i], lp)));
-          done += rows.length;
+          done += p.responses.length;
           opts.onProgress?.({ stage: 'kl', model: run.name, done, total });
         }
       }

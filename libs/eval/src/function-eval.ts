@@ -15,7 +15,7 @@
 import { CorpusFile, Tokenizer } from '@rlhf-code/tokenizer';
 import { Qwen2Model } from '@rlhf-code/model';
 import { shuffle } from '@rlhf-code/data';
-import { BatchOptions, completeBatched } from './batched';
+import { CompleteOptions, completeBatched } from './batched';
 import { share } from './metrics';
 
 export const FUNCTION_METRIC_DESCRIPTIONS: Record<string, string> = {
@@ -150,7 +150,7 @@ export interface FunctionCompletion {
 }
 
 /** Continuation of each prompt (cut from the left to fit the window; completeBatched, greedy unless opts.sampling). */
-export async function completeFunctions(model: Qwen2Model, tok: Tokenizer, cases: readonly FunctionCase[], opts: BatchOptions): Promise<FunctionCompletion[]> {
+export async function completeFunctions(model: Qwen2Model, tok: Tokenizer, cases: readonly FunctionCase[], opts: CompleteOptions): Promise<FunctionCompletion[]> {
   const maxPrompt = model.config.max_position_embeddings - opts.maxNewTokens;
   if (maxPrompt < 1) throw new Error(`--function-max-new-tokens ${opts.maxNewTokens} leaves no room for a prompt in the model's window (${model.config.max_position_embeddings})`);
   const prompts = cases.map((c) => {

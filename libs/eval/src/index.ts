@@ -19,8 +19,6 @@ export { sandboxExecutor, type CodeExecutor } from './executor';
 export { readEvalProblems, EvalRecordSchema, DEFAULT_EVAL_DATA, type EvalProblem } from './data';
 export { parseModelsFlag, checkModelDirs, resolveKlReference, ModelsFlagError, type NamedModel, type KlReference } from './models-flag';
 export { summarize, compareModels, distinctN, mean, rate, sequenceLogRatio, METRIC_KEYS, type MetricKey, type ModelMetrics, type ProblemOutcome } from './metrics';
-export { generateResponses, sampledIds, type DecodingOptions, type Response } from './responses';
-export { responseLogProbs, type ScoredSequence } from './logprobs';
 export { formatTable, formatMarkdown, METRIC_DESCRIPTIONS, type ReportSettings } from './report';
 export { chartSpec, chartRows, heldOutRows, heldOutSpec, renderSvg, HELDOUT_CURVES, RATE_METRICS, type ChartRow, type HeldOutRow } from './chart';
 export { writeEvalOutputs, OUTPUT_FILES } from './write';
@@ -33,7 +31,6 @@ export {
   withFileContext,
   cursorInCode,
   defaultSeqLen,
-  fimStopIds,
   syntaxChecker,
   firstNonEmptyLine,
   firstLineExact,
@@ -50,12 +47,12 @@ export {
   type LossOptions,
   type FimCase,
   type FimCompletion,
-  type CompleteOptions,
   type FimOutcome,
   type FimFigures,
   type FimSample,
   type SyntaxChecker,
 } from './base-eval';
+export type { CompleteOptions } from './batched';
 export {
   functionCases,
   selectFunctionCases,

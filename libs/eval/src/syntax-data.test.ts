@@ -7,7 +7,6 @@ import { Qwen2Model } from '@rlhf-code/model';
 import { initBackend } from '@rlhf-code/backend';
 import { checkSyntax } from '@rlhf-code/sandbox';
 import { loadTokenizer, Tokenizer } from '@rlhf-code/tokenizer';
-import { fimStopIds } from './base-eval';
 import { functionCases } from './function-eval';
 import { cutPrompt, cutSuffix, fimSyntaxTrainingData, judgeFimSamples, judgeSamples, maxLineRepeat, pickBest, SyntaxCandidate, syntaxExample, syntaxTrainingData, tokenF1 } from './syntax-data';
 import { FimCase, withFileContext } from './base-eval';
@@ -135,7 +134,7 @@ describe('cutPrompt and syntaxTrainingData on a tiny random model', () => {
       seen.push(...codes);
       return codes.map(() => true);
     };
-    const r = await syntaxTrainingData(model, tok, cases, { ...opts, stopIds: fimStopIds(tok) }, check);
+    const r = await syntaxTrainingData(model, tok, cases, opts, check);
     expect(r.candidates.map((c) => c.length)).toEqual([3, 3]);
     expect(seen).toHaveLength(6);
     seen.forEach((code) => expect(code.startsWith('def get(') || code.startsWith('def put(')).toBe(true)); // dedented head + body
@@ -155,18 +154,21 @@ describe('cutPrompt and syntaxTrainingData on a tiny random model', () => {
     }
 
     // Seeded: the same flags give the same samples; another seed other samples.
-    const again = await syntaxTrainingData(model, tok, cases, { ...opts, stopIds: fimStopIds(tok) }, check);
+    const again = await syntaxTrainingData(model, tok, cases, opts, check);
     expect(again.candidates).toEqual(r.candidates);
-    const other = await syntaxTrainingData(model, tok, cases, { ...opts, seed: 5, stopIds: fimStopIds(tok) }, check);
+    // ... whatever the batch size (each sample has its own random stream).
+    const alone = await syntaxTrainingData(model, tok, cases, { ...opts, batchSize: 1 }, check);
+    expect(alone.candidates).toEqual(r.candidates);
+    const other = await syntaxTrainingData(model, tok, cases, { ...opts, seed: 5 }, check);
     expect(flat.every((x) => x.text.length > 0)).toBe(true);
     expect(other.candidates.flat().map((x) => x.text)).not.toEqual(flat.map((x) => x.text));
   });
 
   it('refuses a token budget that leaves no room for a prompt, and an empty case list', async () => {
-    await expect(syntaxTrainingData(model, tok, cases, { ...opts, maxNewTokens: 512, stopIds: [] }, async (c) => c.map(() => true))).rejects.toThrow(
+    await expect(syntaxTrainingData(model, tok, cases, { ...opts, maxNewTokens: 512 }, async (c) => c.map(() => true))).rejects.toThrow(
       "max new tokens 512 leaves no room for a prompt in the model's window (512)",
     );
-    await expect(syntaxTrainingData(model, tok, [], { ...opts, stopIds: [] }, async (c) => c.map(() => true))).rejects.toThrow('no functions to sample');
+    await expect(syntaxTrainingData(model, tok, [], opts, async (c) => c.map(() => true))).rejects.toThrow('no functions to sample');
   });
 });
 

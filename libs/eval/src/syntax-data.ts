@@ -37,8 +37,6 @@ export interface SyntaxDataOptions {
   fimRate: number;
   /** FIM examples: the suffix is cut to its first this many tokens. */
   maxSuffixTokens: number;
-  /** Ids that end a completion (the end token and the FIM tokens). */
-  stopIds: number[];
   seed: number;
   onProgress?: (done: number, total: number) => void;
 }

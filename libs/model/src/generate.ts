@@ -1,9 +1,10 @@
-// Autoregressive generation with a KV cache: batched prompts (left padded), greedy or sampled tokens,
+// Autoregressive generation with a KV cache: one batch of prompts (left padded), greedy or sampled tokens,
 // stop token ids and stop strings, per-token log-probs of the chosen tokens, optional streaming.
+// The low-level decoder: callers go through generateBatch (generate-batch.ts), which batches, seeds and names stop sets.
 import * as tf from '@tensorflow/tfjs';
 import { KVCache } from './kv-cache';
 import { Qwen2Model } from './model';
-import { createRng, Rng, sampleToken, SamplingOptions } from './sampling';
+import { Rng, sampleToken, SamplingOptions } from './sampling';
 
 export interface GenerateOptions extends SamplingOptions {
   maxNewTokens: number;
@@ -17,9 +18,8 @@ export interface GenerateOptions extends SamplingOptions {
   stopStrings?: string[];
   /** Turns ids into text; required for `text`, stop strings and streaming. */
   decode?: (ids: number[]) => string;
-  seed?: number;
-  /** A caller-owned RNG (e.g. restored from a checkpoint); overrides `seed`. */
-  rng?: Rng;
+  /** One random stream per row (required unless greedy): row b's tokens are drawn from rngs[b] alone. */
+  rngs?: readonly Rng[];
   /** Called with each row's newly final text as it is generated (never a partial stop string). */
   onText?: (row: number, delta: string) => void;
   /** Called before every decoding step; an async hook lets a server swap weights between steps. */
@@ -62,7 +62,7 @@ class RowState {
 }
 
 /** Generate a continuation for each prompt (token ids). Rows finish independently. */
-export async function generate(model: Qwen2Model, prompts: number[][], opts: GenerateOptions): Promise<Generation[]> {
+export async function generate(model: Qwen2Model, prompts: readonly (readonly number[])[], opts: GenerateOptions): Promise<Generation[]> {
   if (prompts.length === 0) return [];
   if (prompts.some((p) => p.length === 0)) throw new Error('generate: every prompt needs at least one token');
   if (!(opts.maxNewTokens >= 0)) throw new Error(`generate: maxNewTokens must be >= 0, got ${opts.maxNewTokens}`);
@@ -71,8 +71,8 @@ export async function generate(model: Qwen2Model, prompts: number[][], opts: Gen
   const stops = (opts.stopStrings ?? []).filter((s) => s.length > 0);
   if ((stops.length > 0 || opts.onText) && !opts.decode) throw new Error('generate: stop strings and streaming need `decode`');
   const stopIds = new Set(opts.stopTokenIds ?? []);
-  const rng = opts.rng ?? (opts.greedy ? undefined : createRng(opts.seed ?? 0));
   const B = prompts.length;
+  if (opts.rngs && opts.rngs.length !== B) throw new Error(`generate: ${B} prompts need ${B} random streams, got ${opts.rngs.length}`);
   const T = Math.max(...prompts.map((p) => p.length));
   const rows = prompts.map(() => new RowState());
 
@@ -111,7 +111,7 @@ export async function generate(model: Qwen2Model, prompts: number[][], opts: Gen
         const rowLogits = host.subarray(b * V, (b + 1) * V);
         // min_new_tokens: the stop ids are masked out, so the token and its log-prob come from the renormalised rest.
         if (row.ids.length < minNew) for (const id of stopIds) rowLogits[id] = -Infinity;
-        const { token, logprob } = sampleToken(rowLogits, opts, rng);
+        const { token, logprob } = sampleToken(rowLogits, opts, opts.rngs?.[b]);
         row.ids.push(token);
         row.logprobs.push(logprob);
         next[b] = token;

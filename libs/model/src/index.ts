@@ -1,4 +1,5 @@
-// @rlhf-code/model: the Qwen2 architecture on TensorFlow.js and its checkpoints (the backend is @rlhf-code/backend).
+// @rlhf-code/model: the Qwen2 architecture on TensorFlow.js, its checkpoints, and generation (generateBatch: the one
+// entry point for continuing prompts). The backend is @rlhf-code/backend; stop sets come from @rlhf-code/tokenizer.
 export { parseConfig, readConfig, writeConfig, makeConfig, headDim, expectedParameterShapes, isSequenceClassifier, numLabels } from './config';
 export type { Qwen2Config, Qwen2ConfigInput } from './config';
 export { readSafetensors, readSafetensorsHeader, writeSafetensors, writeFileAtomic } from './safetensors';
@@ -21,7 +22,8 @@ export type { ForwardOptions, LoadOptions } from './model';
 export { KVCache } from './kv-cache';
 export { ScalarHead, lastTokenIndex, gatherLastToken } from './heads';
 export { RewardModel } from './reward';
-export { generate } from './generate';
-export type { GenerateOptions, Generation, FinishReason } from './generate';
+export type { FinishReason } from './generate';
+export { generateBatch, sampledIds } from './generate-batch';
+export type { GenerateBatchOptions, Completion } from './generate-batch';
 export { createRng, sampleToken } from './sampling';
 export type { Rng, SamplingOptions } from './sampling';

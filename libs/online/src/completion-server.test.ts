@@ -1,11 +1,11 @@
 import type { AddressInfo } from 'net';
 import type { FastifyInstance } from 'fastify';
-import { generate, Qwen2Model } from '@rlhf-code/model';
+import { generateBatch, Qwen2Model, sampledIds } from '@rlhf-code/model';
 import { initBackend } from '@rlhf-code/backend';
 import { promoteToken } from '@rlhf-code/model/testing';
 import { loadTokenizer, formatFim, type Tokenizer } from '@rlhf-code/tokenizer';
 import { ArmRouter } from './arms';
-import { buildCompletionServer, END_TOKENS } from './completion-server';
+import { buildCompletionServer } from './completion-server';
 import { CompletionServerSchema } from './config';
 import { CONTINUE_STOP_STRINGS } from './continue-client';
 import { PolicyHolder } from './policy';
@@ -26,6 +26,9 @@ let base: string;
 const served: { rec: ServedRecord; text: string }[] = [];
 
 const PROMPT = formatFim('def add(a, b):\n    return ', '\n\nprint(add(1, 2))\n');
+/** Control tokens that end a served completion (the stop set 'fim'), named here independently of the server. */
+const END_TOKENS = ['<|endoftext|>', '<|fim_prefix|>', '<|fim_middle|>', '<|fim_suffix|>', '<|fim_pad|>', '<|repo_name|>', '<|file_sep|>', '<|im_start|>', '<|im_end|>'];
+const endIds = () => END_TOKENS.map((t) => tok.tokenToId(t)!);
 
 beforeAll(async () => {
   const dir = await makeTinyModelDir(1);
@@ -56,14 +59,7 @@ afterAll(async () => {
 
 /** The greedy continuation the tiny model itself produces for PROMPT (reference for the server's answers). */
 async function reference(model: Qwen2Model, maxNewTokens: number, stop: string[] = []) {
-  const [g] = await generate(model, [tok.encode(PROMPT)], {
-    maxNewTokens,
-    greedy: true,
-    padId: tok.padId,
-    stopTokenIds: END_TOKENS.map((t) => tok.tokenToId(t)!),
-    stopStrings: stop,
-    decode: (ids) => tok.decode(ids),
-  });
+  const [g] = await generateBatch(model, [tok.encode(PROMPT)], { maxNewTokens, greedy: true, tokenizer: tok, stopIds: endIds(), stopStrings: stop });
   return g;
 }
 
@@ -95,9 +91,10 @@ test('non-stream answer has the OpenAI shape, usage, id and policy version; text
   expect(res.headers.get('x-policy-version')).toBe('0');
   expect(body.choices).toEqual([{ text: ref.text, index: 0, logprobs: null, finish_reason: ref.finishReason }]);
   const promptTokens = tok.encode(PROMPT).length;
-  expect(body.usage).toEqual({ prompt_tokens: promptTokens, completion_tokens: ref.ids.length, total_tokens: promptTokens + ref.ids.length });
+  const sampled = sampledIds(ref).length;
+  expect(body.usage).toEqual({ prompt_tokens: promptTokens, completion_tokens: sampled, total_tokens: promptTokens + sampled });
   const rec = served.find((s) => s.rec.id === body.id)!;
-  expect(rec.rec).toMatchObject({ version: 0, arm: 'policy', shown: ref.text.trim() !== '', completionTokens: ref.ids.length });
+  expect(rec.rec).toMatchObject({ version: 0, arm: 'policy', shown: ref.text.trim() !== '', completionTokens: sampled });
 });
 
 test('stream: token-by-token SSE chunks, finish_reason on the last, then [DONE]; same text as non-stream', async () => {
@@ -243,23 +240,16 @@ test('API keys, when configured, are checked (401)', async () => {
 test('min_tokens: the end token cannot come first by default (config minTokens 1); min_tokens 0 serves the raw choice', async () => {
   // Make <|endoftext|> the greedy first token (in place of the current first token).
   const eot = tok.tokenToId('<|endoftext|>')!;
-  const first = (await reference(policyModel, 1)).ids[0];
+  const first = sampledIds(await reference(policyModel, 1))[0];
   const original = promoteToken(policyModel, eot, first);
   try {
     const raw = await reference(policyModel, 8);
-    expect(raw.ids).toEqual([eot]); // the model's own choice: an empty middle
+    expect(sampledIds(raw)).toEqual([eot]); // the model's own choice: an empty middle
     const silent = await jsonOf(post({ prompt: PROMPT, max_tokens: 8, temperature: 0, min_tokens: 0 }));
     expect(silent.choices[0]).toMatchObject({ text: '', finish_reason: 'stop' });
     expect(silent.usage.completion_tokens).toBe(1);
 
-    const [held] = await generate(policyModel, [tok.encode(PROMPT)], {
-      maxNewTokens: 8,
-      minNewTokens: 1,
-      greedy: true,
-      padId: tok.padId,
-      stopTokenIds: END_TOKENS.map((t) => tok.tokenToId(t)!),
-      decode: (ids) => tok.decode(ids),
-    });
+    const [held] = await generateBatch(policyModel, [tok.encode(PROMPT)], { maxNewTokens: 8, minNewTokens: 1, greedy: true, tokenizer: tok, stopIds: endIds() });
     expect(held.ids[0]).toBe(first);
     const answer = await jsonOf(post({ prompt: PROMPT, max_tokens: 8, temperature: 0 }));
     expect(answer.choices[0].text).toBe(held.text);
@@ -269,5 +259,21 @@ test('min_tokens: the end token cannot come first by default (config minTokens 1
     expect((await jsonOf(bad)).error.field).toBe('min_tokens');
   } finally {
     policyModel.assignWeights(original);
+  }
+});
+
+test("the stop set 'fim' ends the served completion at any FIM control token, not only <|endoftext|>", async () => {
+  const first = sampledIds(await reference(policyModel, 1))[0];
+  for (const name of ['<|file_sep|>', '<|fim_middle|>', '<|im_end|>']) {
+    // Make the control token the greedy first choice: the server must stop there and show nothing.
+    const id = tok.tokenToId(name)!;
+    const original = promoteToken(policyModel, id, first);
+    try {
+      const body = await jsonOf(post({ prompt: PROMPT, max_tokens: 8, temperature: 0, min_tokens: 0 }));
+      expect(body.choices[0]).toMatchObject({ text: '', finish_reason: 'stop' });
+      expect(body.usage.completion_tokens).toBe(1);
+    } finally {
+      policyModel.assignWeights(original);
+    }
   }
 });

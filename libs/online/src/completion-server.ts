@@ -10,12 +10,14 @@
 // Every answer carries the completion id (`id`, header x-completion-id) and the policy version that produced it
 // (`policy_version`, header x-policy-version; every stream chunk carries the version of the step that produced it),
 // and the A/B arm (`arm`). Generation ends at max_tokens (capped by config), a stop string, or a control token that
-// ends a completion (END_TOKENS: <|endoftext|>, <|fim_*|>, <|file_sep|>, ...); the control tokens cannot be chosen
-// before min_tokens (vLLM's extension; default config minTokens, 1). Unknown request fields are ignored.
+// ends a completion (the stop set 'fim': <|endoftext|>, <|fim_*|>, <|file_sep|>, ...); the control tokens cannot be
+// chosen before min_tokens (vLLM's extension; default config minTokens, 1). Unknown request fields are ignored.
+// Sampling follows generateBatch's seeding rule: the request's seed (or `${seed}:${counter}`) seeds the root stream,
+// which gives each choice a stream of its own.
 import { randomUUID } from 'crypto';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { z } from 'zod';
-import { createRng, generate, type Generation, type Qwen2Model } from '@rlhf-code/model';
+import { generateBatch, sampledIds, type Completion, type Qwen2Model } from '@rlhf-code/model';
 import type { Tokenizer } from '@rlhf-code/tokenizer';
 import type { ArmRouter } from './arms';
 import type { CompletionServerSchema } from './config';
@@ -24,19 +26,6 @@ import { encodeServedPrompt, PromptError } from './fim-prompt';
 import { bearerToken, errorBody, installJsonHandling, sendError } from './http';
 import type { PolicyHolder } from './policy';
 import { hashPrompt, type ServedRecord } from './stats';
-
-/** Control tokens that end a completion (the token forms of Continue's stop strings); never part of the text. */
-export const END_TOKENS: readonly string[] = [
-  '<|endoftext|>',
-  '<|fim_prefix|>',
-  '<|fim_middle|>',
-  '<|fim_suffix|>',
-  '<|fim_pad|>',
-  '<|repo_name|>',
-  '<|file_sep|>',
-  '<|im_start|>',
-  '<|im_end|>',
-];
 
 const nullable = <T extends z.ZodType>(t: T) => t.nullish();
 
@@ -63,7 +52,7 @@ export interface CompletionServerOptions {
   /** The frozen starting model (arm "start"). */
   start: Qwen2Model;
   router: ArmRouter;
-  /** Seed of sampling for requests without one (each request gets its own stream: `${seed}:${counter}`). */
+  /** Seed of sampling for requests without one (each request seeds generateBatch's root stream with `${seed}:${counter}`). */
   seed?: number;
   /** Called once per finished (not aborted) choice, after the answer is sent. */
   onServed?: (record: ServedRecord, prompt: string, text: string) => void | Promise<void>;
@@ -91,7 +80,6 @@ export function buildCompletionServer(opts: CompletionServerOptions): FastifyIns
   installJsonHandling(app);
   const window = config.contextWindow ?? opts.policy.model.config.max_position_embeddings;
   let counter = 0;
-  const endIds = END_TOKENS.map((t) => tok.tokenToId(t)).filter((id): id is number => id !== undefined);
 
   if (config.apiKeys.length > 0) {
     app.addHook('onRequest', async (req, reply) => {
@@ -147,23 +135,21 @@ export function buildCompletionServer(opts: CompletionServerOptions): FastifyIns
   type Sampling = { temperature: number; topP: number; seed: number | string };
 
   /** Generate all choices of a job; `onText` streams pieces; `aborted` is polled between decoding steps. */
-  async function run(job: Job, stops: string[], s: Sampling, onText?: (row: number, delta: string) => void, aborted?: () => boolean): Promise<Generation[]> {
+  async function run(job: Job, stops: string[], s: Sampling, onText?: (row: number, delta: string) => void, aborted?: () => boolean): Promise<Completion[]> {
     const model = job.arm === 'policy' ? opts.policy.model : opts.start;
     const go = () =>
-      generate(
+      generateBatch(
         model,
         job.prompts.map((p) => p.ids),
         {
           maxNewTokens: job.maxTokens,
           minNewTokens: job.minTokens,
-          greedy: s.temperature === 0,
-          temperature: s.temperature === 0 ? 1 : s.temperature,
+          temperature: s.temperature, // 0: greedy
           topP: s.topP,
-          rng: createRng(s.seed),
-          padId: tok.padId,
-          stopTokenIds: endIds,
+          seed: s.seed,
+          tokenizer: tok,
+          stop: 'fim',
           stopStrings: stops,
-          decode: (ids) => tok.decode(ids),
           onText,
           beforeStep: async () => {
             if (aborted?.()) throw new Aborted();
@@ -179,7 +165,7 @@ export function buildCompletionServer(opts: CompletionServerOptions): FastifyIns
   const startVersion = (job: Job) => job.versions[0] ?? (job.arm === 'policy' ? opts.policy.version : 0);
   const distinct = (v: number[]) => [...new Set(v)];
 
-  function record(job: Job, gens: Generation[]): void {
+  function record(job: Job, gens: Completion[]): void {
     if (!opts.onServed) return;
     gens.forEach((g, i) => {
       const rec: ServedRecord = {
@@ -191,7 +177,7 @@ export function buildCompletionServer(opts: CompletionServerOptions): FastifyIns
         shown: g.text.trim() !== '',
         finishReason: g.finishReason,
         promptTokens: job.prompts[i].ids.length,
-        completionTokens: g.ids.length,
+        completionTokens: sampledIds(g).length,
         time: new Date().toISOString(),
       };
       Promise.resolve(opts.onServed!(rec, job.prompts[i].text, g.text)).catch((e) =>
@@ -200,9 +186,9 @@ export function buildCompletionServer(opts: CompletionServerOptions): FastifyIns
     });
   }
 
-  const usage = (job: Job, gens: Generation[]) => {
+  const usage = (job: Job, gens: Completion[]) => {
     const prompt = job.promptTokens;
-    const completion = gens.reduce((s, g) => s + g.ids.length, 0);
+    const completion = gens.reduce((s, g) => s + sampledIds(g).length, 0); // every sampled token, the stop token included
     return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
   };
 

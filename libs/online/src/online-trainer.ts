@@ -17,9 +17,9 @@
 // `pause()`, so the completion server keeps decoding while an update runs (inference never stops for training).
 import * as tf from '@tensorflow/tfjs';
 import type { HostTensor, Qwen2Model } from '@rlhf-code/model';
-import { clippedPolicyLoss, k3Kl, maskedMean } from '@rlhf-code/rl';
+import { clippedPolicyLoss, forwardResponses, k3Kl, layoutSequences, maskedMean } from '@rlhf-code/rl';
 import type { Tokenizer } from '@rlhf-code/tokenizer';
-import { tokenLogProbs, Trainer, yieldToEventLoop, type MicroBatch } from '@rlhf-code/train';
+import { Trainer, yieldToEventLoop, type MicroBatch } from '@rlhf-code/train';
 import type { TrainingConfig } from './config';
 import type { LoggedEvent } from './feedback-log';
 import { encodeServedPrompt } from './fim-prompt';
@@ -112,20 +112,12 @@ export class OnlineTrainer {
   }
 
   /**
-   * log p(completion tokens | prompt) under `model`: [1, C] (differentiable when called under a gradient tape).
-   * Only the C positions that predict completion tokens go through the LM head.
+   * log p(completion tokens | prompt) under `model` at temperature 1: [1, C] (differentiable when called under a
+   * gradient tape), by libs/rl's forwardResponses, so only the C positions that predict completion tokens go through
+   * the LM head. One row is never padded, so the pad id is never used.
    */
   static completionLogProbs(model: Qwen2Model, s: TrainingSample): tf.Tensor2D {
-    return tf.tidy(() => {
-      const ids = [...s.promptIds, ...s.completionIds];
-      const P = s.promptIds.length;
-      const C = s.completionIds.length;
-      const hidden = model.forward(tf.tensor2d([ids], [1, ids.length], 'int32')); // [1, T, D]
-      const D = hidden.shape[2];
-      const h = tf.reshape(tf.slice(hidden, [0, P - 1, 0], [1, C, D]), [C, D]) as tf.Tensor2D; // predicts tokens P..T-1
-      const logits = model.lmHead(h); // [C, V]
-      return tf.reshape(tokenLogProbs(logits, tf.tensor1d(s.completionIds, 'int32')), [1, C]) as tf.Tensor2D;
-    });
+    return forwardResponses(model, layoutSequences([s.promptIds], [s.completionIds], 0), { temperature: 1 }).logprobs;
   }
 
   private async logProbsOf(model: Qwen2Model, samples: TrainingSample[]): Promise<Float32Array[]> {

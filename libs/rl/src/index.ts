@@ -20,7 +20,7 @@ export {
 export { groupAdvantages, type GroupAdvantageOptions, type GroupAdvantages } from './grpo';
 export { METRICS, MetricMeans, mean, std, rolloutMetrics, type MetricRecord, type RolloutSummary } from './metrics';
 export { layoutSequences, selectRows, takeRows, sampleResponses, type SequenceBatch, type SampleOptions, type Responses } from './rollout';
-export { forwardResponses, forwardResponsesToHost, type ResponseForward, type ResponseForwardOptions } from './policy-forward';
+export { forwardResponses, forwardResponsesToHost, responseLogProbs, type ResponseForward, type ResponseForwardOptions } from './policy-forward';
 export { createValueHead, valueHeadFromWeights, VALUE_HEAD_NAME, type ValueHeadSource } from './value-head';
 export { executionScorer, responseProgram, type ExecPrompt } from './execution-scorer';
 export { combineScorers, rewardModelScorer, type RolloutSample, type Scorer, type ScoreResult, type CombinedScorer } from './scorers';

@@ -3,7 +3,7 @@
 // Each trained policy is then measured on held-out prompts it never trained on, k samples per prompt, against the
 // untouched reference with the evaluation's paired statistics (libs/eval: per-prompt difference, SE, 95% t interval).
 // The learnable reward must show a gain beyond noise; the noise reward must not.
-import { createRng, generate, Qwen2Model } from '@rlhf-code/model';
+import { createRng, generateBatch, Qwen2Model } from '@rlhf-code/model';
 import { paired, type PairedDiff } from '@rlhf-code/stats';
 import { PpoConfig, PpoPrompt, PpoTrainer } from './ppo-trainer';
 import { combineScorers, Scorer } from './scorers';
@@ -31,7 +31,7 @@ const config: PpoConfig = {
 async function goodRate(model: Qwen2Model): Promise<number[]> {
   const out: number[] = [];
   for (const [i, prompt] of heldOut.entries()) {
-    const gens = await generate(model, new Array(SAMPLES).fill(prompt), { maxNewTokens: 5, temperature: 1, padId: TINY_PAD, stopTokenIds: [TINY_EOS], seed: 100 + i });
+    const gens = await generateBatch(model, new Array(SAMPLES).fill(prompt), { maxNewTokens: 5, temperature: 1, padId: TINY_PAD, stopIds: [TINY_EOS], seed: 100 + i });
     out.push(gens.filter((g) => g.ids.includes(GOOD)).length / SAMPLES);
   }
   return out;

@@ -1,6 +1,6 @@
 import * as tf from '@tensorflow/tfjs';
 import { createRng, Qwen2Model, ScalarHead } from '@rlhf-code/model';
-import { forwardResponses, forwardResponsesToHost } from './policy-forward';
+import { forwardResponses, forwardResponsesToHost, responseLogProbs } from './policy-forward';
 import { layoutSequences, sampleResponses, selectRows, takeRows } from './rollout';
 import { tinyConfig, TINY_EOS, TINY_PAD } from './testing/tiny';
 import { useTestBackend } from './testing/backend';
@@ -67,6 +67,24 @@ describe('forwardResponses', () => {
     head.dispose();
   });
 
+  it('responseLogProbs: free rows (left padded in chunks) at temperature T, one number per response token, [] when empty', () => {
+    const T = 1.3;
+    const rowsP = [[5, 6, 7, 8, 9], [8], [9, 10], [3, 4]];
+    const rowsR = [[11, 12], [13, 14, 15, TINY_EOS], [], [16]];
+    const lp = responseLogProbs(model, rowsP, rowsR, { temperature: T, padId: TINY_PAD, chunkSize: 2 });
+    expect(lp.map((r) => r.length)).toEqual([2, 4, 0, 1]);
+    rowsP.forEach((p, i) => {
+      // Reference: softmax(logits / T) of one unpadded forward pass over the whole row.
+      const logits = tf.tidy(() => model.logits(tf.tensor2d([[...p, ...rowsR[i]]], undefined, 'int32')).arraySync()[0]);
+      rowsR[i].forEach((tok, t) => {
+        const z = logits[p.length - 1 + t].map((x) => x / T);
+        const lse = Math.log(z.reduce((s, x) => s + Math.exp(x), 0));
+        expect(lp[i][t]).toBeCloseTo(z[tok] - lse, 4);
+      });
+    });
+    expect(responseLogProbs(model, [[1, 2]], [[]], { temperature: T, padId: TINY_PAD })).toEqual([[]]);
+  });
+
   it('samples responses that stop at EOS and reports which did', async () => {
     const before = tf.memory().numTensors;
     const out = await sampleResponses(model, prompts, { maxNewTokens: 6, temperature: 1, padId: TINY_PAD, stopTokenIds: [TINY_EOS], rng: createRng(0), batchSize: 2 });
@@ -77,6 +95,16 @@ describe('forwardResponses', () => {
       expect(out.endedWithEos[i]).toBe(r[r.length - 1] === TINY_EOS);
       expect(r.slice(0, -1)).not.toContain(TINY_EOS);
     });
+    // generateBatch's seeding rule: the trainer's rng gives each prompt its own stream, so the batch size does not
+    // change the samples, and the rng moves on one draw per prompt.
+    const rng = createRng(0);
+    const whole = await sampleResponses(model, prompts, { maxNewTokens: 6, temperature: 1, padId: TINY_PAD, stopTokenIds: [TINY_EOS], rng });
+    expect([whole.responseIds, whole.endedWithEos]).toEqual([out.responseIds, out.endedWithEos]);
+    whole.samplerLogprobs.forEach((lp, i) => lp.forEach((x, t) => expect(x).toBeCloseTo(out.samplerLogprobs[i][t], 4)));
+    const draws = createRng(0);
+    prompts.forEach(() => draws.next());
+    expect(rng.next()).toBe(draws.next());
+    out.samplerLogprobs.forEach((lp, i) => expect(lp).toHaveLength(out.responseIds[i].length));
     expect(tf.memory().numTensors).toBe(before);
   });
 });

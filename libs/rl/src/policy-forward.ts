@@ -1,11 +1,12 @@
 // One forward pass of a causal LM over a SequenceBatch, read at the positions that predict the response:
 // per-token log-probs of the response tokens, and optionally values (a scalar head on the same hidden
-// states) and entropies. Training and rollout scoring both go through here, so the log-probs in the PPO
-// ratio are computed exactly the same way on both sides.
+// states) and entropies. The project's one teacher-forced log-prob function: PPO / GRPO training and rollout
+// scoring, the online trainer (forwardResponses, with gradients) and the evaluation's KL to the SFT model
+// (responseLogProbs) all go through here, so log-probs are computed the same way everywhere.
 import * as tf from '@tensorflow/tfjs';
 import type { Qwen2Model, ScalarHead } from '@rlhf-code/model';
 import { entropyFromLogits, tokenLogProbs } from '@rlhf-code/train';
-import { selectRows, SequenceBatch } from './rollout';
+import { layoutSequences, selectRows, SequenceBatch } from './rollout';
 
 export interface ResponseForwardOptions {
   /** Logits are divided by it, as in sampling. */
@@ -71,4 +72,27 @@ export function forwardResponsesToHost(
     tf.dispose([f.logprobs, f.values, f.entropy].filter((t): t is tf.Tensor2D => t !== undefined));
   }
   return { logprobs, values: opts.valueHead ? values : undefined, entropy: opts.entropy ? entropy : undefined };
+}
+
+/**
+ * Log-probs of free-standing prompt + response rows under `model` at `temperature`, each row as long as its response
+ * (forwardResponsesToHost on `chunkSize` rows at a time, default all). An empty response, which layoutSequences
+ * refuses, gets [] without a forward pass.
+ */
+export function responseLogProbs(
+  model: Qwen2Model,
+  promptIds: readonly number[][],
+  responseIds: readonly number[][],
+  opts: { temperature: number; padId: number; chunkSize?: number },
+): number[][] {
+  const out = responseIds.map((): number[] => []);
+  const rows = responseIds.flatMap((r, i) => (r.length > 0 ? [i] : []));
+  const chunk = opts.chunkSize && opts.chunkSize > 0 ? opts.chunkSize : rows.length;
+  for (let start = 0; start < rows.length; start += chunk) {
+    const part = rows.slice(start, start + chunk);
+    const batch = layoutSequences(part.map((i) => promptIds[i]), part.map((i) => responseIds[i]), opts.padId);
+    const { logprobs } = forwardResponsesToHost(model, batch, { temperature: opts.temperature, padId: opts.padId }); // [part][R]
+    part.forEach((i, k) => (out[i] = logprobs[k].slice(0, responseIds[i].length)));
+  }
+  return out;
 }

@@ -5,7 +5,7 @@
 //   attention [B, P + R]    0  ...  0  1  1  1 |  1  1  1  1   0   0
 // Position P - 1 + t predicts response token t, so the response's log-probs (and values) are read at
 // positions P - 1 .. P + R - 2. Positions follow cumsum(attention) - 1, so padding shifts nothing.
-import { generate, Qwen2Model, Rng } from '@rlhf-code/model';
+import { generateBatch, Qwen2Model, Rng, sampledIds } from '@rlhf-code/model';
 
 export interface SequenceBatch {
   promptIds: number[][];
@@ -71,6 +71,7 @@ export interface SampleOptions {
   padId: number;
   /** Generation ends after one of these; a response that ends with one "ended with EOS". */
   stopTokenIds: number[];
+  /** The root stream of generateBatch's seeding rule (one draw per prompt); caller-owned so a run can save it. */
   rng: Rng;
   /** Prompts generated together (memory of the KV cache); default all. */
   batchSize?: number;
@@ -86,27 +87,23 @@ export interface Responses {
 /**
  * Pure sampling from softmax(logits / temperature): no top-k, no top-p, so that the log-probs computed for
  * training describe the distribution the tokens were really drawn from (else the KL estimate turns negative).
+ * `rng` is generateBatch's root stream: it moves on one draw per prompt, and each prompt samples from its own stream.
  */
 export async function sampleResponses(policy: Qwen2Model, prompts: readonly number[][], o: SampleOptions): Promise<Responses> {
   if (!(o.maxNewTokens >= 1)) throw new Error(`sampleResponses: maxNewTokens must be >= 1, got ${o.maxNewTokens}`);
-  const stops = new Set(o.stopTokenIds);
-  const chunk = o.batchSize && o.batchSize > 0 ? o.batchSize : prompts.length;
-  const out: Responses = { responseIds: [], endedWithEos: [], samplerLogprobs: [] };
-  for (let i = 0; i < prompts.length; i += chunk) {
-    const gens = await generate(policy, prompts.slice(i, i + chunk), {
-      maxNewTokens: o.maxNewTokens,
-      temperature: o.temperature,
-      topK: 0,
-      topP: 1,
-      padId: o.padId,
-      stopTokenIds: o.stopTokenIds,
-      rng: o.rng,
-    });
-    for (const g of gens) {
-      out.responseIds.push(g.ids);
-      out.samplerLogprobs.push(g.logprobs);
-      out.endedWithEos.push(g.ids.length > 0 && stops.has(g.ids[g.ids.length - 1]));
-    }
-  }
-  return out;
+  const done = await generateBatch(policy, prompts, {
+    maxNewTokens: o.maxNewTokens,
+    temperature: o.temperature,
+    topK: 0,
+    topP: 1,
+    padId: o.padId,
+    stopIds: o.stopTokenIds,
+    rng: o.rng,
+    batchSize: o.batchSize && o.batchSize > 0 ? o.batchSize : undefined,
+  });
+  return {
+    responseIds: done.map(sampledIds),
+    endedWithEos: done.map((c) => c.stopId !== null),
+    samplerLogprobs: done.map((c) => c.logprobs),
+  };
 }

@@ -1,4 +1,4 @@
-export { SPECIAL_TOKENS, REQUIRED_TOKENS, PAD_CANDIDATES } from './special-tokens';
+export { SPECIAL_TOKENS, REQUIRED_TOKENS, PAD_CANDIDATES, FIM_STOP_TOKENS } from './special-tokens';
 export {
   Tokenizer,
   loadTokenizer,
@@ -46,6 +46,8 @@ export {
   endTokenId,
   stopTokenIds,
   PROMPT_TEMPLATES,
+  STOP_SETS,
   type PromptTemplate,
+  type StopSet,
   type PairOptions,
 } from './pair';

@@ -24,6 +24,14 @@ describe('prompt/response pairs', () => {
     expect(stopTokenIds(tok, 'raw')).toEqual([tok.eosId]);
   });
 
+  it("stop set 'fim': every control token that ends a FIM completion, by name", () => {
+    const names = ['<|endoftext|>', '<|fim_prefix|>', '<|fim_middle|>', '<|fim_suffix|>', '<|fim_pad|>', '<|repo_name|>', '<|file_sep|>', '<|im_start|>', '<|im_end|>'];
+    const ids = stopTokenIds(tok, 'fim');
+    expect(ids).toEqual(names.map((n) => tok.tokenToId(n)));
+    expect(ids).toEqual(expect.arrayContaining([tok.eosId, tok.fim.prefix, tok.fim.middle, tok.fim.suffix, tok.chat.imEnd]));
+    expect(new Set(ids).size).toBe(names.length);
+  });
+
   it('control-token text in user data stays plain text', () => {
     const ids = encodePrompt(tok, 'x <|endoftext|> y');
     expect(ids).not.toContain(tok.eosId);

@@ -6,6 +6,7 @@
 // with <|endoftext|>; 'chat' wraps the prompt in one ChatML user turn and ends the answer with <|im_end|>,
 // the format of instruct checkpoints such as Qwen2.5-Coder-Instruct.
 import { encodeChat } from './chat';
+import { FIM_STOP_TOKENS } from './special-tokens';
 import type { Tokenizer } from './tokenizer';
 
 export type PromptTemplate = 'raw' | 'chat';
@@ -20,9 +21,17 @@ export function endTokenId(tok: Tokenizer, template: PromptTemplate = 'raw'): nu
   return template === 'chat' ? tok.chat.imEnd : tok.eosId;
 }
 
-/** Token ids that end generation for this template (always includes <|endoftext|>). */
-export function stopTokenIds(tok: Tokenizer, template: PromptTemplate = 'raw'): number[] {
-  return [...new Set([endTokenId(tok, template), tok.eosId])];
+/**
+ * Named sets of ids that end generation: a template's ('raw': <|endoftext|>; 'chat': <|im_end|> and <|endoftext|>), or
+ * 'fim': every control token that ends a fill-in-the-middle completion (FIM_STOP_TOKENS), as the online server serves.
+ */
+export type StopSet = PromptTemplate | 'fim';
+export const STOP_SETS: readonly StopSet[] = [...PROMPT_TEMPLATES, 'fim'];
+
+/** The ids of a stop set (always includes <|endoftext|>); 'fim' leaves out the tokens this tokenizer lacks. */
+export function stopTokenIds(tok: Tokenizer, set: StopSet = 'raw'): number[] {
+  if (set === 'fim') return FIM_STOP_TOKENS.map((t) => tok.tokenToId(t)).filter((id): id is number => id !== undefined);
+  return [...new Set([endTokenId(tok, set), tok.eosId])];
 }
 
 export interface PairOptions {

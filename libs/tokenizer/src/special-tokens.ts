@@ -30,3 +30,19 @@ export const REQUIRED_TOKENS: readonly string[] = [
 
 /** Padding candidates in order of preference. */
 export const PAD_CANDIDATES: readonly string[] = [SPECIAL_TOKENS.fimPad, SPECIAL_TOKENS.pad];
+
+/**
+ * Control tokens that end a fill-in-the-middle completion (the stop set 'fim' of stopTokenIds): end of text, the FIM
+ * and repository markers, the ChatML markers. They are the token forms of Continue's stop strings, in its order.
+ */
+export const FIM_STOP_TOKENS: readonly string[] = [
+  SPECIAL_TOKENS.endOfText,
+  SPECIAL_TOKENS.fimPrefix,
+  SPECIAL_TOKENS.fimMiddle,
+  SPECIAL_TOKENS.fimSuffix,
+  SPECIAL_TOKENS.fimPad,
+  '<|repo_name|>',
+  '<|file_sep|>',
+  SPECIAL_TOKENS.imStart,
+  SPECIAL_TOKENS.imEnd,
+];

@@ -1,0 +1,126 @@
+// generateBatch, the one generation entry point: results in input order whatever the batching, the seeding rule
+// (one stream per prompt from the root stream, so the batch size does not change the samples), stop sets by name.
+import * as path from 'path';
+import * as tf from '@tensorflow/tfjs';
+import { initBackend } from '@rlhf-code/backend';
+import { loadTokenizer } from '@rlhf-code/tokenizer';
+import { makeConfig } from './config';
+import { Completion, generateBatch, sampledIds } from './generate-batch';
+import { Qwen2Model } from './model';
+import { createRng } from './sampling';
+import { promoteToken } from './testing/promote-token';
+
+const tok = loadTokenizer(path.join(__dirname, '../../../models/tokenizer-code16k'));
+let model: Qwen2Model;
+
+/** The same completions: equal tokens and text; log-probs equal up to the float rounding of a differently padded batch. */
+function expectSame(a: readonly Completion[], b: readonly Completion[]): void {
+  const strip = (cs: readonly Completion[]) => cs.map(({ logprobs: _, ...rest }) => rest);
+  expect(strip(a)).toEqual(strip(b));
+  a.forEach((c, i) => c.logprobs.forEach((lp, t) => expect(lp).toBeCloseTo(b[i].logprobs[t], 4)));
+}
+
+beforeAll(async () => {
+  await initBackend({ quiet: true });
+  const config = makeConfig({
+    hidden_size: 32, intermediate_size: 64, num_hidden_layers: 2, num_attention_heads: 4, num_key_value_heads: 2,
+    vocab_size: tok.vocabSize, max_position_embeddings: 128, tie_word_embeddings: false,
+    initializer_range: 0.3, // peaked next-token distributions, still with real choices to sample
+  });
+  model = Qwen2Model.init(config, { seed: 7, trainable: false });
+});
+// The model goes with the backend (jest-teardown shuts it down after this file).
+
+// Prompts of different lengths, so batches are left padded and byLength reorders them.
+const prompts = ['def add(a, b):\n    return', 'x = 1\n', '# Write a function to find the shared elements of two lists.\n', 'import os\n', 'class A:\n'].map((p) => tok.encode(p));
+
+describe('generateBatch', () => {
+  it('the same seed gives the same samples whatever the batch size and order; another seed others', async () => {
+    const tensors = tf.memory().numTensors;
+    const opts = { maxNewTokens: 8, temperature: 1, tokenizer: tok, stop: 'raw' as const, seed: 3 };
+    const all = await generateBatch(model, prompts, opts);
+    for (const batching of [{ batchSize: 1 }, { batchSize: 2 }, { batchSize: 3, byLength: true }]) {
+      expectSame(await generateBatch(model, prompts, { ...opts, ...batching }), all);
+    }
+    // A prompt's samples depend on its index, not on the prompts around it.
+    expect((await generateBatch(model, prompts.slice(0, 2), opts)).map((c) => c.ids)).toEqual(all.slice(0, 2).map((c) => c.ids));
+    const other = await generateBatch(model, prompts, { ...opts, seed: 4 });
+    expect(other.map((c) => c.ids)).not.toEqual(all.map((c) => c.ids));
+    expect(tf.memory().numTensors).toBe(tensors);
+
+    // A caller-owned root stream is the seed's stream: the same samples, and it moves on one draw per prompt.
+    const rng = createRng(3);
+    expectSame(await generateBatch(model, prompts, { ...opts, seed: undefined, rng }), all);
+    const check = createRng(3);
+    prompts.forEach(() => check.next());
+    expect(rng.next()).toBe(check.next());
+
+    for (const c of all) {
+      expect(c.text).toBe(tok.decode(c.ids));
+      expect(c.logprobs).toHaveLength(sampledIds(c).length); // one per sampled token, the stop token included
+      expect(c.ids).not.toContain(tok.eosId);
+      expect(c.finishReason).toBe(c.stopId === null ? 'length' : 'stop');
+      expect(sampledIds(c).length).toBeLessThanOrEqual(8);
+      expect(c.stopId === null || c.stopId === tok.eosId).toBe(true);
+    }
+  });
+
+  it('greedy: batches, sorting and streaming do not change the output; onBatch and onText name input indices', async () => {
+    const one = await generateBatch(model, prompts, { maxNewTokens: 6, greedy: true, tokenizer: tok, batchSize: 1 });
+    const seen: number[][] = [];
+    const streamed = prompts.map(() => '');
+    const sorted = await generateBatch(model, prompts, {
+      maxNewTokens: 6,
+      greedy: true,
+      tokenizer: tok,
+      batchSize: 2,
+      byLength: true,
+      onBatch: (indices, batch) => {
+        seen.push([...indices]);
+        expectSame(batch, indices.map((i) => one[i]));
+      },
+      onText: (i, delta) => (streamed[i] += delta),
+    });
+    expectSame(sorted, one);
+    expect(streamed).toEqual(one.map((c) => c.text));
+    const byLength = prompts.map((_, i) => i).sort((a, b) => prompts[a].length - prompts[b].length);
+    expect(seen).toEqual([byLength.slice(0, 2), byLength.slice(2, 4), byLength.slice(4)]);
+    // Temperature 0 is greedy too, and draws nothing from a caller's stream.
+    const rng = createRng(1);
+    expectSame(await generateBatch(model, prompts, { maxNewTokens: 6, temperature: 0, tokenizer: tok, rng }), one);
+    expect(rng.next()).toBe(createRng(1).next());
+  });
+
+  it('stop sets by name: raw ends at <|endoftext|>, chat also at <|im_end|>, fim at every FIM control token', async () => {
+    const prompt = prompts[0];
+    const [free] = await generateBatch(model, [prompt], { maxNewTokens: 1, greedy: true });
+    const first = free.ids[0];
+    const cases: [string, 'raw' | 'chat' | 'fim', boolean][] = [
+      ['<|endoftext|>', 'raw', true],
+      ['<|im_end|>', 'raw', false],
+      ['<|im_end|>', 'chat', true],
+      ['<|fim_middle|>', 'chat', false],
+      ['<|fim_middle|>', 'fim', true],
+      ['<|file_sep|>', 'fim', true],
+    ];
+    for (const [name, stop, stops] of cases) {
+      const id = tok.tokenToId(name)!;
+      const original = promoteToken(model, id, first); // `name` becomes the greedy first token
+      try {
+        const [c] = await generateBatch(model, [prompt], { maxNewTokens: 4, greedy: true, tokenizer: tok, stop });
+        if (stops) expect(c).toMatchObject({ ids: [], stopId: id, finishReason: 'stop', text: '' });
+        else expect(c.ids[0]).toBe(id);
+        expect(c.logprobs).toHaveLength(sampledIds(c).length);
+        // minNewTokens: no stop id as the first token; extra stop ids add to the named set.
+        const [held] = await generateBatch(model, [prompt], { maxNewTokens: 4, greedy: true, tokenizer: tok, stop, minNewTokens: 1 });
+        if (stops) expect(held.ids[0]).not.toBe(id);
+        const [extra] = await generateBatch(model, [prompt], { maxNewTokens: 4, greedy: true, tokenizer: tok, stop: 'raw', stopIds: [id] });
+        expect(extra).toMatchObject({ ids: [], stopId: id });
+      } finally {
+        model.assignWeights(original);
+      }
+    }
+    await expect(generateBatch(model, [prompt], { maxNewTokens: 4, greedy: true, stop: 'raw' })).rejects.toThrow('need a tokenizer');
+    await expect(generateBatch(model, [prompt], { maxNewTokens: 4, greedy: true, batchSize: 0 })).rejects.toThrow('batchSize must be an integer >= 1');
+  });
+});

@@ -1,0 +1,126 @@
+// The one generation entry point. Every caller that wants continuations of prompts goes through generateBatch: PPO /
+// GRPO rollouts and held-out probes (libs/rl sampleResponses), the evaluation and the base-model figures (libs/eval),
+// prep's reward-model samples, the completion server, and the generate and bench CLIs. It drives generate() (the
+// KV-cached decoder, one left-padded batch at a time):
+//
+//   batching    `batchSize` prompts decode together (default: all at once). With `byLength` the prompts are first
+//               stably sorted by length, so a batch wastes less compute on padding. Results come back in input order.
+//   decoding    greedy (also temperature 0), or sampling from softmax(logits / temperature) with optional top-k and
+//               top-p (sampling.ts). No stop id can be chosen before minNewTokens.
+//   seeding     one rule: a root stream (createRng(seed), seed 0 by default, or the caller's own `rng`) gives each
+//               prompt, in input order, the seed of a stream of its own (one draw per prompt), and every token of
+//               that prompt's continuation is drawn from its own stream. So a prompt's samples depend on the seed,
+//               its index and the model only: not on batchSize, byLength or the other prompts (up to the float
+//               rounding of a differently padded batch). A caller-owned rng moves on by exactly one draw per prompt,
+//               so a run that saves its state between calls (PPO) resumes exactly. Greedy decoding draws nothing.
+//   stops       a set by name resolved from the tokenizer (stopTokenIds: 'raw' <|endoftext|>; 'chat' <|im_end|> too;
+//               'fim' every control token that ends a FIM completion), plus any `stopIds` and stop strings.
+//   event loop  generate() yields a macrotask turn before every decoding step, so sandbox callbacks, a server's other
+//               requests and progress bars run while a generation does.
+//
+// Per prompt it returns the ids without the stop token, the stop id (or null), the finish reason, the sampler's own
+// log-probs and, with a tokenizer, the decoded text.
+import { stopTokenIds, type StopSet, type Tokenizer } from '@rlhf-code/tokenizer';
+import { generate, type FinishReason } from './generate';
+import type { Qwen2Model } from './model';
+import { createRng, type Rng, type SamplingOptions } from './sampling';
+
+export interface GenerateBatchOptions extends SamplingOptions {
+  maxNewTokens: number;
+  /** No stop id before this many new tokens (Hugging Face's min_new_tokens, vLLM's min_tokens); default 0. */
+  minNewTokens?: number;
+  /** Prompts decoded together (the KV cache's memory grows with it); default all. */
+  batchSize?: number;
+  /** Batch prompts of similar length together (stable sort; results still in input order). */
+  byLength?: boolean;
+  /** Decodes `text`, resolves `stop` and gives the pad id. */
+  tokenizer?: Tokenizer;
+  /** The named stop set (needs `tokenizer`). */
+  stop?: StopSet;
+  /** More ids that end a continuation. */
+  stopIds?: readonly number[];
+  /** A continuation also ends when its text contains one of these; `text` is cut before it (needs `tokenizer`). */
+  stopStrings?: readonly string[];
+  /** Default: the tokenizer's, else 0 (any id will do: padding is masked out). */
+  padId?: number;
+  /** Seed of the root stream (see the seeding rule above); default 0. */
+  seed?: number | string;
+  /** A caller-owned root stream (e.g. restored from a checkpoint) instead of `seed`; it advances one draw per prompt. */
+  rng?: Rng;
+  /** Streams prompt `index`'s newly final text as it is decoded (needs `tokenizer`). */
+  onText?: (index: number, delta: string) => void;
+  /** Awaited before every decoding step (a server swaps weights or notices an aborted request there). */
+  beforeStep?: () => void | Promise<void>;
+  /** Called after each batch with its prompts' input indices and their completions. */
+  onBatch?: (indices: readonly number[], completions: readonly Completion[]) => void;
+}
+
+export interface Completion {
+  /** Generated ids, without the stop token. */
+  ids: number[];
+  /** The stop id that ended the continuation, or null (cut at maxNewTokens, or ended by a stop string). */
+  stopId: number | null;
+  finishReason: FinishReason;
+  /** The sampler's log p(token) under softmax(logits / temperature), one per sampled token: `ids`, then the stop id. */
+  logprobs: number[];
+  /** Decoded `ids`, cut before a stop string ('' without a tokenizer). */
+  text: string;
+}
+
+/** Every sampled id: the continuation plus the stop token when there is one (what log-probs and KL are taken over). */
+export function sampledIds(c: Pick<Completion, 'ids' | 'stopId'>): number[] {
+  return c.stopId === null ? c.ids : [...c.ids, c.stopId];
+}
+
+/** Continue each prompt (token ids); see the top of this file for batching, seeding and stop sets. */
+export async function generateBatch(model: Qwen2Model, prompts: readonly (readonly number[])[], opts: GenerateBatchOptions): Promise<Completion[]> {
+  const tok = opts.tokenizer;
+  if (!tok && (opts.stop || opts.stopStrings?.length || opts.onText)) throw new Error('generateBatch: a stop set, stop strings and streaming need a tokenizer');
+  if (prompts.length === 0) return [];
+  const batchSize = opts.batchSize ?? prompts.length;
+  if (!(Number.isInteger(batchSize) && batchSize >= 1)) throw new Error(`generateBatch: batchSize must be an integer >= 1, got ${opts.batchSize}`);
+  const stops = [...new Set([...(opts.stop ? stopTokenIds(tok!, opts.stop) : []), ...(opts.stopIds ?? [])])];
+  const isStop = new Set(stops);
+
+  // The seeding rule: one stream per prompt, seeded in input order from the root stream.
+  const greedy = opts.greedy === true || opts.temperature === 0;
+  const root = greedy ? null : (opts.rng ?? createRng(opts.seed ?? 0));
+  const rngs = root ? prompts.map(() => createRng(String(root.next()))) : undefined;
+
+  // The text is decoded once at the end, unless stop strings or streaming need it after every step.
+  const stepText = tok && (opts.stopStrings?.length || opts.onText) ? (ids: number[]) => tok.decode(ids) : undefined;
+  const order = prompts.map((_, i) => i);
+  if (opts.byLength) order.sort((a, b) => prompts[a].length - prompts[b].length);
+  const out: Completion[] = new Array(prompts.length);
+  for (let start = 0; start < order.length; start += batchSize) {
+    const rows = order.slice(start, start + batchSize); // input indices of this batch
+    const gens = await generate(
+      model,
+      rows.map((i) => prompts[i]),
+      {
+        maxNewTokens: opts.maxNewTokens,
+        minNewTokens: opts.minNewTokens,
+        greedy,
+        temperature: greedy ? undefined : opts.temperature,
+        topK: opts.topK,
+        topP: opts.topP,
+        rngs: rngs && rows.map((i) => rngs[i]),
+        padId: opts.padId ?? tok?.padId ?? 0,
+        stopTokenIds: stops,
+        stopStrings: opts.stopStrings ? [...opts.stopStrings] : undefined,
+        decode: stepText,
+        onText: opts.onText && ((row, delta) => opts.onText!(rows[row], delta)),
+        beforeStep: opts.beforeStep,
+      },
+    );
+    const batch = gens.map((g): Completion => {
+      const last = g.ids[g.ids.length - 1];
+      const stopId = g.ids.length > 0 && isStop.has(last) ? last : null;
+      const ids = stopId === null ? g.ids : g.ids.slice(0, -1);
+      return { ids, stopId, finishReason: g.finishReason, logprobs: g.logprobs, text: stepText ? g.text : (tok?.decode(ids) ?? '') };
+    });
+    batch.forEach((c, k) => (out[rows[k]] = c));
+    opts.onBatch?.(rows, batch);
+  }
+  return out;
+}
