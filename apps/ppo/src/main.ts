@@ -14,6 +14,7 @@ import {
   combineScorers,
   executionScorer,
   ExecPrompt,
+  HELDOUT_SVG,
   HeldOutProbe,
   HeldOutRecord,
   LOSS_AGGREGATIONS,
@@ -129,36 +130,27 @@ function execPrompt(r: PpoRecord): ExecPrompt {
 }
 
 /**
- * The held-out measurement of --heldout-data (none: off), plotted to heldout.svg in --out after each record.
- * The held-out prompts must not be among the training prompts: that is what makes them held out.
+ * The prompts of --heldout-data (null for "none"), checked before any model is loaded: the file exists, has at
+ * least 2 prompts, and none of them is a training prompt (that is what makes them held out).
  */
-async function heldOutMeasurement(
-  f: Flags,
-  encode: (rs: readonly PpoRecord[]) => { index: number; ids: number[] }[],
-  scorerFor: (rs: readonly PpoRecord[]) => ReturnType<typeof combineScorers>,
-  stops: number[],
-  padId: number,
-): Promise<{ probe: HeldOutProbe; every: number; onRecord: (h: readonly HeldOutRecord[]) => Promise<void> } | null> {
+async function readHeldOut(f: Flags, training: readonly PpoRecord[]): Promise<PpoRecord[] | null> {
   if (f.heldoutData === 'none') return null;
   if (!fs.existsSync(f.heldoutData)) throw new UsageError(`--heldout-data ${f.heldoutData}: file not found (pass --heldout-data none to train without held-out measurements)`);
   let rs = await readPpoData(f.heldoutData);
   if (f.heldoutLimit > 0) rs = rs.slice(0, f.heldoutLimit);
-  const training = new Set((await readPpoData(f.data)).map((r) => r.prompt));
-  const overlap = rs.filter((r) => training.has(r.prompt)).length;
+  const trained = new Set(training.map((r) => r.prompt));
+  const overlap = rs.filter((r) => trained.has(r.prompt)).length;
   if (overlap > 0) throw new UsageError(`--heldout-data ${f.heldoutData}: ${overlap} of its prompts are also in --data ${f.data}; held-out prompts must not be trained on`);
   if (rs.length < 2) throw new UsageError(`--heldout-data ${f.heldoutData}: need at least 2 prompts, found ${rs.length}`);
-  const probe = new HeldOutProbe({
-    prompts: encode(rs),
-    scorer: scorerFor(rs),
-    samples: f.heldoutSamples,
-    maxNewTokens: f.maxNewTokens,
-    temperature: f.temperature,
-    padId,
-    stopTokenIds: stops,
-    seed: f.seed,
-    batchSize: 32,
-  });
-  const svg = path.join(f.out, 'heldout.svg');
+  return rs;
+}
+
+/** The held-out measurement of those prompts, plotted to heldout.svg in --out after each record. */
+function heldOutMeasurement(
+  f: Flags,
+  probe: HeldOutProbe,
+): { probe: HeldOutProbe; every: number; onRecord: (h: readonly HeldOutRecord[]) => Promise<void> } {
+  const svg = path.join(f.out, HELDOUT_SVG);
   const onRecord = async (history: readonly HeldOutRecord[]) => {
     try {
       fs.writeFileSync(svg, await renderSvg(heldOutSpec(history)));
@@ -190,6 +182,7 @@ async function train(opts: unknown): Promise<void> {
   const useRm = f.rewardModel !== 'none';
   if (!useRm && execWeight === 0) throw new UsageError('--reward-model none needs an execution reward: prompts with tests and --exec-reward-weight > 0');
   if (execWeight > 0 && withTests === 0) throw new UsageError(`--exec-reward-weight ${execWeight}: no prompt in ${f.data} has tests`);
+  const heldOutRecords = await readHeldOut(f, records);
 
   const backend = await initBackend({ backend: f.backend });
   const resumeDir = f.resume && fs.existsSync(path.join(f.out, TRAINER_STATE_FILE)) ? f.out : undefined;
@@ -221,10 +214,27 @@ async function train(opts: unknown): Promise<void> {
     return sources;
   };
   const sources = scoreSources(records, false);
-  const heldOut = await heldOutMeasurement(f, encode, (rs) => combineScorers(scoreSources(rs, true)), stops, tok.padId);
+  const heldOut = heldOutRecords
+    ? heldOutMeasurement(
+        f,
+        new HeldOutProbe({
+          prompts: encode(heldOutRecords),
+          scorer: combineScorers(scoreSources(heldOutRecords, true)),
+          samples: f.heldoutSamples,
+          maxNewTokens: f.maxNewTokens,
+          temperature: f.temperature,
+          padId: tok.padId,
+          stopTokenIds: stops,
+          seed: f.seed,
+          batchSize: 32,
+        }),
+      )
+    : null;
   console.error(
     `ppo: backend ${backend.name}; ${f.algo} on ${records.length} prompts from ${f.data} (${withTests} with tests)` +
-      (heldOut ? `, measured every ${f.heldoutEvery} iterations on ${heldOut.probe.options.prompts.length} held-out prompts of ${f.heldoutData}; ` : '; ') +
+      (heldOut
+        ? `, measured ${f.heldoutEvery > 0 ? `every ${f.heldoutEvery} iterations` : 'at the start and the end'} on ${heldOut.probe.options.prompts.length} held-out prompts of ${f.heldoutData}; `
+        : '; ') +
       `policy ${f.model} (${(models.policy.numParams / 1e6).toFixed(2)}M parameters)` +
       (models.valueHeadSource ? `, value head from ${models.valueHeadSource}` : '') +
       `; score = ${sources.map((s) => `${s.weight} x ${s.name}`).join(' + ')}`,

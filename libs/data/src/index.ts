@@ -12,5 +12,5 @@ export {
 export { readJsonl, readJsonlRecords, writeJsonl, type JsonlRecord, type ReadJsonlOptions } from './jsonl';
 export { readFimData, readPpoData, readRmData, readSftData } from './datasets';
 export { seededRandom, shuffle, type Seed } from './random';
-export { batches, splitHeldOut, type BatchOptions, type SplitOptions } from './split';
+export { batches, groupByLength, splitHeldOut, type BatchOptions, type SplitOptions } from './split';
 export { mbppReadme, MbppTaskSchema, MbppLeakGuard, isMbppTrainingTask, mbppDatasets, mbppPrompt, mbppSplit, normalizeCode, readMbpp, type MbppDatasets, type MbppSplit, type MbppTask, type SftRow, type TestRow } from './mbpp';

@@ -1,5 +1,5 @@
 import { seededRandom, shuffle } from './random';
-import { batches, splitHeldOut } from './split';
+import { batches, groupByLength, splitHeldOut } from './split';
 
 const range = (n: number) => Array.from({ length: n }, (_, i) => i);
 
@@ -102,5 +102,20 @@ describe('batches', () => {
   test('size must be a positive integer', () => {
     expect(() => batches(range(3), 0)).toThrow('batches: size must be a positive integer, got 0');
     expect(() => batches(range(3), 1.5)).toThrow('got 1.5');
+  });
+});
+
+describe('groupByLength', () => {
+  it('sorts each megabatch of batchSize x megabatch items by length, longest first, and keeps every item', () => {
+    const items = [3, 9, 1, 7, 5, 2, 8, 4, 6, 0];
+    // batchSize 2, megabatch 2: megabatches of 4 items
+    expect(groupByLength(items, (x) => x, 2, 2)).toEqual([9, 7, 3, 1, 8, 5, 4, 2, 6, 0]);
+    expect(groupByLength(items, (x) => x, 2, 2).sort()).toEqual([...items].sort());
+  });
+
+  it('makes batches that pad less than random ones', () => {
+    const lengths = Array.from({ length: 400 }, (_, i) => (i * 7919) % 300);
+    const padding = (xs: number[]) => batches(xs, 8).reduce((s, b) => s + b.reduce((t, x) => t + Math.max(...b) - x, 0), 0);
+    expect(padding(groupByLength(lengths, (x) => x, 8))).toBeLessThan(padding(lengths) / 4);
   });
 });

@@ -72,3 +72,20 @@ export function batches<T>(items: readonly T[], size: number, options: BatchOpti
   }
   return out;
 }
+
+/**
+ * Reorder (already shuffled) items so that consecutive runs of `batchSize` have similar lengths, as Hugging Face's
+ * group_by_length does: cut the list into megabatches of `megabatch * batchSize` items and sort each by length,
+ * longest first. Batches are padded to their longest row, so random batches waste about half their compute on
+ * padding when lengths vary; grouped ones waste little, and the order is still random at the megabatch scale.
+ */
+export function groupByLength<T>(items: readonly T[], length: (item: T) => number, batchSize: number, megabatch = 50): T[] {
+  if (!Number.isInteger(batchSize) || batchSize < 1) throw new Error(`groupByLength: batchSize must be a positive integer, got ${batchSize}`);
+  const size = batchSize * megabatch;
+  const out: T[] = [];
+  for (let i = 0; i < items.length; i += size) {
+    out.push(...items.slice(i, i + size).sort((a, b) => length(b) - length(a)));
+  }
+  return out;
+}
+

@@ -52,7 +52,8 @@ it('renders heldout.svg: one point and one error bar per (measurement, score sou
   const group = (mark: string) => svg.match(new RegExp(`<g class="mark-${mark} role-mark[^"]*"[^>]*>(.*?)</g>`))![1];
   expect(group('symbol').match(/<path /g)).toHaveLength(9);
   expect(group('rule').match(/<line /g)).toHaveLength(9);
-  expect(svg.match(/<g class="mark-line role-mark[^"]*"[^>]*>(.*?)<\/g>/)![1].match(/<path /g)).toHaveLength(3);
+  // vega draws each series' line in a group of its own
+  expect(svg.match(/<g class="mark-line role-mark[^"]*"[^>]*><path /g)).toHaveLength(3);
   expect(svg).toContain('exec score (ground truth)');
   expect(svg).toContain('PPO iteration');
 });

@@ -12,6 +12,10 @@ import { sampleResponses } from './rollout';
 import type { PpoPrompt } from './ppo-trainer';
 import type { CombinedScorer, RolloutSample } from './scorers';
 
+/** Files of the PPO output folder: the measurements (one JSON line each) and their plot (drawn by the app). */
+export const HELDOUT_FILE = 'heldout.jsonl';
+export const HELDOUT_SVG = 'heldout.svg';
+
 export interface HeldOutOptions {
   /** Prompts PPO never trains on; `index` is their index in the scorer's prompt list. */
   prompts: readonly PpoPrompt[];

@@ -34,5 +34,5 @@ export {
   type PpoTrainerState,
 } from './ppo-trainer';
 export { loadPpoModels, savePpoCheckpoint, type LoadPpoModelsOptions } from './ppo-checkpoint';
-export { runPpo, HELDOUT_FILE, type PpoRunOptions, type PpoRunResult } from './ppo-run';
-export { HeldOutProbe, formatHeldOut, type HeldOutOptions, type HeldOutRecord } from './heldout';
+export { runPpo, type PpoRunOptions, type PpoRunResult } from './ppo-run';
+export { HeldOutProbe, formatHeldOut, HELDOUT_FILE, HELDOUT_SVG, type HeldOutOptions, type HeldOutRecord } from './heldout';

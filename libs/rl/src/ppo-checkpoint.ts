@@ -9,6 +9,7 @@ import {
   ScalarHead,
   TrainingState,
 } from '@rlhf-code/model';
+import { HELDOUT_FILE, HELDOUT_SVG } from './heldout';
 import type { PpoAlgo, PpoModels } from './ppo-trainer';
 import { createValueHead, valueHeadFromWeights, ValueHeadSource } from './value-head';
 
@@ -54,6 +55,6 @@ export async function savePpoCheckpoint(
     tokenizerDir: opts.tokenizerDir,
     trainingState: opts.trainingState,
     extraFiles: opts.extraFiles,
-    keepFiles: ['metrics.jsonl'],
+    keepFiles: ['metrics.jsonl', HELDOUT_FILE, HELDOUT_SVG], // the run's logs, carried over from the previous save
   });
 }

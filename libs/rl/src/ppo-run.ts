@@ -8,7 +8,7 @@ import * as path from 'path';
 import { shuffle } from '@rlhf-code/data';
 import type { TrainingState } from '@rlhf-code/model';
 import { restoreTrainingState, RunPosition, trainingStateOf, TrainingRun, yieldToEventLoop } from '@rlhf-code/train';
-import { formatHeldOut, HeldOutProbe, HeldOutRecord } from './heldout';
+import { formatHeldOut, HELDOUT_FILE, HeldOutProbe, HeldOutRecord } from './heldout';
 import { METRICS, MetricRecord } from './metrics';
 import { PpoPrompt, PpoTrainer } from './ppo-trainer';
 
@@ -34,7 +34,6 @@ export interface PpoRunOptions {
   heldOut?: { probe: HeldOutProbe; every: number; onRecord?: (history: readonly HeldOutRecord[]) => Promise<void> };
 }
 
-export const HELDOUT_FILE = 'heldout.jsonl';
 /** Sources shown in the log line of a held-out measurement, when present. */
 const HELDOUT_SHOWN = ['exec_score', 'rm_score', 'score', 'missing_eos'];
 
@@ -81,8 +80,8 @@ export async function runPpo(o: PpoRunOptions): Promise<PpoRunResult> {
   let interrupted = false;
 
   const heldOutFile = path.join(o.outDir, HELDOUT_FILE);
-  const heldOut: HeldOutRecord[] = resumeStep !== undefined ? resumeHeldOut(heldOutFile, resumeStep) : [];
-  if (resumeStep === undefined) fs.writeFileSync(heldOutFile, '');
+  const heldOut: HeldOutRecord[] = o.heldOut && resumeStep !== undefined ? resumeHeldOut(heldOutFile, resumeStep) : [];
+  if (o.heldOut && resumeStep === undefined) fs.writeFileSync(heldOutFile, '');
   if (o.heldOut && heldOut.length > 0) o.heldOut.probe.setStart(heldOut[0]);
   const measure = async () => {
     if (!o.heldOut || heldOut.some((r) => r.step === o.ppo.ppoStep)) return;

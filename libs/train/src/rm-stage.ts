@@ -6,7 +6,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { corr } from 'mathjs';
 import { RewardModel } from '@rlhf-code/model';
-import { shuffle } from '@rlhf-code/data';
+import { groupByLength, shuffle } from '@rlhf-code/data';
 import { FitResult } from './fit';
 import { TrainingRun } from './run';
 import { OptimConfig, runStage } from './stage';
@@ -131,7 +131,8 @@ export interface RmStageOptions {
 export async function runRmStage(o: RmStageOptions): Promise<FitResult & { run: TrainingRun; heldout: RmHeldOutMetrics | null }> {
   const order = new Map<number, RmExample[]>();
   const epochExamples = (epoch: number) => {
-    if (!order.has(epoch)) order.set(epoch, shuffle(o.train, `${o.seed}:${epoch}`));
+    // Shuffled, then grouped by length so that a batch pads little (each batch is padded to its longest pair).
+    if (!order.has(epoch)) order.set(epoch, groupByLength(shuffle(o.train, `${o.seed}:${epoch}`), (e) => e.ids.length, o.batchSize));
     return order.get(epoch)!;
   };
   let heldout: RmHeldOutMetrics | null = null;
