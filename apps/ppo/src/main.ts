@@ -66,6 +66,8 @@ const TrainFlags = z
     cliprange: num().positive(),
     cliprangeValue: num().positive(),
     vfCoef: num().nonnegative(),
+    valueWarmup: int().nonnegative(),
+    valueWarmupLr: num().positive(),
     gamma: num().min(0).max(1),
     lam: num().min(0).max(1),
     whitenAdvantages: z.boolean(),
@@ -118,6 +120,8 @@ function ppoConfig(f: Flags): PpoConfig {
       beta2: f.beta2,
       maxGradNorm: f.maxGradNorm,
     },
+    valueWarmup: f.valueWarmup,
+    valueWarmupLr: f.valueWarmupLr,
     totalSteps: f.steps,
     seed: f.seed,
   };
@@ -318,6 +322,8 @@ program
   .option('--cliprange <x>', 'policy ratio clip', '0.2')
   .option('--cliprange-value <x>', 'value clip around the rollout values', '0.2')
   .option('--vf-coef <x>', 'weight of the value loss', '0.1')
+  .option('--value-warmup <n>', 'ppo: the first n iterations train only the value head (policy frozen), so the advantages mean something when the policy starts to move', '0')
+  .option('--value-warmup-lr <x>', 'ppo: learning rate of the value head during --value-warmup', '1e-3')
   .option('--gamma <x>', 'discount', '1')
   .option('--lam <x>', 'GAE lambda', '0.95')
   .option('--no-whiten-advantages', 'do not normalise advantages to mean 0, variance 1 (ppo)')

@@ -24,7 +24,7 @@ const config: PpoConfig = {
   algo: 'ppo', groupSize: 4, maxNewTokens: 5, temperature: 1, ppoEpochs: 2, miniBatches: 2, microBatchSize: 0, gamma: 1,
   lam: 0.95, clipRange: 0.2, clipRangeValue: 0.2, vfCoef: 0.1, whitenAdvantages: true, lossAggregation: 'token-mean',
   targetKlStop: 0, missingEos: null, scoreClip: 5, kl: { initValue: 0.01, horizon: 10000 },
-  optim: { lr: 1e-2, minLr: 1e-2, warmupSteps: 0, weightDecay: 0, beta1: 0.9, beta2: 0.999, maxGradNorm: 1 }, totalSteps: 25, seed: 0,
+  optim: { lr: 1e-2, minLr: 1e-2, warmupSteps: 0, weightDecay: 0, beta1: 0.9, beta2: 0.999, maxGradNorm: 1 }, valueWarmup: 0, valueWarmupLr: 1e-3, totalSteps: 25, seed: 0,
 };
 
 /** Per held-out prompt, the share of SAMPLES sampled responses that contain GOOD. */

@@ -32,6 +32,7 @@ export const METRICS = {
   gradNorm: 'ppo/grad_norm',
   updates: 'ppo/updates', // optimizer steps taken in this PPO step
   earlyStopped: 'ppo/early_stopped', // 1 when approx KL passed the bound and the epochs were cut short
+  valueWarmup: 'ppo/value_warmup', // 1 while only the value head learns (--value-warmup)
   responseLen: 'tokens/responses_len_mean',
   missingEos: 'tokens/missing_eos_frac',
   // mean |sampler log-prob - training forward log-prob| over response tokens: near 0 unless generation and

@@ -36,6 +36,8 @@ const config: PpoConfig = {
   scoreClip: 5,
   kl: { initValue: 0.1, target: 0.01, horizon: 100 }, // adaptive: its state must survive the resume
   optim: { lr: 1e-2, minLr: 1e-3, warmupSteps: 1, weightDecay: 0.01, beta1: 0.9, beta2: 0.999, maxGradNorm: 1 },
+  valueWarmup: 0,
+  valueWarmupLr: 1e-3,
   totalSteps: 3,
   seed: 4,
 };

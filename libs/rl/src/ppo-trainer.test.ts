@@ -36,6 +36,8 @@ function config(over: Partial<PpoConfig> = {}): PpoConfig {
     scoreClip: 5,
     kl: { initValue: 0.01, horizon: 10000 },
     optim: { lr: 1e-2, minLr: 1e-2, warmupSteps: 0, weightDecay: 0, beta1: 0.9, beta2: 0.999, maxGradNorm: 1 },
+    valueWarmup: 0,
+    valueWarmupLr: 1e-3,
     totalSteps: 25,
     seed: 0,
     ...over,
@@ -104,6 +106,27 @@ describe('PpoTrainer', () => {
     expect(zeroVariance).toBeGreaterThan(0); // an all-0 or all-1 group happens at these rewards
     // GRPO learns this reward within a few steps, so it is compared with the untrained policy's (the first step's).
     expect(mean(rewards.slice(-5))).toBeGreaterThan(rewards[0] + 0.3);
+    disposeAll(models, ppo);
+  });
+
+  it('--value-warmup: the first iterations train only the value head, then the policy too', async () => {
+    const models = tinyModels(true);
+    const ppo = new PpoTrainer(models, scorer, config({ valueWarmup: 2, valueWarmupLr: 1e-2 }), { padId: TINY_PAD, stopTokenIds: [TINY_EOS] });
+    const snapshot = () => ({
+      policy: Object.fromEntries(Object.entries(models.policy.params).map(([k, v]) => [k, v.dataSync().slice()])),
+      head: models.valueHead!.params[Object.keys(models.valueHead!.params)[0]].dataSync().slice(),
+    });
+    const changed = (a: Float32Array, b: Float32Array) => a.some((x, i) => x !== b[i]);
+    let before = snapshot();
+    for (let i = 0; i < 3; i++) {
+      const m = await ppo.step(prompts);
+      const after = snapshot();
+      const policyMoved = Object.keys(before.policy).some((k) => changed(before.policy[k], after.policy[k]));
+      expect([i, m['ppo/value_warmup'], policyMoved, changed(before.head, after.head)]).toEqual([i, i < 2 ? 1 : 0, i >= 2, true]);
+      expect(m['ppo/updates']).toBe(4);
+      before = after;
+    }
+    expect(ppo.trainer.stepCount).toBe(4); // the policy's optimizer stepped only in the third iteration
     disposeAll(models, ppo);
   });
 

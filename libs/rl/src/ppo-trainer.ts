@@ -7,7 +7,9 @@
 //      GRPO: group-normalised advantages per response (0 in zero-variance groups, which stay for the KL term)
 //   5. ppoEpochs passes over the rollout in miniBatches minibatches, one optimizer step each
 //      (PPO: clipped policy loss + vfCoef * clipped value loss; GRPO: clipped policy loss + klCoef * k3 KL),
-//      stopped early when the approximate KL to the rollout policy passes targetKlStop
+//      stopped early when the approximate KL to the rollout policy passes targetKlStop. During PPO's first
+//      valueWarmup iterations only the value head learns (value loss, its own optimizer): the policy waits
+//      until the critic's advantages mean something.
 //   6. the KL controller sees the rollout's KL
 // Everything here is token-id level; text, files and checkpoints belong to the caller (ppo-run.ts, the app).
 import * as tf from '@tensorflow/tfjs';
@@ -66,6 +68,9 @@ export interface PpoConfig {
   /** PPO: KL penalty in the reward; GRPO: weight of the k3 KL term in the loss. Adaptive with a target. */
   kl: { initValue: number; target?: number; horizon: number };
   optim: PpoOptimConfig;
+  /** PPO: the first n iterations train only the value head (policy frozen), at valueWarmupLr. 0 = off. */
+  valueWarmup: number;
+  valueWarmupLr: number;
   /** PPO iterations planned (for the learning-rate schedule). */
   totalSteps: number;
   seed: number;
@@ -106,6 +111,8 @@ interface Rollout {
 
 export class PpoTrainer {
   readonly trainer: Trainer;
+  /** The value head's own optimizer for the warm-up iterations (null without warm-up). */
+  readonly valueTrainer: Trainer | null;
   kl: KlController;
   rng: Rng;
   /** PPO iterations done. */
@@ -125,8 +132,21 @@ export class PpoTrainer {
       schedule: { minLr: config.optim.minLr, warmupSteps: Math.min(config.optim.warmupSteps, optimizerSteps), totalSteps: optimizerSteps, kind: 'cosine' },
       maxGradNorm: config.optim.maxGradNorm,
     });
+    const warmup = models.valueHead && config.valueWarmup > 0 ? config.valueWarmup * config.ppoEpochs * config.miniBatches : 0;
+    this.valueTrainer = warmup
+      ? new Trainer(models.valueHead!.params, {
+          optimizer: { lr: config.valueWarmupLr, weightDecay: 0, beta1: config.optim.beta1, beta2: config.optim.beta2 },
+          schedule: { totalSteps: warmup, kind: 'constant' },
+          maxGradNorm: config.optim.maxGradNorm,
+        })
+      : null;
     this.kl = createKlController(config.kl);
     this.rng = createRng(`ppo:${config.seed}`);
+  }
+
+  /** True while only the value head learns. */
+  get warmingUp(): boolean {
+    return this.valueTrainer !== null && this.ppoStep < this.config.valueWarmup;
   }
 
   state(): PpoTrainerState {
@@ -235,13 +255,15 @@ export class PpoTrainer {
     return metrics;
   }
 
-  /** ppoEpochs x miniBatches optimizer steps over the rollout's rows. */
+  /** ppoEpochs x miniBatches optimizer steps over the rollout's rows (of the value head alone while warming up). */
   private update(r: Rollout): MetricRecord {
     const cfg = this.config;
+    const valueOnly = this.warmingUp;
+    const trainer = valueOnly ? this.valueTrainer! : this.trainer;
     const means = new MetricMeans();
     let updates = 0;
     let earlyStopped = 0;
-    let lr = this.trainer.optimizer.lr;
+    let lr = trainer.optimizer.lr;
     const allRows = r.batch.promptIds.map((_, i) => i);
     const n = allRows.length;
     {
@@ -250,7 +272,7 @@ export class PpoTrainer {
         const order = shuffle(allRows, `${cfg.seed}:${this.ppoStep}:${epoch}`);
         for (let m = 0; m < miniBatches; m++) {
           const rows = order.slice(Math.floor((m * n) / miniBatches), Math.floor(((m + 1) * n) / miniBatches));
-          const result = this.trainer.step(this.microBatches(r, rows));
+          const result = trainer.step(this.microBatches(r, rows, valueOnly));
           updates++;
           lr = result.lr;
           means.add({ ...result.aux, [METRICS.gradNorm]: result.gradNorm });
@@ -261,11 +283,17 @@ export class PpoTrainer {
         }
       }
     }
-    return { ...means.means(), [METRICS.learningRate]: lr, [METRICS.updates]: updates, [METRICS.earlyStopped]: earlyStopped };
+    return {
+      ...means.means(),
+      [METRICS.learningRate]: lr,
+      [METRICS.updates]: updates,
+      [METRICS.earlyStopped]: earlyStopped,
+      ...(this.valueTrainer ? { [METRICS.valueWarmup]: Number(valueOnly) } : {}),
+    };
   }
 
   /** The loss of each micro-batch of `rows`, weighted so that the accumulated mean matches the aggregation. */
-  private microBatches(r: Rollout, rows: number[]): MicroBatch[] {
+  private microBatches(r: Rollout, rows: number[], valueOnly: boolean): MicroBatch[] {
     const cfg = this.config;
     const size = cfg.microBatchSize > 0 ? cfg.microBatchSize : rows.length;
     const out: MicroBatch[] = [];
@@ -273,12 +301,13 @@ export class PpoTrainer {
       const part = rows.slice(i, i + size);
       const sub = selectRows(r.batch, part, this.tokens.padId);
       const tokens = sub.responseMask.flat().reduce((s, m) => s + m, 0);
-      out.push({ loss: () => this.loss(r, part, sub), weight: cfg.lossAggregation === 'token-mean' ? tokens : part.length });
+      out.push({ loss: () => this.loss(r, part, sub, valueOnly), weight: cfg.lossAggregation === 'token-mean' ? tokens : part.length });
     }
     return out;
   }
 
-  private loss(r: Rollout, rows: number[], sub: SequenceBatch): { loss: tf.Scalar; aux: Record<string, tf.Scalar> } {
+  /** valueOnly: the value loss alone (warm-up; the policy terms are still computed for the metrics). */
+  private loss(r: Rollout, rows: number[], sub: SequenceBatch, valueOnly: boolean): { loss: tf.Scalar; aux: Record<string, tf.Scalar> } {
     const cfg = this.config;
     const { policy, valueHead } = this.models;
     const R = sub.responseWidth;
@@ -295,7 +324,7 @@ export class PpoTrainer {
       let loss: tf.Scalar = pg.loss;
       if (cfg.algo === 'ppo') {
         const v = clippedValueLoss(f.values!, host(r.oldValues!), host(r.returns!), mask, cfg.clipRangeValue, cfg.lossAggregation);
-        loss = tf.add(loss, tf.mul(cfg.vfCoef, v.loss));
+        loss = valueOnly ? v.loss : tf.add(loss, tf.mul(cfg.vfCoef, v.loss));
         aux[METRICS.lossValue] = v.loss;
         aux[METRICS.valClipfrac] = v.clipfrac;
         aux[METRICS.vpred] = maskedMean(f.values!, mask);
@@ -311,6 +340,7 @@ export class PpoTrainer {
 
   dispose(): void {
     this.trainer.dispose();
+    this.valueTrainer?.dispose();
   }
 }
 
@@ -321,6 +351,8 @@ function checkConfig(c: PpoConfig, models: PpoModels): void {
   if (c.algo !== 'ppo' && c.algo !== 'grpo') fail(`algo must be ppo or grpo, got ${String(c.algo)}`);
   if (c.algo === 'ppo' && !models.valueHead) fail('PPO needs a value head (GRPO does not)');
   if (c.algo === 'grpo' && !(Number.isInteger(c.groupSize) && c.groupSize >= 2)) fail(`GRPO needs groupSize >= 2, got ${c.groupSize}`);
+  if (!(Number.isInteger(c.valueWarmup) && c.valueWarmup >= 0)) fail(`valueWarmup must be an integer >= 0, got ${c.valueWarmup}`);
+  if (c.valueWarmup > 0 && !(c.valueWarmupLr > 0)) fail(`valueWarmupLr must be > 0, got ${c.valueWarmupLr}`);
   for (const k of ['ppoEpochs', 'miniBatches', 'maxNewTokens', 'totalSteps'] as const) {
     if (!(Number.isInteger(c[k]) && c[k] >= 1)) fail(`${k} must be an integer >= 1, got ${c[k]}`);
   }
