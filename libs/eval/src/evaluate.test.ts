@@ -11,6 +11,7 @@ import { evaluate, EvalResult } from './evaluate';
 import { sandboxExecutor } from './executor';
 import { METRIC_KEYS } from './metrics';
 import { saveTinyModel, saveTinyRewardModel, TOKENIZER_DIR } from './testing/tiny-model';
+import { formatMarkdown } from './report';
 import { writeEvalOutputs } from './write';
 
 let tmp: string;
@@ -118,6 +119,27 @@ describe('evaluate', () => {
     expect(lines).toEqual(result.samples);
     expect(Object.keys(lines[0])).toEqual(['model', 'task_id', 'decoding', 'sample', 'response', 'passed', 'syntax_ok', 'exec_score', 'rm_score']);
     expect(fs.existsSync(path.join(out, 'eval.svg'))).toBe(false);
+  });
+
+  it('greedy only: the greedy log-ratio is reported as greedy_log_ratio, never as kl_to_sft', async () => {
+    const problems = await readEvalProblems(path.join(__dirname, 'fixtures/tiny_eval.jsonl'));
+    const greedy = await evaluate({
+      ...decoding,
+      samples: 0,
+      models: [{ name: 'sft', dir: dirs.sft }, { name: 'base', dir: dirs.base }],
+      problems,
+      rewardModelDir: null,
+      klReference: { dir: dirs.sft, name: 'sft' },
+      executor: sandboxExecutor({ concurrency: 2 }),
+    });
+    const base = greedy.report.models.base;
+    expect(base.kl_to_sft).toBeNull();
+    expect(base.se.kl_to_sft).toBeNull();
+    // the same greedy answers as the greedy pass of the sampled run, so the same log-ratio
+    expect(base.greedy_log_ratio).toBeCloseTo(result.report.models.base.greedy!.greedy_log_ratio!, 4);
+    const md = formatMarkdown(greedy.report, { data: 'fixture', decoding: 'greedy', maxNewTokens: 12, rewardModel: null, klReference: dirs.sft, chart: null });
+    expect(md).toContain('| log_ratio |');
+    expect(md).not.toContain('kl_to_sft |');
   });
 
   it('leaves no tensor behind (every model disposed, every step tidied)', () => {

@@ -67,6 +67,8 @@ export type ModelReport = ModelMetrics & {
   /** This model minus the SFT model on the same problems (absent for the SFT model itself and without one). */
   vs_sft?: Record<MetricKey, PairedDiff | null>;
   greedy?: GreedyMetrics;
+  /** Greedy-only runs (--greedy): log p_model - log p_sft of the greedy answer, averaged; kl_to_sft is then null. */
+  greedy_log_ratio?: number | null;
 };
 
 /** eval.json */
@@ -325,6 +327,12 @@ export async function evaluate(opts: EvalOptions): Promise<EvalResult> {
     const s = main(entry);
     const model: ModelReport = { ...s.metrics, se: s.se };
     if (sft && ref && name !== ref.name) model.vs_sft = compareModels(s, main(sft));
+    if (!entry.sampled) {
+      // Greedy only: the log-ratio of one greedy answer per problem is not an estimate of the KL, so it is not named one.
+      model.greedy_log_ratio = model.kl_to_sft;
+      model.kl_to_sft = null;
+      model.se = { ...model.se, kl_to_sft: null };
+    }
     if (entry.sampled && entry.greedy) {
       const { kl_to_sft: greedyLogRatio, ...rest } = entry.greedy.metrics;
       model.greedy = { ...rest, greedy_log_ratio: greedyLogRatio };

@@ -52,6 +52,14 @@ export function formatTable(report: EvalReport): string {
     const se = m.se[k];
     return v === 'n/a' || se === null || se === undefined ? v : `${v} ± ${se.toFixed(COLUMNS[k].digits)}`;
   };
+  if (report.samples_per_problem === 0) {
+    // greedy only: a log-ratio column instead of the KL estimate
+    const keys = METRIC_KEYS.filter((k) => k !== 'kl_to_sft');
+    return table(
+      ['model', ...keys.map((k) => COLUMNS[k].header), 'log_ratio'],
+      Object.entries(report.models).map(([name, m]) => [name, ...keys.map((k) => cell(m, k)), fmt(m.greedy_log_ratio ?? null, 2)]),
+    );
+  }
   return table(['model', ...METRIC_KEYS.map((k) => COLUMNS[k].header)], Object.entries(report.models).map(([name, m]) => [name, ...METRIC_KEYS.map((k) => cell(m, k))]));
 }
 
@@ -93,7 +101,10 @@ export interface ReportSettings {
 /** The whole eval.md. */
 export function formatMarkdown(report: EvalReport, s: ReportSettings): string {
   const k = report.samples_per_problem;
-  const what = k > 0 ? `${k} responses per problem and model sampled at temperature ${report.temperature}` : 'one greedy response per problem and model';
+  const what =
+    k > 0
+      ? `${k} responses per problem and model sampled at temperature ${report.temperature}`
+      : 'one greedy response per problem and model (log_ratio: log p_model - log p_sft of the greedy response, not a KL estimate)';
   const comparisons = formatComparisons(report);
   const greedy = formatGreedy(report);
   const lines = [

@@ -10,7 +10,7 @@ import { createRng, Qwen2Model } from '@rlhf-code/model';
 import { meanSe, paired, type MeanSe, type PairedDiff } from '@rlhf-code/stats';
 import { sampleResponses } from './rollout';
 import type { PpoPrompt } from './ppo-trainer';
-import type { CombinedScorer, RolloutSample } from './scorers';
+import { rolloutSamples, type CombinedScorer } from './scorers';
 
 /** Files of the PPO output folder: the measurements (one JSON line each) and their plot (drawn by the app). */
 export const HELDOUT_FILE = 'heldout.jsonl';
@@ -78,12 +78,7 @@ export class HeldOutProbe {
         batchSize: o.batchSize,
       },
     );
-    const samples: RolloutSample[] = rows.map((p, i) => ({
-      promptIndex: p.index,
-      promptIds: p.ids,
-      responseIds: gen.responseIds[i],
-      endedWithEos: gen.endedWithEos[i],
-    }));
+    const samples = rolloutSamples(rows, gen);
     const scored = await o.scorer(samples);
     const perSample: Record<string, number[]> = {
       score: scored.scores,

@@ -116,7 +116,7 @@ describe('PpoTrainer', () => {
       policy: Object.fromEntries(Object.entries(models.policy.params).map(([k, v]) => [k, v.dataSync().slice()])),
       head: models.valueHead!.params[Object.keys(models.valueHead!.params)[0]].dataSync().slice(),
     });
-    const changed = (a: Float32Array, b: Float32Array) => a.some((x, i) => x !== b[i]);
+    const changed = (a: ArrayLike<number>, b: ArrayLike<number>) => Array.from(a).some((x, i) => x !== b[i]);
     let before = snapshot();
     for (let i = 0; i < 3; i++) {
       const m = await ppo.step(prompts);

@@ -26,7 +26,7 @@ import { forwardResponses, forwardResponsesToHost } from './policy-forward';
 import { clippedPolicyLoss } from './policy-loss';
 import { applyMissingEosPenalty, clipScores, MissingEosOptions, perTokenRewards } from './rewards';
 import { layoutSequences, sampleResponses, selectRows, SequenceBatch, takeRows } from './rollout';
-import { CombinedScorer, RolloutSample } from './scorers';
+import { CombinedScorer, rolloutSamples } from './scorers';
 import { clippedValueLoss } from './value-loss';
 import { whiten } from './whiten';
 
@@ -193,12 +193,7 @@ export class PpoTrainer {
 
     const t1 = Date.now();
     // 3. Scores.
-    const samples: RolloutSample[] = rows.map((p, i) => ({
-      promptIndex: p.index,
-      promptIds: p.ids,
-      responseIds: gen.responseIds[i],
-      endedWithEos: gen.endedWithEos[i],
-    }));
+    const samples = rolloutSamples(rows, gen);
     const scored = await this.scorer(samples);
     let scores = cfg.missingEos ? applyMissingEosPenalty(scored.scores, gen.endedWithEos, cfg.missingEos) : scored.scores;
     scores = clipScores(scores, cfg.scoreClip);

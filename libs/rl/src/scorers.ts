@@ -11,6 +11,14 @@ export interface RolloutSample {
   endedWithEos: boolean;
 }
 
+/** The rollout samples of `rows` (prompt index and ids) and their generated responses, row for row. */
+export function rolloutSamples(
+  rows: readonly { index: number; ids: number[] }[],
+  gen: { responseIds: number[][]; endedWithEos: boolean[] },
+): RolloutSample[] {
+  return rows.map((p, i) => ({ promptIndex: p.index, promptIds: p.ids, responseIds: gen.responseIds[i], endedWithEos: gen.endedWithEos[i] }));
+}
+
 export type Scorer = (samples: readonly RolloutSample[]) => Promise<number[]> | number[];
 
 export interface ScoreResult {
