@@ -3,7 +3,7 @@
 # ending with the evaluation table: every metric as mean ± SE over 200 held-out MBPP test problems (4 samples each),
 # and PPO minus SFT paired per problem with its 95% interval.
 #
-#   bash run_all.sh                 default preset (about 15 minutes on 2 otherwise idle CPU cores)
+#   bash run_all.sh                 default preset (about 12-13 minutes on 2 otherwise idle CPU cores)
 #   PPO_ALGO=grpo bash run_all.sh   the same with GRPO (4 samples per prompt, group-normalised rewards, no critic)
 #   PRESET=smoke bash run_all.sh    a few steps per stage (CI uses it: checks the wiring, not the quality)
 #

@@ -112,7 +112,7 @@ describe('ppo train: one tiny iteration', () => {
 
   it('with a reward model: its score head starts the value head, and both scores count', async () => {
     const out = path.join(dir, 'with-rm');
-    const r = ppo('train', '--model', policy, '--reward-model', rewardModel, '--data', withTests, '--out', out, ...TINY);
+    const r = ppo('train', '--model', policy, '--reward-model', rewardModel, '--data', withTests, '--out', out, ...TINY, '--lr', '1e-5');
     expect(r.code).toBe(0);
     expect(r.stderr).toContain(", value head from reward-model; score = 1 x rm_score + 0.5 x exec_score\n");
     const [m] = metricLines(out);
