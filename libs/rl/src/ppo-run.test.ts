@@ -5,6 +5,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { loadTrainingState, Qwen2Model, readConfig, RewardModel, saveCheckpoint } from '@rlhf-code/model';
 import { loadPpoModels, savePpoCheckpoint } from './ppo-checkpoint';
+import { HeldOutProbe, HeldOutRecord } from './heldout';
 import { runPpo } from './ppo-run';
 import { PpoConfig, PpoModels, PpoPrompt, PpoTrainer } from './ppo-trainer';
 import { combineScorers } from './scorers';
@@ -53,9 +54,13 @@ beforeEach(async () => {
 });
 afterEach(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
-async function run(out: string, steps: number, resume: boolean) {
+// Prompts the runs never train on (the held-out measurement's).
+const heldOutPrompts: PpoPrompt[] = [[7], [15, 16], [17]].map((ids, index) => ({ index, ids }));
+
+async function run(out: string, steps: number, resume: boolean, heldOut = false) {
   const models = await loadPpoModels({ modelDir: sft, resumeDir: resume ? out : undefined, algo: 'ppo', seed: 1 });
   const ppo = new PpoTrainer(models, scorer, config, { padId: TINY_PAD, stopTokenIds: [TINY_EOS] });
+  const probe = new HeldOutProbe({ prompts: heldOutPrompts, scorer, samples: 2, maxNewTokens: 4, temperature: 0.7, padId: TINY_PAD, stopTokenIds: [TINY_EOS], seed: 3 });
   try {
     const result = await runPpo({
       ppo,
@@ -68,6 +73,7 @@ async function run(out: string, steps: number, resume: boolean) {
       resumeState: resume ? await loadTrainingState(out) : undefined,
       quiet: true,
       seed: 4,
+      heldOut: heldOut ? { probe, every: 2 } : undefined,
     });
     return { result, source: models.valueHeadSource, kl: ppo.kl.value };
   } finally {
@@ -110,6 +116,31 @@ describe('runPpo', () => {
     expect(rest.kl).toBeCloseTo(full.kl, 10);
     const bLines = fs.readFileSync(path.join(b, 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     expect(bLines.map((l) => l.step)).toEqual([1, 2, 3]);
+  });
+
+  it('held-out measurements: at 0, every 2 and at the end; they leave the training identical and survive a resume', async () => {
+    const readHeldOut = (dir: string): HeldOutRecord[] =>
+      fs.readFileSync(path.join(dir, 'heldout.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const plain = await run(path.join(tmp, 'plain'), 3, false);
+    const a = path.join(tmp, 'a');
+    const full = await run(a, 3, false, true);
+    // the probe has its own random streams: the rollouts and updates are those of a run without it
+    full.result.history.forEach((m, i) => expect(m['ppo/loss/total']).toBeCloseTo(plain.result.history[i]['ppo/loss/total'], 6));
+    const records = readHeldOut(a);
+    expect(records.map((r) => r.step)).toEqual([0, 2, 3]);
+    expect(full.result.heldOut.map((r) => r.step)).toEqual([0, 2, 3]);
+    expect(records[2].metrics.len.mean).toBeCloseTo(records[2].per_prompt.len.reduce((x, y) => x + y, 0) / 3, 10);
+    expect(records[2].vs_start!.len.diff).toBeCloseTo(records[2].metrics.len.mean - records[0].metrics.len.mean, 10);
+
+    const b = path.join(tmp, 'b');
+    await run(b, 2, false, true);
+    expect(readHeldOut(b).map((r) => r.step)).toEqual([0, 2]);
+    const rest = await run(b, 3, true, true);
+    expect(rest.result.heldOut.map((r) => r.step)).toEqual([0, 2, 3]);
+    const resumed = readHeldOut(b);
+    expect(resumed.map((r) => r.step)).toEqual([0, 2, 3]);
+    // measured against the first record of the run, read back from the file
+    expect(resumed[2].vs_start!.len.diff).toBeCloseTo(records[2].vs_start!.len.diff, 5);
   });
 
   it('refuses fewer prompts than a batch', async () => {
