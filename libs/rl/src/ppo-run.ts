@@ -7,7 +7,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { shuffle } from '@rlhf-code/data';
 import type { TrainingState } from '@rlhf-code/model';
-import { restoreTrainingState, RunPosition, trainingStateOf, TrainingRun, yieldToEventLoop } from '@rlhf-code/train';
+import { dropLinesAfter, restoreTrainingState, RunPosition, trainingStateOf, TrainingRun, yieldToEventLoop } from '@rlhf-code/train';
 import { formatHeldOut, HELDOUT_FILE, HeldOutProbe, HeldOutRecord } from './heldout';
 import { METRICS, MetricRecord } from './metrics';
 import { PpoPrompt, PpoTrainer } from './ppo-trainer';
@@ -48,14 +48,12 @@ export interface PpoRunResult {
 /** heldout.jsonl's records up to iteration `step` (the file is rewritten without the later ones). */
 function resumeHeldOut(file: string, step: number): HeldOutRecord[] {
   if (!fs.existsSync(file)) return [];
-  const kept = fs
+  dropLinesAfter(file, step);
+  return fs
     .readFileSync(file, 'utf8')
     .split('\n')
-    .filter((line) => line.trim() !== '')
-    .map((line) => JSON.parse(line) as HeldOutRecord)
-    .filter((r) => r.step <= step);
-  fs.writeFileSync(file, kept.map((r) => JSON.stringify(r) + '\n').join(''));
-  return kept;
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as HeldOutRecord);
 }
 
 export async function runPpo(o: PpoRunOptions): Promise<PpoRunResult> {

@@ -261,20 +261,18 @@ export class PpoTrainer {
     let lr = trainer.optimizer.lr;
     const allRows = r.batch.promptIds.map((_, i) => i);
     const n = allRows.length;
-    {
-      const miniBatches = Math.min(cfg.miniBatches, n);
-      epochs: for (let epoch = 0; epoch < cfg.ppoEpochs; epoch++) {
-        const order = shuffle(allRows, `${cfg.seed}:${this.ppoStep}:${epoch}`);
-        for (let m = 0; m < miniBatches; m++) {
-          const rows = order.slice(Math.floor((m * n) / miniBatches), Math.floor(((m + 1) * n) / miniBatches));
-          const result = trainer.step(this.microBatches(r, rows, valueOnly));
-          updates++;
-          lr = result.lr;
-          means.add({ ...result.aux, [METRICS.gradNorm]: result.gradNorm });
-          if (cfg.targetKlStop > 0 && result.aux[METRICS.approxKl] > cfg.targetKlStop) {
-            earlyStopped = 1;
-            break epochs;
-          }
+    const miniBatches = Math.min(cfg.miniBatches, n);
+    epochs: for (let epoch = 0; epoch < cfg.ppoEpochs; epoch++) {
+      const order = shuffle(allRows, `${cfg.seed}:${this.ppoStep}:${epoch}`);
+      for (let m = 0; m < miniBatches; m++) {
+        const rows = order.slice(Math.floor((m * n) / miniBatches), Math.floor(((m + 1) * n) / miniBatches));
+        const result = trainer.step(this.microBatches(r, rows, valueOnly));
+        updates++;
+        lr = result.lr;
+        means.add({ ...result.aux, [METRICS.gradNorm]: result.gradNorm });
+        if (cfg.targetKlStop > 0 && result.aux[METRICS.approxKl] > cfg.targetKlStop) {
+          earlyStopped = 1;
+          break epochs;
         }
       }
     }

@@ -8,7 +8,7 @@ export { GradAccumulator } from './accumulate';
 export { sparseCrossEntropy, tokenLogProbs, entropyFromLogits } from './losses';
 export { Trainer, gradientsOf } from './trainer';
 export type { TrainerConfig, LossFn, MicroBatch, StepResult } from './trainer';
-export { TrainingRun, trainingStateOf, restoreTrainingState, yieldToEventLoop } from './run';
+export { TrainingRun, trainingStateOf, restoreTrainingState, yieldToEventLoop, dropLinesAfter } from './run';
 export type { RunOptions, RunPosition, Metrics } from './run';
 export { fit } from './fit';
 export type { FitOptions, FitResult } from './fit';

@@ -100,7 +100,8 @@ export class TrainingRun {
  * A run that died after its last checkpoint had already logged the steps it is about to do again: drop those
  * lines (and a line the crash cut short) so that every step appears once in metrics.jsonl.
  */
-function dropLinesAfter(file: string, step: number): void {
+/** Rewrite a JSONL log keeping the lines whose `step` is at most `step` (a resume drops what came after its checkpoint). */
+export function dropLinesAfter(file: string, step: number): void {
   const kept = fs
     .readFileSync(file, 'utf8')
     .split('\n')
