@@ -45,7 +45,10 @@ describe('rm train', () => {
 
     const heldout = JSON.parse(readFileSync(path.join(out, 'heldout.json'), 'utf8'));
     expect(Object.keys(heldout)).toEqual(['heldout']);
-    expect(Object.keys(heldout.heldout).sort()).toEqual(['mse', 'n', 'pairwise_accuracy', 'pairwise_n', 'pearson']);
+    expect(Object.keys(heldout.heldout).sort()).toEqual(['mse', 'n', 'pairwise_accuracy', 'pairwise_n', 'pearson', 'prompts', 'se']);
+    expect(heldout.heldout.prompts).toBe(2);
+    expect(Object.keys(heldout.heldout.se).sort()).toEqual(['mse', 'pairwise_accuracy', 'pearson']);
+    expect(heldout.heldout.se.mse).toBeGreaterThanOrEqual(0);
     expect(heldout.heldout.n).toBe(4);
     expect(heldout.heldout.mse).toBeGreaterThan(0);
     expect(Number.isFinite(heldout.heldout.mse)).toBe(true);

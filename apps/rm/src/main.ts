@@ -31,6 +31,8 @@ const Flags = z.object({
   maxGradNorm: z.coerce.number().nonnegative(),
   saveEvery: z.coerce.number().int().nonnegative(),
   seed: z.coerce.number().int(),
+  pairLoss: z.enum(['none', 'diff', 'bt']),
+  pairCoef: z.coerce.number().nonnegative(),
   resume: z.boolean().default(false),
   quiet: z.boolean().default(false),
   backend: backendSchema,
@@ -70,6 +72,8 @@ async function train(opts: unknown): Promise<void> {
     seed: f.seed,
     resume: resuming,
     quiet: f.quiet,
+    pairLoss: f.pairLoss,
+    pairCoef: f.pairCoef,
     extraFiles: { 'training_args.json': { stage: 'rm', base_model: f.model, ...f } },
   });
   console.log(JSON.stringify({ stage: 'rm', out: f.out, step: result.position.step, interrupted: result.interrupted, heldout: result.heldout }));
@@ -98,6 +102,8 @@ program
   .option('--max-grad-norm <x>', 'clip the global gradient norm (0 = off)', '1')
   .option('--save-every <n>', 'also save (and evaluate) every n steps; 0 = at epoch ends only', '0')
   .option('--seed <n>', 'seed of the split, the head initialisation and the data order', '0')
+  .addOption(new Option('--pair-loss <kind>', 'within-prompt term added to the MSE: diff = squared error of the predicted difference between two responses to one prompt against their score difference, bt = Bradley-Terry on the better/worse pairs, none = MSE alone (batches then sorted by length instead of holding whole prompts)').choices(['none', 'diff', 'bt']).default('diff'))
+  .option('--pair-coef <x>', 'weight of the within-prompt term', '1')
   .option('--resume', 'continue from the checkpoint in --out')
   .option('--quiet', 'no progress bar')
   .addOption(backendOption())

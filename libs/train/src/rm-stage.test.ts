@@ -6,7 +6,7 @@ import * as path from 'path';
 import * as tf from '@tensorflow/tfjs';
 import { seededRandom } from '@rlhf-code/data';
 import { makeConfig, Qwen2Model, RewardModel, saveCheckpoint } from '@rlhf-code/model';
-import { pairwiseAccuracy, regressionMetrics, rmHeldOutMetrics, rmLoss, rmPredict, RmExample, runRmStage } from './rm-stage';
+import { groupedOrder, pairwiseAccuracy, regressionMetrics, rmHeldOutMetrics, rmLoss, rmPredict, RmExample, runRmStage } from './rm-stage';
 import { useTestBackend } from './testing/backend';
 
 useTestBackend();
@@ -87,8 +87,30 @@ describe('pairwiseAccuracy', () => {
       { ids: [3], score: 0.5 },
     ];
     const m = rmHeldOutMetrics([0.8, 0.2, 0.5], examples);
-    expect(m).toEqual({ ...regressionMetrics([0.8, 0.2, 0.5], [1, 0, 0.5]), pairwise_accuracy: 1, pairwise_n: 1 });
-    expect(Object.keys(m)).toEqual(['n', 'mse', 'pearson', 'pairwise_accuracy', 'pairwise_n']);
+    expect(m).toMatchObject({ ...regressionMetrics([0.8, 0.2, 0.5], [1, 0, 0.5]), pairwise_accuracy: 1, pairwise_n: 1, prompts: 2 });
+    expect(Object.keys(m)).toEqual(['n', 'mse', 'pearson', 'pairwise_accuracy', 'pairwise_n', 'prompts', 'se']);
+    // Without one of the two prompts no pair or no correlation is left: no standard error for those.
+    expect(m.se.pairwise_accuracy).toBeNull();
+  });
+
+  test('standard errors by the jackknife over prompts: for equal-sized prompts, the SE of a mean of per-prompt values', () => {
+    // 4 prompts, one (reference, mutant) pair each, ranked right, right, wrong, right: accuracy 0.75, per-prompt values
+    // 1 1 0 1 with sample variance 0.25, so SE = sqrt(0.25 / 4) = 0.25. MSE: per-prompt mean squared errors
+    // (0.01 + 0.04) / 2 = 0.025 three times and (0.09 + 0.16) / 2 = 0.125 once.
+    const pred = [0.9, 0.2, 0.9, 0.2, 0.7, 0.4, 0.9, 0.2];
+    const examples: RmExample[] = pred.map((_, i) => ({ ids: [i], score: i % 2 === 0 ? 1 : 0, group: `p${i >> 1}`, source: i % 2 === 0 ? 'reference' : 'mutant' }));
+    examples[4].score = 0.4; // prompt 2: the reference scored 0.4, the mutant 0.7 -> ranked wrong, errors 0.3 and 0.4
+    examples[5].score = 0.8;
+    [examples[4].source, examples[5].source] = ['mutant', 'reference'];
+    const m = rmHeldOutMetrics(pred, examples);
+    expect(m.pairwise_accuracy).toBe(0.75);
+    expect(m.se.pairwise_accuracy).toBeCloseTo(0.25, 12);
+    const perPrompt = [0.025, 0.025, 0.125, 0.025];
+    const mean = perPrompt.reduce((a, b) => a + b) / 4;
+    expect(m.mse).toBeCloseTo(mean, 12);
+    expect(m.se.mse).toBeCloseTo(Math.sqrt(perPrompt.reduce((a, x) => a + (x - mean) ** 2, 0) / 3 / 4), 12);
+    expect(m.se.pearson).toBeGreaterThan(0);
+    expect(m.prompts).toBe(4);
   });
 });
 
@@ -148,6 +170,33 @@ test('rmLoss (right padding) is the MSE of rmPredict (left padding): both read t
   rm.dispose();
 });
 
+test('the within-prompt terms by hand: squared error of differences (diff), Bradley-Terry on ordered pairs (bt)', async () => {
+  const rm = await newRm();
+  const examples = dataset(6, 'pairs').map((e, i) => ({ ...e, score: [1, 0.2, 0.2, 0.5, 0.9, 0][i], group: ['a', 'a', 'a', 'b', 'b', 'c'][i] }));
+  const r = rmPredict(rm, examples, PAD);
+  const mse = r.reduce((s, p, i) => s + (p - examples[i].score) ** 2, 0) / r.length;
+  // Pairs of one group: a (0,1) (0,2) (1,2), b (3,4); c has one row. bt drops the tie (1,2) and orients 3-4 as 4 > 3.
+  const diffTerm = ([[0, 1], [0, 2], [1, 2], [3, 4]] as const).reduce((s, [i, j]) => s + (r[i] - r[j] - (examples[i].score - examples[j].score)) ** 2, 0) / 4;
+  const softplus = (x: number) => Math.log1p(Math.exp(x));
+  const btTerm = ([[0, 1], [0, 2], [4, 3]] as const).reduce((s, [i, j]) => s + softplus(-(r[i] - r[j])), 0) / 3;
+  const loss = (kind: 'none' | 'diff' | 'bt', coef: number) => tf.tidy(() => rmLoss(rm, examples, PAD, kind, coef).dataSync()[0]);
+  expect(loss('diff', 2)).toBeCloseTo(mse + 2 * diffTerm, 5);
+  expect(loss('bt', 0.5)).toBeCloseTo(mse + 0.5 * btTerm, 5);
+  expect(loss('diff', 0)).toBeCloseTo(mse, 5);
+  expect(loss('bt', 1) - loss('none', 1)).toBeCloseTo(btTerm, 5);
+  rm.dispose();
+});
+
+test('groupedOrder: a permutation that keeps each group together, the same for the same seed', () => {
+  const examples: RmExample[] = dataset(40, 'order').map((e, i) => ({ ...e, group: `g${i % 7}` }));
+  const a = groupedOrder(examples, 's1');
+  expect([...a].sort((x, y) => examples.indexOf(x) - examples.indexOf(y))).toEqual(examples);
+  const groupsInOrder = a.map((e) => e.group).filter((g, i, all) => i === 0 || all[i - 1] !== g);
+  expect(groupsInOrder).toHaveLength(7); // each group appears as one run
+  expect(groupedOrder(examples, 's1')).toEqual(a);
+  expect(groupedOrder(examples, 's2').map((e) => e.ids)).not.toEqual(a.map((e) => e.ids));
+});
+
 test('runRmStage learns "contains token 5" and writes heldout.json', async () => {
   const train = dataset(64, 'train');
   const heldOut = dataset(32, 'heldout');
@@ -194,7 +243,7 @@ test('runRmStage learns "contains token 5" and writes heldout.json', async () =>
 
   const heldoutJson = JSON.parse(fs.readFileSync(path.join(out, 'heldout.json'), 'utf8'));
   expect(heldoutJson).toEqual({
-    heldout: { n: 32, mse: after.mse, pearson: after.pearson, pairwise_accuracy: after.pairwise_accuracy, pairwise_n: 16 },
+    heldout: { n: 32, mse: after.mse, pearson: after.pearson, pairwise_accuracy: after.pairwise_accuracy, pairwise_n: 16, prompts: 16, se: after.se },
   });
   expect(JSON.parse(fs.readFileSync(path.join(out, 'rm_config.json'), 'utf8'))).toEqual({ seed: 7 });
   const evalLines = fs

@@ -7,6 +7,7 @@ import * as tf from '@tensorflow/tfjs';
 import { corr } from 'mathjs';
 import { RewardModel } from '@rlhf-code/model';
 import { groupByLength, shuffle } from '@rlhf-code/data';
+import { jackknife } from '@rlhf-code/stats';
 import { FitResult } from './fit';
 import { TrainingRun } from './run';
 import { OptimConfig, runStage } from './stage';
@@ -30,13 +31,61 @@ function rmTensors(examples: readonly RmExample[], padId: number): { ids: tf.Ten
   return { ids: tf.tensor2d(ids, undefined, 'int32'), mask: tf.tensor2d(mask, undefined, 'int32') };
 }
 
-/** Mean squared error of the predicted rewards against the scores (inside the caller's tape). */
-export function rmLoss(rm: RewardModel, examples: readonly RmExample[], padId: number): tf.Scalar {
+export type PairLoss = 'none' | 'diff' | 'bt';
+
+/** Index pairs (i, j), i < j, of rows of one group in a batch, with the score difference s_i - s_j. */
+export function groupPairs(examples: readonly RmExample[]): { i: number[]; j: number[]; diff: number[] } {
+  const out = { i: [] as number[], j: [] as number[], diff: [] as number[] };
+  for (let a = 0; a < examples.length; a++) {
+    for (let b = a + 1; b < examples.length; b++) {
+      if (examples[a].group === undefined || examples[a].group !== examples[b].group) continue;
+      out.i.push(a);
+      out.j.push(b);
+      out.diff.push(examples[a].score - examples[b].score);
+    }
+  }
+  return out;
+}
+
+/**
+ * Mean squared error of the predicted rewards against the scores (inside the caller's tape), plus pairCoef x a
+ * within-prompt term over the batch's pairs of one group: 'diff' = squared error of the predicted difference against
+ * the score difference; 'bt' = Bradley-Terry -log sigmoid(r_better - r_worse) over pairs whose scores differ.
+ */
+export function rmLoss(rm: RewardModel, examples: readonly RmExample[], padId: number, pairLoss: PairLoss = 'none', pairCoef = 0): tf.Scalar {
   return tf.tidy(() => {
     const { ids, mask } = rmTensors(examples, padId);
     const pred = rm.forward(ids, mask); // [B]
-    return tf.mean(tf.square(tf.sub(pred, tf.tensor1d(examples.map((e) => e.score))))) as tf.Scalar;
+    const mse = tf.mean(tf.square(tf.sub(pred, tf.tensor1d(examples.map((e) => e.score))))) as tf.Scalar;
+    if (pairLoss === 'none' || pairCoef === 0) return mse;
+    let { i, j, diff } = groupPairs(examples);
+    if (pairLoss === 'bt') {
+      // orient each pair better - worse, drop ties (within 0.01: the score's own rounding)
+      const keep = diff.map((d) => Math.abs(d) > 0.01);
+      const better = i.map((a, k) => (diff[k] > 0 ? a : j[k])).filter((_, k) => keep[k]);
+      const worse = i.map((a, k) => (diff[k] > 0 ? j[k] : a)).filter((_, k) => keep[k]);
+      [i, j, diff] = [better, worse, better.map(() => 0)];
+    }
+    if (i.length === 0) return mse;
+    const d = tf.sub(tf.gather(pred, tf.tensor1d(i, 'int32')), tf.gather(pred, tf.tensor1d(j, 'int32'))); // [P]
+    const pair = pairLoss === 'diff' ? tf.mean(tf.square(tf.sub(d, tf.tensor1d(diff)))) : tf.mean(tf.softplus(tf.neg(d)));
+    return tf.add(mse, tf.mul(pair, pairCoef)) as tf.Scalar;
   });
+}
+
+/**
+ * Every group's rows together, so a batch compares responses to one prompt: groups shuffled, then sorted by their
+ * longest row within runs of 50 groups (as groupByLength, so that a batch pads little), rows shuffled inside a group.
+ */
+export function groupedOrder(examples: readonly RmExample[], seed: string): RmExample[] {
+  const groups = new Map<string, RmExample[]>();
+  examples.forEach((e, k) => {
+    const key = e.group ?? `#${k}`;
+    if (!groups.has(key)) groups.set(key, []);
+    groups.get(key)!.push(e);
+  });
+  const longest = (rows: RmExample[]) => Math.max(...rows.map((e) => e.ids.length));
+  return groupByLength(shuffle([...groups.values()], seed), longest, 1, 50).flatMap((rows, g) => shuffle(rows, `${seed}:${g}`));
 }
 
 /** Predictions for many examples, batchSize at a time, without gradients. */
@@ -101,12 +150,26 @@ export function pairwiseAccuracy(pred: readonly number[], rows: readonly { group
   return { pairwise_accuracy: pairs > 0 ? right / pairs : null, pairwise_n: pairs };
 }
 
-/** What heldout.json holds: regression metrics and the reference-vs-mutant pairwise accuracy. */
-export type RmHeldOutMetrics = RegressionMetrics & PairwiseMetrics;
+/**
+ * What heldout.json holds: regression metrics, the reference-vs-mutant pairwise accuracy, and their standard errors
+ * by the jackknife over prompts (a prompt's responses are not independent of each other; null with fewer than 2 prompts).
+ */
+export type RmHeldOutMetrics = RegressionMetrics &
+  PairwiseMetrics & { se: { mse: number | null; pearson: number | null; pairwise_accuracy: number | null }; prompts: number };
 
 /** All held-out metrics of predictions on examples. */
 export function rmHeldOutMetrics(pred: readonly number[], examples: readonly RmExample[]): RmHeldOutMetrics {
-  return { ...regressionMetrics(pred, examples.map((e) => e.score)), ...pairwiseAccuracy(pred, examples) };
+  const all = (rows: number[]) => ({
+    ...regressionMetrics(rows.map((i) => pred[i]), rows.map((i) => examples[i].score)),
+    ...pairwiseAccuracy(rows.map((i) => pred[i]), rows.map((i) => examples[i])),
+  });
+  const groupOf = examples.map((e, i) => e.group ?? `#${i}`);
+  const groups = [...new Set(groupOf)];
+  const rowsWithout = groups.map((g) => groupOf.flatMap((h, i) => (h === g ? [] : [i])));
+  const loo = rowsWithout.map(all); // metrics without each prompt in turn
+  const se = (key: 'mse' | 'pearson' | 'pairwise_accuracy') => jackknife(groups.length, (skip) => (skip < 0 ? full[key] : loo[skip][key])).se;
+  const full = all(examples.map((_, i) => i));
+  return { ...full, prompts: groups.length, se: { mse: se('mse'), pearson: se('pearson'), pairwise_accuracy: se('pairwise_accuracy') } };
 }
 
 export interface RmStageOptions {
@@ -126,13 +189,22 @@ export interface RmStageOptions {
   resume: boolean;
   quiet?: boolean;
   extraFiles?: Record<string, string | object>;
+  /** Within-prompt pairwise term (see rmLoss); with it, batches hold whole groups instead of length-sorted rows. */
+  pairLoss?: PairLoss;
+  pairCoef?: number;
 }
 
 export async function runRmStage(o: RmStageOptions): Promise<FitResult & { run: TrainingRun; heldout: RmHeldOutMetrics | null }> {
   const order = new Map<number, RmExample[]>();
+  const pairwise = (o.pairLoss ?? 'none') !== 'none' && (o.pairCoef ?? 0) > 0;
   const epochExamples = (epoch: number) => {
     // Shuffled, then grouped by length so that a batch pads little (each batch is padded to its longest pair).
-    if (!order.has(epoch)) order.set(epoch, groupByLength(shuffle(o.train, `${o.seed}:${epoch}`), (e) => e.ids.length, o.batchSize));
+    if (!order.has(epoch)) {
+      order.set(
+        epoch,
+        pairwise ? groupedOrder(o.train, `${o.seed}:${epoch}`) : groupByLength(shuffle(o.train, `${o.seed}:${epoch}`), (e) => e.ids.length, o.batchSize),
+      );
+    }
     return order.get(epoch)!;
   };
   let heldout: RmHeldOutMetrics | null = null;
@@ -165,7 +237,7 @@ export async function runRmStage(o: RmStageOptions): Promise<FitResult & { run: 
       return {
         weight: batch.length,
         loss: () => {
-          const loss = rmLoss(o.rm, batch, o.padId);
+          const loss = rmLoss(o.rm, batch, o.padId, o.pairLoss, o.pairCoef);
           return { loss, aux: { 'rm/score_mean': tf.scalar(batch.reduce((s, e) => s + e.score, 0) / batch.length) } };
         },
       };
