@@ -1,12 +1,24 @@
 // online: online RL behind Continue. `serve` runs the completion and feedback servers with live policy updates,
-// `prep-fim` builds a FIM dataset from a folder of .py files, `simulate` is a simulated Continue user.
+// `prep-fim` builds a FIM dataset from a folder of .py files, `simulate` is a simulated Continue user, `latency` times
+// Continue-shaped requests.
 import * as fs from 'fs';
 import { Command, Option } from 'commander';
 import { z } from 'zod';
 import { backendOption, backendSchema, parseFlags, runCli, UsageError } from '@rlhf-code/cli';
 import { readFimData, writeJsonl } from '@rlhf-code/data';
 import { initBackend, shutdownBackend } from '@rlhf-code/backend';
-import { buildFimDataset, ConfigError, fimSftRecords, formatSummary, loadOnlineConfig, runSimulation, startOnlineService } from '@rlhf-code/online';
+import {
+  buildFimDataset,
+  ConfigError,
+  fimSftRecords,
+  formatSummary,
+  loadOnlineConfig,
+  measureLatency,
+  PROMPT_FORMS,
+  runSimulation,
+  startOnlineService,
+  type PromptForm,
+} from '@rlhf-code/online';
 import { corpusDirs, loadTokenizer } from '@rlhf-code/tokenizer';
 
 const int = z.coerce.number().int();
@@ -147,6 +159,50 @@ async function simulateCommand(opts: unknown): Promise<void> {
   }
 }
 
+// ---------------------------------------------------------------------------------------------- latency
+
+const LatencyFlags = z.object({
+  model: z.string(),
+  data: z.string(),
+  requests: int.positive(),
+  concurrency: z.string().transform((v, ctx) => {
+    const xs = v.split(',').map((x) => Number(x.trim()));
+    if (xs.some((x) => !Number.isInteger(x) || x < 1)) ctx.addIssue({ code: 'custom', message: `expected positive integers separated by commas, got "${v}"` });
+    return xs;
+  }),
+  forms: z.string().transform((v, ctx) => {
+    const xs = v.split(',').map((x) => x.trim());
+    const bad = xs.filter((x) => !(PROMPT_FORMS as readonly string[]).includes(x));
+    if (bad.length > 0) ctx.addIssue({ code: 'custom', message: `unknown form "${bad[0]}" (use ${PROMPT_FORMS.join(', ')})` });
+    return xs as PromptForm[];
+  }),
+  maxPromptTokens: int.positive(),
+  statusEveryMs: int.positive(),
+  warmup: int.min(0),
+  json: z.string().optional(),
+  backend: backendSchema,
+});
+
+async function latencyCommand(opts: unknown): Promise<void> {
+  const f = parseFlags(LatencyFlags, opts);
+  if (!fs.existsSync(f.model)) throw new UsageError(`--model: ${f.model} does not exist`);
+  const cases = (await readFimData(f.data)).filter((e) => e.split === 'test').map((e) => ({ prefix: e.prefix, suffix: e.suffix, path: e.path ?? 'untitled.py' }));
+  if (cases.length < 2) throw new UsageError(`--data: ${f.data} has fewer than 2 "test" examples`);
+  const backend = await initBackend({ backend: f.backend });
+  process.stdout.write(`[latency] backend ${backend.name}; ${f.requests} requests per setting, ${cases.length} held-out FIM cases from ${f.data}\n`);
+  const rows = await measureLatency({ ...f, cases }, (line) => process.stdout.write(line + '\n'));
+  const ms = (x: number | null) => (x === null ? '-' : x.toFixed(0));
+  process.stdout.write('\n| form | clients | requests | first chunk p50 | answer p50 | answer p95 | within 375 ms | chunks | status p50 / p95 (calls) |\n');
+  process.stdout.write('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n');
+  for (const r of rows) {
+    process.stdout.write(
+      `| ${r.form} | ${r.concurrency} | ${r.requests} | ${ms(r.first_chunk_p50_ms)} ms | ${ms(r.total_p50_ms)} ms | ${ms(r.total_p95_ms)} ms | ` +
+        `${(100 * r.within_375ms).toFixed(0)}% | ${r.chunks_mean.toFixed(1)} | ${ms(r.status_p50_ms)} / ${ms(r.status_p95_ms)} ms (${r.status_calls}) |\n`,
+    );
+  }
+  if (f.json) await writeJsonl(f.json, rows);
+}
+
 // ---------------------------------------------------------------------------------------------- program
 
 const program = new Command('online').description('Online RL behind Continue: completion server, feedback server, live policy updates, simulated user.');
@@ -195,5 +251,20 @@ program
   .option('--report-every <n>', 'print acceptance every n requests (0 = only the final table)', '10')
   .option('--json <file>', 'also write the summary (per version, per arm, timeline) as one JSON line')
   .action(simulateCommand);
+
+program
+  .command('latency')
+  .description("time Continue-shaped requests (both prompt forms) against a running service, alone and concurrent, with the status endpoint polled meanwhile; prints p50/p95 and one JSON line per setting")
+  .option('--model <dir>', 'model folder to serve', 'models/base')
+  .option('--data <file>', 'FIM JSONL (its "test" split is used)', 'data/fim/fim.jsonl')
+  .option('--requests <n>', 'requests per setting', '40')
+  .option('--concurrency <list>', 'numbers of concurrent clients, comma-separated', '1,8')
+  .option('--forms <list>', 'prompt forms: v139 (1.3.9, commented context) and/or head (upstream, <|repo_name|> header)', 'v139,head')
+  .option('--max-prompt-tokens <n>', "Continue's maxPromptTokens", '1024')
+  .option('--status-every-ms <n>', 'poll the status endpoint this often while requests are in flight', '25')
+  .option('--warmup <n>', 'requests sent first and not measured', '3')
+  .option('--json <file>', 'also write the rows as JSON lines')
+  .addOption(backendOption())
+  .action(latencyCommand);
 
 void runCli(program, shutdownBackend);

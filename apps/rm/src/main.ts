@@ -102,7 +102,7 @@ program
   .option('--max-grad-norm <x>', 'clip the global gradient norm (0 = off)', '1')
   .option('--save-every <n>', 'also save (and evaluate) every n steps; 0 = at epoch ends only', '0')
   .option('--seed <n>', 'seed of the split, the head initialisation and the data order', '0')
-  .addOption(new Option('--pair-loss <kind>', 'within-prompt term added to the MSE: diff = squared error of the predicted difference between two responses to one prompt against their score difference, bt = Bradley-Terry on the better/worse pairs, none = MSE alone (batches then sorted by length instead of holding whole prompts)').choices(['none', 'diff', 'bt']).default('diff'))
+  .addOption(new Option('--pair-loss <kind>', 'within-prompt term added to the MSE: diff = squared error of the predicted difference between two responses to one prompt against their score difference, bt = Bradley-Terry on the better/worse pairs, none = MSE alone (batches then sorted by length instead of holding whole prompts)').choices(['none', 'diff', 'bt']).default('none'))
   .option('--pair-coef <x>', 'weight of the within-prompt term', '1')
   .option('--resume', 'continue from the checkpoint in --out')
   .option('--quiet', 'no progress bar')

@@ -47,6 +47,8 @@ export interface GenerateBatchOptions extends SamplingOptions {
   seed?: number | string;
   /** A caller-owned root stream (e.g. restored from a checkpoint) instead of `seed`; it advances one draw per prompt. */
   rng?: Rng;
+  /** Ends prompt `index`'s continuation at an index into its text, or null to go on (see generate's stopWhen; needs `tokenizer`). */
+  stopWhen?: (index: number, text: string) => number | null;
   /** Streams prompt `index`'s newly final text as it is decoded (needs `tokenizer`). */
   onText?: (index: number, delta: string) => void;
   /** Awaited before every decoding step (a server swaps weights or notices an aborted request there). */
@@ -75,7 +77,9 @@ export function sampledIds(c: Pick<Completion, 'ids' | 'stopId'>): number[] {
 /** Continue each prompt (token ids); see the top of this file for batching, seeding and stop sets. */
 export async function generateBatch(model: Qwen2Model, prompts: readonly (readonly number[])[], opts: GenerateBatchOptions): Promise<Completion[]> {
   const tok = opts.tokenizer;
-  if (!tok && (opts.stop || opts.stopStrings?.length || opts.onText)) throw new Error('generateBatch: a stop set, stop strings and streaming need a tokenizer');
+  if (!tok && (opts.stop || opts.stopStrings?.length || opts.onText || opts.stopWhen)) {
+    throw new Error('generateBatch: a stop set, stop strings, stopWhen and streaming need a tokenizer');
+  }
   if (prompts.length === 0) return [];
   const batchSize = opts.batchSize ?? prompts.length;
   if (!(Number.isInteger(batchSize) && batchSize >= 1)) throw new Error(`generateBatch: batchSize must be an integer >= 1, got ${opts.batchSize}`);
@@ -88,7 +92,7 @@ export async function generateBatch(model: Qwen2Model, prompts: readonly (readon
   const rngs = root ? prompts.map(() => createRng(String(root.next()))) : undefined;
 
   // The text is decoded once at the end, unless stop strings or streaming need it after every step.
-  const stepText = tok && (opts.stopStrings?.length || opts.onText) ? (ids: number[]) => tok.decode(ids) : undefined;
+  const stepText = tok && (opts.stopStrings?.length || opts.onText || opts.stopWhen) ? (ids: number[]) => tok.decode(ids) : undefined;
   const order = prompts.map((_, i) => i);
   if (opts.byLength) order.sort((a, b) => prompts[a].length - prompts[b].length);
   const out: Completion[] = new Array(prompts.length);
@@ -109,6 +113,7 @@ export async function generateBatch(model: Qwen2Model, prompts: readonly (readon
         stopTokenIds: stops,
         stopStrings: opts.stopStrings ? [...opts.stopStrings] : undefined,
         decode: stepText,
+        stopWhen: opts.stopWhen && ((row, text) => opts.stopWhen!(rows[row], text)),
         onText: opts.onText && ((row, delta) => opts.onText!(rows[row], delta)),
         beforeStep: opts.beforeStep,
       },

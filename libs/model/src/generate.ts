@@ -20,6 +20,11 @@ export interface GenerateOptions extends SamplingOptions {
   decode?: (ids: number[]) => string;
   /** One random stream per row (required unless greedy): row b's tokens are drawn from rngs[b] alone. */
   rngs?: readonly Rng[];
+  /**
+   * Called with each row's text after every step (after stop strings): an index into it ends the row there (the text
+   * before it kept, finish reason 'stop'), null goes on. For rules a stop string cannot say, e.g. "end of the line".
+   */
+  stopWhen?: (row: number, text: string) => number | null;
   /** Called with each row's newly final text as it is generated (never a partial stop string). */
   onText?: (row: number, delta: string) => void;
   /** Called before every decoding step; an async hook lets a server swap weights between steps. */
@@ -69,7 +74,7 @@ export async function generate(model: Qwen2Model, prompts: readonly (readonly nu
   const minNew = opts.minNewTokens ?? 0;
   if (!(Number.isInteger(minNew) && minNew >= 0)) throw new Error(`generate: minNewTokens must be an integer >= 0, got ${opts.minNewTokens}`);
   const stops = (opts.stopStrings ?? []).filter((s) => s.length > 0);
-  if ((stops.length > 0 || opts.onText) && !opts.decode) throw new Error('generate: stop strings and streaming need `decode`');
+  if ((stops.length > 0 || opts.onText || opts.stopWhen) && !opts.decode) throw new Error('generate: stop strings, stopWhen and streaming need `decode`');
   const stopIds = new Set(opts.stopTokenIds ?? []);
   const B = prompts.length;
   if (opts.rngs && opts.rngs.length !== B) throw new Error(`generate: ${B} prompts need ${B} random streams, got ${opts.rngs.length}`);
@@ -120,7 +125,7 @@ export async function generate(model: Qwen2Model, prompts: readonly (readonly nu
           row.done = true;
           row.finishReason = 'stop';
         }
-        if (opts.decode) updateText(row, stopIds, stops, opts);
+        if (opts.decode) updateText(row, b, stopIds, stops, opts);
         if (opts.onText) streamText(row, b, stops, opts.onText);
       });
       input = tf.tensor2d(next, [B, 1], 'int32');
@@ -134,8 +139,8 @@ export async function generate(model: Qwen2Model, prompts: readonly (readonly nu
   return rows.map(({ ids, logprobs, text, finishReason }) => ({ ids, logprobs, text, finishReason }));
 }
 
-/** Re-decode the row and end it at the first stop string. */
-function updateText(row: RowState, stopIds: Set<number>, stops: string[], opts: GenerateOptions): void {
+/** Re-decode the row and end it at the first stop string, or where stopWhen says. */
+function updateText(row: RowState, b: number, stopIds: Set<number>, stops: string[], opts: GenerateOptions): void {
   const last = row.ids[row.ids.length - 1];
   const visible = stopIds.has(last) ? row.ids.slice(0, -1) : row.ids;
   let text = opts.decode!(visible);
@@ -146,6 +151,12 @@ function updateText(row: RowState, stopIds: Set<number>, stops: string[], opts: 
       row.done = true;
       row.finishReason = 'stop';
     }
+  }
+  const cut = opts.stopWhen?.(b, text) ?? null;
+  if (cut !== null) {
+    text = text.slice(0, cut);
+    row.done = true;
+    row.finishReason = 'stop';
   }
   row.text = text;
 }

@@ -3,11 +3,12 @@ import type { FastifyInstance } from 'fastify';
 import { generateBatch, Qwen2Model, sampledIds } from '@rlhf-code/model';
 import { initBackend } from '@rlhf-code/backend';
 import { promoteToken } from '@rlhf-code/model/testing';
-import { loadTokenizer, formatFim, type Tokenizer } from '@rlhf-code/tokenizer';
+import { loadTokenizer, formatFim, parseFim, type Tokenizer } from '@rlhf-code/tokenizer';
 import { ArmRouter } from './arms';
 import { buildCompletionServer } from './completion-server';
 import { CompletionServerSchema } from './config';
 import { CONTINUE_STOP_STRINGS } from './continue-client';
+import { LineRule, lineRuleFor } from './line-rule';
 import { PolicyHolder } from './policy';
 import type { ServedRecord } from './stats';
 import { jsonOf } from './testing/http';
@@ -40,7 +41,8 @@ beforeAll(async () => {
   other.dispose();
   holder = new PolicyHolder(policyModel);
   app = buildCompletionServer({
-    config: CompletionServerSchema.parse({ port: 0, maxTokensCap: 24, modelName: 'tiny' }),
+    // Token-sized chunks and no clock here (the line chunks and the 150 ms rule have tests of their own below).
+    config: CompletionServerSchema.parse({ port: 0, maxTokensCap: 24, modelName: 'tiny', multiline: 'always', showWithinMs: 1e9, lineChunks: false }),
     tokenizer: tok,
     policy: holder,
     start: startModel,
@@ -57,9 +59,14 @@ afterAll(async () => {
   await app.close();
 });
 
-/** The greedy continuation the tiny model itself produces for PROMPT (reference for the server's answers). */
+/**
+ * The greedy continuation the tiny model itself produces for PROMPT, ended where Continue would end it with
+ * multilineCompletions "always" and no clock (reference for the server's answers).
+ */
 async function reference(model: Qwen2Model, maxNewTokens: number, stop: string[] = []) {
-  const [g] = await generateBatch(model, [tok.encode(PROMPT)], { maxNewTokens, greedy: true, tokenizer: tok, stopIds: endIds(), stopStrings: stop });
+  const rule = new LineRule(lineRuleFor(parseFim(PROMPT)!, 'always', 1e9));
+  const stopWhen = (_: number, text: string) => rule.cut(text, 0);
+  const [g] = await generateBatch(model, [tok.encode(PROMPT)], { maxNewTokens, greedy: true, tokenizer: tok, stopIds: endIds(), stopStrings: stop, stopWhen });
   return g;
 }
 
@@ -85,7 +92,7 @@ test('non-stream answer has the OpenAI shape, usage, id and policy version; text
   expect(res.status).toBe(200);
   const body = await jsonOf(res);
   const ref = await reference(policyModel, 12);
-  expect(body).toMatchObject({ object: 'text_completion', model: 'tiny', policy_version: 0, arm: 'policy' });
+  expect(body).toMatchObject({ object: 'text_completion', model: 'Qwen2.5-Coder-1.5B', policy_version: 0, arm: 'policy' }); // the name asked for
   expect(body.id).toMatch(/^cmpl-/);
   expect(res.headers.get('x-completion-id')).toBe(body.id);
   expect(res.headers.get('x-policy-version')).toBe('0');
@@ -94,7 +101,7 @@ test('non-stream answer has the OpenAI shape, usage, id and policy version; text
   const sampled = sampledIds(ref).length;
   expect(body.usage).toEqual({ prompt_tokens: promptTokens, completion_tokens: sampled, total_tokens: promptTokens + sampled });
   const rec = served.find((s) => s.rec.id === body.id)!;
-  expect(rec.rec).toMatchObject({ version: 0, arm: 'policy', shown: ref.text.trim() !== '', completionTokens: sampled });
+  expect(rec.rec).toMatchObject({ version: 0, arm: 'policy', blank: ref.text.trim() === '', endedByModel: ref.stopId !== null, completionTokens: sampled });
 });
 
 test('stream: token-by-token SSE chunks, finish_reason on the last, then [DONE]; same text as non-stream', async () => {
@@ -106,7 +113,7 @@ test('stream: token-by-token SSE chunks, finish_reason on the last, then [DONE];
   const ref = await reference(policyModel, 12);
   expect(chunks.length).toBeGreaterThan(2); // not one lump: pieces as tokens decode
   for (const c of chunks) {
-    expect(c).toMatchObject({ object: 'text_completion', model: 'tiny', policy_version: 0 });
+    expect(c).toMatchObject({ object: 'text_completion', model: 'anything', policy_version: 0 });
     expect(c.id).toBe(chunks[0].id);
   }
   expect(chunks.slice(0, -1).every((c) => c.choices[0].finish_reason === null)).toBe(true);
@@ -133,6 +140,19 @@ test('max_tokens is capped by config; GET /v1/models lists the served model', as
   const models = await jsonOf(fetch(`${base}/v1/models`));
   expect(models.object).toBe('list');
   expect(models.data.map((m: { id: string }) => m.id)).toEqual(['tiny']);
+  // By default the advertised name makes Continue pick the Qwen FIM template (it needs "qwen" and "coder").
+  expect(CompletionServerSchema.parse({}).modelName).toBe('Qwen2.5-Coder-1.5B');
+});
+
+test('POST /completions (an apiBase without /v1) is the same endpoint; upstream HEAD prompts are served, not refused', async () => {
+  const a = await jsonOf(post({ prompt: PROMPT, max_tokens: 6, temperature: 0 }));
+  const res = await fetch(`${base}/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ prompt: PROMPT, max_tokens: 6, temperature: 0 }) });
+  expect(res.status).toBe(200);
+  expect((await jsonOf(res)).choices[0].text).toBe(a.choices[0].text);
+  const head = '<|repo_name|>r\n<|file_sep|>r/util.py\ndef g():\n    return 1\n<|file_sep|>r/main.py\n' + PROMPT;
+  const h = await post({ prompt: head, max_tokens: 6, temperature: 0, stream: true });
+  expect(h.status).toBe(200);
+  expect((await readSse(h)).at(-1)).toBe('[DONE]');
 });
 
 test('bad requests: 400 naming the field, malformed JSON, malformed FIM prompt, unknown fields ignored', async () => {
@@ -205,7 +225,10 @@ test('a client that goes away mid-stream (Continue aborts when the user types on
     abort.abort();
     await new Promise((r) => setTimeout(r, 300));
     expect(steps).toBeLessThan(24);
-    expect(served.length).toBe(before); // an aborted completion was never shown: not recorded
+    // Recorded all the same: Continue keeps and may show the chunks it received before it went away.
+    expect(served.length).toBe(before + 1);
+    expect(served[before].rec).toMatchObject({ finishReason: 'abort', endedByModel: false });
+    expect(served[before].text.length).toBeGreaterThan(0);
   } finally {
     (holder as { beforeStep: () => Promise<void> }).beforeStep = orig;
   }
@@ -276,4 +299,90 @@ test("the stop set 'fim' ends the served completion at any FIM control token, no
       policyModel.assignWeights(original);
     }
   }
+});
+
+describe('serving as Continue reads it (default config: line chunks, the line rule with its clock)', () => {
+  const servers: FastifyInstance[] = [];
+  let url: string; // showWithinMs out of reach: the answer does not depend on the machine's speed
+  let timedUrl: string; // the default config, 150 ms rule included
+  beforeAll(async () => {
+    for (const config of [{ maxTokensCap: 32, showWithinMs: 1e9 }, { maxTokensCap: 32 }]) {
+      const app = buildCompletionServer({ config: CompletionServerSchema.parse(config), tokenizer: tok, policy: holder, start: startModel, router: new ArmRouter(0) });
+      await app.listen({ port: 0, host: '127.0.0.1' });
+      servers.push(app);
+    }
+    [url, timedUrl] = servers.map((app) => `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/v1/completions`);
+  });
+  afterAll(() => Promise.all(servers.map((app) => app.close())));
+  const call = (body: object, to = url) => fetch(to, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+  test('each SSE chunk is one finished line (its newline in front of the next): the chunks join to the final text', async () => {
+    // Sampled at temperature 1 with a fixed seed the tiny model writes newlines; find a seed whose answer has two lines.
+    let seed = 0;
+    let text = '';
+    for (; seed < 40; seed++) {
+      const body = { prompt: PROMPT, max_tokens: 32, temperature: 1, seed };
+      text = (await jsonOf(call(body))).choices[0].text;
+      if (text.indexOf('\n', 1) > 0) break;
+    }
+    expect(text.indexOf('\n', 1)).toBeGreaterThan(0);
+    const chunks = (await readSse(await call({ prompt: PROMPT, max_tokens: 32, temperature: 1, seed, stream: true }))).slice(0, -1).map((e) => JSON.parse(e));
+    const pieces = chunks.map((c) => c.choices[0].text as string).filter((t) => t !== '');
+    expect(pieces.join('')).toBe(text);
+    for (const p of pieces) expect(p.indexOf('\n', 1)).toBe(-1); // at most a leading newline: never a line split in two
+    expect(pieces.length).toBe(text.replace(/^\n/, '').split('\n').length);
+    expect(text.endsWith('\n')).toBe(false); // a suggestion never ends with its last line's newline
+  });
+
+  test('a slow answer ends after its first non-blank line, as Continue shows it (showWithinMs)', async () => {
+    // Seeds whose answer, with no clock, has two or more non-blank lines.
+    const nonBlank = (t: string) => t.split('\n').filter((l) => l.trim() !== '').length;
+    const seeds: { seed: number; text: string }[] = [];
+    for (let seed = 0; seed < 60 && seeds.length < 3; seed++) {
+      const text: string = (await jsonOf(call({ prompt: PROMPT, max_tokens: 32, temperature: 1, seed }))).choices[0].text;
+      if (nonBlank(text) >= 2) seeds.push({ seed, text });
+    }
+    expect(seeds.length).toBeGreaterThan(0);
+    const orig = holder.beforeStep;
+    (holder as { beforeStep: () => Promise<void> }).beforeStep = async () => {
+      await new Promise((r) => setTimeout(r, 100)); // 100 ms a token: a line (>= 2 tokens with its newline) ends past 150 ms
+      await orig();
+    };
+    try {
+      for (const { seed, text } of seeds) {
+        const timed: string = (await jsonOf(call({ prompt: PROMPT, max_tokens: 32, temperature: 1, seed }, timedUrl))).choices[0].text;
+        expect(nonBlank(timed)).toBe(1);
+        expect(text.startsWith(timed)).toBe(true); // the same answer, ended at a line
+        expect(text.slice(timed.length).startsWith('\n')).toBe(true);
+      }
+    } finally {
+      (holder as { beforeStep: () => Promise<void> }).beforeStep = orig;
+    }
+  });
+
+  test('a comment line gets one line; the stream starts before the generation ends', async () => {
+    const comment = formatFim('def f(x):\n    # double the value and ', '\n    return y\n');
+    for (let seed = 0; seed < 10; seed++) {
+      const text: string = (await jsonOf(call({ prompt: comment, max_tokens: 32, temperature: 1, seed }))).choices[0].text;
+      expect(text).not.toContain('\n');
+    }
+    // Plain text (no FIM): token pieces; count decoding steps at the moment the first piece reaches the client.
+    const orig = holder.beforeStep;
+    let steps = 0;
+    (holder as { beforeStep: () => Promise<void> }).beforeStep = async () => {
+      steps += 1;
+      await orig();
+    };
+    try {
+      const res = await call({ prompt: 'def add(a, b):\n    return', max_tokens: 32, min_tokens: 32, temperature: 1, seed: 3, stream: true });
+      const reader = res.body!.getReader();
+      await reader.read();
+      const atFirst = steps;
+      while (!(await reader.read()).done);
+      expect(steps).toBe(32);
+      expect(atFirst).toBeLessThan(32);
+    } finally {
+      (holder as { beforeStep: () => Promise<void> }).beforeStep = orig;
+    }
+  });
 });

@@ -5,9 +5,12 @@
 //                      (object "text_completion", choices[0].text, finish_reason on each choice's last chunk),
 //                      then `data: [DONE]`
 //     stream: false -> {id, object, created, model, choices: [{text, index, logprobs, finish_reason}], usage}
-//   GET /v1/models   the served model (a request naming any other model is served by it all the same)
+//   POST /completions  the same (for an apiBase without /v1)
+//   GET /v1/models   the served model, named by config modelName (a request naming any other model is served by it all
+//                    the same); a prompt may start with upstream Continue's <|repo_name|> / <|file_sep|> header
 //
-// Every answer carries the completion id (`id`, header x-completion-id) and the policy version that produced it
+// A FIM prompt's suggestion ends where Continue would end it (line-rule.ts: one line or several, the 150 ms rule) and
+// streams as whole lines. Every answer carries the completion id (`id`, header x-completion-id) and the policy version that produced it
 // (`policy_version`, header x-policy-version; every stream chunk carries the version of the step that produced it),
 // and the A/B arm (`arm`). Generation ends at max_tokens (capped by config), a stop string, or a control token that
 // ends a completion (the stop set 'fim': <|endoftext|>, <|fim_*|>, <|file_sep|>, ...); the control tokens cannot be
@@ -15,7 +18,7 @@
 // Sampling follows generateBatch's seeding rule: the request's seed (or `${seed}:${counter}`) seeds the root stream,
 // which gives each choice a stream of its own.
 import { randomUUID } from 'crypto';
-import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { generateBatch, sampledIds, type Completion, type Qwen2Model } from '@rlhf-code/model';
 import type { Tokenizer } from '@rlhf-code/tokenizer';
@@ -25,6 +28,7 @@ import type { Arm } from './feedback-log';
 import { encodeServedPrompt, PromptError } from './fim-prompt';
 import { bearerToken, errorBody, installJsonHandling, sendError } from './http';
 import type { PolicyHolder } from './policy';
+import { LineRule, lineRuleFor } from './line-rule';
 import { hashPrompt, type ServedRecord } from './stats';
 
 const nullable = <T extends z.ZodType>(t: T) => t.nullish();
@@ -54,7 +58,10 @@ export interface CompletionServerOptions {
   router: ArmRouter;
   /** Seed of sampling for requests without one (each request seeds generateBatch's root stream with `${seed}:${counter}`). */
   seed?: number;
-  /** Called once per finished (not aborted) choice, after the answer is sent. */
+  /**
+   * Called once per choice after the answer is sent, or when the client went away (finish_reason "abort", `text` what
+   * it had received): Continue shows and reports what it kept of an aborted stream too.
+   */
   onServed?: (record: ServedRecord, prompt: string, text: string) => void | Promise<void>;
 }
 
@@ -63,9 +70,13 @@ class Aborted extends Error {}
 
 interface Job {
   id: string;
+  /** The model name the request asked for (answers carry it back), or the configured name. */
+  model: string;
   created: number;
   arm: Arm;
-  prompts: { text: string; ids: number[] }[]; // one per choice (prompt x n)
+  prompts: { text: string; ids: number[]; rule: LineRule | null }[]; // one per choice (prompt x n); rule: FIM prompts only
+  /** Date.now() when the request arrived: the line rule's clock. */
+  t0: number;
   maxTokens: number;
   /** No end token (nor FIM/control token) before this many tokens. */
   minTokens: number;
@@ -95,7 +106,11 @@ export function buildCompletionServer(opts: CompletionServerOptions): FastifyIns
     data: [{ id: config.modelName, object: 'model', created: 0, owned_by: 'rlhf-code', policy_version: opts.policy.version }],
   }));
 
-  app.post('/v1/completions', async (req, reply) => {
+  // POST /completions too: Continue posts to `${apiBase}completions`, so an apiBase written without /v1 lands here.
+  app.post('/v1/completions', (req, reply) => completions(req, reply));
+  app.post('/completions', (req, reply) => completions(req, reply));
+
+  async function completions(req: FastifyRequest, reply: FastifyReply) {
     const parsed = CompletionRequestSchema.safeParse(req.body);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
@@ -103,21 +118,28 @@ export function buildCompletionServer(opts: CompletionServerOptions): FastifyIns
       return sendError(reply, 400, 'invalid_request_error', `${field}: ${issue.message}`, field);
     }
     const body = parsed.data;
+    const t0 = Date.now();
     const maxTokens = Math.min(body.max_tokens ?? config.defaultMaxTokens, config.maxTokensCap);
     const texts = typeof body.prompt === 'string' ? [body.prompt] : body.prompt;
     const n = body.n ?? 1;
     let encoded;
     try {
-      encoded = texts.map((t) => encodeServedPrompt(tok, t, window - maxTokens));
+      encoded = texts.map((t) => encodeServedPrompt(tok, t, window - maxTokens, config.repoContext));
     } catch (e) {
       if (e instanceof PromptError) return sendError(reply, 400, 'invalid_request_error', `${e.field}: ${e.message}`, e.field);
       throw e;
     }
     const job: Job = {
       id: `cmpl-${randomUUID()}`,
+      model: body.model ?? config.modelName,
       created: Math.floor(Date.now() / 1000),
       arm: opts.router.route(),
-      prompts: texts.flatMap((text, i) => Array.from({ length: n }, () => ({ text, ids: encoded[i].ids }))),
+      t0,
+      prompts: texts.flatMap((text, i) => {
+        const e = encoded[i];
+        const rule = () => (e.prefix === null ? null : new LineRule(lineRuleFor({ prefix: e.prefix, suffix: e.suffix! }, config.multiline, config.showWithinMs)));
+        return Array.from({ length: n }, () => ({ text, ids: e.ids, rule: rule() }));
+      }),
       maxTokens,
       minTokens: body.min_tokens ?? config.minTokens,
       promptTokens: encoded.reduce((sum, e) => sum + e.ids.length, 0),
@@ -130,7 +152,7 @@ export function buildCompletionServer(opts: CompletionServerOptions): FastifyIns
       seed: body.seed ?? `${opts.seed ?? 0}:${counter++}`,
     };
     return body.stream ? stream(reply, job, stops, sampling) : complete(reply, job, stops, sampling);
-  });
+  }
 
   type Sampling = { temperature: number; topP: number; seed: number | string };
 
@@ -150,6 +172,7 @@ export function buildCompletionServer(opts: CompletionServerOptions): FastifyIns
           tokenizer: tok,
           stop: 'fim',
           stopStrings: stops,
+          stopWhen: (row, text) => job.prompts[row].rule?.cut(text, Date.now() - job.t0) ?? null,
           onText,
           beforeStep: async () => {
             if (aborted?.()) throw new Aborted();
@@ -165,7 +188,10 @@ export function buildCompletionServer(opts: CompletionServerOptions): FastifyIns
   const startVersion = (job: Job) => job.versions[0] ?? (job.arm === 'policy' ? opts.policy.version : 0);
   const distinct = (v: number[]) => [...new Set(v)];
 
-  function record(job: Job, gens: Completion[]): void {
+  type Served = Pick<Completion, 'text' | 'finishReason' | 'stopId'> & { tokens: number; aborted?: boolean };
+  const servedOf = (g: Completion): Served => ({ ...g, tokens: sampledIds(g).length });
+
+  function record(job: Job, gens: Served[]): void {
     if (!opts.onServed) return;
     gens.forEach((g, i) => {
       const rec: ServedRecord = {
@@ -174,10 +200,11 @@ export function buildCompletionServer(opts: CompletionServerOptions): FastifyIns
         versions: distinct(job.versions.length > 0 ? job.versions : [startVersion(job)]),
         arm: job.arm,
         promptHash: hashPrompt(job.prompts[i].text),
-        shown: g.text.trim() !== '',
-        finishReason: g.finishReason,
+        blank: g.text.trim() === '',
+        finishReason: g.aborted ? 'abort' : g.finishReason,
+        endedByModel: !g.aborted && g.stopId !== null, // a stop string, the line rule or an abort end it before any stop token
         promptTokens: job.prompts[i].ids.length,
-        completionTokens: sampledIds(g).length,
+        completionTokens: g.tokens,
         time: new Date().toISOString(),
       };
       Promise.resolve(opts.onServed!(rec, job.prompts[i].text, g.text)).catch((e) =>
@@ -203,14 +230,14 @@ export function buildCompletionServer(opts: CompletionServerOptions): FastifyIns
       id: job.id,
       object: 'text_completion',
       created: job.created,
-      model: config.modelName,
+      model: job.model,
       choices: gens.map((g, i) => ({ text: g.text, index: i, logprobs: null, finish_reason: g.finishReason })),
       usage: usage(job, gens),
       policy_version: startVersion(job),
       policy_versions: distinct(job.versions),
       arm: job.arm,
     };
-    record(job, gens);
+    record(job, gens.map(servedOf));
     return answer;
   }
 
@@ -234,19 +261,38 @@ export function buildCompletionServer(opts: CompletionServerOptions): FastifyIns
       id: job.id,
       object: 'text_completion',
       created: job.created,
-      model: config.modelName,
+      model: job.model,
       choices: [{ text, index, logprobs: null, finish_reason: finish }],
       policy_version: job.versions[job.versions.length - 1] ?? startVersion(job),
       arm: job.arm,
     });
+    // Line chunks: a choice's text is sent one finished line at a time, the newline in front of the next line, so a
+    // chunk never ends mid-line and the stream never holds a newline the final text drops (see line-rule.ts).
+    const received = job.prompts.map(() => '');
+    const sent = job.prompts.map(() => 0);
+    const onText = (row: number, delta: string) => {
+      received[row] += delta;
+      if (!config.lineChunks || !job.prompts[row].rule) return send(chunk(row, delta, null));
+      for (let end = received[row].indexOf('\n', sent[row] + 1); end >= 0; end = received[row].indexOf('\n', sent[row] + 1)) {
+        send(chunk(row, received[row].slice(sent[row], end), null));
+        sent[row] = end;
+      }
+    };
     try {
-      const gens = await run(job, stops, s, (row, delta) => send(chunk(row, delta, null)), () => closed);
-      gens.forEach((g, i) => send({ ...chunk(i, '', g.finishReason), policy_versions: distinct(job.versions) }));
+      const gens = await run(job, stops, s, onText, () => closed);
+      gens.forEach((g, i) => {
+        if (config.lineChunks && job.prompts[i].rule && g.text.length > sent[i]) send(chunk(i, g.text.slice(sent[i]), null));
+        send({ ...chunk(i, '', g.finishReason), policy_versions: distinct(job.versions) });
+      });
       send('[DONE]');
       raw.end();
-      record(job, gens);
+      record(job, gens.map(servedOf));
     } catch (e) {
-      if (!(e instanceof Aborted)) {
+      if (e instanceof Aborted) {
+        // What the client had received is what Continue may still show (it keeps the chunks it got).
+        const got = job.prompts.map((_, i) => (config.lineChunks && job.prompts[i].rule ? received[i].slice(0, sent[i]) : received[i]));
+        record(job, got.map((text) => ({ text, finishReason: 'length', stopId: null, tokens: 0, aborted: true })));
+      } else {
         process.stderr.write(`[online] generation ${job.id} failed: ${(e as Error).message}\n`);
         send(errorBody('server_error', `generation failed: ${(e as Error).message}`));
       }

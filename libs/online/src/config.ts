@@ -8,6 +8,8 @@
 //   MODEL_PATH       the starting model folder                          (model)
 import * as fs from 'fs';
 import { z } from 'zod';
+import { REPO_CONTEXT_MODES } from './fim-prompt';
+import { MULTILINE_MODES } from './line-rule';
 
 const port = z.number().int().min(0).max(65535);
 const positiveInt = z.number().int().positive();
@@ -19,8 +21,18 @@ export const CompletionServerSchema = z.strictObject({
   port: port.default(8081),
   /** API keys accepted as `Authorization: Bearer <key>` (Continue's apiKey). Empty: no check, any key works. */
   apiKeys: z.array(z.string().min(1)).default([]),
-  /** Name listed by GET /v1/models; requests naming any other model are served by this one all the same. */
-  modelName: z.string().min(1).default('rlhf-code-online'),
+  /**
+   * Name listed by GET /v1/models; requests naming any other model are served by this one all the same. Continue picks
+   * its prompt template from the model name: a name containing "qwen" and "coder" gets Qwen's FIM tokens, which this
+   * server reads; any other name gets StarCoder's tags, which it would serve as plain text.
+   */
+  modelName: z.string().min(1).default('Qwen2.5-Coder-1.5B'),
+  /**
+   * A repository header before <|fim_prefix|> (upstream Continue's <|repo_name|> / <|file_sep|> context): "comments"
+   * rewrites it as Continue 1.3.9's `# `-commented lines at the top of the prefix (the form this project's models are
+   * trained on); "tokens" keeps Qwen2.5-Coder's own form for checkpoints pretrained on it. Dropped first when too long.
+   */
+  repoContext: z.enum(REPO_CONTEXT_MODES).default('comments'),
   /** Upper bound on max_tokens (Continue may send 4096 when it does not know the model). */
   maxTokensCap: positiveInt.default(64),
   /** max_tokens when a request gives none (OpenAI's default is 16). */
@@ -32,6 +44,21 @@ export const CompletionServerSchema = z.strictObject({
    * is empty; 0 serves the model's raw choice. Silence stays possible: a completion of whitespace is not shown.
    */
   minTokens: z.number().int().min(0).default(1),
+  /**
+   * Where a FIM suggestion ends, as Continue's `multilineCompletions` decides: auto = several lines unless the cursor's
+   * line is a comment (Python); always; never = the first line only. See line-rule.ts for the line rules.
+   */
+  multiline: z.enum(MULTILINE_MODES).default('auto'),
+  /**
+   * Continue's showWhateverWeHaveAtXMs (its modelTimeout, 150 ms by default): a multi-line suggestion ends after the
+   * first line that arrives this long after the request, once a non-blank line is out; Continue would show no more.
+   */
+  showWithinMs: z.number().min(0).default(150),
+  /**
+   * Stream whole lines (each chunk a finished line, its newline sent in front of the next one) instead of token
+   * pieces: Continue acts on lines, and when slower than 375 ms it keeps only the first 10 chunks.
+   */
+  lineChunks: z.boolean().default(true),
   /** Tokens the prompt plus the completion may use; default: the model's max_position_embeddings. */
   contextWindow: positiveInt.optional(),
   /** Largest request body in bytes. */

@@ -21,12 +21,16 @@ export interface ServedRef {
   id: string;
   version: number;
   arm: Arm;
+  /** Characters of the served text the user had typed before the outcome (Continue reused the suggestion). */
+  typed?: number;
+  /** The displayed completion is the whole rest of the served text and the model ended it with its end token. */
+  eos?: boolean;
 }
 
 export type Arm = 'policy' | 'start';
 
-/** Why an event is never trained on (it still counts in the statistics). */
-export type SkipReason = 'cacheHit' | 'startArm';
+/** Why an event is never trained on: a cached suggestion, the start arm's, or one that matches no served completion. */
+export type SkipReason = 'cacheHit' | 'startArm' | 'unmatched';
 
 export interface LoggedEvent {
   type: 'event';

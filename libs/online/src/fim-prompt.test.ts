@@ -1,5 +1,5 @@
 import * as path from 'path';
-import { formatFim, loadTokenizer } from '@rlhf-code/tokenizer';
+import { formatFim, formatRepoHeader, loadTokenizer, type RepoContext } from '@rlhf-code/tokenizer';
 import { encodeServedPrompt, PromptError } from './fim-prompt';
 import { TOKENIZER_DIR } from './testing/tiny-model';
 
@@ -8,7 +8,7 @@ const tok = loadTokenizer(path.resolve(TOKENIZER_DIR));
 test('a FIM prompt that fits is encoded as is', () => {
   const p = formatFim('def f(x):\n    return ', '\n');
   const r = encodeServedPrompt(tok, p, 100);
-  expect(r).toEqual({ ids: tok.encode(p), fim: true, truncated: 0 });
+  expect(r).toEqual({ ids: tok.encode(p), fim: true, truncated: 0, prefix: 'def f(x):\n    return ', suffix: '\n' });
 });
 
 test('too long: the prefix loses its left end, the markers and the text next to the cursor survive', () => {
@@ -46,7 +46,7 @@ test('a checkpoint trained in SPM order gets the same kept text in its order: su
   const spm = tok.withFimMode('spm');
   const plain = (t: string) => tok.encode(t, { parseSpecialTokens: false });
   const fits = encodeServedPrompt(spm, formatFim('def f(x):\n    return ', '\n'), 100);
-  expect(fits).toEqual({ ids: [tok.fim.prefix, tok.fim.suffix, ...plain('\n'), tok.fim.middle, ...plain('def f(x):\n    return ')], fim: true, truncated: 0 });
+  expect(fits).toMatchObject({ ids: [tok.fim.prefix, tok.fim.suffix, ...plain('\n'), tok.fim.middle, ...plain('def f(x):\n    return ')], fim: true, truncated: 0 });
   const prefix = Array.from({ length: 200 }, (_, i) => `x${i} = ${i}\n`).join('') + 'y = ';
   const suffix = '\n' + Array.from({ length: 100 }, (_, i) => `z${i} = ${i}\n`).join('');
   const psm = encodeServedPrompt(tok, formatFim(prefix, suffix), 64);
@@ -56,4 +56,53 @@ test('a checkpoint trained in SPM order gets the same kept text in its order: su
   const [s, m] = [psm.ids.indexOf(tok.fim.suffix), psm.ids.indexOf(tok.fim.middle)];
   expect(r.ids).toEqual([tok.fim.prefix, tok.fim.suffix, ...psm.ids.slice(s + 1, m), tok.fim.middle, ...psm.ids.slice(1, s)]);
   expect(tok.decode(r.ids).endsWith('y = ')).toBe(true);
+});
+
+describe("upstream Continue's repository header (<|repo_name|> / <|file_sep|> before <|fim_prefix|>)", () => {
+  const repo: RepoContext = {
+    name: 'shop',
+    files: [
+      { path: 'shop/util.py', content: 'def price(x):\n    return x * 2' },
+      { path: 'shop/db.py', content: Array.from({ length: 40 }, (_, i) => `ROW${i} = ${i}`).join('\n') },
+    ],
+    path: 'shop/main.py',
+  };
+  const prefix = 'from util import price\n\ntotal = ';
+  const prompt = formatRepoHeader(repo) + formatFim(prefix, '\n');
+  const plain = (t: string) => tok.encode(t, { parseSpecialTokens: false });
+
+  test('comments (default): the files become 1.3.9-style commented lines at the top of the prefix', () => {
+    const r = encodeServedPrompt(tok, prompt, 1000);
+    expect(r.fim).toBe(true);
+    expect(r.truncated).toBe(0);
+    expect(r).toMatchObject({ prefix, suffix: '\n' });
+    const text = tok.decode(r.ids);
+    expect(text.startsWith('<|fim_prefix|># Path: shop/util.py\n# def price(x):\n#     return x * 2\n# Path: shop/db.py\n# ROW0 = 0\n')).toBe(true);
+    expect(text.endsWith('# shop/main.py\nfrom util import price\n\ntotal = <|fim_suffix|>\n<|fim_middle|>')).toBe(true);
+    expect(text).not.toContain('<|file_sep|>');
+  });
+
+  test('tokens: kept in Qwen2.5-Coder form with its control tokens, before the FIM part', () => {
+    const r = encodeServedPrompt(tok, prompt, 1000, 'tokens');
+    const fim = tok.encode(formatFim(prefix, '\n'));
+    expect(r.ids.slice(-fim.length)).toEqual(fim);
+    expect(r.ids[0]).toBe(tok.tokenToId('<|repo_name|>'));
+    expect(r.ids.filter((id) => id === tok.tokenToId('<|file_sep|>'))).toHaveLength(3);
+    expect(tok.decode(r.ids)).toBe(prompt);
+  });
+
+  test('too long: the header goes first (whole files, the farthest first), the cursor context stays; never refused', () => {
+    const full = encodeServedPrompt(tok, prompt, 1000, 'tokens').ids.length;
+    const fimOnly = tok.encode(formatFim(prefix, '\n')).length;
+    const withoutFirst = encodeServedPrompt(tok, prompt, full - 1, 'tokens');
+    expect(tok.decode(withoutFirst.ids)).not.toContain('shop/util.py');
+    expect(tok.decode(withoutFirst.ids)).toContain('ROW39 = 39');
+    expect(withoutFirst.truncated).toBe(1 + plain('shop/util.py\ndef price(x):\n    return x * 2\n').length);
+    const bare = encodeServedPrompt(tok, prompt, fimOnly + 1, 'tokens'); // no room for any header
+    expect(tok.decode(bare.ids)).toBe(formatFim(prefix, '\n'));
+    expect(bare.truncated).toBe(full - fimOnly);
+    const tight = encodeServedPrompt(tok, prompt, 12); // comments: the far-left header lines go before the prefix
+    expect(tight.ids).toHaveLength(12);
+    expect(tok.decode(tight.ids).endsWith('total = <|fim_suffix|>\n<|fim_middle|>')).toBe(true);
+  });
 });

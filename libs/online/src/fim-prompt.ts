@@ -6,7 +6,16 @@
 // and only if the suffix alone does not fit, from the right of the suffix. The three FIM markers always survive.
 // A prompt without FIM markers is plain text and is cut from the left. The ids are laid out in the order the
 // checkpoint was trained on (tok.fimMode: Qwen's PSM, or SPM for a model trained suffix first; see fimIds).
-import { encodeFim, fimIds, parseFim, type Tokenizer } from '@rlhf-code/tokenizer';
+//
+// Upstream Continue puts other files of the repository before <|fim_prefix|> (<|repo_name|> / <|file_sep|>, see
+// libs/tokenizer fim.ts). That header is context, never a reason to refuse: with repoContext 'tokens' it is kept in
+// Qwen2.5-Coder's own form (a checkpoint pretrained on it), with 'comments' it becomes Continue 1.3.9's `# `-commented
+// lines at the start of the prefix (what this project's models are trained on). Either way it is the first thing
+// dropped when the prompt is too long: whole files, farthest from the cursor first.
+import { encodeFim, fimIds, parseFim, repoAsComments, SPECIAL_TOKENS, type RepoContext, type Tokenizer } from '@rlhf-code/tokenizer';
+
+export const REPO_CONTEXT_MODES = ['comments', 'tokens'] as const;
+export type RepoContextMode = (typeof REPO_CONTEXT_MODES)[number];
 
 export interface ServedPrompt {
   ids: number[];
@@ -14,6 +23,9 @@ export interface ServedPrompt {
   fim: boolean;
   /** Prompt tokens dropped to fit the window. */
   truncated: number;
+  /** The FIM prefix and suffix as the client sent them (without the repository header); null for plain text. */
+  prefix: string | null;
+  suffix: string | null;
 }
 
 /** Thrown for a prompt that cannot be served; `field` names the request field for a 400 answer. */
@@ -30,7 +42,7 @@ export class PromptError extends Error {
  * Encode `prompt` into at most `maxPromptTokens` ids (>= 4, room for the FIM markers and one token of context).
  * Text that merely looks like a special token (e.g. "<|endoftext|>" inside the code) stays text.
  */
-export function encodeServedPrompt(tok: Tokenizer, prompt: string, maxPromptTokens: number): ServedPrompt {
+export function encodeServedPrompt(tok: Tokenizer, prompt: string, maxPromptTokens: number, repoContext: RepoContextMode = 'comments'): ServedPrompt {
   if (maxPromptTokens < 4) throw new PromptError('max_tokens', `leaves only ${maxPromptTokens} tokens for the prompt in the model's window`);
   let parts;
   try {
@@ -43,13 +55,42 @@ export function encodeServedPrompt(tok: Tokenizer, prompt: string, maxPromptToke
     const ids = plain(prompt);
     if (ids.length === 0) throw new PromptError('prompt', 'must not be empty');
     const keep = Math.min(ids.length, maxPromptTokens);
-    return { ids: ids.slice(ids.length - keep), fim: false, truncated: ids.length - keep };
+    return { ids: ids.slice(ids.length - keep), fim: false, truncated: ids.length - keep, prefix: null, suffix: null };
   }
-  const full = encodeFim(tok, parts.prefix, parts.suffix);
-  if (full.length <= maxPromptTokens) return { ids: full, fim: true, truncated: 0 };
+  const sent = { prefix: parts.prefix, suffix: parts.suffix };
+  if (parts.repo && repoContext === 'tokens') {
+    const fim = encodeFim(tok, parts.prefix, parts.suffix);
+    // Keep the most files that fit beside the whole FIM part; dropped files count as truncated.
+    for (let skip = 0; skip <= parts.repo.files.length; skip++) {
+      const header = repoHeaderIds(tok, { ...parts.repo, files: parts.repo.files.slice(skip) });
+      if (header.length + fim.length <= maxPromptTokens) {
+        const dropped = skip === 0 ? 0 : repoHeaderIds(tok, parts.repo).length - header.length;
+        return { ids: [...header, ...fim], fim: true, truncated: dropped, ...sent };
+      }
+    }
+    const r = fitFim(tok, plain(parts.prefix), plain(parts.suffix), maxPromptTokens);
+    return { ...r, truncated: r.truncated + repoHeaderIds(tok, parts.repo).length, ...sent };
+  }
+  const prefixText = parts.repo ? repoAsComments(parts.repo, parts.prefix) : parts.prefix;
+  const full = encodeFim(tok, prefixText, parts.suffix);
+  if (full.length <= maxPromptTokens) return { ids: full, fim: true, truncated: 0, ...sent };
+  return { ...fitFim(tok, plain(prefixText), plain(parts.suffix), maxPromptTokens), ...sent };
+}
 
-  let prefix = plain(parts.prefix);
-  let suffix = plain(parts.suffix);
+/** The header's ids: its two markers as the control tokens, everything else as plain text. */
+function repoHeaderIds(tok: Tokenizer, repo: RepoContext): number[] {
+  const plain = (text: string) => tok.encode(text, { parseSpecialTokens: false });
+  const id = (name: string) => {
+    const v = tok.tokenToId(name);
+    if (v === undefined) throw new PromptError('prompt', `${name}: this model's tokenizer has no such token (set completion.repoContext to "comments")`);
+    return v;
+  };
+  const files = repo.files.flatMap((f) => [id(SPECIAL_TOKENS.fileSep), ...plain(`${f.path}\n${f.content}\n`)]);
+  return [id(SPECIAL_TOKENS.repoName), ...plain(`${repo.name}\n`), ...files, id(SPECIAL_TOKENS.fileSep), ...plain(`${repo.path}\n`)];
+}
+
+/** Cut prefix and suffix ids to fit: far-left prefix first, then far-right suffix. */
+function fitFim(tok: Tokenizer, prefix: number[], suffix: number[], maxPromptTokens: number): { ids: number[]; fim: true; truncated: number } {
   const budget = maxPromptTokens - 3; // the three markers
   // The prefix is guaranteed half of the budget (or all it has, if less); the suffix gets the rest of what it needs,
   // and the prefix then takes whatever the suffix leaves.

@@ -16,7 +16,7 @@ export {
   type RewardConfig,
   type TrainingConfig,
 } from './config';
-export { encodeServedPrompt, PromptError, type ServedPrompt } from './fim-prompt';
+export { encodeServedPrompt, PromptError, REPO_CONTEXT_MODES, type RepoContextMode, type ServedPrompt } from './fim-prompt';
 export { PolicyHolder } from './policy';
 export { ArmRouter } from './arms';
 export { OnlineStats, hashPrompt, withRates, type ServedRecord, type Counts, type CountsWithRates } from './stats';
@@ -42,3 +42,6 @@ export {
   type StreamedCompletion,
 } from './continue-client';
 export { runSimulation, formatSummary, type SimulationOptions, type SimulationSummary } from './simulator';
+export { measureLatency, continueShapedPrompt, PROMPT_FORMS, type PromptForm, type LatencyOptions, type LatencyRow, type FimCase } from './latency';
+export { LineRule, lineRuleFor, isMultiline, lineBelowCursor, MULTILINE_MODES, type MultilineMode, type LineRuleOptions } from './line-rule';
+export { scrubOutcome } from './scrub';

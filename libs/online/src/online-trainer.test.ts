@@ -17,12 +17,13 @@ beforeAll(async () => {
 });
 
 let n = 0;
-const ev = (prompt: string, completion: string, accepted: boolean, source: 'continue' | 'server' = 'continue'): LoggedEvent => ({
+/** An event; `eos`: the displayed text is all the model wrote and it ended there itself (default: it did). */
+const ev = (prompt: string, completion: string, accepted: boolean, source: 'continue' | 'server' = 'continue', eos = true): LoggedEvent => ({
   type: 'event',
   seq: ++n,
   received: 'now',
   source,
-  served: null,
+  served: { id: `s${n}`, version: 0, arm: 'policy', typed: 0, eos },
   skip: null,
   outcome: { completionId: `c${n}`, prompt, completion, accepted },
 });
@@ -72,6 +73,18 @@ test('training samples: completion + <|endoftext|>, prompt cut to maxSeqLen keep
   expect(s.completionIds).toEqual([...tok.encode('v0'), tok.eosId]);
   expect(s.promptIds.length + s.completionIds.length).toBeLessThanOrEqual(32);
   expect(tok.decode(s.promptIds).endsWith('z = <|fim_suffix|>\n<|fim_middle|>')).toBe(true);
+});
+
+test('the end token only where the model ended the text the user judged; a cut blank answer trains nothing', async () => {
+  const { trainer } = await setup();
+  const p = formatFim('z = ', '\n');
+  expect(trainer.sample(ev(p, 'v0', true, 'continue', true), 1).completionIds).toEqual([...tok.encode('v0'), tok.eosId]);
+  expect(trainer.sample(ev(p, 'v0', true, 'continue', false), 1).completionIds).toEqual(tok.encode('v0'));
+  const cutSilence = ev(p, '', false, 'server', false);
+  expect(trainer.sample(cutSilence, 0).completionIds).toEqual([]);
+  const { metrics } = await trainer.update([ev(p, 'v0', true, 'continue', false), cutSilence]);
+  expect(metrics.events).toBe(2);
+  expect(metrics.tokens).toBe(tok.encode('v0').length);
 });
 
 test('NaN: the update is discarded, the last good weights and optimizer state are restored', async () => {

@@ -1,8 +1,9 @@
 // One online update: a batch of feedback events -> critic-free PPO on the policy -> new weights (or a discard).
 //
 //   1. reward -> advantage per event (rewards.ts), broadcast over that event's completion tokens
-//   2. re-tokenize: prompt (FIM-aware left truncation, as served) + completion + <|endoftext|> (the shown
-//      suggestion as a unit: accepting it says "this, then stop"; rejecting it pushes the whole unit down)
+//   2. re-tokenize: prompt (FIM-aware left truncation, as served) + the completion as displayed, + <|endoftext|> only
+//      when the displayed text is all the model wrote and it ended there itself (served.eos): accepting it then says
+//      "this, then stop"; a suggestion Continue or the line rule cut is trained without an end the model never chose
 //   3. old log-probs: recomputed under the policy before this update (the weights that served the batch, up to
 //      the one-update lag of events that arrived while the previous update ran). The served log-probs are not
 //      reused because Continue samples at temperature 0.01, where they say nothing about the policy at T = 1.
@@ -22,7 +23,7 @@ import type { Tokenizer } from '@rlhf-code/tokenizer';
 import { Trainer, yieldToEventLoop, type MicroBatch } from '@rlhf-code/train';
 import type { TrainingConfig } from './config';
 import type { LoggedEvent } from './feedback-log';
-import { encodeServedPrompt } from './fim-prompt';
+import { encodeServedPrompt, type RepoContextMode } from './fim-prompt';
 import { eventKind, RewardScheme } from './rewards';
 
 export interface TrainingSample {
@@ -69,6 +70,8 @@ export interface OnlineTrainerOptions {
   reference: Qwen2Model;
   tokenizer: Tokenizer;
   config: TrainingConfig;
+  /** How a repository header before <|fim_prefix|> is encoded: as the completion server encodes it (completion.repoContext). */
+  repoContext?: RepoContextMode;
   /** Running reward baseline to resume from (binary scheme). */
   baseline?: number | null;
   /** Awaited between events and optimizer steps; default: yield to the event loop once. */
@@ -98,11 +101,13 @@ export class OnlineTrainer {
     const { tokenizer: tok, config } = this.opts;
     const maxSeqLen = Math.min(config.maxSeqLen, this.opts.model.config.max_position_embeddings); // never past the window
     const maxCompletion = Math.floor(maxSeqLen / 2);
-    const completionIds = [...tok.encode(e.outcome.completion, { parseSpecialTokens: false }).slice(0, maxCompletion - 1), tok.eosId];
+    // The completion as the user saw it; the end token only where the model itself ended the text the user judged.
+    const shown = tok.encode(e.outcome.completion, { parseSpecialTokens: false }).slice(0, maxCompletion - 1);
+    const completionIds = e.served?.eos === true ? [...shown, tok.eosId] : shown;
     const budget = maxSeqLen - completionIds.length;
     let promptIds: number[];
     try {
-      promptIds = encodeServedPrompt(tok, e.outcome.prompt, budget).ids;
+      promptIds = encodeServedPrompt(tok, e.outcome.prompt, budget, this.opts.repoContext).ids;
     } catch {
       // A prompt the completion server would refuse (malformed FIM, empty): train on it as plain text.
       promptIds = tok.encode(e.outcome.prompt, { parseSpecialTokens: false }).slice(-budget);
@@ -139,7 +144,8 @@ export class OnlineTrainer {
     const kinds = events.map(eventKind);
     const baselineBefore = this.rewards.baseline;
     const { rewards, advantages, baseline } = this.rewards.batch(kinds);
-    const samples = events.map((e, i) => this.sample(e, advantages[i]));
+    // An event with nothing to train on (a blank answer the model did not end itself) takes no part in the loss.
+    const samples = events.map((e, i) => this.sample(e, advantages[i])).filter((s) => s.completionIds.length > 0);
     const optimizerBefore = this.trainer.optimizer.getState();
 
     const old = await this.logProbsOf(model, samples);

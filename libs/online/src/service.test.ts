@@ -160,3 +160,52 @@ test('A/B arms and the simulated user: the start arm serves its share and is rep
     await s.close();
   }
 });
+
+test('no credential reaches the state dir: tracking headers, API keys and the configured tokens are stripped', async () => {
+  const stateDir = tempDir();
+  const token = 'sk-secret-token-4242';
+  const apiKey = 'api-key-1717';
+  const s = await start(stateDir, {
+    feedback: { port: 0, tokens: [token], projects: ['*'] },
+    completion: { port: 0, maxTokensCap: 8, apiKeys: [apiKey] },
+    training: { batchSize: 1 },
+  });
+  try {
+    const prompt = formatFim('x = ', '\n');
+    const served = await streamCompletion(`${s.completionUrl}/v1/completions`, continueRequestBody(prompt, 'Qwen2.5-Coder-1.5B'), continueHeaders(apiKey));
+    // Continue's outcome spreads every autocomplete option, the tracking headers among them.
+    const body = {
+      completionId: 'c-1',
+      prompt,
+      completion: served.text || 'y',
+      accepted: true,
+      completionTrackingUrl: 'http://127.0.0.1:8082/api/training/submit',
+      completionTrackingHeaders: { Authorization: `Bearer ${token}`, 'X-Project-ID': 'p' },
+      apiKey,
+      options: { nested: { note: `copied ${token} here` }, list: ['fine', `Bearer ${token}`], debounceDelay: 350 },
+      prefix: `# key ${apiKey}\nx = `,
+    };
+    const res = await fetch(`${s.feedbackUrl}/api/training/submit`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', Authorization: `Bearer ${token}` },
+      body: JSON.stringify(body),
+    });
+    expect(res.status).toBe(200);
+    await s.idle();
+    expect(s.status().events_trained).toBe(1);
+    const stored = s.log.all()[0].outcome as Record<string, unknown>;
+    expect(stored).toMatchObject({ completionId: 'c-1', prompt, accepted: true, prefix: '# key [redacted]\nx = ' });
+    expect(stored).not.toHaveProperty('completionTrackingHeaders');
+    expect(stored).not.toHaveProperty('apiKey');
+    expect(stored.options).toEqual({ nested: {}, list: ['fine'], debounceDelay: 350 });
+  } finally {
+    await s.close();
+  }
+  // Every file the service wrote (logs, checkpoints, metrics): no secret anywhere.
+  const files = (fs.readdirSync(stateDir, { recursive: true }) as string[]).map((f) => path.join(stateDir, f)).filter((f) => fs.statSync(f).isFile());
+  expect(files.some((f) => f.endsWith('feedback.jsonl'))).toBe(true);
+  for (const f of files) {
+    const bytes = fs.readFileSync(f).toString('latin1');
+    expect({ file: f, token: bytes.includes(token), apiKey: bytes.includes(apiKey) }).toEqual({ file: f, token: false, apiKey: false });
+  }
+});

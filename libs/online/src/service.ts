@@ -1,7 +1,7 @@
 // The online service: both servers, the feedback log and the trainer, wired together.
 //
 //   completion server ──served record──> stats, <stateDir>/requests.jsonl, silent samples -> feedback log
-//   feedback server ──outcome──> feedback log (fsync) -> stats -> trainer (every `batchSize` pending events)
+//   feedback server ──outcome──> credentials removed (scrub.ts) -> feedback log (fsync) -> stats -> trainer (every `batchSize` pending events)
 //   trainer ──new weights──> policy holder (swapped between decoding steps), checkpoint every K updates,
 //                            <stateDir>/metrics.jsonl, one log line per update
 //
@@ -23,6 +23,7 @@ import { buildFeedbackServer, type SubmitResult } from './feedback-server';
 import { OnlineTrainer, type UpdateMetrics } from './online-trainer';
 import type { AutocompleteOutcome } from './outcome';
 import { PolicyHolder } from './policy';
+import { scrubOutcome } from './scrub';
 import { OnlineStats, type CountsWithRates, type ServedRecord } from './stats';
 
 export interface OnlineStatus {
@@ -41,6 +42,8 @@ export interface OnlineStatus {
   ab_fraction: number;
   acceptance_by_version: Record<string, CountsWithRates>;
   acceptance_by_arm: Record<string, CountsWithRates>;
+  /** Outcomes that matched no served completion (e.g. served before a restart, or never by this server). */
+  unmatched_outcomes: number;
   last_losses: { update: number; policy_version: number | null; loss: number; kl: number; clipfrac: number; reward_mean: number; discarded: string | null }[];
   last_error: string | null;
 }
@@ -109,11 +112,19 @@ export async function startOnlineService(config: OnlineConfig, opts: StartOption
   const requestsLog = fs.createWriteStream(requestsFile, { flags: 'a' });
   const metricsLog = fs.createWriteStream(path.join(stateDir, 'metrics.jsonl'), { flags: 'a' });
 
-  const trainer = new OnlineTrainer({ model: trainModel, reference: start, tokenizer, config: config.training, baseline: resumed?.state.baseline });
+  const trainer = new OnlineTrainer({
+    model: trainModel,
+    reference: start,
+    tokenizer,
+    config: config.training,
+    repoContext: config.completion.repoContext,
+    baseline: resumed?.state.baseline,
+  });
   if (resumed) trainer.trainer.optimizer.setState(resumed.optimizer, trainModel.params);
   const policy = new PolicyHolder(served, version);
   const router = new ArmRouter(config.abFraction, config.seed);
   const t = config.training;
+  const secrets = [...config.feedback.tokens, ...config.completion.apiKeys];
 
   let updates = resumed?.state.updates ?? 0;
   let lastCheckpointVersion = version;
@@ -124,7 +135,13 @@ export async function startOnlineService(config: OnlineConfig, opts: StartOption
   let closing = false;
 
   const skipOf = (outcome: AutocompleteOutcome, served: ServedRef | null): SkipReason | null =>
-    t.skipCacheHits && outcome.cacheHit === true ? 'cacheHit' : served?.arm === 'start' && !t.trainOnStartArm ? 'startArm' : null;
+    t.skipCacheHits && outcome.cacheHit === true
+      ? 'cacheHit'
+      : served === null
+        ? 'unmatched' // which model wrote it is unknown: never credited to (or trained into) the policy
+        : served.arm === 'start' && !t.trainOnStartArm
+          ? 'startArm'
+          : null;
 
   async function record(e: Omit<LoggedEvent, 'type' | 'seq'>): Promise<SubmitResult> {
     const r = await log.addEvent(e);
@@ -201,11 +218,12 @@ export async function startOnlineService(config: OnlineConfig, opts: StartOption
     seed: config.seed,
     onServed: async (rec, prompt, text) => {
       stats.recordServed(rec);
+      stats.remember(rec, prompt, text);
       requestsLog.write(JSON.stringify(rec) + '\n');
-      if (rec.shown || closing) return;
+      if (!rec.blank || closing || rec.finishReason === 'abort') return;
       // Stayed silent: Continue shows and reports nothing, so the server records the sample itself (reward 0).
-      const outcome: AutocompleteOutcome = { completionId: rec.id, prompt, completion: text, accepted: false };
-      const servedRef = { id: rec.id, version: rec.version, arm: rec.arm };
+      const outcome: AutocompleteOutcome = { completionId: rec.id, prompt, completion: '', accepted: false };
+      const servedRef: ServedRef = { id: rec.id, version: rec.version, arm: rec.arm, typed: 0, eos: rec.endedByModel && text === '' };
       await record({ received: rec.time, source: 'server', served: servedRef, skip: skipOf(outcome, servedRef), outcome });
     },
   });
@@ -228,6 +246,7 @@ export async function startOnlineService(config: OnlineConfig, opts: StartOption
       ab_fraction: config.abFraction,
       acceptance_by_version: stats.acceptanceByVersion(),
       acceptance_by_arm: stats.acceptanceByArm(),
+      unmatched_outcomes: stats.unmatchedOutcomes,
       last_losses: lastLosses.slice(),
       last_error: lastError,
     };
@@ -236,8 +255,9 @@ export async function startOnlineService(config: OnlineConfig, opts: StartOption
   const feedbackServer = buildFeedbackServer({
     config: config.feedback,
     status,
-    submit: async (outcome) => {
-      const served = stats.lookup(outcome.prompt);
+    submit: async (posted) => {
+      const outcome = scrubOutcome(posted, secrets); // before anything is stored or logged
+      const served = stats.match(outcome.prompt, outcome.completion);
       return record({ received: new Date().toISOString(), source: 'continue', served, skip: skipOf(outcome, served), outcome });
     },
   });

@@ -42,7 +42,7 @@ export interface SimulationSummary {
   mean_latency_ms: number;
 }
 
-const zero = (): Counts => ({ requests: 0, shown: 0, accepted: 0, rejected: 0 });
+const zero = (): Counts => ({ requests: 0, silent: 0, shown: 0, accepted: 0, rejected: 0 });
 
 export async function runSimulation(o: SimulationOptions): Promise<SimulationSummary> {
   if (o.examples.length === 0) throw new Error('simulate: no examples');
@@ -71,7 +71,8 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationSum
     const groups = [totals, get(byArm, streamed.arm ?? 'policy'), ...(streamed.arm === 'start' ? [] : [get(byVersion, version)])];
     for (const c of groups) {
       c.requests += 1;
-      if (shown !== null) c.shown += 1;
+      if (shown === null) c.silent += 1;
+      else c.shown += 1;
       if (accepted) c.accepted += 1;
       else if (shown !== null) c.rejected += 1;
     }

@@ -1,7 +1,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { encodeFim, fimIds, formatFim, parseFim } from './fim';
+import { encodeFim, fimIds, formatFim, formatRepoHeader, parseFim, repoAsComments } from './fim';
 import { loadTokenizer, readFimMode } from './tokenizer';
 
 const qwen = loadTokenizer();
@@ -33,6 +33,40 @@ describe('FIM prompts', () => {
     expect(() => parseFim(formatFim('a<|fim_suffix|>', 'b'))).toThrow('found 1, 2, 1');
     expect(() => parseFim('x<|fim_prefix|>a<|fim_suffix|>b<|fim_middle|>')).toThrow('parseFim: prompt must start with <|fim_prefix|>');
     expect(() => parseFim('<|fim_prefix|>a<|fim_suffix|>b<|fim_middle|>c')).toThrow('parseFim: prompt must end with <|fim_middle|>');
+  });
+
+  // Upstream Continue's prompt with context snippets (qwenMultifileFimTemplate): the header, then the FIM part.
+  const HEAD_PROMPT =
+    '<|repo_name|>shop\n<|file_sep|>shop/util.py\ndef price(x):\n    return x * 2\n<|file_sep|>shop/db.py\nROWS = []\n' +
+    '<|file_sep|>shop/main.py\n<|fim_prefix|>from util import price\n\ntotal = <|fim_suffix|>\n<|fim_middle|>';
+
+  it("parses upstream Continue's repository header before <|fim_prefix|> and formats it back", () => {
+    const parts = parseFim(HEAD_PROMPT)!;
+    expect(parts).toEqual({
+      prefix: 'from util import price\n\ntotal = ',
+      suffix: '\n',
+      repo: {
+        name: 'shop',
+        files: [
+          { path: 'shop/util.py', content: 'def price(x):\n    return x * 2' },
+          { path: 'shop/db.py', content: 'ROWS = []' },
+        ],
+        path: 'shop/main.py',
+      },
+    });
+    expect(formatRepoHeader(parts.repo!) + formatFim(parts.prefix, parts.suffix)).toBe(HEAD_PROMPT);
+    // Only a <|repo_name|> / <|file_sep|> header may come first; the header without a repository name parses too.
+    expect(parseFim('<|file_sep|>a.py\n<|fim_prefix|>x<|fim_suffix|>y<|fim_middle|>')!.repo).toEqual({ name: '', files: [], path: 'a.py' });
+    expect(() => parseFim('# a.py\n<|fim_prefix|>x<|fim_suffix|>y<|fim_middle|>')).toThrow('parseFim: prompt must start with <|fim_prefix|>');
+  });
+
+  it("rewrites the header as Continue 1.3.9's commented prefix", () => {
+    const parts = parseFim(HEAD_PROMPT)!;
+    expect(repoAsComments(parts.repo!, parts.prefix)).toBe(
+      '# Path: shop/util.py\n# def price(x):\n#     return x * 2\n# Path: shop/db.py\n# ROWS = []\n# shop/main.py\nfrom util import price\n\ntotal = ',
+    );
+    // Without other files, 1.3.9's prefix starts with a newline and the commented path.
+    expect(repoAsComments({ name: 'r', files: [], path: 'app/x.py' }, 'a = ')).toBe('\n# app/x.py\na = ');
   });
 
   it('builds ids equal to encoding the formatted string when the parts are plain code', () => {

@@ -10,17 +10,37 @@
 // on; only where to stop depends on the suffix. The checkpoint says which order it reads in tokenizer_config.json
 // ("fim_mode": "psm" | "spm"; absent = "psm", as for every Qwen checkpoint). Prompts keep arriving in PSM text form;
 // fimIds lays the parts out in the order the checkpoint reads.
+//
+// Continue since March 2026 puts the other files it has gathered (context snippets) before the FIM part, in
+// Qwen2.5-Coder's repository-level form:
+//   <|repo_name|>{repo}\n<|file_sep|>{path}\n{content}\n<|file_sep|>{path}\n{content}\n<|file_sep|>{current path}\n<|fim_prefix|>...
+// parseFim returns that header as `repo`; Continue 1.3.9 instead writes the same snippets as `# `-commented lines at
+// the start of the prefix (repoAsComments turns the first form into the second, for models trained on that one).
 import { SPECIAL_TOKENS } from './special-tokens';
 import type { Tokenizer } from './tokenizer';
 
-const { fimPrefix, fimSuffix, fimMiddle } = SPECIAL_TOKENS;
+const { fimPrefix, fimSuffix, fimMiddle, repoName, fileSep } = SPECIAL_TOKENS;
 
 export const FIM_MODES = ['psm', 'spm'] as const;
 export type FimMode = (typeof FIM_MODES)[number];
 
+export interface RepoFile {
+  path: string;
+  content: string;
+}
+
+/** The repository-level header of a FIM prompt: the repository's name, other files, the current file's path. */
+export interface RepoContext {
+  name: string;
+  files: RepoFile[];
+  path: string;
+}
+
 export interface FimParts {
   prefix: string;
   suffix: string;
+  /** Present when the prompt starts with a <|repo_name|> / <|file_sep|> header. */
+  repo?: RepoContext;
 }
 
 export function formatFim(prefix: string, suffix: string): string {
@@ -42,11 +62,64 @@ export function parseFim(prompt: string): FimParts | null {
   if (counts.some((c) => c !== 1)) {
     throw new Error(`parseFim: expected each of ${fimPrefix}, ${fimSuffix}, ${fimMiddle} exactly once, found ${counts.join(', ')}`);
   }
-  if (!prompt.startsWith(fimPrefix)) throw new Error(`parseFim: prompt must start with ${fimPrefix}`);
+  const start = prompt.indexOf(fimPrefix);
+  const header = prompt.slice(0, start);
+  if (header !== '' && !header.startsWith(repoName) && !header.startsWith(fileSep)) {
+    throw new Error(`parseFim: prompt must start with ${fimPrefix} (or a ${repoName} / ${fileSep} header)`);
+  }
   if (!prompt.endsWith(fimMiddle)) throw new Error(`parseFim: prompt must end with ${fimMiddle}`);
-  const body = prompt.slice(fimPrefix.length, prompt.length - fimMiddle.length);
-  const cut = body.indexOf(fimSuffix); // present: counted once, and not part of the first or last marker
-  return { prefix: body.slice(0, cut), suffix: body.slice(cut + fimSuffix.length) };
+  const body = prompt.slice(start + fimPrefix.length, prompt.length - fimMiddle.length);
+  const cut = body.indexOf(fimSuffix);
+  if (cut < 0) throw new Error(`parseFim: ${fimSuffix} must come after ${fimPrefix}`);
+  const parts: FimParts = { prefix: body.slice(0, cut), suffix: body.slice(cut + fimSuffix.length) };
+  if (header !== '') parts.repo = parseRepoHeader(header);
+  return parts;
+}
+
+/**
+ * `<|repo_name|>{name}\n<|file_sep|>{path}\n{content}\n ... <|file_sep|>{current path}\n` -> its parts. The last
+ * section is the current file (its content is the FIM part that follows); the name is optional ('' without it).
+ */
+function parseRepoHeader(header: string): RepoContext {
+  let name = '';
+  let rest = header;
+  if (rest.startsWith(repoName)) {
+    const end = rest.indexOf(fileSep);
+    name = (end < 0 ? rest.slice(repoName.length) : rest.slice(repoName.length, end)).replace(/\n$/, '');
+    rest = end < 0 ? '' : rest.slice(end);
+  }
+  const sections = rest
+    .split(fileSep)
+    .slice(1)
+    .map((section) => {
+      const nl = section.indexOf('\n');
+      return nl < 0 ? { path: section, content: '' } : { path: section.slice(0, nl), content: section.slice(nl + 1).replace(/\n$/, '') };
+    });
+  const current = sections.pop();
+  return { name, files: sections, path: current?.path ?? '' };
+}
+
+/** The header in its own text form again (the inverse of parseFim's `repo`), to put before <|fim_prefix|>. */
+export function formatRepoHeader(repo: RepoContext): string {
+  const files = repo.files.map((f) => `${fileSep}${f.path}\n${f.content}\n`).join('');
+  return `${repoName}${repo.name}\n${files}${fileSep}${repo.path}\n`;
+}
+
+/**
+ * The header as Continue 1.3.9 writes context into the prefix: each file as `# Path: {path}` and its lines, all
+ * commented with `# ` and joined by newlines, then a newline, `# {current path}`, a newline and the prefix (so without
+ * other files the prefix starts "\n# {path}\n", as 1.3.9's does). (1.3.9 shortens paths to their last
+ * two parts; the header's paths are used as they come.)
+ */
+export function repoAsComments(repo: RepoContext, prefix: string, commentMark = '#'): string {
+  const comment = (text: string) =>
+    text
+      .trim()
+      .split('\n')
+      .map((line) => `${commentMark} ${line}`)
+      .join('\n');
+  const snippets = repo.files.map((f) => comment(`Path: ${f.path}\n${f.content}`));
+  return `${snippets.join('\n')}\n${comment(repo.path)}\n${prefix}`; // 1.3.9: formatSnippets(...) + "\n" + prefix
 }
 
 /**

@@ -13,7 +13,7 @@ export {
   type EncodeOptions,
   type DecodeOptions,
 } from './tokenizer';
-export { formatFim, parseFim, encodeFim, fimIds, FIM_MODES, type FimMode, type FimParts } from './fim';
+export { formatFim, parseFim, encodeFim, fimIds, formatRepoHeader, repoAsComments, FIM_MODES, type FimMode, type FimParts, type RepoContext, type RepoFile } from './fim';
 export { formatChat, encodeChat, CHATML_TEMPLATE, type ChatMessage, type ChatRole, type ChatOptions } from './chat';
 export {
   deriveTokenizer,

@@ -12,6 +12,9 @@ export const SPECIAL_TOKENS = {
   fimPrefix: '<|fim_prefix|>',
   fimSuffix: '<|fim_suffix|>',
   fimMiddle: '<|fim_middle|>',
+  /** Qwen2.5-Coder's repository-level context: <|repo_name|>repo\n<|file_sep|>path\ncontent ... before <|fim_prefix|>. */
+  repoName: '<|repo_name|>',
+  fileSep: '<|file_sep|>',
   /** Preferred padding token: distinct from EOS, never produced by text, never a training target. */
   fimPad: '<|fim_pad|>',
   /** Fallback padding token for tokenizers without <|fim_pad|> (derive.ts adds it when needed). */
@@ -41,8 +44,8 @@ export const FIM_STOP_TOKENS: readonly string[] = [
   SPECIAL_TOKENS.fimMiddle,
   SPECIAL_TOKENS.fimSuffix,
   SPECIAL_TOKENS.fimPad,
-  '<|repo_name|>',
-  '<|file_sep|>',
+  SPECIAL_TOKENS.repoName,
+  SPECIAL_TOKENS.fileSep,
   SPECIAL_TOKENS.imStart,
   SPECIAL_TOKENS.imEnd,
 ];
