@@ -35,6 +35,34 @@ beforeAll(async () => {
 const prompts = ['def add(a, b):\n    return', 'x = 1\n', '# Write a function to find the shared elements of two lists.\n', 'import os\n', 'class A:\n'].map((p) => tok.encode(p));
 
 describe('generateBatch', () => {
+  it('concurrent generations take turns: one decoding step per event-loop iteration, so timers and I/O get in between', async () => {
+    let steps = 0;
+    const opts = { maxNewTokens: 6, minNewTokens: 6, temperature: 1, tokenizer: tok, stop: 'raw' as const, beforeStep: () => void steps++ };
+    const seen: number[] = [];
+    const runs = [0, 1, 2, 3].map((seed) => generateBatch(model, [prompts[seed]], { ...opts, seed }));
+    // A timer set now fires in the next iteration's timers phase: with turn-taking at most one step ran before it
+    // (plain setImmediate yields would have let all four generations step first).
+    await new Promise<void>((resolve) => setTimeout(() => (seen.push(steps), resolve()), 0));
+    await new Promise<void>((resolve) => setTimeout(() => (seen.push(steps), resolve()), 0));
+    await Promise.all(runs);
+    expect(seen[0]).toBeLessThanOrEqual(1);
+    expect(seen[1] - seen[0]).toBeLessThanOrEqual(1);
+    expect(steps).toBe(4 * 6);
+  });
+
+  it('chunked prefill (a long prompt in pieces, the event loop turning between them) gives the same completions', async () => {
+    const tensors = tf.memory().numTensors;
+    const opts = { maxNewTokens: 6, temperature: 1, tokenizer: tok, stop: 'raw' as const, seed: 5 };
+    const whole = await generateBatch(model, prompts, opts);
+    let turns = 0;
+    const chunked = await generateBatch(model, prompts, { ...opts, prefillChunk: 4, beforeStep: () => void turns++ });
+    expectSame(chunked, whole);
+    // The longest prompt is cut in pieces of 4; each piece but the last, and each decoding step, passes beforeStep.
+    const T = Math.max(...prompts.map((p) => p.length));
+    expect(turns).toBe(Math.ceil(T / 4) - 1 + Math.max(...chunked.map((c) => sampledIds(c).length)));
+    expect(tf.memory().numTensors).toBe(tensors);
+  });
+
   it('the same seed gives the same samples whatever the batch size and order; another seed others', async () => {
     const tensors = tf.memory().numTensors;
     const opts = { maxNewTokens: 8, temperature: 1, tokenizer: tok, stop: 'raw' as const, seed: 3 };

@@ -53,6 +53,8 @@ export interface GenerateBatchOptions extends SamplingOptions {
   onText?: (index: number, delta: string) => void;
   /** Awaited before every decoding step (a server swaps weights or notices an aborted request there). */
   beforeStep?: () => void | Promise<void>;
+  /** Prefill long prompts this many positions at a time, yielding between pieces (see generate's prefillChunk). */
+  prefillChunk?: number;
   /** Called after each batch with its prompts' input indices and their completions. */
   onBatch?: (indices: readonly number[], completions: readonly Completion[]) => void;
 }
@@ -116,6 +118,7 @@ export async function generateBatch(model: Qwen2Model, prompts: readonly (readon
         stopWhen: opts.stopWhen && ((row, text) => opts.stopWhen!(rows[row], text)),
         onText: opts.onText && ((row, delta) => opts.onText!(rows[row], delta)),
         beforeStep: opts.beforeStep,
+        prefillChunk: opts.prefillChunk,
       },
     );
     const batch = gens.map((g): Completion => {

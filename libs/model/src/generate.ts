@@ -29,6 +29,11 @@ export interface GenerateOptions extends SamplingOptions {
   onText?: (row: number, delta: string) => void;
   /** Called before every decoding step; an async hook lets a server swap weights between steps. */
   beforeStep?: () => void | Promise<void>;
+  /**
+   * Prefill the prompt this many positions at a time, with an event-loop turn (and beforeStep) between the pieces, so
+   * a server stays responsive during a long prompt; 0 or absent = the whole prompt in one pass. Same numbers either way.
+   */
+  prefillChunk?: number;
 }
 
 export type FinishReason = 'stop' | 'length';
@@ -41,6 +46,32 @@ export interface Generation {
   /** Decoded text of the generated ids, stop token and stop string excluded ('' without `decode`). */
   text: string;
   finishReason: FinishReason;
+}
+
+// Turn-taking between generations running in one process (a server's concurrent requests): each decoding step (or
+// prefill piece) waits for its turn, and one turn is given per event-loop iteration, in arrival order. Node runs every
+// setImmediate callback queued before its check phase in one go, so with plain setImmediate yields N concurrent
+// generations would each run a step before any I/O (a status request) is looked at; this way I/O is served between
+// any two steps, and the generations share the CPU round-robin.
+const waiting: (() => void)[] = [];
+let released = false;
+
+function release(): void {
+  const next = waiting.shift();
+  if (waiting.length > 0) setImmediate(release); // queued from inside a check-phase callback: runs next iteration
+  else released = false;
+  next?.();
+}
+
+/** Resolves at this caller's next turn (see above). */
+export function nextTurn(): Promise<void> {
+  return new Promise<void>((resolve) => {
+    waiting.push(resolve);
+    if (!released) {
+      released = true;
+      setImmediate(release);
+    }
+  });
 }
 
 /** Length of the longest suffix of `text` that is a proper start of some stop string (held back while streaming). */
@@ -90,13 +121,31 @@ export async function generate(model: Qwen2Model, prompts: readonly (readonly nu
   });
 
   const cache = new KVCache({ capacity: T + opts.maxNewTokens });
+  // Columns [from, to) of the left-padded prompt block.
+  const columns = <A extends Int32Array | Float32Array>(a: A, from: number, to: number): A => {
+    const out = new (a.constructor as new (n: number) => A)(B * (to - from));
+    for (let b = 0; b < B; b++) out.set(a.subarray(b * T + from, b * T + to), b * (to - from));
+    return out;
+  };
   try {
-    let input = tf.tensor2d(ids, [B, T], 'int32');
-    let inputMask = tf.tensor2d(mask, [B, T]);
+    // Chunked prefill: all but the last piece of the prompt go into the cache first, one piece per event-loop turn.
+    let start = 0;
+    const chunk = opts.prefillChunk ?? 0;
+    if (chunk > 0 && opts.maxNewTokens > 0) {
+      for (; T - start > chunk; start += chunk) {
+        await nextTurn();
+        if (opts.beforeStep) await opts.beforeStep();
+        tf.tidy(() => {
+          model.forward(tf.tensor2d(columns(ids, start, start + chunk), [B, chunk], 'int32'), { mask: tf.tensor2d(columns(mask, start, start + chunk), [B, chunk]), cache });
+        });
+      }
+    }
+    let input = tf.tensor2d(columns(ids, start, T), [B, T - start], 'int32');
+    let inputMask = tf.tensor2d(columns(mask, start, T), [B, T - start]);
     for (let step = 0; step < opts.maxNewTokens && rows.some((r) => !r.done); step++) {
-      // A macrotask turn between steps: a server's other requests, status calls and disconnects get handled
+      // A turn of the event loop between steps: a server's other requests, status calls and disconnects get handled
       // while a generation runs (awaiting a settled promise alone would not let them in).
-      await new Promise<void>((resolve) => setImmediate(resolve));
+      await nextTurn();
       if (opts.beforeStep) await opts.beforeStep();
       const logits = tf.tidy(() => {
         const hidden = model.forward(input, { mask: inputMask, cache }); // [B, t, D]

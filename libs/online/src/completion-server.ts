@@ -124,7 +124,7 @@ export function buildCompletionServer(opts: CompletionServerOptions): FastifyIns
     const n = body.n ?? 1;
     let encoded;
     try {
-      encoded = texts.map((t) => encodeServedPrompt(tok, t, window - maxTokens, config.repoContext));
+      encoded = texts.map((t) => encodeServedPrompt(tok, t, Math.min(window - maxTokens, config.maxPromptTokens), config.repoContext));
     } catch (e) {
       if (e instanceof PromptError) return sendError(reply, 400, 'invalid_request_error', `${e.field}: ${e.message}`, e.field);
       throw e;
@@ -172,6 +172,7 @@ export function buildCompletionServer(opts: CompletionServerOptions): FastifyIns
           tokenizer: tok,
           stop: 'fim',
           stopStrings: stops,
+          prefillChunk: config.prefillChunk,
           stopWhen: (row, text) => job.prompts[row].rule?.cut(text, Date.now() - job.t0) ?? null,
           onText,
           beforeStep: async () => {

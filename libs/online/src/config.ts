@@ -59,6 +59,14 @@ export const CompletionServerSchema = z.strictObject({
    * pieces: Continue acts on lines, and when slower than 375 ms it keeps only the first 10 chunks.
    */
   lineChunks: z.boolean().default(true),
+  /**
+   * Longest prompt the server reads, in tokens (the left of the prefix and the repository header go first). The
+   * prompt's prefill is most of a long request's time (about 100 ms for 512 tokens, 210 ms for 1,000 on the shipped
+   * model here), and the shipped model was trained on windows of 384; Continue sends up to its maxPromptTokens (1,024).
+   */
+  maxPromptTokens: positiveInt.default(512),
+  /** The prompt is prefilled this many tokens at a time, with a turn of the event loop between (status stays quick). */
+  prefillChunk: positiveInt.default(128),
   /** Tokens the prompt plus the completion may use; default: the model's max_position_embeddings. */
   contextWindow: positiveInt.optional(),
   /** Largest request body in bytes. */

@@ -72,6 +72,8 @@ export interface OnlineTrainerOptions {
   config: TrainingConfig;
   /** How a repository header before <|fim_prefix|> is encoded: as the completion server encodes it (completion.repoContext). */
   repoContext?: RepoContextMode;
+  /** Longest prompt, as the completion server reads it (completion.maxPromptTokens); default: no limit of its own. */
+  maxPromptTokens?: number;
   /** Running reward baseline to resume from (binary scheme). */
   baseline?: number | null;
   /** Awaited between events and optimizer steps; default: yield to the event loop once. */
@@ -104,7 +106,7 @@ export class OnlineTrainer {
     // The completion as the user saw it; the end token only where the model itself ended the text the user judged.
     const shown = tok.encode(e.outcome.completion, { parseSpecialTokens: false }).slice(0, maxCompletion - 1);
     const completionIds = e.served?.eos === true ? [...shown, tok.eosId] : shown;
-    const budget = maxSeqLen - completionIds.length;
+    const budget = Math.min(maxSeqLen - completionIds.length, this.opts.maxPromptTokens ?? Infinity);
     let promptIds: number[];
     try {
       promptIds = encodeServedPrompt(tok, e.outcome.prompt, budget, this.opts.repoContext).ids;

@@ -118,6 +118,7 @@ export async function startOnlineService(config: OnlineConfig, opts: StartOption
     tokenizer,
     config: config.training,
     repoContext: config.completion.repoContext,
+    maxPromptTokens: config.completion.maxPromptTokens,
     baseline: resumed?.state.baseline,
   });
   if (resumed) trainer.trainer.optimizer.setState(resumed.optimizer, trainModel.params);
