@@ -1,6 +1,7 @@
 import { formatFim, formatRepoHeader } from '@rlhf-code/tokenizer';
 import type { LoggedEvent } from './feedback-log';
-import { hashPrompt, OnlineStats, wilson, withRates, type ServedRecord } from './stats';
+import { wilson } from '@rlhf-code/stats';
+import { hashPrompt, OnlineStats, withRates, type ServedRecord } from './stats';
 
 const rec = (id: string, prompt: string, o: Partial<ServedRecord> = {}): ServedRecord => ({
   id,
@@ -25,16 +26,6 @@ const outcome = (served: LoggedEvent['served'], accepted: boolean): LoggedEvent 
   served,
   skip: null,
   outcome: { prompt: 'p', completion: 'c', accepted },
-});
-
-test('Wilson 95% interval against known values', () => {
-  const [lo, hi] = wilson(5, 10)!;
-  expect(lo).toBeCloseTo(0.2366, 4);
-  expect(hi).toBeCloseTo(0.7634, 4);
-  const [lo0, hi0] = wilson(0, 20)!;
-  expect(lo0).toBe(0);
-  expect(hi0).toBeCloseTo(0.1611, 4);
-  expect(wilson(0, 0)).toBeNull();
 });
 
 describe('matching an outcome to the completion it is about', () => {

@@ -13,6 +13,7 @@
 // matches nothing counts as `unmatched`, never as the policy's.
 // Versions count policy-arm completions only; the start arm is always the frozen starting model.
 import { createHash } from 'crypto';
+import { wilson } from '@rlhf-code/stats';
 import { formatRepoHeader, parseFim } from '@rlhf-code/tokenizer';
 import type { Arm, LoggedEvent, ServedRef } from './feedback-log';
 
@@ -57,15 +58,6 @@ export const hashPrompt = (prompt: string): string => createHash('sha256').updat
 
 const zero = (): Counts => ({ requests: 0, silent: 0, shown: 0, accepted: 0, rejected: 0 });
 const ratio = (a: number, b: number): number | null => (b > 0 ? a / b : null);
-
-/** Wilson score interval for k successes in n trials (z = 1.96). */
-export function wilson(k: number, n: number, z = 1.96): [number, number] | null {
-  if (n === 0) return null;
-  const p = k / n;
-  const centre = (p + (z * z) / (2 * n)) / (1 + (z * z) / n);
-  const half = ((z / (1 + (z * z) / n)) * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n)));
-  return [Math.max(0, centre - half), Math.min(1, centre + half)];
-}
 
 export function withRates(c: Counts): CountsWithRates {
   return {

@@ -1,4 +1,4 @@
-import { jackknife, jackknifeDiff, meanSe, paired, passAtK } from './stats';
+import { fisherExact, jackknife, jackknifeDiff, meanSe, paired, passAtK, wilson } from './stats';
 
 describe('meanSe', () => {
   it('is the mean and sd / sqrt(n) with the n - 1 variance', () => {
@@ -73,5 +73,24 @@ describe('passAtK', () => {
   it('refuses impossible counts', () => {
     expect(() => passAtK(4, 5, 1)).toThrow('passAtK: need integers 0 <= c <= n and 1 <= k <= n, got n 4, c 5, k 1');
     expect(() => passAtK(4, 1, 5)).toThrow('passAtK');
+  });
+});
+
+describe('rates of successes', () => {
+  test('Wilson 95% interval against known values', () => {
+    const [lo, hi] = wilson(5, 10)!;
+    expect(lo).toBeCloseTo(0.2366, 4);
+    expect(hi).toBeCloseTo(0.7634, 4);
+    expect(wilson(0, 20)![1]).toBeCloseTo(0.1611, 4);
+    expect(wilson(0, 0)).toBeNull();
+    expect(() => wilson(3, 2)).toThrow('wilson: need integers 0 <= k <= n, got k 3, n 2');
+  });
+
+  test("Fisher's exact test against known values (computed by hand from the hypergeometric)", () => {
+    expect(fisherExact(3, 1, 1, 3)).toBeCloseTo(0.4857, 4); // Fisher's tea-tasting table
+    expect(fisherExact(8, 91, 3, 82)).toBeCloseTo(0.2277, 4); // 8/99 vs 3/85 accepted
+    expect(fisherExact(10, 0, 0, 10)).toBeCloseTo(1.083e-5, 7);
+    expect(fisherExact(2, 3, 2, 3)).toBeCloseTo(1, 10);
+    expect(() => fisherExact(1, -1, 0, 0)).toThrow('fisherExact: counts must be integers >= 0');
   });
 });

@@ -1,6 +1,7 @@
 // The statistics of an evaluation with error bars: the mean of per-problem values with its standard error, a
 // paired comparison of two models on the same problems, the jackknife for pooled ratios (distinct-n), and the
-// unbiased pass@k estimator. Pure functions, checked against hand-computed values in stats.test.ts.
+// unbiased pass@k estimator, and for rates of successes: the Wilson interval and Fisher's exact test. Pure functions, checked against hand-computed values in stats.test.ts.
+import hypergeometricPmf from '@stdlib/stats-base-dists-hypergeometric-pmf';
 import tQuantile from '@stdlib/stats-base-dists-t-quantile';
 
 /** A mean and its standard error (null with fewer than two values: one value says nothing about spread). */
@@ -87,4 +88,34 @@ export function passAtK(n: number, c: number, k: number): number {
   let fail = 1; // C(n - c, k) / C(n, k) = prod_{i = n - c + 1}^{n} (1 - k / i)
   for (let i = n - c + 1; i <= n; i++) fail *= 1 - k / i;
   return 1 - fail;
+}
+
+/** Wilson score interval (z = 1.96: 95%) for k successes in n trials; null when n is 0. */
+export function wilson(k: number, n: number, z = 1.96): [number, number] | null {
+  if (!(Number.isInteger(k) && Number.isInteger(n) && k >= 0 && k <= n)) throw new Error(`wilson: need integers 0 <= k <= n, got k ${k}, n ${n}`);
+  if (n === 0) return null;
+  const p = k / n;
+  const z2 = z * z;
+  const centre = (p + z2 / (2 * n)) / (1 + z2 / n);
+  const half = (z / (1 + z2 / n)) * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n));
+  return [Math.max(0, centre - half), Math.min(1, centre + half)];
+}
+
+/**
+ * Fisher's exact test of a 2 x 2 table [[a, b], [c, d]] (rows: two groups; columns: success, failure), two-sided:
+ * the probability, with the margins fixed, of a table at most as likely as the one observed (the hypergeometric
+ * distribution of the top-left cell). Exact for small counts, where a chi-squared test is not.
+ */
+export function fisherExact(a: number, b: number, c: number, d: number): number {
+  if (![a, b, c, d].every((x) => Number.isInteger(x) && x >= 0)) throw new Error(`fisherExact: counts must be integers >= 0, got ${[a, b, c, d].join(', ')}`);
+  const N = a + b + c + d;
+  const successes = a + c;
+  const draws = a + b;
+  const observed = hypergeometricPmf(a, N, successes, draws);
+  let p = 0;
+  for (let x = Math.max(0, draws - (N - successes)); x <= Math.min(draws, successes); x++) {
+    const px = hypergeometricPmf(x, N, successes, draws);
+    if (px <= observed * (1 + 1e-7)) p += px;
+  }
+  return Math.min(1, p);
 }

@@ -1,0 +1,50 @@
+// Simulated users: who accepts which suggestion. The online learner is never told which user it serves; it must raise
+// acceptance from accept / reject alone, for each of them.
+//   exact       accepts when the suggestion's first line, trimmed, is the first line of what they were about to type
+//   compiles    accepts any one-line suggestion after which their file still compiles (and that is not blank)
+//   no-comment  as `compiles`, but never accepts a suggestion that contains a comment (a style preference)
+import { checkSyntax, COMMENT, scanPython } from '@rlhf-code/sandbox';
+
+export const SIM_USERS = ['exact', 'compiles', 'no-comment'] as const;
+export type SimUserName = (typeof SIM_USERS)[number];
+
+/** The situation a user judges: the file around the cursor, the true middle, and what Continue displayed. */
+export interface Judged {
+  prefix: string;
+  suffix: string;
+  middle: string;
+  shown: string;
+}
+
+export interface SimUser {
+  name: SimUserName;
+  /** One decision per case, in order. */
+  accepts(cases: readonly Judged[]): Promise<boolean[]>;
+}
+
+const firstLine = (s: string) => s.split('\n')[0].trim();
+
+function hasComment(code: string): boolean {
+  return scanPython(code).kind.includes(COMMENT);
+}
+
+/** The file with the suggestion in it compiles (checked in the sandbox, several at once). */
+async function compilesInFile(cases: readonly Judged[]): Promise<boolean[]> {
+  return checkSyntax(cases.map((c) => c.prefix + c.shown + c.suffix));
+}
+
+const oneLine = (s: string) => s.trim() !== '' && !s.replace(/^\n/, '').includes('\n');
+
+export function simUser(name: SimUserName): SimUser {
+  switch (name) {
+    case 'exact':
+      return { name, accepts: async (cases) => cases.map((c) => firstLine(c.shown) !== '' && firstLine(c.shown) === firstLine(c.middle)) };
+    case 'compiles':
+      return { name, accepts: async (cases) => (await compilesInFile(cases)).map((ok, i) => ok && oneLine(cases[i].shown)) };
+    case 'no-comment':
+      return {
+        name,
+        accepts: async (cases) => (await compilesInFile(cases)).map((ok, i) => ok && oneLine(cases[i].shown) && !hasComment(cases[i].shown)),
+      };
+  }
+}
