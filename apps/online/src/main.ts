@@ -2,10 +2,11 @@
 // `prep-fim` builds a FIM dataset from a folder of .py files, `simulate` is a simulated Continue user, `latency` times
 // Continue-shaped requests.
 import * as fs from 'fs';
+import * as path from 'path';
 import { Command, Option } from 'commander';
 import { z } from 'zod';
 import { backendOption, backendSchema, parseFlags, runCli, UsageError } from '@rlhf-code/cli';
-import { readFimData, writeJsonl } from '@rlhf-code/data';
+import { readFimData, writeJsonl, type FimRecord } from '@rlhf-code/data';
 import { initBackend, shutdownBackend } from '@rlhf-code/backend';
 import {
   buildFimDataset,
@@ -15,7 +16,10 @@ import {
   loadOnlineConfig,
   measureLatency,
   PROMPT_FORMS,
+  runOnlineExperiment,
   runSimulation,
+  SIM_USERS,
+  simUser,
   startOnlineService,
   type PromptForm,
 } from '@rlhf-code/online';
@@ -129,7 +133,25 @@ const SimFlags = z.object({
   seed: int,
   reportEvery: int.min(0),
   json: z.string().optional(),
+  user: z.enum(SIM_USERS),
+  form: z.enum(PROMPT_FORMS),
+  corpus: z.string(),
+  rejectDelay: int.min(0),
 });
+
+/** The whole source file of a FIM example, from the corpus folder it was cut from (null when it is not there). */
+function corpusFiles(dir: string): (e: FimRecord) => string | null {
+  const cache = new Map<string, string | null>();
+  return (e) => {
+    const rel = typeof e.path === 'string' ? e.path : null;
+    if (rel === null) return null;
+    if (!cache.has(rel)) {
+      const file = path.join(dir, rel);
+      cache.set(rel, fs.existsSync(file) ? fs.readFileSync(file, 'utf8').replace(/\r\n/g, '\n') : null);
+    }
+    return cache.get(rel)!;
+  };
+}
 
 async function simulateCommand(opts: unknown): Promise<void> {
   const f = parseFlags(SimFlags, opts);
@@ -151,6 +173,10 @@ async function simulateCommand(opts: unknown): Promise<void> {
     countTokens: (text) => tok.encode(text, { parseSpecialTokens: false }).length,
     seed: f.seed,
     reportEvery: f.reportEvery,
+    user: simUser(f.user),
+    form: f.form,
+    fileOf: corpusFiles(f.corpus),
+    rejectDelay: f.rejectDelay,
   });
   process.stdout.write(formatSummary(summary) + '\n');
   if (f.json) {
@@ -203,6 +229,71 @@ async function latencyCommand(opts: unknown): Promise<void> {
   if (f.json) await writeJsonl(f.json, rows);
 }
 
+// ---------------------------------------------------------------------------------------------- experiment
+
+const ExperimentFlags = z.object({
+  model: z.string(),
+  data: z.string(),
+  heldout: z.string(),
+  user: z.enum(SIM_USERS),
+  form: z.enum(PROMPT_FORMS),
+  events: int.positive(),
+  out: z.string(),
+  corpus: z.string(),
+  tokenizer: z.string(),
+  lr: num.positive().optional(),
+  batchSize: int.positive().optional(),
+  seed: int,
+  backend: backendSchema,
+});
+
+async function experimentCommand(opts: unknown): Promise<void> {
+  const f = parseFlags(ExperimentFlags, opts);
+  if (!fs.existsSync(f.model)) throw new UsageError(`--model: ${f.model} does not exist`);
+  const train = (await readFimData(f.data)).filter((e) => e.split === 'train');
+  const heldOut = (await readFimData(f.heldout)).filter((e) => e.split === 'test');
+  if (train.length === 0) throw new UsageError(`--data: ${f.data} has no "train" examples`);
+  if (heldOut.length === 0) throw new UsageError(`--heldout: ${f.heldout} has no "test" examples`);
+  const trainFiles = new Set(train.map((e) => e.path));
+  const shared = heldOut.find((e) => trainFiles.has(e.path));
+  if (shared) throw new UsageError(`--heldout: ${shared.path} is also a training file of --data; held-out files must be unseen`);
+  const backend = await initBackend({ backend: f.backend });
+  const tok = loadTokenizer(f.tokenizer);
+  const stateDir = path.join(f.out, f.user, 'state');
+  if (fs.existsSync(stateDir)) throw new UsageError(`--out: ${stateDir} exists; remove it or choose another --out (an experiment starts from the starting model)`);
+  process.stdout.write(`[experiment] backend ${backend.name}; user ${f.user}; ${f.events} training requests on ${train.length} train examples, then ${heldOut.length} held-out examples per model\n`);
+  const result = await runOnlineExperiment({
+    model: f.model,
+    train,
+    heldOut,
+    user: f.user,
+    form: f.form,
+    events: f.events,
+    stateDir,
+    countTokens: (t) => tok.encode(t, { parseSpecialTokens: false }).length,
+    fileOf: corpusFiles(f.corpus),
+    config: { training: { ...(f.lr ? { lr: f.lr } : {}), ...(f.batchSize ? { batchSize: f.batchSize } : {}) } },
+    seed: f.seed,
+    log: (l) => process.stdout.write(l + '\n'),
+  });
+  const h = result.heldout;
+  const pct = (x: number | null) => (x === null ? 'n/a' : `${(100 * x).toFixed(1)}%`);
+  const ci = (c: typeof h.start) => (c.acceptance_ci95 ? `[${pct(c.acceptance_ci95[0])}, ${pct(c.acceptance_ci95[1])}]` : '');
+  process.stdout.write(`\nHeld out (${heldOut.length} examples, each model once; trained = policy v${h.trained_version}):\n`);
+  process.stdout.write('| model | requests | shown | accepted | accepted / shown (95% CI) | accepted / request |\n| --- | ---: | ---: | ---: | ---: | ---: |\n');
+  for (const [name, c] of [['start', h.start], ['trained', h.trained]] as const) {
+    process.stdout.write(`| ${name} | ${c.requests} | ${c.shown} | ${c.accepted} | ${pct(c.acceptance_rate)} ${ci(c)} | ${pct(c.accepted_per_request)} |\n`);
+  }
+  const x = (r: number | null) => (r === null ? 'n/a' : `${r.toFixed(2)}x`);
+  process.stdout.write(
+    `trained / start: accepted of shown ${x(h.acceptance_ratio)} (Fisher p = ${h.acceptance_fisher_p.toPrecision(3)}), ` +
+      `accepted per request ${x(h.accepted_per_request_ratio)} (Fisher p = ${h.accepted_per_request_fisher_p.toPrecision(3)})\n`,
+  );
+  const file = path.join(f.out, f.user, 'result.json');
+  fs.writeFileSync(file, JSON.stringify(result, null, 2) + '\n');
+  process.stdout.write(`[experiment] ${file}\n`);
+}
+
 // ---------------------------------------------------------------------------------------------- program
 
 const program = new Command('online').description('Online RL behind Continue: completion server, feedback server, live policy updates, simulated user.');
@@ -250,8 +341,29 @@ program
   .option('--seed <n>', 'order of the examples', '0')
   .option('--report-every <n>', 'print acceptance every n requests (0 = only the final table)', '10')
   .option('--json <file>', 'also write the summary (per version, per arm, timeline) as one JSON line')
+  .addOption(new Option('--user <name>', 'who judges: exact (first line = what they were about to type), compiles (one line, the file still compiles), no-comment (as compiles, never a comment)').choices([...SIM_USERS]).default('exact'))
+  .addOption(new Option('--form <name>', "Continue's prompt form: v139 (RLinf's 1.3.9, commented context) or head (upstream, <|repo_name|> header)").choices([...PROMPT_FORMS]).default('v139'))
+  .option('--corpus <dir>', 'folder the examples were cut from (the user judges the suggestion in its whole file)', 'data/corpus/python-stdlib')
+  .option('--reject-delay <n>', 'requests after which a rejection is posted (Continue rejects after 10 s without Tab)', '5')
   .action(simulateCommand);
 
+program
+  .command('experiment')
+  .description('online learning for one simulated user: train on the train files through the servers, then compare the starting model and the trained policy on held-out files (acceptance, Fisher tests)')
+  .option('--model <dir>', 'starting model folder', 'models/base')
+  .option('--data <file>', 'FIM JSONL whose "train" split is served during training', 'data/fim/fim.jsonl')
+  .option('--heldout <file>', 'FIM JSONL whose "test" split is the held-out evaluation (files never trained on)', 'data/fim/fim_heldout.jsonl')
+  .addOption(new Option('--user <name>', 'simulated user (see simulate --help)').choices([...SIM_USERS]).default('exact'))
+  .addOption(new Option('--form <name>', "Continue's prompt form").choices([...PROMPT_FORMS]).default('v139'))
+  .option('--events <n>', 'training requests', '400')
+  .option('--out <dir>', 'results: <out>/<user>/state (the service state) and <out>/<user>/result.json', 'results/online-experiment')
+  .option('--corpus <dir>', 'folder the examples were cut from', 'data/corpus/python-stdlib')
+  .option('--tokenizer <dir>', "tokenizer used to apply Continue's prompt budgets", 'models/tokenizer-code16k')
+  .option('--lr <x>', 'online learning rate (default: the config default)')
+  .option('--batch-size <n>', 'feedback events per update (default: the config default)')
+  .option('--seed <n>', 'order of the examples', '0')
+  .addOption(backendOption())
+  .action(experimentCommand);
 program
   .command('latency')
   .description("time Continue-shaped requests (both prompt forms) against a running service, alone and concurrent, with the status endpoint polled meanwhile; prints p50/p95 and one JSON line per setting")

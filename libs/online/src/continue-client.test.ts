@@ -1,4 +1,4 @@
-import { acceptsCompletion, CONTINUE_STOP_STRINGS, continueOutcome, continuePrompt, continueRequestBody, showCompletion } from './continue-client';
+import { acceptsCompletion, CONTINUE_STOP_STRINGS, continueDisplay, continueOutcome, continuePrompt, continueRequestBody, showCompletion } from './continue-client';
 import { AutocompleteOutcomeSchema } from './outcome';
 
 const chars = (s: string) => s.length; // a stand-in token count: one token per character
@@ -15,23 +15,46 @@ test('the request Continue sends: 12 stop strings, temperature 0.01, stream', ()
   });
 });
 
-test('prompt: file path comment, prefix <= 30% / suffix <= 20% of maxPromptTokens, empty suffix -> newline', () => {
+test("1.3.9's prompt: commented context, then the last two path parts; prefix <= 30% / suffix <= 20%; empty suffix -> newline", () => {
   const prefix = 'a = 1\nb = 2\nc = 3\nd = '; // 22 chars
-  const p = continuePrompt('pkg/m.py', prefix, '', chars, 80); // prefix budget 24
-  expect(p.prefix).toBe('# pkg/m.py\nc = 3\nd = '); // 21 chars; with "b = 2" it would be 27
+  const p = continuePrompt('src/pkg/m.py', prefix, '', chars, 60); // prefix budget 18
+  expect(p.code).toBe('b = 2\nc = 3\nd = '); // 16 chars; with "a = 1" it would be 22
+  expect(p.prefix).toBe('\n# pkg/m.py\nb = 2\nc = 3\nd = '); // no other file: "\n# path\n", as 1.3.9 writes it
   expect(p.suffix).toBe('\n');
-  expect(p.prompt).toBe('<|fim_prefix|># pkg/m.py\nc = 3\nd = <|fim_suffix|>\n<|fim_middle|>');
+  expect(p.prompt).toBe('<|fim_prefix|>\n# pkg/m.py\nb = 2\nc = 3\nd = <|fim_suffix|>\n<|fim_middle|>');
   const q = continuePrompt('m.py', 'x = ', '\nline1\nline2\nline3\nline4\n', chars, 100);
   expect(q.suffix).toBe('\nline1\nline2\nline3'); // 18 chars <= 20
+  // A snippet of another file fills the rest of the budget, cut from its end.
+  // 30 tokens: 4 for the code, 1 for the suffix, 25 left; "u.py\ndef u():\n    return 1" would take 26.
+  const r = continuePrompt('m.py', 'x = ', '\n', chars, 30, { snippets: [{ path: 'u.py', content: 'def u():\n    return 1\n\nZ = 2' }] });
+  expect(r.prefix).toBe('# Path: u.py\n# def u():\n# m.py\nx = ');
 });
 
-test('what Continue would show: stop strings, one line mid-line, stop at the code below, blank -> nothing', () => {
-  expect(showCompletion('foo(x)\nbar()', 'y = ', '\n')).toBe('foo(x)'); // cursor line has code: single line
-  expect(showCompletion('a = 1\nb = 2\n', 'def f():\n', '\n')).toBe('a = 1\nb = 2'); // at a line start: multi-line
+test("upstream's prompt: the repository header only when there is context", () => {
+  const snippets = [{ path: 'u.py', content: 'U = 1' }];
+  const p = continuePrompt('pkg/m.py', 'x = ', '\n', chars, 1024, { form: 'head', snippets });
+  expect(p.prompt).toBe('<|repo_name|>workspace\n<|file_sep|>u.py\nU = 1\n<|file_sep|>pkg/m.py\n<|fim_prefix|>x = <|fim_suffix|>\n<|fim_middle|>');
+  expect(continuePrompt('pkg/m.py', 'x = ', '\n', chars, 1024, { form: 'head' }).prompt).toBe('<|fim_prefix|>x = <|fim_suffix|>\n<|fim_middle|>');
+});
+
+test('what Continue would show: stop strings, one line after a comment, stop at the code below, blank -> nothing', () => {
+  expect(showCompletion('foo(x)\nbar()', 'y = ', '\n')).toBe('foo(x)\nbar()'); // Python, not a comment line: several lines
+  expect(showCompletion('the sum\nreturn s', '    # compute ', '\n')).toBe('the sum'); // a comment line: one line
+  expect(showCompletion('a = 1\nb = 2\n', 'def f():\n', '\n')).toBe('a = 1\nb = 2');
   expect(showCompletion('a = 1```\nb', '\n', '\n')).toBe('a = 1');
-  expect(showCompletion('x = 1\nreturn x\nmore', '\n', '\n    return x\n')).toBe('x = 1'); // reaches the suffix
+  expect(showCompletion('x = 1\n    return x\nmore', '\n', '\n    return x\n')).toBe('x = 1'); // reaches the line below
   expect(showCompletion('  \n\n', 'x = ', '')).toBeNull();
   expect(showCompletion('<|endoftext|>abc', 'x = ', '')).toBeNull();
+  expect(showCompletion(' 1', 'x = ', '\n')).toBe('1'); // the prefix ends with a space: the leading one goes
+});
+
+test("Continue's clock: the 150 ms rule by line, the 10-chunk cut past 375 ms", () => {
+  const lines = ['\n', '    a = 1\n', '    b = 2\n', '    c = 3'];
+  const at = (ms: number[]) => lines.map((text, i) => ({ text, ms: ms[i] }));
+  expect(continueDisplay(at([10, 20, 30, 40]), 'def f():', '\n')).toBe('\n    a = 1\n    b = 2\n    c = 3');
+  expect(continueDisplay(at([10, 200, 210, 220]), 'def f():', '\n')).toBe('\n    a = 1'); // line "a" ends at 210 ms
+  const pieces = Array.from({ length: 14 }, (_, i) => ({ text: 'x', ms: 40 * (i + 1) })); // the 10th piece at 400 ms
+  expect(continueDisplay(pieces, 'y = ', '\n')).toBe('x'.repeat(10));
 });
 
 test('acceptance rule: first lines equal after trimming', () => {

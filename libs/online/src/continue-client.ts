@@ -1,15 +1,23 @@
 // What Continue (v1.3.9+, provider "openai", a "qwen...coder" model, completion tracking on) does around one
-// autocomplete request, reproduced for the simulated user (see ../shared/notes/continue-and-rlinf.md):
-//   prompt    <|fim_prefix|>{prefix}<|fim_suffix|>{suffix}<|fim_middle|>; the prefix starts with the file path as
-//             a "# " comment; prefix <= 30% and suffix <= 20% of maxPromptTokens; an empty suffix becomes "\n"
+// autocomplete request, reproduced for the simulated user (see apps/online/README.md):
+//   prompt    1.3.9: <|fim_prefix|>{snippets as `# ` lines}\n# {path}\n{prefix}<|fim_suffix|>{suffix}<|fim_middle|>
+//             upstream: <|repo_name|>...<|file_sep|>{path}\n<|fim_prefix|>{prefix}<|fim_suffix|>{suffix}<|fim_middle|>
+//             (the header only when there are snippets); prefix <= 30% and suffix <= 20% of maxPromptTokens, the
+//             snippets fill the rest; an empty suffix becomes "\n"
 //   request   POST {apiBase}/completions {model, prompt, max_tokens, temperature: 0.01, stop: [12], stream: true}
 //             with Content-Type, Authorization: Bearer <apiKey> and api-key headers; reads SSE `data:` lines,
-//             choices[0].text, until `data: [DONE]`
-//   shown     what Continue would display (an approximation of its filters, documented in showCompletion)
+//             choices[0].text, until `data: [DONE]`, noting when each piece arrived
+//   shown     what Continue displays (continueDisplay: its stop strings, its 10-chunk / 375 ms cut, its line rules
+//             with the 150 ms clock, its post-processing)
 //   outcome   the AutocompleteOutcome it posts to completionTrackingUrl with the tracking headers
 import { randomUUID } from 'crypto';
-import { formatFim } from '@rlhf-code/tokenizer';
+import { formatFim, formatRepoHeader, repoAsComments, type RepoFile } from '@rlhf-code/tokenizer';
+import { LineRule, lineRuleFor, type MultilineMode } from './line-rule';
 import type { AutocompleteOutcome } from './outcome';
+
+export const PROMPT_FORMS = ['v139', 'head'] as const;
+/** v139: Continue 1.3.9 (RLinf's fork), context as commented lines; head: upstream since March 2026, a repository header. */
+export type PromptForm = (typeof PROMPT_FORMS)[number];
 
 /** The 12 stop strings Continue sends for Qwen coder models. */
 export const CONTINUE_STOP_STRINGS: readonly string[] = [
@@ -28,15 +36,21 @@ export const CONTINUE_STOP_STRINGS: readonly string[] = [
 ];
 
 export interface ContinuePrompt {
-  /** Prefix as Continue builds it (file path comment + the pruned code before the cursor). */
+  /** The FIM prefix in the prompt (1.3.9: with the commented context and path lines in front of the code). */
   prefix: string;
+  /** The code before the cursor that made it into the prompt (what Continue's filters compare against). */
+  code: string;
   suffix: string;
   prompt: string;
 }
 
+/** The last two parts of a path, as Continue 1.3.9 writes the current file's path. */
+const lastTwoParts = (filepath: string) => filepath.split('/').slice(-2).join('/');
+
 /**
- * Build Continue's FIM prompt for a cursor position. `countTokens` measures pruning budgets (Continue uses its
- * own tokenizer; any close count will do): prefix lines are dropped from the top, suffix lines from the bottom.
+ * Build Continue's FIM prompt for a cursor position. `countTokens` measures pruning budgets (Continue uses its own
+ * tokenizer; any close count will do): prefix lines are dropped from the top, suffix lines from the bottom, snippet
+ * lines from the bottom, and a snippet that does not fit at all is left out.
  */
 export function continuePrompt(
   filepath: string,
@@ -44,17 +58,31 @@ export function continuePrompt(
   suffix: string,
   countTokens: (text: string) => number,
   maxPromptTokens = 1024,
+  opts: { form?: PromptForm; snippets?: readonly RepoFile[] } = {},
 ): ContinuePrompt {
   const prefixBudget = Math.floor(0.3 * maxPromptTokens);
   const suffixBudget = Math.floor(0.2 * maxPromptTokens);
-  const header = `# ${filepath}\n`;
   const pre = prefix.split('\n'); // the last element is the cursor line's text before the cursor
-  while (pre.length > 1 && countTokens(header + pre.join('\n')) > prefixBudget) pre.shift();
+  while (pre.length > 1 && countTokens(pre.join('\n')) > prefixBudget) pre.shift();
   const suf = suffix.split('\n');
   while (suf.length > 1 && countTokens(suf.join('\n')) > suffixBudget) suf.pop();
-  const p = header + pre.join('\n');
+  const code = pre.join('\n');
   const s = suf.join('\n') === '' ? '\n' : suf.join('\n');
-  return { prefix: p, suffix: s, prompt: formatFim(p, s) };
+  let room = maxPromptTokens - countTokens(code) - countTokens(s);
+  const snippets: RepoFile[] = [];
+  for (const f of opts.snippets ?? []) {
+    const lines = f.content.split('\n');
+    while (lines.length > 0 && countTokens(`${f.path}\n${lines.join('\n')}`) > room) lines.pop();
+    if (lines.length === 0) break;
+    snippets.push({ path: f.path, content: lines.join('\n') });
+    room -= countTokens(`${f.path}\n${lines.join('\n')}`);
+  }
+  if ((opts.form ?? 'v139') === 'head') {
+    const header = snippets.length > 0 ? formatRepoHeader({ name: 'workspace', files: snippets, path: filepath }) : '';
+    return { prefix: code, code, suffix: s, prompt: header + formatFim(code, s) };
+  }
+  const p = repoAsComments({ name: '', files: snippets, path: lastTwoParts(filepath) }, code);
+  return { prefix: p, code, suffix: s, prompt: formatFim(p, s) };
 }
 
 export function continueRequestBody(prompt: string, model: string, maxTokens = 4096) {
@@ -73,6 +101,8 @@ export interface StreamedCompletion {
   arm: string | null;
   finishReason: string | null;
   chunks: number;
+  /** Each piece of text with the milliseconds since the request was sent, in order (what Continue's clock sees). */
+  pieces: { text: string; ms: number }[];
   ms: number;
 }
 
@@ -81,7 +111,7 @@ export async function streamCompletion(url: string, body: object, headers: Recor
   const t0 = Date.now();
   const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body) });
   if (!res.ok || !res.body) throw new Error(`${url}: HTTP ${res.status} ${await res.text().catch(() => '')}`);
-  const out: StreamedCompletion = { text: '', id: null, versions: [], arm: null, finishReason: null, chunks: 0, ms: 0 };
+  const out: StreamedCompletion = { text: '', id: null, versions: [], arm: null, finishReason: null, chunks: 0, pieces: [], ms: 0 };
   const decoder = new TextDecoder();
   let buffer = '';
   let done = false;
@@ -104,7 +134,10 @@ export async function streamCompletion(url: string, body: object, headers: Recor
       out.arm ??= chunk.arm ?? null;
       if (typeof chunk.policy_version === 'number') out.versions.push(chunk.policy_version);
       const choice = chunk.choices?.[0];
-      if (choice?.text) out.text += choice.text;
+      if (choice?.text) {
+        out.text += choice.text;
+        out.pieces.push({ text: choice.text, ms: Date.now() - t0 });
+      }
       if (choice?.finish_reason) out.finishReason = choice.finish_reason;
     }
     if (done) break;
@@ -113,29 +146,51 @@ export async function streamCompletion(url: string, body: object, headers: Recor
   return out;
 }
 
+/** Continue's own stop patterns on top of the request's stop strings. */
+const DISPLAY_STOPS = [...CONTINUE_STOP_STRINGS, 'diff --git'];
+
+export interface DisplayOptions {
+  multiline?: MultilineMode;
+  /** Continue's modelTimeout (showWhateverWeHaveAtXMs); default 150. */
+  modelTimeoutMs?: number;
+}
+
 /**
- * What Continue would show for a generated completion, or null when it shows nothing. Approximates its filters:
- *   1. cut at the first stop string;
- *   2. multilineCompletions "auto": when the cursor line already has code before the cursor, one line only;
- *   3. stop before a line that repeats the first non-blank line of the suffix (the code below the cursor);
- *   4. trailing whitespace trimmed; nothing left (blank output) -> not shown.
+ * What Continue displays of a streamed completion, or null when it shows nothing. `prefix` and `suffix` are the ones
+ * in its prompt (the code around the cursor). In order:
+ *   1. stop strings cut the text;
+ *   2. every 10th piece, past 2.5 x modelTimeout (375 ms) since the request, it stops and keeps what it has;
+ *   3. the line rules of line-rule.ts (one line or several; blank line, line below, repeats; the 150 ms rule, with the
+ *      clock of the piece that finished each line);
+ *   4. post-processing: blank -> nothing; a repeat of the line above the cursor -> nothing; a leading space dropped
+ *      when the prefix ends with one; trailing whitespace trimmed.
  */
+export function continueDisplay(pieces: readonly { text: string; ms: number }[], prefix: string, suffix: string, opts: DisplayOptions = {}): string | null {
+  const timeout = opts.modelTimeoutMs ?? 150;
+  const rule = new LineRule(lineRuleFor({ prefix, suffix }, opts.multiline ?? 'auto', timeout));
+  let text = '';
+  let cut: number | null = null;
+  const stopAt = (t: string) => Math.min(...DISPLAY_STOPS.map((s) => t.indexOf(s)).filter((i) => i >= 0), Infinity);
+  for (let i = 0; i < pieces.length && cut === null; i++) {
+    text += pieces[i].text;
+    const stop = stopAt(text);
+    if (stop < Infinity) text = text.slice(0, stop);
+    cut = rule.cut(text, pieces[i].ms);
+    if (stop < Infinity) break;
+    if ((i + 1) % 10 === 0 && pieces[i].ms > 2.5 * timeout) break;
+  }
+  let shown = cut === null ? text : text.slice(0, cut);
+  if (prefix.endsWith(' ') && shown.startsWith(' ')) shown = shown.slice(1);
+  shown = shown.trimEnd();
+  if (shown.trim() === '') return null;
+  const above = prefix.split('\n').slice(0, -1).reverse().find((l) => l.trim() !== '');
+  if (above !== undefined && shown.split('\n')[0].trim() === above.trim() && prefix.slice(prefix.lastIndexOf('\n') + 1).trim() === '') return null;
+  return shown;
+}
+
+/** What Continue would show for a completion that arrived all at once (no clock): continueDisplay of one piece. */
 export function showCompletion(completion: string, prefix: string, suffix: string): string | null {
-  let text = completion;
-  for (const s of CONTINUE_STOP_STRINGS) {
-    const at = text.indexOf(s);
-    if (at >= 0) text = text.slice(0, at);
-  }
-  const cursorLine = prefix.slice(prefix.lastIndexOf('\n') + 1);
-  if (cursorLine.trim() !== '') text = text.split('\n')[0];
-  const below = suffix.split('\n').find((l) => l.trim() !== '')?.trim();
-  if (below) {
-    const lines = text.split('\n');
-    const at = lines.findIndex((l, i) => i > 0 && l.trim() === below);
-    if (at > 0) text = lines.slice(0, at).join('\n');
-  }
-  text = text.trimEnd();
-  return text.trim() === '' ? null : text;
+  return continueDisplay([{ text: completion, ms: 0 }], prefix, suffix);
 }
 
 /**

@@ -20,6 +20,7 @@ export { encodeServedPrompt, PromptError, REPO_CONTEXT_MODES, type RepoContextMo
 export { PolicyHolder } from './policy';
 export { ArmRouter } from './arms';
 export { OnlineStats, hashPrompt, withRates, type ServedRecord, type Counts, type CountsWithRates } from './stats';
+export { ServedIndex } from './served-index';
 export { AutocompleteOutcomeSchema, parseOutcome, type AutocompleteOutcome, type FieldProblem } from './outcome';
 export { FeedbackLog, type LoggedEvent, type LogCounts, type ServedRef, type Arm, type SkipReason } from './feedback-log';
 export { buildCompletionServer, CompletionRequestSchema, type CompletionRequest, type CompletionServerOptions } from './completion-server';
@@ -32,6 +33,8 @@ export { buildFimDataset, fimExamplesFromText, fimSftRecords, type FimExample, t
 export {
   CONTINUE_STOP_STRINGS,
   continuePrompt,
+  continueDisplay,
+  PROMPT_FORMS,
   continueRequestBody,
   continueHeaders,
   streamCompletion,
@@ -39,9 +42,13 @@ export {
   acceptsCompletion,
   continueOutcome,
   type ContinuePrompt,
+  type PromptForm,
+  type DisplayOptions,
   type StreamedCompletion,
 } from './continue-client';
 export { runSimulation, formatSummary, type SimulationOptions, type SimulationSummary } from './simulator';
-export { measureLatency, continueShapedPrompt, PROMPT_FORMS, type PromptForm, type LatencyOptions, type LatencyRow, type FimCase } from './latency';
+export { measureLatency, continueShapedPrompt, type LatencyOptions, type LatencyRow, type FimCase } from './latency';
 export { LineRule, lineRuleFor, isMultiline, lineBelowCursor, MULTILINE_MODES, type MultilineMode, type LineRuleOptions } from './line-rule';
 export { scrubOutcome } from './scrub';
+export { simUser, SIM_USERS, type SimUser, type SimUserName, type Judged } from './sim-users';
+export { runOnlineExperiment, type ExperimentOptions, type ExperimentResult, type HeldOutComparison } from './experiment';

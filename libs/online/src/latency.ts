@@ -9,13 +9,10 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { quantileSeq } from 'mathjs';
-import { formatFim, formatRepoHeader, loadTokenizer, repoAsComments } from '@rlhf-code/tokenizer';
+import { loadTokenizer } from '@rlhf-code/tokenizer';
 import { parseOnlineConfig } from './config';
-import { continueHeaders, continuePrompt, continueRequestBody } from './continue-client';
+import { continueHeaders, continuePrompt, continueRequestBody, type PromptForm } from './continue-client';
 import { startOnlineService } from './service';
-
-export const PROMPT_FORMS = ['v139', 'head'] as const;
-export type PromptForm = (typeof PROMPT_FORMS)[number];
 
 export interface FimCase {
   prefix: string;
@@ -54,15 +51,10 @@ export interface LatencyRow {
 
 const q = (xs: number[], p: number) => (xs.length === 0 ? null : Number(quantileSeq(xs, p)));
 
-/** The prompt Continue would send for `c` in `form`, with `other` (another file) as its context snippet. */
+/** The prompt Continue would send for `c` in `form`, with the start of `other` (another file) as its context snippet. */
 export function continueShapedPrompt(c: FimCase, other: FimCase, form: PromptForm, countTokens: (t: string) => number, maxPromptTokens: number): string {
-  const p = continuePrompt(c.path, c.prefix, c.suffix, countTokens, maxPromptTokens);
-  const code = p.prefix.slice(p.prefix.indexOf('\n') + 1); // continuePrompt's pruned code, without its path line
-  // A snippet of another file, within the rest of the budget (Continue fills it with context it has gathered).
-  const lines = other.prefix.split('\n');
-  while (lines.length > 1 && countTokens(lines.join('\n')) > 0.4 * maxPromptTokens) lines.pop();
-  const repo = { name: 'workspace', files: [{ path: other.path, content: lines.join('\n') }], path: c.path };
-  return form === 'head' ? formatRepoHeader(repo) + formatFim(code, p.suffix) : formatFim(repoAsComments(repo, code), p.suffix);
+  const snippet = { path: other.path, content: other.prefix.split('\n').slice(-40).join('\n') };
+  return continuePrompt(c.path, c.prefix, c.suffix, countTokens, maxPromptTokens, { form, snippets: [snippet] }).prompt;
 }
 
 /** Send one streaming request; times to the first chunk and to the end. */

@@ -7,9 +7,9 @@
 //   3. old log-probs: recomputed under the policy before this update (the weights that served the batch, up to
 //      the one-update lag of events that arrived while the previous update ran). The served log-probs are not
 //      reused because Continue samples at temperature 0.01, where they say nothing about the policy at T = 1.
-//   4. PPO: `epochs` passes over `minibatches` slices of the batch, one AdamW step (shared Trainer: gradient
-//      accumulation, clipping by global norm) per slice; per-token loss = clipped ratio (libs/rl), averaged over
-//      all completion tokens of the slice (token-mean), + klCoef * k3 KL to the starting model.
+//   4. PPO: libs/rl's clipped update, the one PPO and GRPO use: `epochs` passes over `minibatches` slices of the
+//      batch, one AdamW step (shared Trainer: gradient accumulation, clipping by global norm) per slice; libs/rl's
+//      policy loss, averaged over all completion tokens of the slice (token-mean), + klCoef * k3 KL to the start.
 //      Sequences are at most min(maxSeqLen, the model's max_position_embeddings) tokens.
 //   5. guard: a non-finite loss or gradient, or KL(old || new) on the batch (0.5 * mean (logp_new - logp_old)^2
 //      over completion tokens) above maxUpdateKl -> restore the last good weights and optimizer state.
@@ -18,9 +18,9 @@
 // `pause()`, so the completion server keeps decoding while an update runs (inference never stops for training).
 import * as tf from '@tensorflow/tfjs';
 import type { HostTensor, Qwen2Model } from '@rlhf-code/model';
-import { clippedPolicyLoss, forwardResponses, k3Kl, layoutSequences, maskedMean } from '@rlhf-code/rl';
+import { clippedUpdate, forwardResponses, layoutSequences, METRICS, policyLoss } from '@rlhf-code/rl';
 import type { Tokenizer } from '@rlhf-code/tokenizer';
-import { Trainer, yieldToEventLoop, type MicroBatch } from '@rlhf-code/train';
+import { Trainer, yieldToEventLoop } from '@rlhf-code/train';
 import type { TrainingConfig } from './config';
 import type { LoggedEvent } from './feedback-log';
 import { encodeServedPrompt, type RepoContextMode } from './fim-prompt';
@@ -32,7 +32,8 @@ export interface TrainingSample {
   advantage: number;
 }
 
-export type DiscardReason = 'nan' | 'kl';
+/** nan: a non-finite loss or gradient; kl: the update moved the policy too far; empty: no event had a token to train. */
+export type DiscardReason = 'nan' | 'kl' | 'empty';
 
 export interface UpdateMetrics {
   events: number;
@@ -160,28 +161,16 @@ export class OnlineTrainer {
       klRef = sum / tokens;
     }
 
-    // PPO epochs x minibatches; each minibatch is one optimizer step over its events (micro-batches).
-    const slices = Math.min(c.minibatches, samples.length);
-    let discarded: DiscardReason | null = null;
-    let lossSum = 0;
-    let clipSum = 0;
-    let normSum = 0;
-    let lr = 0;
-    let steps = 0;
-    for (let epoch = 0; epoch < c.epochs && !discarded; epoch++) {
-      for (let k = 0; k < slices && !discarded; k++) {
-        const idx = samples.map((_, i) => i).filter((i) => i % slices === k);
-        const micro: MicroBatch[] = idx.map((i) => ({ weight: samples[i].completionIds.length, loss: () => this.lossOf(samples[i], old[i], ref?.[i]) }));
-        const r = this.trainer.step(micro);
-        if (r.skipped || !Number.isFinite(r.loss)) discarded = 'nan';
-        lossSum += r.loss;
-        clipSum += r.aux.clipfrac ?? 0;
-        normSum += r.gradNorm;
-        lr = r.lr;
-        steps++;
-        await this.pause();
-      }
-    }
+    // PPO epochs x minibatches (libs/rl's clipped update); each event is its own micro-batch, weighted by its tokens.
+    const u = await clippedUpdate({
+      trainer: this.trainer,
+      rows: samples.length,
+      epochs: c.epochs,
+      miniBatches: c.minibatches,
+      microBatches: (rows) => rows.map((i) => ({ weight: samples[i].completionIds.length, loss: () => this.lossOf(samples[i], old[i], ref?.[i]) })),
+      pause: this.pause,
+    });
+    let discarded: DiscardReason | null = samples.length === 0 ? 'empty' : u.nonFinite ? 'nan' : null;
 
     let kl = NaN;
     if (!discarded) {
@@ -217,29 +206,27 @@ export class OnlineTrainer {
         reward_mean: rewards.reduce((a, b) => a + b, 0) / rewards.length,
         acceptance: accepted + rejected > 0 ? accepted / (accepted + rejected) : null,
         baseline,
-        loss: lossSum / Math.max(steps, 1),
-        clipfrac: clipSum / Math.max(steps, 1),
+        loss: u.loss,
+        clipfrac: u.means[METRICS.clipfrac] ?? 0,
         kl,
         kl_ref: klRef,
-        grad_norm: normSum / Math.max(steps, 1),
-        lr,
-        optimizer_steps: steps,
+        grad_norm: u.means[METRICS.gradNorm] ?? 0,
+        lr: u.lr,
+        optimizer_steps: u.steps,
         discarded,
         duration_s: (Date.now() - t0) / 1000,
       },
     };
   }
 
-  /** The loss of one event (built under the gradient tape): clipped policy loss + klCoef * k3 KL. */
+  /** The loss of one event (built under the gradient tape): libs/rl's policy loss, token-mean, + klCoef x k3 KL. */
   private lossOf(s: TrainingSample, old: Float32Array, ref?: Float32Array) {
     const C = s.completionIds.length;
     const logp = OnlineTrainer.completionLogProbs(this.opts.model, s); // [1, C]
-    const oldLogp = tf.tensor2d(old, [1, C]);
-    const mask = tf.ones([1, C]);
-    const r = clippedPolicyLoss(logp, oldLogp, tf.tensor2d([[s.advantage]]), mask, this.opts.config.clip);
-    let loss = r.loss;
-    if (ref && this.opts.config.klCoef > 0) loss = tf.add(loss, tf.mul(this.opts.config.klCoef, maskedMean(k3Kl(logp, tf.tensor2d(ref, [1, C])), mask)));
-    return { loss, aux: { clipfrac: r.clipfrac } };
+    const advantages = tf.fill([1, C], s.advantage) as tf.Tensor2D; // the event's advantage on every token
+    const { clip, klCoef } = this.opts.config;
+    const refLogp = ref && klCoef > 0 ? tf.tensor2d(ref, [1, C]) : undefined;
+    return policyLoss(logp, tf.tensor2d(old, [1, C]), advantages, tf.ones([1, C]), { clipRange: clip, aggregation: 'token-mean', klCoef }, refLogp);
   }
 
   /** Weights the service serves after a restart or discard: the last good ones. */

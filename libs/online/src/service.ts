@@ -24,6 +24,7 @@ import { OnlineTrainer, type UpdateMetrics } from './online-trainer';
 import type { AutocompleteOutcome } from './outcome';
 import { PolicyHolder } from './policy';
 import { scrubOutcome } from './scrub';
+import { ServedIndex } from './served-index';
 import { OnlineStats, type CountsWithRates, type ServedRecord } from './stats';
 
 export interface OnlineStatus {
@@ -106,6 +107,7 @@ export async function startOnlineService(config: OnlineConfig, opts: StartOption
 
   const log = await FeedbackLog.open(path.join(stateDir, 'feedback.jsonl'), version);
   const stats = new OnlineStats();
+  const servedIndex = new ServedIndex(); // which completion an outcome is about (in memory: the prompts are the user's code)
   const requestsFile = path.join(stateDir, 'requests.jsonl');
   for (const r of readJsonLines(requestsFile)) stats.recordServed(r as ServedRecord);
   for (const e of log.all()) stats.recordOutcome(e);
@@ -219,7 +221,7 @@ export async function startOnlineService(config: OnlineConfig, opts: StartOption
     seed: config.seed,
     onServed: async (rec, prompt, text) => {
       stats.recordServed(rec);
-      stats.remember(rec, prompt, text);
+      servedIndex.remember(rec, prompt, text);
       requestsLog.write(JSON.stringify(rec) + '\n');
       if (!rec.blank || closing || rec.finishReason === 'abort') return;
       // Stayed silent: Continue shows and reports nothing, so the server records the sample itself (reward 0).
@@ -258,8 +260,8 @@ export async function startOnlineService(config: OnlineConfig, opts: StartOption
     status,
     submit: async (posted) => {
       const outcome = scrubOutcome(posted, secrets); // before anything is stored or logged
-      const served = stats.match(outcome.prompt, outcome.completion);
-      return record({ received: new Date().toISOString(), source: 'continue', served, skip: skipOf(outcome, served), outcome });
+      const ref = servedIndex.match(outcome.prompt, outcome.completion);
+      return record({ received: new Date().toISOString(), source: 'continue', served: ref, skip: skipOf(outcome, ref), outcome });
     },
   });
 

@@ -1,13 +1,16 @@
-// The simulated user: replays FIM examples through the servers exactly as Continue would, and judges each shown
-// suggestion against the true middle (continue-client.ts has the request, the display filters and the rule).
+// The simulated user: replays FIM examples through the servers as Continue would, and lets a simulated user
+// (sim-users.ts) judge each displayed suggestion.
 //
-// Per example: build Continue's prompt -> stream the completion -> if Continue would show something, accept or
-// reject it by the rule and post the outcome (immediately; Continue waits for Tab or 10 s) -> count it under the
-// policy version and A/B arm that produced it. Empty answers are not reported (Continue shows nothing); the server
-// records those itself. Examples are taken in a seeded random order, cycling when `events` exceeds them.
+// Per example: build Continue's prompt (1.3.9 or upstream form, with a snippet of another file as context) -> stream
+// the completion, noting when each piece arrives -> what Continue would display (continueDisplay: stop strings, the
+// 10-chunk / 375 ms cut, the line rules with the 150 ms clock) -> nothing displayed: no outcome; otherwise the user
+// accepts or rejects it. An accept is posted at once (Tab); a reject is posted `rejectDelay` requests later (Continue
+// rejects after 10 s without Tab, while the user types on), and the rest at the end. Counted under the policy version
+// and A/B arm that produced it. Examples are taken in a seeded random order, cycling when `events` exceeds them.
 import type { FimRecord } from '@rlhf-code/data';
 import { shuffle } from '@rlhf-code/data';
-import { acceptsCompletion, continueHeaders, continueOutcome, continuePrompt, continueRequestBody, showCompletion, streamCompletion } from './continue-client';
+import { continueDisplay, continueHeaders, continueOutcome, continuePrompt, continueRequestBody, streamCompletion, type PromptForm } from './continue-client';
+import { simUser, type Judged, type SimUser } from './sim-users';
 import { withRates, type Counts, type CountsWithRates } from './stats';
 
 export interface SimulationOptions {
@@ -25,6 +28,14 @@ export interface SimulationOptions {
   model?: string;
   maxPromptTokens?: number;
   countTokens: (text: string) => number;
+  /** Who judges the suggestions (default: the exact-first-line user). */
+  user?: SimUser;
+  /** Continue's prompt form (default v139, the version that posts outcomes). */
+  form?: PromptForm;
+  /** The whole file of an example (users judge the suggestion in its file); null = only the example's own text. */
+  fileOf?: (example: FimRecord) => string | null;
+  /** Requests after which a rejection is posted (Continue waits 10 s); default 5. */
+  rejectDelay?: number;
   seed?: number | string;
   /** Print a progress line every this many requests (0 = never). */
   reportEvery?: number;
@@ -32,6 +43,8 @@ export interface SimulationOptions {
 }
 
 export interface SimulationSummary {
+  user: string;
+  form: PromptForm;
   requests: number;
   totals: CountsWithRates;
   by_version: Record<string, CountsWithRates>;
@@ -44,30 +57,63 @@ export interface SimulationSummary {
 
 const zero = (): Counts => ({ requests: 0, silent: 0, shown: 0, accepted: 0, rejected: 0 });
 
+/** The text before the cursor and after the true middle in the whole file, when the example is found in it. */
+function around(ex: FimRecord, file: string | null): { before: string; after: string } {
+  const at = file === null ? -1 : file.indexOf(ex.prefix + ex.middle + ex.suffix);
+  if (at < 0) return { before: ex.prefix, after: ex.suffix };
+  return { before: file!.slice(0, at + ex.prefix.length), after: file!.slice(at + ex.prefix.length + ex.middle.length) };
+}
+
 export async function runSimulation(o: SimulationOptions): Promise<SimulationSummary> {
   if (o.examples.length === 0) throw new Error('simulate: no examples');
   const say = o.log ?? ((l: string) => process.stdout.write(l + '\n'));
   const model = o.model ?? 'Qwen2.5-Coder-1.5B';
+  const user = o.user ?? simUser('exact');
+  const form = o.form ?? 'v139';
+  const rejectDelay = o.rejectDelay ?? 5;
   const uniqueId = `sim-${o.seed ?? 0}`;
   const order = shuffle(o.examples, `sim:${o.seed ?? 0}`);
   const totals = zero();
   const byVersion = new Map<string, Counts>();
   const byArm = new Map<string, Counts>();
   const timeline: SimulationSummary['timeline'] = [];
+  const pendingRejects: { due: number; body: object }[] = [];
   let window = { shown: 0, accepted: 0 };
   let feedbackErrors = 0;
   let latency = 0;
   const every = o.reportEvery ?? 10;
 
+  const post = async (body: object) => {
+    if (!o.feedbackUrl) return;
+    const res = await fetch(o.feedbackUrl, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${o.token}`, 'X-Project-ID': o.project },
+      body: JSON.stringify(body),
+    });
+    if (!res.ok) {
+      feedbackErrors += 1;
+      say(`[sim] feedback rejected: HTTP ${res.status} ${await res.text()}`);
+    }
+  };
+
   for (let i = 0; i < o.events; i++) {
+    while (pendingRejects.length > 0 && pendingRejects[0].due <= i) await post(pendingRejects.shift()!.body);
     const ex = order[i % order.length];
     const filepath = typeof ex.path === 'string' ? ex.path : 'untitled.py';
-    const prompt = continuePrompt(filepath, ex.prefix, ex.suffix, o.countTokens, o.maxPromptTokens ?? 1024);
+    // Context: the code before the cursor of the next example from another file (a file the user had open).
+    const other = order.slice(i + 1).concat(order).find((e) => e.path !== ex.path);
+    const snippets = other ? [{ path: typeof other.path === 'string' ? other.path : 'other.py', content: other.prefix.split('\n').slice(-30).join('\n') }] : [];
+    const prompt = continuePrompt(filepath, ex.prefix, ex.suffix, o.countTokens, o.maxPromptTokens ?? 1024, { form, snippets });
     const streamed = await streamCompletion(o.completionUrl, continueRequestBody(prompt.prompt, model), continueHeaders(o.apiKey ?? 'xxx'));
     latency += streamed.ms;
     const version = streamed.arm === 'start' ? 'start' : String(streamed.versions[0] ?? 'unknown');
-    const shown = showCompletion(streamed.text, prompt.prefix, prompt.suffix);
-    const accepted = shown !== null && acceptsCompletion(shown, ex.middle);
+    const shown = continueDisplay(streamed.pieces, prompt.code, prompt.suffix);
+    let accepted = false;
+    if (shown !== null) {
+      const { before, after } = around(ex, o.fileOf?.(ex) ?? null);
+      const judged: Judged = { prefix: before, suffix: after, middle: ex.middle, shown };
+      [accepted] = await user.accepts([judged]);
+    }
     const groups = [totals, get(byArm, streamed.arm ?? 'policy'), ...(streamed.arm === 'start' ? [] : [get(byVersion, version)])];
     for (const c of groups) {
       c.requests += 1;
@@ -79,18 +125,9 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationSum
     if (shown !== null) {
       window.shown += 1;
       if (accepted) window.accepted += 1;
-      if (o.feedbackUrl) {
-        const outcome = continueOutcome({ prompt, filepath, completion: shown, accepted, modelName: model, timeMs: streamed.ms, uniqueId });
-        const res = await fetch(o.feedbackUrl, {
-          method: 'POST',
-          headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${o.token}`, 'X-Project-ID': o.project },
-          body: JSON.stringify(outcome),
-        });
-        if (!res.ok) {
-          feedbackErrors += 1;
-          say(`[sim] feedback rejected: HTTP ${res.status} ${await res.text()}`);
-        }
-      }
+      const outcome = continueOutcome({ prompt, filepath, completion: shown, accepted, modelName: model, timeMs: streamed.ms, uniqueId });
+      if (accepted) await post(outcome);
+      else pendingRejects.push({ due: i + 1 + rejectDelay, body: outcome });
     }
     if (every > 0 && ((i + 1) % every === 0 || i + 1 === o.events)) {
       const point = {
@@ -109,8 +146,11 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationSum
       window = { shown: 0, accepted: 0 };
     }
   }
+  for (const r of pendingRejects) await post(r.body);
   const rates = (m: Map<string, Counts>) => Object.fromEntries([...m].map(([k, c]) => [k, withRates(c)]));
   return {
+    user: user.name,
+    form,
     requests: o.events,
     totals: withRates(totals),
     by_version: rates(byVersion),
@@ -127,14 +167,17 @@ function get(m: Map<string, Counts>, k: string): Counts {
   return c;
 }
 
-/** The summary as a fixed-width table: one row per policy version and per arm. */
+/** The summary as a table: one row per policy version and per arm, acceptance with its Wilson 95% interval. */
 export function formatSummary(s: SimulationSummary): string {
   const pct = (x: number | null) => (x === null ? 'n/a' : `${(100 * x).toFixed(1)}%`);
+  const ci = (c: CountsWithRates) => (c.acceptance_ci95 ? `[${pct(c.acceptance_ci95[0])}, ${pct(c.acceptance_ci95[1])}]` : '');
   const row = (name: string, c: CountsWithRates) =>
     `${name.padEnd(14)} ${String(c.requests).padStart(8)} ${String(c.shown).padStart(6)} ${String(c.accepted).padStart(8)} ` +
-    `${pct(c.suggestion_rate).padStart(10)} ${pct(c.acceptance_rate).padStart(12)} ${pct(c.accepted_per_request).padStart(13)}`;
-  const head = `${'group'.padEnd(14)} ${'requests'.padStart(8)} ${'shown'.padStart(6)} ${'accepted'.padStart(8)} ${'suggest'.padStart(10)} ${'accept/shown'.padStart(12)} ${'accept/req'.padStart(13)}`;
-  const lines = [head, row('all', s.totals)];
+    `${pct(c.suggestion_rate).padStart(10)} ${pct(c.acceptance_rate).padStart(12)} ${ci(c).padStart(18)} ${pct(c.accepted_per_request).padStart(11)}`;
+  const head =
+    `${'group'.padEnd(14)} ${'requests'.padStart(8)} ${'shown'.padStart(6)} ${'accepted'.padStart(8)} ${'suggest'.padStart(10)} ` +
+    `${'accept/shown'.padStart(12)} ${'95% interval'.padStart(18)} ${'accept/req'.padStart(11)}`;
+  const lines = [`user ${s.user}, Continue ${s.form === 'v139' ? '1.3.9' : 'upstream'} prompts`, head, row('all', s.totals)];
   for (const [v, c] of Object.entries(s.by_version)) lines.push(row(`policy v${v}`, c));
   for (const [a, c] of Object.entries(s.by_arm)) lines.push(row(`arm ${a}`, c));
   return lines.join('\n');

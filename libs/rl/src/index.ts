@@ -6,6 +6,7 @@ export { maskedMoments, whiten, type WhitenOptions } from './whiten';
 export { applyMissingEosPenalty, clipScores, perTokenRewards, type MissingEosOptions, type TokenRewardsInput, type TokenRewards } from './rewards';
 export { computeGae, type GaeResult } from './gae';
 export { clippedPolicyLoss, type PolicyLossResult } from './policy-loss';
+export { clippedUpdate, policyLoss, type ClippedUpdateOptions, type ClippedUpdateResult, type PolicyLossOptions } from './clipped-update';
 export { clippedValueLoss, type ValueLossResult } from './value-loss';
 export { tokenEntropy } from './entropy';
 export { k3Kl, sequenceKl } from './kl';

@@ -18,12 +18,11 @@ import { shuffle } from '@rlhf-code/data';
 import { MicroBatch, Trainer } from '@rlhf-code/train';
 import { computeGae } from './gae';
 import { groupAdvantages } from './grpo';
-import { k3Kl } from './kl';
 import { createKlController, KlController, KlControllerState, restoreKlController } from './kl-controller';
-import { aggregate, LossAggregation, maskedMean } from './masked';
-import { mean, METRICS, MetricMeans, MetricRecord, rolloutMetrics } from './metrics';
+import { LossAggregation, maskedMean } from './masked';
+import { mean, METRICS, MetricRecord, rolloutMetrics } from './metrics';
 import { forwardResponses, forwardResponsesToHost } from './policy-forward';
-import { clippedPolicyLoss } from './policy-loss';
+import { clippedUpdate, policyLoss } from './clipped-update';
 import { applyMissingEosPenalty, clipScores, MissingEosOptions, perTokenRewards } from './rewards';
 import { layoutSequences, sampleResponses, selectRows, SequenceBatch, takeRows } from './rollout';
 import { CombinedScorer, rolloutSamples } from './scorers';
@@ -223,7 +222,7 @@ export class PpoTrainer {
 
     // 5. Update.
     const t2 = Date.now();
-    const update = this.update(rollout);
+    const update = await this.update(rollout);
     const t3 = Date.now();
 
     // 6. KL controller: the mean per-response KL over the rollout, measured with the coefficient just used.
@@ -251,36 +250,25 @@ export class PpoTrainer {
   }
 
   /** ppoEpochs x miniBatches optimizer steps over the rollout's rows (of the value head alone while warming up). */
-  private update(r: Rollout): MetricRecord {
+  private async update(r: Rollout): Promise<MetricRecord> {
     const cfg = this.config;
     const valueOnly = this.warmingUp;
     const trainer = valueOnly ? this.valueTrainer! : this.trainer;
-    const means = new MetricMeans();
-    let updates = 0;
-    let earlyStopped = 0;
-    let lr = trainer.optimizer.lr;
     const allRows = r.batch.promptIds.map((_, i) => i);
-    const n = allRows.length;
-    const miniBatches = Math.min(cfg.miniBatches, n);
-    epochs: for (let epoch = 0; epoch < cfg.ppoEpochs; epoch++) {
-      const order = shuffle(allRows, `${cfg.seed}:${this.ppoStep}:${epoch}`);
-      for (let m = 0; m < miniBatches; m++) {
-        const rows = order.slice(Math.floor((m * n) / miniBatches), Math.floor(((m + 1) * n) / miniBatches));
-        const result = trainer.step(this.microBatches(r, rows, valueOnly));
-        updates++;
-        lr = result.lr;
-        means.add({ ...result.aux, [METRICS.gradNorm]: result.gradNorm });
-        if (cfg.targetKlStop > 0 && result.aux[METRICS.approxKl] > cfg.targetKlStop) {
-          earlyStopped = 1;
-          break epochs;
-        }
-      }
-    }
+    const u = await clippedUpdate({
+      trainer,
+      rows: allRows.length,
+      epochs: cfg.ppoEpochs,
+      miniBatches: cfg.miniBatches,
+      order: (epoch) => shuffle(allRows, `${cfg.seed}:${this.ppoStep}:${epoch}`),
+      microBatches: (rows) => this.microBatches(r, rows, valueOnly),
+      stopAfter: (aux) => cfg.targetKlStop > 0 && aux[METRICS.approxKl] > cfg.targetKlStop,
+    });
     return {
-      ...means.means(),
-      [METRICS.learningRate]: lr,
-      [METRICS.updates]: updates,
-      [METRICS.earlyStopped]: earlyStopped,
+      ...u.means,
+      [METRICS.learningRate]: u.lr,
+      [METRICS.updates]: u.steps,
+      [METRICS.earlyStopped]: Number(u.earlyStopped),
       ...(this.valueTrainer ? { [METRICS.valueWarmup]: Number(valueOnly) } : {}),
     };
   }
@@ -308,12 +296,10 @@ export class PpoTrainer {
     return tf.tidy(() => {
       const mask = tf.tensor2d(sub.responseMask, [rows.length, R], 'float32');
       const f = forwardResponses(policy, sub, { temperature: cfg.temperature, valueHead });
-      const pg = clippedPolicyLoss(f.logprobs, host(r.oldLogprobs), host(r.advantages), mask, cfg.clipRange, cfg.lossAggregation);
-      const aux: Record<string, tf.Scalar> = {
-        [METRICS.lossPolicy]: pg.loss,
-        [METRICS.clipfrac]: pg.clipfrac,
-        [METRICS.approxKl]: pg.approxKl,
-      };
+      // GRPO: the k3 KL to the reference is in the loss; PPO: the KL is in the rewards instead.
+      const grpoKl = cfg.algo === 'grpo' ? this.kl.value : 0;
+      const pg = policyLoss(f.logprobs, host(r.oldLogprobs), host(r.advantages), mask, { clipRange: cfg.clipRange, aggregation: cfg.lossAggregation, klCoef: grpoKl }, grpoKl > 0 ? host(r.refLogprobs) : undefined);
+      const aux = pg.aux;
       let loss: tf.Scalar = pg.loss;
       if (cfg.algo === 'ppo') {
         const v = clippedValueLoss(f.values!, host(r.oldValues!), host(r.returns!), mask, cfg.clipRangeValue, cfg.lossAggregation);
@@ -321,10 +307,6 @@ export class PpoTrainer {
         aux[METRICS.lossValue] = v.loss;
         aux[METRICS.valClipfrac] = v.clipfrac;
         aux[METRICS.vpred] = maskedMean(f.values!, mask);
-      } else if (this.kl.value > 0) {
-        const klLoss = aggregate(k3Kl(f.logprobs, host(r.refLogprobs)), mask, cfg.lossAggregation);
-        loss = tf.add(loss, tf.mul(this.kl.value, klLoss));
-        aux[METRICS.lossKl] = klLoss;
       }
       aux[METRICS.lossTotal] = loss;
       return { loss, aux };
