@@ -12,17 +12,12 @@ import {
   buildFimDataset,
   ConfigError,
   fimSftRecords,
-  formatSummary,
   loadOnlineConfig,
   measureLatency,
-  PROMPT_FORMS,
   runOnlineExperiment,
-  runSimulation,
-  SIM_USERS,
-  simUser,
   startOnlineService,
-  type PromptForm,
 } from '@rlhf-code/online';
+import { formatSummary, PROMPT_FORMS, runSimulation, SIM_USERS, simUser, type PromptForm } from '@rlhf-code/continue';
 import { corpusDirs, loadTokenizer } from '@rlhf-code/tokenizer';
 
 const int = z.coerce.number().int();

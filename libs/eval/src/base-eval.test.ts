@@ -80,8 +80,9 @@ describe('scoreFim (real python syntax check)', () => {
     expect(outcomes.map((o) => o.syntaxOk)).toEqual([true, false, false, false, true, false]);
     expect(outcomes.map((o) => o.referenceOk)).toEqual([true, true, true, false, true, true]);
     expect(outcomes.map((o) => o.empty)).toEqual([false, false, true, false, false, false]);
-    // As Continue shows them: one line when the cursor line has code, trailing whitespace trimmed, blank = silent.
-    expect(outcomes.map((o) => o.shown)).toEqual(['x + 1', 'x +', null, 'z = 2', '\n\n    3]', 'return x']);
+    // As Continue shows them (its line rules; trailing whitespace trimmed; blank = silent). The 5th starts with two
+    // blank lines: Continue ends a suggestion at a blank line after the first, so nothing is left to show.
+    expect(outcomes.map((o) => o.shown)).toEqual(['x + 1', 'x +', null, 'z = 2', null, 'return x']);
     // The simulated user compares the first line as shown (a blank first line is never accepted).
     expect(outcomes.map((o) => o.accepted)).toEqual([true, false, false, true, false, false]);
     expect(figures).toEqual({
@@ -97,8 +98,8 @@ describe('scoreFim (real python syntax check)', () => {
       syntax_valid_in_file_code: null,
       empty_rate: 1 / 6,
       mean_completion_chars: (5 + 3 + 0 + 6 + 11 + 9) / 6,
-      shown_rate: 5 / 6,
-      accept_rate_shown: 2 / 5,
+      shown_rate: 4 / 6,
+      accept_rate_shown: 2 / 4,
       accepted_per_request: 2 / 6,
       n_shown_in_file: 0,
       syntax_valid_shown_in_file: null,

@@ -18,16 +18,16 @@
 //                       Python", free of the cut-off prefix. The prompt is the same; only the check sees more.
 //     syntax_valid_in_file_code: the same on the examples whose cursor is in code (cursorInCode), not inside a
 //                       docstring, string or comment, where nearly anything compiles: the stricter figure.
-//     shown_*:          the completion as Continue would show it (showCompletion: cut at its stop strings, one line
-//                       when the cursor line has code, blank = not shown) and whether the simulated user of the
+//     shown_*:          the completion as Continue would show it (showCompletion: its stop strings and line rules,
+//                       blank = not shown) and whether the exact-first-line simulated user of the
 //                       online mode accepts it (acceptsCompletion): the offline preview of the online figures.
 import { existsSync, promises as fs, readFileSync } from 'fs';
 import * as path from 'path';
 import { FimRecord, shuffle, writeJsonl } from '@rlhf-code/data';
 import { isSequenceClassifier, Qwen2Model, readConfig, writeFileAtomic } from '@rlhf-code/model';
-import { acceptsCompletion, CompletionServerSchema, encodeServedPrompt, PromptError, showCompletion } from '@rlhf-code/online';
+import { acceptsCompletion, showCompletion } from '@rlhf-code/continue';
 import { CODE, QUOTE, checkSyntax as sandboxCheckSyntax, scanPython } from '@rlhf-code/sandbox';
-import { formatFim, loadTokenizer, Tokenizer } from '@rlhf-code/tokenizer';
+import { encodeServedPrompt, formatFim, loadTokenizer, PromptError, SERVED_MIN_TOKENS, Tokenizer } from '@rlhf-code/tokenizer';
 import { evaluateLmLoss, padLmBatch, pretrainWindows, yieldToEventLoop } from '@rlhf-code/train';
 import { CompleteOptions, completeBatched } from './batched';
 import { share } from './metrics';
@@ -44,7 +44,7 @@ import {
 } from './function-eval';
 
 /** The online server's default min_tokens: eval base measures FIM completions as they are served. */
-export const SERVED_MIN_TOKENS: number = CompletionServerSchema.parse({}).minTokens;
+export { SERVED_MIN_TOKENS }; // the completion server's default min_tokens, which the FIM figures use
 
 export const FIRST_LINE_RULE =
   'the first line of the completion with any non-whitespace character, trimmed at both ends, equals the same line of ' +
@@ -65,7 +65,7 @@ export const BASE_METRIC_DESCRIPTIONS: Record<string, string> = {
   'fim.mean_completion_chars': 'mean length of the completions in characters',
   'fim.min_new_tokens': 'the end token could not be chosen before this many tokens (--min-new-tokens)',
   'fim.stopped_rate': 'share of completions ended by the model (end/FIM token) rather than by --max-new-tokens',
-  'fim.shown_rate': 'share of examples where Continue would show something (showCompletion: stop strings, one line when the cursor line has code, blank = silent)',
+  'fim.shown_rate': 'share of examples where Continue would show something (showCompletion: its stop strings and line rules, blank = silent)',
   'fim.accept_rate_shown': 'share of shown completions the simulated user accepts (first line equal to the true middle\'s, trimmed)',
   'fim.accepted_per_request': 'accepted completions / examples',
   'fim.syntax_valid_shown_in_file': 'share of shown completions (with file context) that compile in the whole file in place of the middle',

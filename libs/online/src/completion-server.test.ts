@@ -7,8 +7,8 @@ import { loadTokenizer, formatFim, parseFim, type Tokenizer } from '@rlhf-code/t
 import { ArmRouter } from './arms';
 import { buildCompletionServer } from './completion-server';
 import { CompletionServerSchema } from './config';
-import { CONTINUE_STOP_STRINGS } from './continue-client';
-import { LineRule, lineRuleFor } from './line-rule';
+import { CONTINUE_STOP_STRINGS } from '@rlhf-code/continue';
+import { LineRule, lineRuleFor } from '@rlhf-code/continue';
 import { PolicyHolder } from './policy';
 import type { ServedRecord } from './stats';
 import { jsonOf } from './testing/http';

@@ -25,10 +25,10 @@ import type { Tokenizer } from '@rlhf-code/tokenizer';
 import type { ArmRouter } from './arms';
 import type { CompletionServerSchema } from './config';
 import type { Arm } from './feedback-log';
-import { encodeServedPrompt, PromptError } from './fim-prompt';
+import { encodeServedPrompt, PromptError } from '@rlhf-code/tokenizer';
 import { bearerToken, errorBody, installJsonHandling, sendError } from './http';
 import type { PolicyHolder } from './policy';
-import { LineRule, lineRuleFor } from './line-rule';
+import { LineRule, lineRuleFor } from '@rlhf-code/continue';
 import { hashPrompt, type ServedRecord } from './stats';
 
 const nullable = <T extends z.ZodType>(t: T) => t.nullish();

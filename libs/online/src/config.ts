@@ -8,8 +8,8 @@
 //   MODEL_PATH       the starting model folder                          (model)
 import * as fs from 'fs';
 import { z } from 'zod';
-import { REPO_CONTEXT_MODES } from './fim-prompt';
-import { MULTILINE_MODES } from './line-rule';
+import { REPO_CONTEXT_MODES, SERVED_MIN_TOKENS } from '@rlhf-code/tokenizer';
+import { MULTILINE_MODES } from '@rlhf-code/continue';
 
 const port = z.number().int().min(0).max(65535);
 const positiveInt = z.number().int().positive();
@@ -43,7 +43,7 @@ export const CompletionServerSchema = z.strictObject({
    * starts (the prefix runs straight into it), so at a line start it often ends at once, although no training middle
    * is empty; 0 serves the model's raw choice. Silence stays possible: a completion of whitespace is not shown.
    */
-  minTokens: z.number().int().min(0).default(1),
+  minTokens: z.number().int().min(0).default(SERVED_MIN_TOKENS),
   /**
    * Where a FIM suggestion ends, as Continue's `multilineCompletions` decides: auto = several lines unless the cursor's
    * line is a comment (Python); always; never = the first line only. See line-rule.ts for the line rules.

@@ -12,10 +12,10 @@ import type { FimRecord } from '@rlhf-code/data';
 import { fisherExact } from '@rlhf-code/stats';
 import { listCheckpoints } from './checkpoints';
 import { parseOnlineConfig, type OnlineConfigInput } from './config';
-import type { PromptForm } from './continue-client';
+import type { PromptForm } from '@rlhf-code/continue';
 import { startOnlineService } from './service';
-import { simUser, type SimUserName } from './sim-users';
-import { runSimulation, type SimulationSummary } from './simulator';
+import { simUser, type SimUserName } from '@rlhf-code/continue';
+import { runSimulation, type SimulationSummary } from '@rlhf-code/continue';
 import type { CountsWithRates } from './stats';
 
 export interface ExperimentOptions {

@@ -14,7 +14,7 @@
 import { promises as fs } from 'fs';
 import type { FileHandle } from 'fs/promises';
 import * as path from 'path';
-import type { AutocompleteOutcome } from './outcome';
+import type { AutocompleteOutcome } from '@rlhf-code/continue';
 
 /** Which served completion an event is about (looked up by its prompt). */
 export interface ServedRef {

@@ -12,7 +12,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { z } from 'zod';
 import type { FeedbackServerSchema } from './config';
 import { bearerToken, installJsonHandling, sendError } from './http';
-import { parseOutcome, type AutocompleteOutcome } from './outcome';
+import { parseOutcome, type AutocompleteOutcome } from '@rlhf-code/continue';
 
 export interface SubmitResult {
   duplicate: boolean;

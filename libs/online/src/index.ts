@@ -1,6 +1,7 @@
 // @rlhf-code/online: online RL behind Continue. A completion server (OpenAI legacy completions, SSE), a feedback
 // server (Continue's AutocompleteOutcome), a durable feedback log, a critic-free PPO trainer that updates the served
-// policy between decoding steps, A/B routing to the frozen starting model, and a simulated user.
+// policy between decoding steps, A/B routing to the frozen starting model; the latency bench and the learning
+// experiment, which drive it with @rlhf-code/continue's simulated Continue.
 export {
   OnlineConfigSchema,
   CompletionServerSchema,
@@ -16,12 +17,10 @@ export {
   type RewardConfig,
   type TrainingConfig,
 } from './config';
-export { encodeServedPrompt, PromptError, REPO_CONTEXT_MODES, type RepoContextMode, type ServedPrompt } from './fim-prompt';
 export { PolicyHolder } from './policy';
 export { ArmRouter } from './arms';
 export { OnlineStats, hashPrompt, withRates, type ServedRecord, type Counts, type CountsWithRates } from './stats';
 export { ServedIndex } from './served-index';
-export { AutocompleteOutcomeSchema, parseOutcome, type AutocompleteOutcome, type FieldProblem } from './outcome';
 export { FeedbackLog, type LoggedEvent, type LogCounts, type ServedRef, type Arm, type SkipReason } from './feedback-log';
 export { buildCompletionServer, CompletionRequestSchema, type CompletionRequest, type CompletionServerOptions } from './completion-server';
 export { buildFeedbackServer, type FeedbackServerOptions, type SubmitResult } from './feedback-server';
@@ -30,25 +29,6 @@ export { OnlineTrainer, type OnlineTrainerOptions, type TrainingSample, type Upd
 export { listCheckpoints, checkpointDir, saveOnlineCheckpoint, loadOnlineState, type OnlineTrainerState } from './checkpoints';
 export { startOnlineService, type OnlineService, type OnlineStatus, type StartOptions } from './service';
 export { buildFimDataset, fimExamplesFromText, fimSftRecords, type FimExample, type FimKind, type FimBuildOptions, type FimSftRecord } from './fim-dataset';
-export {
-  CONTINUE_STOP_STRINGS,
-  continuePrompt,
-  continueDisplay,
-  PROMPT_FORMS,
-  continueRequestBody,
-  continueHeaders,
-  streamCompletion,
-  showCompletion,
-  acceptsCompletion,
-  continueOutcome,
-  type ContinuePrompt,
-  type PromptForm,
-  type DisplayOptions,
-  type StreamedCompletion,
-} from './continue-client';
-export { runSimulation, formatSummary, type SimulationOptions, type SimulationSummary } from './simulator';
 export { measureLatency, continueShapedPrompt, type LatencyOptions, type LatencyRow, type FimCase } from './latency';
-export { LineRule, lineRuleFor, isMultiline, lineBelowCursor, MULTILINE_MODES, type MultilineMode, type LineRuleOptions } from './line-rule';
 export { scrubOutcome } from './scrub';
-export { simUser, SIM_USERS, type SimUser, type SimUserName, type Judged } from './sim-users';
 export { runOnlineExperiment, type ExperimentOptions, type ExperimentResult, type HeldOutComparison } from './experiment';

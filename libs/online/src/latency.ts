@@ -11,7 +11,7 @@ import * as path from 'path';
 import { quantileSeq } from 'mathjs';
 import { loadTokenizer } from '@rlhf-code/tokenizer';
 import { parseOnlineConfig } from './config';
-import { continueHeaders, continuePrompt, continueRequestBody, type PromptForm } from './continue-client';
+import { continueHeaders, continuePrompt, continueRequestBody, type PromptForm } from '@rlhf-code/continue';
 import { startOnlineService } from './service';
 
 export interface FimCase {

@@ -23,7 +23,7 @@ import type { Tokenizer } from '@rlhf-code/tokenizer';
 import { Trainer, yieldToEventLoop } from '@rlhf-code/train';
 import type { TrainingConfig } from './config';
 import type { LoggedEvent } from './feedback-log';
-import { encodeServedPrompt, type RepoContextMode } from './fim-prompt';
+import { encodeServedPrompt, type RepoContextMode } from '@rlhf-code/tokenizer';
 import { eventKind, RewardScheme } from './rewards';
 
 export interface TrainingSample {

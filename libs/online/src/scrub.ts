@@ -3,7 +3,7 @@
 // logged, fields that are credentials by name are removed at any depth, so is any other string holding a configured
 // secret, and a secret inside the code fields (prompt, completion, prefix, suffix: training data) is replaced by a
 // placeholder instead.
-import type { AutocompleteOutcome } from './outcome';
+import type { AutocompleteOutcome } from '@rlhf-code/continue';
 
 /** Field names that hold credentials, wherever they appear (case and -/_ ignored). */
 const CREDENTIAL_KEY = /^(completiontrackingheaders|headers|authorization|proxyauthorization|apikeys?|xapikey|accesstoken|token|tokens|bearer|password|secret|cookie)$/;

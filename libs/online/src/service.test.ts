@@ -3,9 +3,9 @@ import * as path from 'path';
 import { initBackend } from '@rlhf-code/backend';
 import { formatFim } from '@rlhf-code/tokenizer';
 import { parseOnlineConfig, type OnlineConfigInput } from './config';
-import { continueHeaders, continueRequestBody, streamCompletion } from './continue-client';
+import { continueHeaders, continueRequestBody, streamCompletion } from '@rlhf-code/continue';
 import { startOnlineService, type OnlineService } from './service';
-import { runSimulation } from './simulator';
+import { runSimulation } from '@rlhf-code/continue';
 import { jsonOf } from './testing/http';
 import { makeTinyModelDir, tempDir } from './testing/tiny-model';
 

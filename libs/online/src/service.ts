@@ -21,7 +21,7 @@ import type { OnlineConfig } from './config';
 import { FeedbackLog, type LoggedEvent, type SkipReason, type ServedRef } from './feedback-log';
 import { buildFeedbackServer, type SubmitResult } from './feedback-server';
 import { OnlineTrainer, type UpdateMetrics } from './online-trainer';
-import type { AutocompleteOutcome } from './outcome';
+import type { AutocompleteOutcome } from '@rlhf-code/continue';
 import { PolicyHolder } from './policy';
 import { scrubOutcome } from './scrub';
 import { ServedIndex } from './served-index';
@@ -49,22 +49,6 @@ export interface OnlineStatus {
   last_error: string | null;
 }
 
-export interface OnlineService {
-  readonly completionUrl: string;
-  readonly feedbackUrl: string;
-  readonly completionServer: FastifyInstance;
-  readonly feedbackServer: FastifyInstance;
-  readonly policy: PolicyHolder;
-  readonly trainer: OnlineTrainer;
-  readonly log: FeedbackLog;
-  readonly tokenizer: Tokenizer;
-  status(): OnlineStatus;
-  /** Resolves when no update is running or due. */
-  idle(): Promise<void>;
-  /** Stop both servers, finish the running update, write a checkpoint, flush and close the logs. */
-  close(): Promise<void>;
-}
-
 export interface StartOptions {
   /** One line per update and lifecycle messages; default: stdout. */
   log?: (line: string) => void;
@@ -86,227 +70,277 @@ function readJsonLines(file: string): unknown[] {
 
 const fmt = (x: number | null, digits = 4) => (x === null || !Number.isFinite(x) ? String(x) : x.toFixed(digits));
 
-export async function startOnlineService(config: OnlineConfig, opts: StartOptions = {}): Promise<OnlineService> {
-  const say = opts.log ?? ((line: string) => process.stdout.write(line + '\n'));
-  const stateDir = config.stateDir;
-  fs.mkdirSync(stateDir, { recursive: true });
-  const tokenizer = loadTokenizer(config.model);
+/** What an OnlineService is made of, loaded by startOnlineService. */
+interface Parts {
+  config: OnlineConfig;
+  say: (line: string) => void;
+  tokenizer: Tokenizer;
+  start: Qwen2Model;
+  trainModel: Qwen2Model;
+  served: Qwen2Model;
+  version: number;
+  resumed: Awaited<ReturnType<typeof loadOnlineState>> | null;
+  log: FeedbackLog;
+}
 
-  // Models: the frozen start (A/B control and KL reference), the trainable policy, the served copy of it.
-  const start = await Qwen2Model.load(config.model, { trainable: false });
-  if (tokenizer.vocabSize > start.config.vocab_size) {
-    throw new Error(`${config.model}: its tokenizer has ${tokenizer.vocabSize} tokens, more than the model's ${start.config.vocab_size}`);
-  }
-  const latest = listCheckpoints(stateDir)[0];
-  const policyDir = latest?.dir ?? config.model;
-  const resumed = latest ? await loadOnlineState(latest.dir) : null;
-  const version = resumed?.state.policy_version ?? 0;
-  const trainModel = await Qwen2Model.load(policyDir, { trainable: true });
-  const served = await Qwen2Model.load(policyDir, { trainable: false });
-  if (resumed) say(`[online] resuming policy version ${version} from ${latest!.dir}`);
+/**
+ * The running service: both servers, the feedback log, the statistics, the served-completion index and the trainer.
+ * One training loop (`trainWhileDue`) runs whenever `batchSize` events are pending; everything else answers requests.
+ */
+export class OnlineService {
+  readonly completionServer: FastifyInstance;
+  readonly feedbackServer: FastifyInstance;
+  readonly policy: PolicyHolder;
+  readonly trainer: OnlineTrainer;
+  readonly log: FeedbackLog;
+  readonly tokenizer: Tokenizer;
+  completionUrl = '';
+  feedbackUrl = '';
 
-  const log = await FeedbackLog.open(path.join(stateDir, 'feedback.jsonl'), version);
-  const stats = new OnlineStats();
-  const servedIndex = new ServedIndex(); // which completion an outcome is about (in memory: the prompts are the user's code)
-  const requestsFile = path.join(stateDir, 'requests.jsonl');
-  for (const r of readJsonLines(requestsFile)) stats.recordServed(r as ServedRecord);
-  for (const e of log.all()) stats.recordOutcome(e);
-  const requestsLog = fs.createWriteStream(requestsFile, { flags: 'a' });
-  const metricsLog = fs.createWriteStream(path.join(stateDir, 'metrics.jsonl'), { flags: 'a' });
+  private readonly config: OnlineConfig;
+  private readonly say: (line: string) => void;
+  private readonly stats = new OnlineStats();
+  /** Which completion an outcome is about (in memory: the prompts are the user's code). */
+  private readonly servedIndex = new ServedIndex();
+  private readonly requestsLog: fs.WriteStream;
+  private readonly metricsLog: fs.WriteStream;
+  private readonly secrets: string[];
+  private readonly models: Qwen2Model[];
+  private updates: number;
+  private discardedUpdates = 0;
+  private lastCheckpointVersion: number;
+  private lastError: string | null = null;
+  private readonly lastLosses: OnlineStatus['last_losses'] = [];
+  private loop: Promise<void> | null = null;
+  private closing = false;
+  private closed: Promise<void> | null = null;
 
-  const trainer = new OnlineTrainer({
-    model: trainModel,
-    reference: start,
-    tokenizer,
-    config: config.training,
-    repoContext: config.completion.repoContext,
-    maxPromptTokens: config.completion.maxPromptTokens,
-    baseline: resumed?.state.baseline,
-  });
-  if (resumed) trainer.trainer.optimizer.setState(resumed.optimizer, trainModel.params);
-  const policy = new PolicyHolder(served, version);
-  const router = new ArmRouter(config.abFraction, config.seed);
-  const t = config.training;
-  const secrets = [...config.feedback.tokens, ...config.completion.apiKeys];
-
-  let updates = resumed?.state.updates ?? 0;
-  let lastCheckpointVersion = version;
-  let discardedUpdates = 0;
-  let lastError: string | null = null;
-  const lastLosses: OnlineStatus['last_losses'] = [];
-  let loop: Promise<void> | null = null;
-  let closing = false;
-
-  const skipOf = (outcome: AutocompleteOutcome, served: ServedRef | null): SkipReason | null =>
-    t.skipCacheHits && outcome.cacheHit === true
-      ? 'cacheHit'
-      : served === null
-        ? 'unmatched' // which model wrote it is unknown: never credited to (or trained into) the policy
-        : served.arm === 'start' && !t.trainOnStartArm
-          ? 'startArm'
-          : null;
-
-  async function record(e: Omit<LoggedEvent, 'type' | 'seq'>): Promise<SubmitResult> {
-    const r = await log.addEvent(e);
-    if (!r.duplicate) stats.recordOutcome({ ...e, type: 'event', seq: r.seq });
-    maybeTrain();
-    return { duplicate: r.duplicate, queuePosition: log.counts().pending };
-  }
-
-  async function checkpoint(): Promise<void> {
-    const state: OnlineTrainerState = { policy_version: policy.latestVersion, updates, baseline: trainer.rewards.baseline, start_model: path.resolve(config.model) };
-    const dir = await saveOnlineCheckpoint(stateDir, {
-      config: trainModel.config,
-      weights: trainer.lastGoodWeights,
-      optimizer: trainer.trainer.optimizer.getState(),
-      state,
-      tokenizerDir: config.model,
-      keep: t.keepCheckpoints,
+  constructor(p: Parts) {
+    const { config } = p;
+    this.config = config;
+    this.say = p.say;
+    this.tokenizer = p.tokenizer;
+    this.log = p.log;
+    this.models = [p.start, p.trainModel, p.served];
+    const requestsFile = path.join(config.stateDir, 'requests.jsonl');
+    for (const r of readJsonLines(requestsFile)) this.stats.recordServed(r as ServedRecord);
+    for (const e of p.log.all()) this.stats.recordOutcome(e);
+    this.requestsLog = fs.createWriteStream(requestsFile, { flags: 'a' });
+    this.metricsLog = fs.createWriteStream(path.join(config.stateDir, 'metrics.jsonl'), { flags: 'a' });
+    this.trainer = new OnlineTrainer({
+      model: p.trainModel,
+      reference: p.start,
+      tokenizer: p.tokenizer,
+      config: config.training,
+      repoContext: config.completion.repoContext,
+      maxPromptTokens: config.completion.maxPromptTokens,
+      baseline: p.resumed?.state.baseline,
     });
-    lastCheckpointVersion = state.policy_version;
-    say(`[online] checkpoint ${dir}`);
+    if (p.resumed) this.trainer.trainer.optimizer.setState(p.resumed.optimizer, p.trainModel.params);
+    this.policy = new PolicyHolder(p.served, p.version);
+    this.updates = p.resumed?.state.updates ?? 0;
+    this.lastCheckpointVersion = p.version;
+    this.secrets = [...config.feedback.tokens, ...config.completion.apiKeys];
+    this.completionServer = buildCompletionServer({
+      config: config.completion,
+      tokenizer: p.tokenizer,
+      policy: this.policy,
+      start: p.start,
+      router: new ArmRouter(config.abFraction, config.seed),
+      seed: config.seed,
+      onServed: (rec, prompt, text) => this.onServed(rec, prompt, text),
+    });
+    this.feedbackServer = buildFeedbackServer({ config: config.feedback, status: () => this.status(), submit: (posted) => this.submit(posted) });
   }
 
-  function report(m: UpdateMetrics, newVersion: number | null): void {
-    updates += newVersion === null ? 0 : 1;
-    if (newVersion === null) discardedUpdates += 1;
-    const line = { step: updates + discardedUpdates, policy_version: newVersion ?? policy.latestVersion, time: new Date().toISOString(), ...m };
-    metricsLog.write(JSON.stringify(line) + '\n');
-    lastLosses.push({ update: line.step, policy_version: newVersion, loss: m.loss, kl: m.kl, clipfrac: m.clipfrac, reward_mean: m.reward_mean, discarded: m.discarded });
-    if (lastLosses.length > 10) lastLosses.shift();
-    say(
-      `[online] update ${line.step} ${newVersion === null ? `DISCARDED (${m.discarded}), still v${policy.latestVersion}` : `-> v${newVersion}`}: ` +
-        `${m.events} events (${m.accepted} accepted, ${m.rejected} rejected, ${m.silent} silent), reward ${fmt(m.reward_mean, 3)}, ` +
-        `loss ${fmt(m.loss)}, kl ${fmt(m.kl, 5)}, clipfrac ${fmt(m.clipfrac, 3)}, grad ${fmt(m.grad_norm, 3)}, ${m.duration_s.toFixed(1)}s`,
-    );
-  }
-
-  async function trainWhileDue(): Promise<void> {
-    while (!closing) {
-      const pending = log.pending();
-      if (pending.length < t.batchSize) return;
-      const batch = pending.slice(0, t.batchSize);
-      const seqs = batch.map((e) => e.seq);
-      const { weights, metrics } = await trainer.update(batch);
-      if (weights) {
-        const v = policy.publish(weights);
-        await log.markConsumed(seqs, v);
-        report(metrics, v);
-        if (updates % t.checkpointEvery === 0) await checkpoint();
-      } else {
-        await log.markConsumed(seqs, null, metrics.discarded ?? 'unknown');
-        report(metrics, null);
-      }
+  /** Listen on both ports, then train on whatever the log still holds. */
+  async listen(): Promise<void> {
+    const c = this.config;
+    this.completionUrl = await this.completionServer.listen({ port: c.completion.port, host: c.completion.host });
+    try {
+      this.feedbackUrl = await this.feedbackServer.listen({ port: c.feedback.port, host: c.feedback.host });
+    } catch (e) {
+      await this.completionServer.close();
+      throw e;
     }
+    if (c.feedback.tokens.length === 0) this.say('[online] warning: feedback.tokens is empty: anyone can post feedback');
+    this.say(
+      `[online] completions on ${this.completionUrl}/v1 (model "${c.completion.modelName}", policy v${this.policy.version}); ` +
+        `feedback on ${this.feedbackUrl}/api/training/submit`,
+    );
+    const pending = this.log.counts().pending;
+    if (pending > 0) this.say(`[online] replaying ${pending} untrained feedback event(s) from ${this.log.file}`);
+    this.maybeTrain();
   }
 
-  function maybeTrain(): void {
-    if (loop || closing || log.counts().pending < t.batchSize) return;
-    loop = trainWhileDue()
-      .catch((e) => {
-        lastError = (e as Error).message;
-        process.stderr.write(`[online] update failed (its events stay pending): ${(e as Error).stack ?? e}\n`);
-      })
-      .finally(() => {
-        loop = null;
-      });
-  }
-
-  const completionServer = buildCompletionServer({
-    config: config.completion,
-    tokenizer,
-    policy,
-    start,
-    router,
-    seed: config.seed,
-    onServed: async (rec, prompt, text) => {
-      stats.recordServed(rec);
-      servedIndex.remember(rec, prompt, text);
-      requestsLog.write(JSON.stringify(rec) + '\n');
-      if (!rec.blank || closing || rec.finishReason === 'abort') return;
-      // Stayed silent: Continue shows and reports nothing, so the server records the sample itself (reward 0).
-      const outcome: AutocompleteOutcome = { completionId: rec.id, prompt, completion: '', accepted: false };
-      const servedRef: ServedRef = { id: rec.id, version: rec.version, arm: rec.arm, typed: 0, eos: rec.endedByModel && text === '' };
-      await record({ received: rec.time, source: 'server', served: servedRef, skip: skipOf(outcome, servedRef), outcome });
-    },
-  });
-
-  function status(): OnlineStatus {
-    const c = log.counts();
+  status(): OnlineStatus {
+    const c = this.log.counts();
     return {
-      policy_version: policy.latestVersion,
-      model: config.model,
+      policy_version: this.policy.latestVersion,
+      model: this.config.model,
       events_received: c.received,
       events_trained: c.trained,
       events_pending: c.pending,
       events_skipped: c.skipped,
       events_discarded: c.discarded,
       duplicates: c.duplicates,
-      updates,
-      discarded_updates: discardedUpdates,
-      training: loop !== null,
-      batch_size: t.batchSize,
-      ab_fraction: config.abFraction,
-      acceptance_by_version: stats.acceptanceByVersion(),
-      acceptance_by_arm: stats.acceptanceByArm(),
-      unmatched_outcomes: stats.unmatchedOutcomes,
-      last_losses: lastLosses.slice(),
-      last_error: lastError,
+      updates: this.updates,
+      discarded_updates: this.discardedUpdates,
+      training: this.loop !== null,
+      batch_size: this.config.training.batchSize,
+      ab_fraction: this.config.abFraction,
+      acceptance_by_version: this.stats.acceptanceByVersion(),
+      acceptance_by_arm: this.stats.acceptanceByArm(),
+      unmatched_outcomes: this.stats.unmatchedOutcomes,
+      last_losses: this.lastLosses.slice(),
+      last_error: this.lastError,
     };
   }
 
-  const feedbackServer = buildFeedbackServer({
-    config: config.feedback,
-    status,
-    submit: async (posted) => {
-      const outcome = scrubOutcome(posted, secrets); // before anything is stored or logged
-      const ref = servedIndex.match(outcome.prompt, outcome.completion);
-      return record({ received: new Date().toISOString(), source: 'continue', served: ref, skip: skipOf(outcome, ref), outcome });
-    },
-  });
-
-  const completionUrl = await completionServer.listen({ port: config.completion.port, host: config.completion.host });
-  let feedbackUrl: string;
-  try {
-    feedbackUrl = await feedbackServer.listen({ port: config.feedback.port, host: config.feedback.host });
-  } catch (e) {
-    await completionServer.close();
-    throw e;
+  /** Resolves when no update is running or due. */
+  async idle(): Promise<void> {
+    while (this.loop) await this.loop;
   }
-  if (config.feedback.tokens.length === 0) say('[online] warning: feedback.tokens is empty: anyone can post feedback');
-  say(`[online] completions on ${completionUrl}/v1 (model "${config.completion.modelName}", policy v${version}); feedback on ${feedbackUrl}/api/training/submit`);
-  const pendingAtStart = log.counts().pending;
-  if (pendingAtStart > 0) say(`[online] replaying ${pendingAtStart} untrained feedback event(s) from ${log.file}`);
-  maybeTrain();
 
-  const endStream = (s: fs.WriteStream) => new Promise<void>((resolve) => s.end(resolve));
-  let closed: Promise<void> | null = null;
+  /** Stop both servers, finish the running update, write a checkpoint, flush and close the logs. */
+  close(): Promise<void> {
+    this.closed ??= (async () => {
+      this.closing = true;
+      await Promise.all([this.completionServer.close(), this.feedbackServer.close()]);
+      await this.idle();
+      if (this.policy.latestVersion !== this.lastCheckpointVersion) await this.checkpoint();
+      await this.log.close();
+      const end = (s: fs.WriteStream) => new Promise<void>((resolve) => s.end(resolve));
+      await Promise.all([end(this.requestsLog), end(this.metricsLog)]);
+      this.trainer.dispose();
+      for (const m of this.models) m.dispose();
+    })();
+    return this.closed;
+  }
 
-  return {
-    completionUrl,
-    feedbackUrl,
-    completionServer,
-    feedbackServer,
-    policy,
-    trainer,
-    log,
-    tokenizer,
-    status,
-    async idle() {
-      while (loop) await loop;
-    },
-    close() {
-      closed ??= (async () => {
-        closing = true;
-        await Promise.all([completionServer.close(), feedbackServer.close()]);
-        while (loop) await loop;
-        if (policy.latestVersion !== lastCheckpointVersion) await checkpoint();
-        await log.close();
-        await Promise.all([endStream(requestsLog), endStream(metricsLog)]);
-        trainer.dispose();
-        for (const m of [start, trainModel, served]) m.dispose();
-      })();
-      return closed;
-    },
-  };
+  /** Why an event is never trained on (it still counts in the statistics), or null. */
+  private skipOf(outcome: AutocompleteOutcome, served: ServedRef | null): SkipReason | null {
+    const t = this.config.training;
+    if (t.skipCacheHits && outcome.cacheHit === true) return 'cacheHit';
+    if (served === null) return 'unmatched'; // which model wrote it is unknown: never credited to (or trained into) the policy
+    return served.arm === 'start' && !t.trainOnStartArm ? 'startArm' : null;
+  }
+
+  /** A served completion: counted, remembered for its outcome, logged; a blank one is the server's own silent sample. */
+  private async onServed(rec: ServedRecord, prompt: string, text: string): Promise<void> {
+    this.stats.recordServed(rec);
+    this.servedIndex.remember(rec, prompt, text);
+    this.requestsLog.write(JSON.stringify(rec) + '\n');
+    if (!rec.blank || this.closing || rec.finishReason === 'abort') return;
+    // Stayed silent: Continue shows and reports nothing, so the server records the sample itself (reward 0).
+    const outcome: AutocompleteOutcome = { completionId: rec.id, prompt, completion: '', accepted: false };
+    const served: ServedRef = { id: rec.id, version: rec.version, arm: rec.arm, typed: 0, eos: rec.endedByModel && text === '' };
+    await this.record({ received: rec.time, source: 'server', served, skip: this.skipOf(outcome, served), outcome });
+  }
+
+  /** A client's outcome: credentials removed before anything is stored or logged, matched, recorded. */
+  private submit(posted: AutocompleteOutcome): Promise<SubmitResult> {
+    const outcome = scrubOutcome(posted, this.secrets);
+    const served = this.servedIndex.match(outcome.prompt, outcome.completion);
+    return this.record({ received: new Date().toISOString(), source: 'continue', served, skip: this.skipOf(outcome, served), outcome });
+  }
+
+  private async record(e: Omit<LoggedEvent, 'type' | 'seq'>): Promise<SubmitResult> {
+    const r = await this.log.addEvent(e);
+    if (!r.duplicate) this.stats.recordOutcome({ ...e, type: 'event', seq: r.seq });
+    this.maybeTrain();
+    return { duplicate: r.duplicate, queuePosition: this.log.counts().pending };
+  }
+
+  /** Start the training loop when a batch is due and it is not running. */
+  private maybeTrain(): void {
+    if (this.loop || this.closing || this.log.counts().pending < this.config.training.batchSize) return;
+    this.loop = this.trainWhileDue()
+      .catch((e) => {
+        this.lastError = (e as Error).message;
+        process.stderr.write(`[online] update failed (its events stay pending): ${(e as Error).stack ?? e}\n`);
+      })
+      .finally(() => {
+        this.loop = null;
+      });
+  }
+
+  /** The one training loop: an update per `batchSize` pending events, until fewer are pending. */
+  private async trainWhileDue(): Promise<void> {
+    const t = this.config.training;
+    while (!this.closing) {
+      const pending = this.log.pending();
+      if (pending.length < t.batchSize) return;
+      const batch = pending.slice(0, t.batchSize);
+      const seqs = batch.map((e) => e.seq);
+      const { weights, metrics } = await this.trainer.update(batch);
+      if (weights) {
+        const v = this.policy.publish(weights);
+        await this.log.markConsumed(seqs, v);
+        this.report(metrics, v);
+        if (this.updates % t.checkpointEvery === 0) await this.checkpoint();
+      } else {
+        await this.log.markConsumed(seqs, null, metrics.discarded ?? 'unknown');
+        this.report(metrics, null);
+      }
+    }
+  }
+
+  private async checkpoint(): Promise<void> {
+    const { config } = this;
+    const state: OnlineTrainerState = {
+      policy_version: this.policy.latestVersion,
+      updates: this.updates,
+      baseline: this.trainer.rewards.baseline,
+      start_model: path.resolve(config.model),
+    };
+    const dir = await saveOnlineCheckpoint(config.stateDir, {
+      config: this.models[1].config,
+      weights: this.trainer.lastGoodWeights,
+      optimizer: this.trainer.trainer.optimizer.getState(),
+      state,
+      tokenizerDir: config.model,
+      keep: config.training.keepCheckpoints,
+    });
+    this.lastCheckpointVersion = state.policy_version;
+    this.say(`[online] checkpoint ${dir}`);
+  }
+
+  private report(m: UpdateMetrics, newVersion: number | null): void {
+    this.updates += newVersion === null ? 0 : 1;
+    if (newVersion === null) this.discardedUpdates += 1;
+    const step = this.updates + this.discardedUpdates;
+    const line = { step, policy_version: newVersion ?? this.policy.latestVersion, time: new Date().toISOString(), ...m };
+    this.metricsLog.write(JSON.stringify(line) + '\n');
+    this.lastLosses.push({ update: step, policy_version: newVersion, loss: m.loss, kl: m.kl, clipfrac: m.clipfrac, reward_mean: m.reward_mean, discarded: m.discarded });
+    if (this.lastLosses.length > 10) this.lastLosses.shift();
+    this.say(
+      `[online] update ${step} ${newVersion === null ? `DISCARDED (${m.discarded}), still v${this.policy.latestVersion}` : `-> v${newVersion}`}: ` +
+        `${m.events} events (${m.accepted} accepted, ${m.rejected} rejected, ${m.silent} silent), reward ${fmt(m.reward_mean, 3)}, ` +
+        `loss ${fmt(m.loss)}, kl ${fmt(m.kl, 5)}, clipfrac ${fmt(m.clipfrac, 3)}, grad ${fmt(m.grad_norm, 3)}, ${m.duration_s.toFixed(1)}s`,
+    );
+  }
+}
+
+/** Load the models (the newest checkpoint of the state dir, if any, is the policy), replay the logs, listen. */
+export async function startOnlineService(config: OnlineConfig, opts: StartOptions = {}): Promise<OnlineService> {
+  const say = opts.log ?? ((line: string) => process.stdout.write(line + '\n'));
+  fs.mkdirSync(config.stateDir, { recursive: true });
+  const tokenizer = loadTokenizer(config.model);
+  // Models: the frozen start (A/B control and KL reference), the trainable policy, the served copy of it.
+  const start = await Qwen2Model.load(config.model, { trainable: false });
+  if (tokenizer.vocabSize > start.config.vocab_size) {
+    throw new Error(`${config.model}: its tokenizer has ${tokenizer.vocabSize} tokens, more than the model's ${start.config.vocab_size}`);
+  }
+  const latest = listCheckpoints(config.stateDir)[0];
+  const policyDir = latest?.dir ?? config.model;
+  const resumed = latest ? await loadOnlineState(latest.dir) : null;
+  const version = resumed?.state.policy_version ?? 0;
+  const trainModel = await Qwen2Model.load(policyDir, { trainable: true });
+  const served = await Qwen2Model.load(policyDir, { trainable: false });
+  if (resumed) say(`[online] resuming policy version ${version} from ${latest!.dir}`);
+  const log = await FeedbackLog.open(path.join(config.stateDir, 'feedback.jsonl'), version);
+  const service = new OnlineService({ config, say, tokenizer, start, trainModel, served, version, resumed, log });
+  await service.listen();
+  return service;
 }

@@ -10,8 +10,12 @@
 // counts as `unmatched`, never as the policy's.
 // Versions count policy-arm completions only; the start arm is always the frozen starting model.
 import { createHash } from 'crypto';
-import { wilson } from '@rlhf-code/stats';
+import { withRates, type Counts, type CountsWithRates } from '@rlhf-code/continue';
 import type { Arm, LoggedEvent } from './feedback-log';
+
+export { withRates, type Counts, type CountsWithRates };
+
+const zero = (): Counts => ({ requests: 0, silent: 0, shown: 0, accepted: 0, rejected: 0 });
 
 /** One served completion (one choice of a response), as written to <stateDir>/requests.jsonl. */
 export interface ServedRecord {
@@ -33,38 +37,7 @@ export interface ServedRecord {
   time: string;
 }
 
-export interface Counts {
-  requests: number;
-  silent: number;
-  shown: number;
-  accepted: number;
-  rejected: number;
-}
-
-export interface CountsWithRates extends Counts {
-  no_outcome: number;
-  suggestion_rate: number | null;
-  acceptance_rate: number | null;
-  /** Wilson score 95% interval of acceptance_rate; null without outcomes. */
-  acceptance_ci95: [number, number] | null;
-  accepted_per_request: number | null;
-}
-
 export const hashPrompt = (prompt: string): string => createHash('sha256').update(prompt, 'utf8').digest('hex');
-
-const zero = (): Counts => ({ requests: 0, silent: 0, shown: 0, accepted: 0, rejected: 0 });
-const ratio = (a: number, b: number): number | null => (b > 0 ? a / b : null);
-
-export function withRates(c: Counts): CountsWithRates {
-  return {
-    ...c,
-    no_outcome: Math.max(0, c.requests - c.silent - c.shown),
-    suggestion_rate: ratio(c.shown, c.requests),
-    acceptance_rate: ratio(c.accepted, c.shown),
-    acceptance_ci95: wilson(c.accepted, c.shown),
-    accepted_per_request: ratio(c.accepted, c.requests),
-  };
-}
 
 export class OnlineStats {
   private readonly byVersion = new Map<string, Counts>();

@@ -51,3 +51,4 @@ export {
   type StopSet,
   type PairOptions,
 } from './pair';
+export { encodeServedPrompt, PromptError, REPO_CONTEXT_MODES, SERVED_MIN_TOKENS, type RepoContextMode, type ServedPrompt } from './served-prompt';

@@ -12,9 +12,18 @@
 // Qwen2.5-Coder's own form (a checkpoint pretrained on it), with 'comments' it becomes Continue 1.3.9's `# `-commented
 // lines at the start of the prefix (what this project's models are trained on). Either way it is the first thing
 // dropped when the prompt is too long: whole files, farthest from the cursor first.
-import { encodeFim, fimIds, parseFim, repoAsComments, SPECIAL_TOKENS, type RepoContext, type Tokenizer } from '@rlhf-code/tokenizer';
+import { encodeFim, fimIds, parseFim, repoAsComments, type RepoContext } from './fim';
+import { SPECIAL_TOKENS } from './special-tokens';
+import type { Tokenizer } from './tokenizer';
 
 export const REPO_CONTEXT_MODES = ['comments', 'tokens'] as const;
+
+/**
+ * Tokens a FIM completion generates before its end token may be chosen, unless a request says otherwise (vLLM's
+ * min_tokens): 1, never an empty middle. A model trained in SPM order cannot see where its middle starts, so at a
+ * line start it would often end at once. The completion server's default, and what the evaluation measures with.
+ */
+export const SERVED_MIN_TOKENS = 1;
 export type RepoContextMode = (typeof REPO_CONTEXT_MODES)[number];
 
 export interface ServedPrompt {

@@ -11,7 +11,7 @@ import type { FimRecord } from '@rlhf-code/data';
 import { shuffle } from '@rlhf-code/data';
 import { continueDisplay, continueHeaders, continueOutcome, continuePrompt, continueRequestBody, streamCompletion, type PromptForm } from './continue-client';
 import { simUser, type Judged, type SimUser } from './sim-users';
-import { withRates, type Counts, type CountsWithRates } from './stats';
+import { withRates, type Counts, type CountsWithRates } from './counts';
 
 export interface SimulationOptions {
   examples: FimRecord[];

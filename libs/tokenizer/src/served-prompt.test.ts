@@ -1,9 +1,9 @@
 import * as path from 'path';
-import { formatFim, formatRepoHeader, loadTokenizer, type RepoContext } from '@rlhf-code/tokenizer';
-import { encodeServedPrompt, PromptError } from './fim-prompt';
-import { TOKENIZER_DIR } from './testing/tiny-model';
+import { formatFim, formatRepoHeader, type RepoContext } from './fim';
+import { loadTokenizer } from './tokenizer';
+import { encodeServedPrompt, PromptError } from './served-prompt';
 
-const tok = loadTokenizer(path.resolve(TOKENIZER_DIR));
+const tok = loadTokenizer(path.join(__dirname, '../../../models/tokenizer-code16k'));
 
 test('a FIM prompt that fits is encoded as is', () => {
   const p = formatFim('def f(x):\n    return ', '\n');
