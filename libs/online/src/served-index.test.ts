@@ -1,21 +1,8 @@
 import { formatFim, formatRepoHeader } from '@rlhf-code/tokenizer';
 import { ServedIndex } from './served-index';
-import { hashPrompt, type ServedRecord } from './stats';
+import { servedRecord } from './testing/served-record';
 
-const rec = (id: string, prompt: string, o: Partial<ServedRecord> = {}): ServedRecord => ({
-  id,
-  version: 0,
-  arm: 'policy',
-  promptHash: hashPrompt(prompt),
-  versions: [0],
-  blank: false,
-  finishReason: 'stop',
-  endedByModel: true,
-  promptTokens: 10,
-  completionTokens: 3,
-  time: 'now',
-  ...o,
-});
+const rec = servedRecord;
 
 describe('matching an outcome to the completion it is about', () => {
   const prompt = formatFim('def f(x):\n    return ', '\n\nprint(f(1))\n');

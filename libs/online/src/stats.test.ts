@@ -1,21 +1,9 @@
 import type { LoggedEvent } from './feedback-log';
 import { wilson } from '@rlhf-code/stats';
-import { hashPrompt, OnlineStats, withRates, type ServedRecord } from './stats';
+import { OnlineStats, withRates } from './stats';
+import { servedRecord } from './testing/served-record';
 
-const rec = (id: string, prompt: string, o: Partial<ServedRecord> = {}): ServedRecord => ({
-  id,
-  version: 0,
-  arm: 'policy',
-  promptHash: hashPrompt(prompt),
-  versions: [0],
-  blank: false,
-  finishReason: 'stop',
-  endedByModel: true,
-  promptTokens: 10,
-  completionTokens: 3,
-  time: 'now',
-  ...o,
-});
+const rec = servedRecord;
 
 const outcome = (served: LoggedEvent['served'], accepted: boolean): LoggedEvent => ({
   type: 'event',
