@@ -238,6 +238,7 @@ const ExperimentFlags = z.object({
   tokenizer: z.string(),
   lr: num.positive().optional(),
   batchSize: int.positive().optional(),
+  temperatureFloor: num.min(0).max(2).optional(),
   seed: int,
   backend: backendSchema,
 });
@@ -267,7 +268,10 @@ async function experimentCommand(opts: unknown): Promise<void> {
     stateDir,
     countTokens: (t) => tok.encode(t, { parseSpecialTokens: false }).length,
     fileOf: corpusFiles(f.corpus),
-    config: { training: { ...(f.lr ? { lr: f.lr } : {}), ...(f.batchSize ? { batchSize: f.batchSize } : {}) } },
+    config: {
+      training: { ...(f.lr ? { lr: f.lr } : {}), ...(f.batchSize ? { batchSize: f.batchSize } : {}) },
+      completion: f.temperatureFloor === undefined ? {} : { temperatureFloor: f.temperatureFloor },
+    },
     seed: f.seed,
     log: (l) => process.stdout.write(l + '\n'),
   });
@@ -356,6 +360,7 @@ program
   .option('--tokenizer <dir>', "tokenizer used to apply Continue's prompt budgets", 'models/tokenizer-code16k')
   .option('--lr <x>', 'online learning rate (default: the config default)')
   .option('--batch-size <n>', 'feedback events per update (default: the config default)')
+  .option('--temperature-floor <x>', 'during training, serve at least this temperature (exploration; the held-out comparison serves as Continue asks)')
   .option('--seed <n>', 'order of the examples', '0')
   .addOption(backendOption())
   .action(experimentCommand);

@@ -236,6 +236,29 @@ test('a client that goes away mid-stream (Continue aborts when the user types on
   expect(after.status).toBe(200); // and the server goes on serving
 });
 
+test('completion.temperatureFloor: a near-greedy request is sampled at the floor (exploration for online learning)', async () => {
+  const floored = buildCompletionServer({
+    config: CompletionServerSchema.parse({ maxTokensCap: 12, multiline: 'always', showWithinMs: 1e9, temperatureFloor: 1 }),
+    tokenizer: tok,
+    policy: holder,
+    start: startModel,
+    router: new ArmRouter(0),
+  });
+  await floored.listen({ port: 0, host: '127.0.0.1' });
+  try {
+    const url = `http://127.0.0.1:${(floored.server.address() as AddressInfo).port}/v1/completions`;
+    const ask = async (to: string, temperature: number) =>
+      (await jsonOf(fetch(to, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ prompt: PROMPT, max_tokens: 12, temperature, seed: 11 }) })))
+        .choices[0].text as string;
+    // At the floor, Continue's 0.01 is sampled like 1.0 with the same seed; above it, a request is served as asked.
+    expect(await ask(url, 0.01)).toBe(await ask(`${base}/v1/completions`, 1));
+    expect(await ask(url, 0.01)).not.toBe(await ask(`${base}/v1/completions`, 0.01));
+    expect(await ask(url, 1.5)).toBe(await ask(`${base}/v1/completions`, 1.5));
+  } finally {
+    await floored.close();
+  }
+});
+
 test('API keys, when configured, are checked (401)', async () => {
   const locked = buildCompletionServer({
     config: CompletionServerSchema.parse({ apiKeys: ['k1'] }),

@@ -147,7 +147,7 @@ export function buildCompletionServer(opts: CompletionServerOptions): FastifyIns
     };
     const stops = body.stop == null ? [] : typeof body.stop === 'string' ? [body.stop] : body.stop;
     const sampling = {
-      temperature: body.temperature ?? 1,
+      temperature: Math.max(body.temperature ?? 1, config.temperatureFloor),
       topP: body.top_p ?? 1,
       seed: body.seed ?? `${opts.seed ?? 0}:${counter++}`,
     };

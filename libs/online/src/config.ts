@@ -67,6 +67,12 @@ export const CompletionServerSchema = z.strictObject({
   maxPromptTokens: positiveInt.default(512),
   /** The prompt is prefilled this many tokens at a time, with a turn of the event loop between (status stays quick). */
   prefillChunk: positiveInt.default(128),
+  /**
+   * Lowest sampling temperature served: a request asking for less (Continue asks for 0.01, near-greedy) is sampled at
+   * this one. 0 honours every request. Online learning needs the policy to try things: at 0.01 a rejected suggestion
+   * keeps being served until an update flips the model's first choice.
+   */
+  temperatureFloor: z.number().min(0).max(2).default(0),
   /** Tokens the prompt plus the completion may use; default: the model's max_position_embeddings. */
   contextWindow: positiveInt.optional(),
   /** Largest request body in bytes. */
