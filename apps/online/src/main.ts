@@ -16,6 +16,7 @@ import {
   measureLatency,
   runOnlineExperiment,
   startOnlineService,
+  type OnlineConfigInput,
 } from '@rlhf-code/online';
 import { formatSummary, PROMPT_FORMS, runSimulation, SIM_USERS, simUser, type PromptForm } from '@rlhf-code/continue';
 import { corpusDirs, loadTokenizer } from '@rlhf-code/tokenizer';
@@ -239,6 +240,7 @@ const ExperimentFlags = z.object({
   lr: num.positive().optional(),
   batchSize: int.positive().optional(),
   temperatureFloor: num.min(0).max(2).optional(),
+  config: z.string().optional(),
   seed: int,
   backend: backendSchema,
 });
@@ -253,6 +255,17 @@ async function experimentCommand(opts: unknown): Promise<void> {
   const trainFiles = new Set(train.map((e) => e.path));
   const shared = heldOut.find((e) => trainFiles.has(e.path));
   if (shared) throw new UsageError(`--heldout: ${shared.path} is also a training file of --data; held-out files must be unseen`);
+  // The training service's settings: the --config file (checked like online:serve's), then the flags above it.
+  let fileConfig: OnlineConfigInput = {};
+  if (f.config) {
+    try {
+      loadOnlineConfig({ file: f.config, env: {} });
+    } catch (e) {
+      if (e instanceof ConfigError) throw new UsageError(e.message);
+      throw e;
+    }
+    fileConfig = JSON.parse(fs.readFileSync(f.config, 'utf8')) as OnlineConfigInput;
+  }
   const backend = await initBackend({ backend: f.backend });
   const tok = loadTokenizer(f.tokenizer);
   const stateDir = path.join(f.out, f.user, 'state');
@@ -269,8 +282,9 @@ async function experimentCommand(opts: unknown): Promise<void> {
     countTokens: (t) => tok.encode(t, { parseSpecialTokens: false }).length,
     fileOf: corpusFiles(f.corpus),
     config: {
-      training: { ...(f.lr ? { lr: f.lr } : {}), ...(f.batchSize ? { batchSize: f.batchSize } : {}) },
-      completion: f.temperatureFloor === undefined ? {} : { temperatureFloor: f.temperatureFloor },
+      ...fileConfig,
+      training: { ...fileConfig.training, ...(f.lr ? { lr: f.lr } : {}), ...(f.batchSize ? { batchSize: f.batchSize } : {}) },
+      completion: { ...fileConfig.completion, ...(f.temperatureFloor === undefined ? {} : { temperatureFloor: f.temperatureFloor }) },
     },
     seed: f.seed,
     log: (l) => process.stdout.write(l + '\n'),
@@ -361,6 +375,7 @@ program
   .option('--lr <x>', 'online learning rate (default: the config default)')
   .option('--batch-size <n>', 'feedback events per update (default: the config default)')
   .option('--temperature-floor <x>', 'during training, serve at least this temperature (exploration; the held-out comparison serves as Continue asks)')
+  .option('--config <file>', "online config JSON for the training service (as online:serve's --config; the flags above override it)")
   .option('--seed <n>', 'order of the examples', '0')
   .addOption(backendOption())
   .action(experimentCommand);
