@@ -5,17 +5,12 @@
 //      and no feedback: the same prompts, Continue's near-greedy temperature (0.01);
 //   3. the comparison: acceptance of shown suggestions and accepted per request, trained over start, each with
 //      Fisher's exact test (two-sided) and the Wilson 95% interval of each rate.
-import * as fs from 'fs';
-import * as os from 'os';
-import * as path from 'path';
+import { runSimulation, simUser, type PromptForm, type SimulationSummary, type SimUserName } from '@rlhf-code/continue';
 import type { FimRecord } from '@rlhf-code/data';
 import { fisherExact } from '@rlhf-code/stats';
 import { listCheckpoints } from './checkpoints';
 import { parseOnlineConfig, type OnlineConfigInput } from './config';
-import type { PromptForm } from '@rlhf-code/continue';
-import { startOnlineService } from './service';
-import { simUser, type SimUserName } from '@rlhf-code/continue';
-import { runSimulation, type SimulationSummary } from '@rlhf-code/continue';
+import { startMeasuringService, startOnlineService } from './service';
 import type { CountsWithRates } from './stats';
 
 export interface ExperimentOptions {
@@ -89,17 +84,12 @@ export async function runOnlineExperiment(o: ExperimentOptions): Promise<Experim
   const newest = listCheckpoints(o.stateDir)[0];
 
   const evaluate = async (model: string): Promise<CountsWithRates> => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'online-eval-'));
-    const s = await startOnlineService(
-      parseOnlineConfig({ model, stateDir: dir, abFraction: 0, completion: { port: 0 }, feedback: { port: 0 }, training: { batchSize: 1_000_000 } }),
-      { log: () => undefined },
-    );
+    const { service: s, stop } = await startMeasuringService(model);
     try {
       const r = await runSimulation({ ...sim, examples: o.heldOut, events: o.heldOut.length, completionUrl: `${s.completionUrl}/v1/completions`, feedbackUrl: null, reportEvery: 0 });
       return r.totals;
     } finally {
-      await s.close();
-      fs.rmSync(dir, { recursive: true, force: true });
+      await stop();
     }
   };
   const start = await evaluate(o.model);

@@ -27,7 +27,7 @@ export { buildFeedbackServer, type FeedbackServerOptions, type SubmitResult } fr
 export { eventKind, reward, RewardScheme, type EventKind, type BatchRewards } from './rewards';
 export { OnlineTrainer, type OnlineTrainerOptions, type TrainingSample, type UpdateMetrics, type UpdateResult, type DiscardReason } from './online-trainer';
 export { listCheckpoints, checkpointDir, saveOnlineCheckpoint, loadOnlineState, type OnlineTrainerState } from './checkpoints';
-export { startOnlineService, type OnlineService, type OnlineStatus, type StartOptions } from './service';
+export { startOnlineService, startMeasuringService, type OnlineService, type OnlineStatus, type StartOptions } from './service';
 export { buildFimDataset, fimExamplesFromText, fimSftRecords, type FimExample, type FimKind, type FimBuildOptions, type FimSftRecord } from './fim-dataset';
 export { measureLatency, continueShapedPrompt, type LatencyOptions, type LatencyRow, type FimCase } from './latency';
 export { scrubOutcome } from './scrub';

@@ -5,14 +5,11 @@
 //   numbers   per request: time to the first SSE chunk and to the end of the stream (Continue shows a suggestion only
 //             once it is complete, and keeps at most 10 chunks after 375 ms); per status call: its answer time
 // Each figure is a median (p50) and 95th percentile over the requests of one setting.
-import * as fs from 'fs';
-import * as os from 'os';
-import * as path from 'path';
 import { quantileSeq } from 'mathjs';
-import { loadTokenizer } from '@rlhf-code/tokenizer';
-import { parseOnlineConfig } from './config';
 import { continueHeaders, continuePrompt, continueRequestBody, type PromptForm } from '@rlhf-code/continue';
-import { startOnlineService } from './service';
+import { loadTokenizer } from '@rlhf-code/tokenizer';
+import { CompletionServerSchema } from './config';
+import { startMeasuringService } from './service';
 
 export interface FimCase {
   prefix: string;
@@ -74,16 +71,8 @@ async function timedRequest(url: string, body: object): Promise<{ first: number;
 
 export async function measureLatency(o: LatencyOptions, log: (line: string) => void = () => undefined): Promise<LatencyRow[]> {
   if (o.cases.length < 2) throw new Error('latency: need at least 2 FIM cases (one is the other file of the next)');
-  const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'online-latency-'));
-  const config = parseOnlineConfig({
-    model: o.model,
-    stateDir,
-    abFraction: 0,
-    completion: { port: 0 },
-    feedback: { port: 0 },
-    training: { batchSize: 1_000_000 }, // no update during the measurement
-  });
-  const service = await startOnlineService(config, { log: () => undefined });
+  const { service, stop } = await startMeasuringService(o.model);
+  const modelName = CompletionServerSchema.parse({}).modelName;
   const tok = loadTokenizer(o.model);
   const count = (t: string) => tok.encode(t, { parseSpecialTokens: false }).length;
   const url = `${service.completionUrl}/v1/completions`;
@@ -92,7 +81,7 @@ export async function measureLatency(o: LatencyOptions, log: (line: string) => v
   try {
     for (const form of o.forms) {
       const prompts = o.cases.map((c, i) => continueShapedPrompt(c, o.cases[(i + 1) % o.cases.length], form, count, o.maxPromptTokens));
-      const body = (i: number) => continueRequestBody(prompts[i % prompts.length], config.completion.modelName);
+      const body = (i: number) => continueRequestBody(prompts[i % prompts.length], modelName);
       for (let i = 0; i < o.warmup; i++) await timedRequest(url, body(i));
       for (const concurrency of o.concurrency) {
         const results: { first: number; total: number; chunks: number }[] = [];
@@ -141,8 +130,7 @@ export async function measureLatency(o: LatencyOptions, log: (line: string) => v
       }
     }
   } finally {
-    await service.close();
-    fs.rmSync(stateDir, { recursive: true, force: true });
+    await stop();
   }
   return rows;
 }

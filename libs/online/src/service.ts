@@ -10,6 +10,7 @@
 //   metrics.jsonl    one line per update                          checkpoints/    policy checkpoints (checkpoints.ts)
 // On start the newest checkpoint (if any) is the policy; untrained feedback is replayed; statistics are rebuilt.
 import * as fs from 'fs';
+import * as os from 'os';
 import * as path from 'path';
 import type { FastifyInstance } from 'fastify';
 import { Qwen2Model } from '@rlhf-code/model';
@@ -17,7 +18,7 @@ import { loadTokenizer, type Tokenizer } from '@rlhf-code/tokenizer';
 import { ArmRouter } from './arms';
 import { listCheckpoints, loadOnlineState, saveOnlineCheckpoint, type OnlineTrainerState } from './checkpoints';
 import { buildCompletionServer } from './completion-server';
-import type { OnlineConfig } from './config';
+import { parseOnlineConfig, type OnlineConfig } from './config';
 import { FeedbackLog, type LoggedEvent, type SkipReason, type ServedRef } from './feedback-log';
 import { buildFeedbackServer, type SubmitResult } from './feedback-server';
 import { OnlineTrainer, type UpdateMetrics } from './online-trainer';
@@ -343,4 +344,21 @@ export async function startOnlineService(config: OnlineConfig, opts: StartOption
   const service = new OnlineService({ config, say, tokenizer, start, trainModel, served, version, resumed, log });
   await service.listen();
   return service;
+}
+
+/**
+ * A service that only serves, for measuring: `model` on free ports, no A/B arm, no training, state in a temporary
+ * folder removed by the returned `stop()`.
+ */
+export async function startMeasuringService(model: string): Promise<{ service: OnlineService; stop: () => Promise<void> }> {
+  const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'online-measure-'));
+  const config = parseOnlineConfig({ model, stateDir, abFraction: 0, completion: { port: 0 }, feedback: { port: 0 }, training: { batchSize: 1_000_000 } });
+  const service = await startOnlineService(config, { log: () => undefined });
+  return {
+    service,
+    stop: async () => {
+      await service.close();
+      fs.rmSync(stateDir, { recursive: true, force: true });
+    },
+  };
 }
