@@ -10,7 +10,7 @@ import { readRmData, splitHeldOut, type RmRecord } from '@rlhf-code/data';
 import { RewardModel, TRAINER_STATE_FILE } from '@rlhf-code/model';
 import { initBackend, shutdownBackend } from '@rlhf-code/backend';
 import { encodePair, loadTokenizer, PROMPT_TEMPLATES } from '@rlhf-code/tokenizer';
-import { RmExample, runRmStage } from '@rlhf-code/train';
+import { PAIR_LOSSES, RmExample, runRmStage } from '@rlhf-code/train';
 
 const Flags = z.object({
   model: z.string(),
@@ -31,7 +31,7 @@ const Flags = z.object({
   maxGradNorm: z.coerce.number().nonnegative(),
   saveEvery: z.coerce.number().int().nonnegative(),
   seed: z.coerce.number().int(),
-  pairLoss: z.enum(['none', 'diff', 'bt']),
+  pairLoss: z.enum(PAIR_LOSSES),
   pairCoef: z.coerce.number().nonnegative(),
   resume: z.boolean().default(false),
   quiet: z.boolean().default(false),
@@ -102,7 +102,7 @@ program
   .option('--max-grad-norm <x>', 'clip the global gradient norm (0 = off)', '1')
   .option('--save-every <n>', 'also save (and evaluate) every n steps; 0 = at epoch ends only', '0')
   .option('--seed <n>', 'seed of the split, the head initialisation and the data order', '0')
-  .addOption(new Option('--pair-loss <kind>', 'within-prompt term added to the MSE: diff = squared error of the predicted difference between two responses to one prompt against their score difference, bt = Bradley-Terry on the better/worse pairs, none = MSE alone (batches then sorted by length instead of holding whole prompts)').choices(['none', 'diff', 'bt']).default('none'))
+  .addOption(new Option('--pair-loss <kind>', 'within-prompt term added to the MSE: diff = squared error of the predicted difference between two responses to one prompt against their score difference, bt = Bradley-Terry on the better/worse pairs, none = MSE alone (batches then sorted by length instead of holding whole prompts)').choices([...PAIR_LOSSES]).default('none'))
   .option('--pair-coef <x>', 'weight of the within-prompt term', '1')
   .option('--resume', 'continue from the checkpoint in --out')
   .option('--quiet', 'no progress bar')

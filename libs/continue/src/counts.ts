@@ -20,8 +20,8 @@ export interface CountsWithRates extends Counts {
   accepted_per_request: number | null;
 }
 
-
-const zero = (): Counts => ({ requests: 0, silent: 0, shown: 0, accepted: 0, rejected: 0 });
+/** Counts of nothing yet. */
+export const zeroCounts = (): Counts => ({ requests: 0, silent: 0, shown: 0, accepted: 0, rejected: 0 });
 const ratio = (a: number, b: number): number | null => (b > 0 ? a / b : null);
 
 export function withRates(c: Counts): CountsWithRates {

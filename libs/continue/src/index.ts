@@ -20,6 +20,6 @@ export {
 } from './continue-client';
 export { LineRule, lineRuleFor, isMultiline, lineBelowCursor, MULTILINE_MODES, type MultilineMode, type LineRuleOptions } from './line-rule';
 export { AutocompleteOutcomeSchema, parseOutcome, type AutocompleteOutcome, type FieldProblem } from './outcome';
-export { withRates, type Counts, type CountsWithRates } from './counts';
+export { withRates, zeroCounts, type Counts, type CountsWithRates } from './counts';
 export { simUser, SIM_USERS, type SimUser, type SimUserName, type Judged } from './sim-users';
-export { runSimulation, formatSummary, type SimulationOptions, type SimulationSummary } from './simulator';
+export { runSimulation, formatSummary, contextSnippet, type SimulationOptions, type SimulationSummary } from './simulator';

@@ -8,10 +8,11 @@
 // rejects after 10 s without Tab, while the user types on), and the rest at the end. Counted under the policy version
 // and A/B arm that produced it. Examples are taken in a seeded random order, cycling when `events` exceeds them.
 import type { FimRecord } from '@rlhf-code/data';
+import type { RepoFile } from '@rlhf-code/tokenizer';
 import { shuffle } from '@rlhf-code/data';
 import { continueDisplay, continueHeaders, continueOutcome, continuePrompt, continueRequestBody, streamCompletion, type PromptForm } from './continue-client';
 import { simUser, type Judged, type SimUser } from './sim-users';
-import { withRates, type Counts, type CountsWithRates } from './counts';
+import { withRates, zeroCounts, type Counts, type CountsWithRates } from './counts';
 
 export interface SimulationOptions {
   examples: FimRecord[];
@@ -55,7 +56,10 @@ export interface SimulationSummary {
   mean_latency_ms: number;
 }
 
-const zero = (): Counts => ({ requests: 0, silent: 0, shown: 0, accepted: 0, rejected: 0 });
+/** Another file as Continue's context snippet: its path and the last `lines` lines of its code before its cursor. */
+export function contextSnippet(other: { path?: unknown; prefix: string }, lines = 30): RepoFile {
+  return { path: typeof other.path === 'string' ? other.path : 'other.py', content: other.prefix.split('\n').slice(-lines).join('\n') };
+}
 
 /** The text before the cursor and after the true middle in the whole file, when the example is found in it. */
 function around(ex: FimRecord, file: string | null): { before: string; after: string } {
@@ -73,7 +77,7 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationSum
   const rejectDelay = o.rejectDelay ?? 5;
   const uniqueId = `sim-${o.seed ?? 0}`;
   const order = shuffle(o.examples, `sim:${o.seed ?? 0}`);
-  const totals = zero();
+  const totals = zeroCounts();
   const byVersion = new Map<string, Counts>();
   const byArm = new Map<string, Counts>();
   const timeline: SimulationSummary['timeline'] = [];
@@ -102,7 +106,7 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationSum
     const filepath = typeof ex.path === 'string' ? ex.path : 'untitled.py';
     // Context: the code before the cursor of the next example from another file (a file the user had open).
     const other = order.slice(i + 1).concat(order).find((e) => e.path !== ex.path);
-    const snippets = other ? [{ path: typeof other.path === 'string' ? other.path : 'other.py', content: other.prefix.split('\n').slice(-30).join('\n') }] : [];
+    const snippets = other ? [contextSnippet(other)] : [];
     const prompt = continuePrompt(filepath, ex.prefix, ex.suffix, o.countTokens, o.maxPromptTokens ?? 1024, { form, snippets });
     const streamed = await streamCompletion(o.completionUrl, continueRequestBody(prompt.prompt, model), continueHeaders(o.apiKey ?? 'xxx'));
     latency += streamed.ms;
@@ -163,7 +167,7 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationSum
 
 function get(m: Map<string, Counts>, k: string): Counts {
   let c = m.get(k);
-  if (!c) m.set(k, (c = zero()));
+  if (!c) m.set(k, (c = zeroCounts()));
   return c;
 }
 

@@ -6,7 +6,7 @@
 //             once it is complete, and keeps at most 10 chunks after 375 ms); per status call: its answer time
 // Each figure is a median (p50) and 95th percentile over the requests of one setting.
 import { quantileSeq } from 'mathjs';
-import { continueHeaders, continuePrompt, continueRequestBody, type PromptForm } from '@rlhf-code/continue';
+import { contextSnippet, continueHeaders, continuePrompt, continueRequestBody, type PromptForm } from '@rlhf-code/continue';
 import { loadTokenizer } from '@rlhf-code/tokenizer';
 import { CompletionServerSchema } from './config';
 import { startMeasuringService } from './service';
@@ -48,10 +48,9 @@ export interface LatencyRow {
 
 const q = (xs: number[], p: number) => (xs.length === 0 ? null : Number(quantileSeq(xs, p)));
 
-/** The prompt Continue would send for `c` in `form`, with the start of `other` (another file) as its context snippet. */
+/** The prompt Continue would send for `c` in `form`, with the code of `other` (another file) as its context snippet. */
 export function continueShapedPrompt(c: FimCase, other: FimCase, form: PromptForm, countTokens: (t: string) => number, maxPromptTokens: number): string {
-  const snippet = { path: other.path, content: other.prefix.split('\n').slice(-40).join('\n') };
-  return continuePrompt(c.path, c.prefix, c.suffix, countTokens, maxPromptTokens, { form, snippets: [snippet] }).prompt;
+  return continuePrompt(c.path, c.prefix, c.suffix, countTokens, maxPromptTokens, { form, snippets: [contextSnippet(other, 40)] }).prompt;
 }
 
 /** Send one streaming request; times to the first chunk and to the end. */

@@ -76,5 +76,4 @@ export class ServedIndex {
     }
     return null;
   }
-
 }

@@ -10,12 +10,10 @@
 // counts as `unmatched`, never as the policy's.
 // Versions count policy-arm completions only; the start arm is always the frozen starting model.
 import { createHash } from 'crypto';
-import { withRates, type Counts, type CountsWithRates } from '@rlhf-code/continue';
+import { withRates, zeroCounts, type Counts, type CountsWithRates } from '@rlhf-code/continue';
 import type { Arm, LoggedEvent } from './feedback-log';
 
 export { withRates, type Counts, type CountsWithRates };
-
-const zero = (): Counts => ({ requests: 0, silent: 0, shown: 0, accepted: 0, rejected: 0 });
 
 /** One served completion (one choice of a response), as written to <stateDir>/requests.jsonl. */
 export interface ServedRecord {
@@ -41,12 +39,12 @@ export const hashPrompt = (prompt: string): string => createHash('sha256').updat
 
 export class OnlineStats {
   private readonly byVersion = new Map<string, Counts>();
-  private readonly byArm: Record<Arm, Counts> = { policy: zero(), start: zero() };
+  private readonly byArm: Record<Arm, Counts> = { policy: zeroCounts(), start: zeroCounts() };
   private unmatched = 0;
 
   private version(key: string): Counts {
     let c = this.byVersion.get(key);
-    if (!c) this.byVersion.set(key, (c = zero()));
+    if (!c) this.byVersion.set(key, (c = zeroCounts()));
     return c;
   }
 

@@ -29,5 +29,5 @@ export { runStage } from './stage';
 export type { StageOptions, OptimConfig } from './stage';
 export { runLmStage } from './lm-stage';
 export type { LmStageOptions } from './lm-stage';
-export { runRmStage, rmLoss, rmPredict, regressionMetrics, pairwiseAccuracy, rmHeldOutMetrics, type PairLoss } from './rm-stage';
+export { runRmStage, rmLoss, rmPredict, regressionMetrics, pairwiseAccuracy, rmHeldOutMetrics, PAIR_LOSSES, type PairLoss } from './rm-stage';
 export type { RmExample, RmStageOptions, RegressionMetrics, PairwiseMetrics, RmHeldOutMetrics } from './rm-stage';

@@ -31,7 +31,8 @@ function rmTensors(examples: readonly RmExample[], padId: number): { ids: tf.Ten
   return { ids: tf.tensor2d(ids, undefined, 'int32'), mask: tf.tensor2d(mask, undefined, 'int32') };
 }
 
-export type PairLoss = 'none' | 'diff' | 'bt';
+export const PAIR_LOSSES = ['none', 'diff', 'bt'] as const;
+export type PairLoss = (typeof PAIR_LOSSES)[number];
 
 /** Index pairs (i, j), i < j, of rows of one group in a batch, with the score difference s_i - s_j. */
 export function groupPairs(examples: readonly RmExample[]): { i: number[]; j: number[]; diff: number[] } {
