@@ -4,18 +4,18 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { SingleBar } from 'cli-progress';
-import { Command, Option } from 'commander';
-import { z } from 'zod';
-import { backendOption, backendSchema, parseFlags, runCli, UsageError } from '@rlhf-code/cli';
+import { Command } from 'commander';
+import { runCli, settingsCommand, UsageError } from '@rlhf-code/cli';
 import { readFimData } from '@rlhf-code/data';
 import {
   BASE_METRIC_DESCRIPTIONS,
   chartSpec,
   checkModelDirs,
-  DEFAULT_EVAL_DATA,
   defaultSeqLen,
   evaluate,
   evaluateBase,
+  EvalBaseSettings,
+  EvalRunSettings,
   fimSamples,
   formatTable,
   functionCases,
@@ -29,40 +29,14 @@ import {
   resolveKlReference,
   sandboxExecutor,
   selectFimCases,
-  SERVED_MIN_TOKENS,
   withFileContext,
   writeBaseEval,
   writeEvalOutputs,
-  DEFAULT_EVAL_SAMPLES,
-  DEFAULT_EVAL_TEMPERATURE,
 } from '@rlhf-code/eval';
 import { initBackend, shutdownBackend } from '@rlhf-code/backend';
-import { PROMPT_TEMPLATES, readCorpus } from '@rlhf-code/tokenizer';
+import { readCorpus } from '@rlhf-code/tokenizer';
 
 const DEFAULT_REWARD_MODEL = 'results/rm';
-
-const RunFlags = z
-  .object({
-    models: z.string(),
-    data: z.string().default(DEFAULT_EVAL_DATA),
-    limit: z.coerce.number().int().positive().optional(),
-    out: z.string().default('results/eval'),
-    rewardModel: z.string().optional(),
-    sftRef: z.string().optional(),
-    maxNewTokens: z.coerce.number().int().positive().default(128),
-    batchSize: z.coerce.number().int().positive().default(16),
-    seed: z.coerce.number().int().default(0),
-    samples: z.coerce.number().int().nonnegative().default(DEFAULT_EVAL_SAMPLES),
-    greedy: z.boolean().optional(),
-    greedyPass: z.boolean().default(true),
-    temperature: z.coerce.number().positive().default(DEFAULT_EVAL_TEMPERATURE),
-    template: z.enum(PROMPT_TEMPLATES as ['raw', 'chat']).default('raw'),
-    concurrency: z.coerce.number().int().positive().default(2),
-    timeoutMs: z.coerce.number().int().positive().default(5000),
-    chart: z.boolean().default(true),
-    backend: backendSchema,
-  })
-  .refine((f) => !(f.greedy && !f.greedyPass), { message: 'cannot be combined with --no-greedy-pass', path: ['greedy'] });
 
 /** --reward-model: explicit folder (must exist), "none", or the default results/rm when it exists. */
 function rewardModelDir(flag: string | undefined, warn: (s: string) => void): string | null {
@@ -98,8 +72,7 @@ function progressBars(): { update: (p: Progress) => void; stop: () => void } {
   };
 }
 
-async function runCommand(opts: unknown): Promise<void> {
-  const flags = parseFlags(RunFlags, opts);
+async function runCommand(flags: EvalRunSettings): Promise<void> {
   const warn = (s: string) => process.stderr.write(s + '\n');
   let models;
   let klReference;
@@ -116,7 +89,6 @@ async function runCommand(opts: unknown): Promise<void> {
   // --greedy: the greedy pass alone, as before the sampled evaluation existed.
   const samples = flags.greedy ? 0 : flags.samples;
   const greedyPass = flags.greedy || flags.greedyPass;
-  if (samples === 0 && !greedyPass) throw new UsageError('--samples 0 with --no-greedy-pass leaves nothing to evaluate');
   const decoding = [
     ...(samples > 0 ? [`${samples} samples per problem at temperature ${flags.temperature}, seed ${flags.seed}`] : []),
     ...(greedyPass ? ['greedy'] : []),
@@ -163,26 +135,6 @@ async function runCommand(opts: unknown): Promise<void> {
 // ---------------------------------------------------------------------------------------------
 // base: the pretrained base model's held-out loss and FIM figures
 
-const BaseFlags = z.object({
-  model: z.string().default('models/base'),
-  corpus: z.string().default('data/corpus/python-stdlib'),
-  fim: z.string().default('data/fim/fim.jsonl'),
-  fimSplit: z.string().min(1).default('test'),
-  limit: z.coerce.number().int().positive().default(200),
-  maxNewTokens: z.coerce.number().int().positive().default(64),
-  minNewTokens: z.coerce.number().int().nonnegative().default(SERVED_MIN_TOKENS),
-  batchSize: z.coerce.number().int().positive().default(16),
-  seqLen: z.coerce.number().int().min(2).optional(),
-  lossBatchSize: z.coerce.number().int().positive().default(4),
-  heldoutWindows: z.coerce.number().int().nonnegative().default(0),
-  samples: z.coerce.number().int().nonnegative().default(20),
-  functions: z.coerce.number().int().nonnegative().default(100),
-  functionMaxNewTokens: z.coerce.number().int().positive().default(256),
-  out: z.string().default('results/eval-base'),
-  seed: z.coerce.number().int().default(0),
-  backend: backendSchema,
-});
-
 function stageBar(): { update: (stage: string, done: number, total: number) => void; stop: () => void } {
   let bar: SingleBar | null = null;
   let key = '';
@@ -207,8 +159,7 @@ function stageBar(): { update: (stage: string, done: number, total: number) => v
   };
 }
 
-async function baseCommand(opts: unknown): Promise<void> {
-  const f = parseFlags(BaseFlags, opts);
+async function baseCommand(f: EvalBaseSettings): Promise<void> {
   const warn = (s: string) => process.stderr.write(s + '\n');
   try {
     checkModelDirs([{ name: 'base', dir: f.model }], '--model');
@@ -275,51 +226,23 @@ async function baseCommand(opts: unknown): Promise<void> {
 }
 
 const program = new Command('eval').description('Evaluate Qwen2 checkpoints on coding problems: syntax, pass@1, reward, diversity, length, KL to SFT.');
-program
-  .command('run')
-  .description('sample --samples responses per problem at --temperature (and one greedy) with each model, run the tests, score, compare with the SFT model per problem, and write <out>/eval.{json,md,svg} + samples.jsonl')
-  .requiredOption('--models <list>', 'models to compare as name=DIR pairs, e.g. base=models/base,sft=results/sft,ppo=results/ppo')
-  .option('--data <file>', 'problems as JSONL {prompt, tests, setup?, task_id?}', DEFAULT_EVAL_DATA)
-  .option('--limit <n>', 'evaluate only the first n problems of the file (default: all)')
-  .option('--out <dir>', 'output folder', 'results/eval')
-  .option('--reward-model <dir>', `reward-model checkpoint for rm_score, or "none" (default ${DEFAULT_REWARD_MODEL}; skipped with a warning if absent)`)
-  .option('--sft-ref <name|dir>', 'KL reference: a name from --models, a checkpoint folder, or "none" (default: the model named "sft", else none)')
-  .option('--max-new-tokens <n>', 'longest response; generation also stops at the end token', '128')
-  .option('--batch-size <n>', 'prompts generated (and scored) together; lower it for big checkpoints', '16')
-  .option('--seed <n>', 'random seed for sampling (each answer its own stream, the same streams for every model)', '0')
-  .option('--samples <k>', 'responses sampled per problem; the means and SEs are over problems of the per-problem means (0 = greedy only)', String(DEFAULT_EVAL_SAMPLES))
-  .option('--temperature <t>', "sampling temperature, top-k 0, top-p 1 (default: PPO's)", String(DEFAULT_EVAL_TEMPERATURE))
-  .option('--no-greedy-pass', 'skip the greedy response per problem reported beside the sampled ones')
-  .option('--greedy', 'greedy decoding only, one response per problem (same as --samples 0)')
-  .addOption(new Option('--template <name>', 'prompt format: raw text (code models) or a ChatML user turn (instruct models)').choices([...PROMPT_TEMPLATES]).default('raw'))
-  .option('--concurrency <n>', 'python sandbox processes running at once', '2')
-  .option('--timeout-ms <n>', 'wall-clock limit of one sandbox run (response + all its tests)', '5000')
-  .option('--no-chart', 'do not render eval.svg')
-  .addOption(backendOption())
-  .addHelpText('after', '\nMetrics (eval.json / eval.md):\n' + Object.entries(METRIC_DESCRIPTIONS).map(([k, d]) => `  ${k}: ${d}`).join('\n'))
-  .action(runCommand);
-
-program
-  .command('base')
-  .description('the pretrained base model: held-out LM loss on the corpus test files, FIM first-line exact match and syntax-valid rate, syntax-valid rate of function bodies it writes; writes <out>/base_eval.json + fim_samples.jsonl + function_samples.jsonl')
-  .addOption(new Option('--model <dir>', 'checkpoint folder (Hugging Face layout with tokenizer.json)').env('MODEL_PATH').default('models/base'))
-  .option('--corpus <dir>', 'Python corpus: its held-out files (path-hash split, as in pretraining) give the loss; the FIM examples\' source files give syntax_valid_in_file', 'data/corpus/python-stdlib')
-  .option('--fim <file>', 'FIM examples as JSONL {prefix, suffix, middle, split?, path?}', 'data/fim/fim.jsonl')
-  .option('--fim-split <name>', 'which FIM examples: records whose split equals this, or "all"', 'test')
-  .option('--limit <n>', 'at most n FIM examples (a seeded random subset when the split has more)', '200')
-  .option('--max-new-tokens <n>', 'longest completion; generation also stops at <|endoftext|> and the FIM tokens', '64')
-  .option('--min-new-tokens <n>', 'no end token before this many tokens; the default is the online server\'s (completion.minTokens); 0 = the model\'s raw choice, empty middles included', String(SERVED_MIN_TOKENS))
-  .option('--batch-size <n>', 'FIM prompts generated together (left padded)', '16')
-  .option('--seq-len <n>', "held-out window length (default: seqLen in the model's training_args.json, else 512)")
-  .option('--loss-batch-size <n>', 'held-out windows per forward pass', '4')
-  .option('--heldout-windows <n>', 'use only the first n held-out windows, 0 = all', '0')
-  .option('--samples <n>', 'FIM examples written to fim_samples.jsonl (and functions to function_samples.jsonl)', '20')
-  .option('--functions <n>', 'held-out documented functions whose body the model writes after the true signature + docstring (a seeded subset); 0 = skip', '100')
-  .option('--function-max-new-tokens <n>', 'longest function body; it also ends at a line back at the def\'s indentation or <|endoftext|>', '256')
-  .option('--out <dir>', 'output folder', 'results/eval-base')
-  .option('--seed <n>', 'seed of the --limit subset (decoding is greedy)', '0')
-  .addOption(backendOption())
-  .addHelpText('after', '\nFigures (base_eval.json):\n' + Object.entries(BASE_METRIC_DESCRIPTIONS).map(([k, d]) => `  ${k}: ${d}`).join('\n'))
-  .action(baseCommand);
+settingsCommand(
+  program
+    .command('run')
+    .description(
+      'sample --samples responses per problem at --temperature (and one greedy) with each model, run the tests, score, compare with the SFT model per problem, and write <out>/eval.{json,md,svg} + samples.jsonl',
+    ),
+  EvalRunSettings,
+  runCommand,
+).addHelpText('after', '\nMetrics (eval.json / eval.md):\n' + Object.entries(METRIC_DESCRIPTIONS).map(([k, d]) => `  ${k}: ${d}`).join('\n'));
+settingsCommand(
+  program
+    .command('base')
+    .description(
+      'the pretrained base model: held-out LM loss on the corpus test files, FIM first-line exact match and syntax-valid rate, syntax-valid rate of function bodies it writes; writes <out>/base_eval.json + fim_samples.jsonl + function_samples.jsonl',
+    ),
+  EvalBaseSettings,
+  baseCommand,
+).addHelpText('after', '\nFigures (base_eval.json):\n' + Object.entries(BASE_METRIC_DESCRIPTIONS).map(([k, d]) => `  ${k}: ${d}`).join('\n'));
 
 void runCli(program, shutdownBackend);

@@ -2,8 +2,8 @@
 import { Command } from 'commander';
 import { z } from 'zod';
 import * as tf from '@tensorflow/tfjs';
-import { backendOption, backendSchema, parseFlags, parseJsonFlag, runCli, UsageError } from '@rlhf-code/cli';
-import { generateBatch, Qwen2Model, sampledIds } from '@rlhf-code/model';
+import { parseJsonFlag, runCli, settingsCommand, UsageError } from '@rlhf-code/cli';
+import { generateBatch, GenerateLogitsSettings, GenerateRunSettings, Qwen2Model, sampledIds } from '@rlhf-code/model';
 import { initBackend, shutdownBackend } from '@rlhf-code/backend';
 import { encodeFim, loadTokenizer, parseFim } from '@rlhf-code/tokenizer';
 
@@ -17,10 +17,8 @@ function checkVocab(flag: string, rows: number[][], vocab: number): void {
   );
 }
 
-const LogitsFlags = z.object({ model: z.string(), ids: z.string(), mask: z.string().optional(), backend: backendSchema });
 
-async function logitsCommand(opts: unknown): Promise<void> {
-  const flags = parseFlags(LogitsFlags, opts);
+async function logitsCommand(flags: GenerateLogitsSettings): Promise<void> {
   const ids = parseJsonFlag('--ids', flags.ids, z.array(tokenIds).min(1));
   if (ids.some((r) => r.length !== ids[0].length)) throw new UsageError('--ids: rows must have equal length (left-pad them and pass --mask)');
   const mask = flags.mask ? parseJsonFlag('--mask', flags.mask, z.array(z.array(z.union([z.literal(0), z.literal(1)])))) : undefined;
@@ -33,27 +31,6 @@ async function logitsCommand(opts: unknown): Promise<void> {
   const logits = tf.tidy(() => model.logits(tf.tensor2d(ids, undefined, 'int32'), { mask: mask && tf.tensor2d(mask) }));
   process.stdout.write(JSON.stringify({ logits: await logits.array() }) + '\n');
 }
-
-const RunFlags = z
-  .object({
-    model: z.string(),
-    prompt: z.string().optional(),
-    ids: z.string().optional(),
-    maxNewTokens: z.coerce.number().int().nonnegative(),
-    greedy: z.boolean().optional(),
-    temperature: z.coerce.number().positive().optional(),
-    topP: z.coerce.number().gt(0).lte(1).optional(),
-    topK: z.coerce.number().int().nonnegative().optional(),
-    seed: z.coerce.number().int(),
-    stop: z.array(z.string()),
-    json: z.boolean().default(false),
-    backend: backendSchema,
-  })
-  .refine((f) => (f.prompt === undefined) !== (f.ids === undefined), { message: 'pass exactly one of --prompt or --ids', path: ['prompt'] })
-  .refine((f) => !(f.greedy && (f.temperature || f.topP || f.topK)), {
-    message: 'cannot be combined with --temperature, --top-p or --top-k',
-    path: ['greedy'],
-  });
 
 /**
  * --prompt text -> ids. A prompt in Qwen's FIM text form (<|fim_prefix|>p<|fim_suffix|>s<|fim_middle|>) is laid out in
@@ -69,8 +46,7 @@ function encodePrompt(tok: ReturnType<typeof loadTokenizer>, text: string): numb
   return fim ? encodeFim(tok, fim.prefix, fim.suffix) : tok.encode(text);
 }
 
-async function runCommand(opts: unknown): Promise<void> {
-  const flags = parseFlags(RunFlags, opts);
+async function runCommand(flags: GenerateRunSettings): Promise<void> {
   const idsFlag = flags.ids === undefined ? undefined : parseJsonFlag('--ids', flags.ids, tokenIds);
   await initBackend({ backend: flags.backend });
   const model = await Qwen2Model.load(flags.model, { trainable: false });
@@ -99,29 +75,7 @@ async function runCommand(opts: unknown): Promise<void> {
 }
 
 const program = new Command('generate').description('Run a Qwen2 checkpoint (Hugging Face folder) with TensorFlow.js.');
-program
-  .command('logits')
-  .description('print {"logits": [batch][seq][vocab]} for the given token ids, as one JSON line')
-  .requiredOption('--model <dir>', 'checkpoint folder: config.json + model.safetensors (or a sharded index)')
-  .requiredOption('--ids <json>', 'token ids as a JSON matrix [[...], ...] with rows of equal length')
-  .option('--mask <json>', 'attention mask of the same shape: 1 = token, 0 = left padding')
-  .addOption(backendOption())
-  .action(logitsCommand);
-program
-  .command('run')
-  .description('generate a continuation of a prompt (streams text, or one JSON line with --json)')
-  .requiredOption('--model <dir>', "checkpoint folder; its tokenizer.json encodes --prompt and decodes the output")
-  .option('--prompt <text>', 'prompt text; a fill-in-the-middle prompt in Qwen\'s form (<|fim_prefix|>p<|fim_suffix|>s<|fim_middle|>) is reordered for a checkpoint trained in SPM order')
-  .option('--ids <json>', 'prompt token ids as a JSON array [...]')
-  .option('--max-new-tokens <n>', 'maximum number of new tokens', '64')
-  .option('--greedy', 'always pick the most likely token (the default when no sampling flag is given)')
-  .option('--temperature <t>', 'sample from softmax(logits / t)')
-  .option('--top-p <p>', 'nucleus sampling: sample among the most likely tokens whose probability adds up to p')
-  .option('--top-k <k>', 'sample among the k most likely tokens (0 = all)')
-  .option('--seed <n>', 'random seed for sampling', '0')
-  .option('--stop <string>', 'stop when the output contains this string (repeatable)', (v: string, acc: string[]) => [...acc, v], [] as string[])
-  .option('--json', 'print {"ids": [...new ids...], "text": "..."} as one JSON line')
-  .addOption(backendOption())
-  .action(runCommand);
+settingsCommand(program.command('logits').description('print {"logits": [batch][seq][vocab]} for the given token ids, as one JSON line'), GenerateLogitsSettings, logitsCommand);
+settingsCommand(program.command('run').description('generate a continuation of a prompt (streams text, or one JSON line with --json)'), GenerateRunSettings, runCommand);
 
 void runCli(program, shutdownBackend);

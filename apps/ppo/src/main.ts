@@ -3,9 +3,8 @@
 // flags, files and text into its inputs.
 import * as fs from 'fs';
 import * as path from 'path';
-import { Command, Option } from 'commander';
-import { z } from 'zod';
-import { backendOption, backendSchema, parseFlags, runCli, UsageError } from '@rlhf-code/cli';
+import { Command } from 'commander';
+import { runCli, settingsCommand, UsageError } from '@rlhf-code/cli';
 import { readPpoData, PpoRecord } from '@rlhf-code/data';
 import { heldOutSpec, renderSvg } from '@rlhf-code/eval';
 import { loadTrainingState, RewardModel, TRAINER_STATE_FILE } from '@rlhf-code/model';
@@ -17,9 +16,8 @@ import {
   HELDOUT_SVG,
   HeldOutProbe,
   HeldOutRecord,
-  LOSS_AGGREGATIONS,
   loadPpoModels,
-  PpoConfig,
+  PpoSettings,
   PpoTrainer,
   rewardModelScorer,
   runPpo,
@@ -27,105 +25,7 @@ import {
   Scorer,
 } from '@rlhf-code/rl';
 import { SandboxPool } from '@rlhf-code/sandbox';
-import { encodePrompt, endTokenId, loadTokenizer, PROMPT_TEMPLATES, stopTokenIds } from '@rlhf-code/tokenizer';
-
-// ---------------------------------------------------------------------------------------------
-// Settings with their defaults (one place; --help prints them)
-
-const num = () => z.coerce.number();
-const int = () => z.coerce.number().int();
-
-const TrainFlags = z
-  .object({
-    model: z.string(),
-    rewardModel: z.string(),
-    data: z.string(),
-    out: z.string(),
-    algo: z.enum(['ppo', 'grpo']),
-    groupSize: int().min(2),
-    steps: int().positive(),
-    batchSize: int().positive(),
-    miniBatches: int().positive(),
-    microBatchSize: int().nonnegative(),
-    ppoEpochs: int().positive(),
-    maxNewTokens: int().positive(),
-    maxPromptLen: int().positive(),
-    temperature: num().positive(),
-    template: z.enum(PROMPT_TEMPLATES as ['raw', 'chat']),
-    lr: num().positive(),
-    minLr: num().nonnegative().optional(),
-    warmupSteps: int().nonnegative(),
-    weightDecay: num().nonnegative(),
-    beta1: num().min(0).lt(1),
-    beta2: num().min(0).lt(1),
-    maxGradNorm: num().nonnegative(),
-    initKlCoef: num().nonnegative(),
-    klTarget: num().positive().optional(),
-    klHorizon: num().positive(),
-    targetKlStop: num().nonnegative(),
-    cliprange: num().positive(),
-    cliprangeValue: num().positive(),
-    vfCoef: num().nonnegative(),
-    valueWarmup: int().nonnegative(),
-    valueWarmupLr: num().positive(),
-    gamma: num().min(0).max(1),
-    lam: num().min(0).max(1),
-    whitenAdvantages: z.boolean(),
-    lossAggregation: z.enum(LOSS_AGGREGATIONS as ['token-mean', 'seq-mean']),
-    missingEosPenalty: num().nonnegative(),
-    scoreClip: num().nonnegative(),
-    rmWeight: num().nonnegative(),
-    execRewardWeight: num().nonnegative().optional(),
-    execTimeoutMs: int().positive(),
-    limit: int().nonnegative(),
-    heldoutData: z.string(),
-    heldoutEvery: int().nonnegative(),
-    heldoutSamples: int().positive(),
-    heldoutLimit: int().nonnegative(),
-    saveEvery: int().nonnegative(),
-    seed: int(),
-    resume: z.boolean().default(false),
-    quiet: z.boolean().default(false),
-    backend: backendSchema,
-  });
-
-type Flags = z.output<typeof TrainFlags>;
-
-function ppoConfig(f: Flags): PpoConfig {
-  return {
-    algo: f.algo,
-    groupSize: f.groupSize,
-    maxNewTokens: f.maxNewTokens,
-    temperature: f.temperature,
-    ppoEpochs: f.ppoEpochs,
-    miniBatches: f.miniBatches,
-    microBatchSize: f.microBatchSize,
-    gamma: f.gamma,
-    lam: f.lam,
-    clipRange: f.cliprange,
-    clipRangeValue: f.cliprangeValue,
-    vfCoef: f.vfCoef,
-    whitenAdvantages: f.whitenAdvantages,
-    lossAggregation: f.lossAggregation,
-    targetKlStop: f.targetKlStop,
-    missingEos: f.missingEosPenalty > 0 ? { mode: 'subtract', value: f.missingEosPenalty } : null,
-    scoreClip: f.scoreClip,
-    kl: { initValue: f.initKlCoef, target: f.klTarget, horizon: f.klHorizon },
-    optim: {
-      lr: f.lr,
-      minLr: f.minLr ?? f.lr,
-      warmupSteps: f.warmupSteps,
-      weightDecay: f.weightDecay,
-      beta1: f.beta1,
-      beta2: f.beta2,
-      maxGradNorm: f.maxGradNorm,
-    },
-    valueWarmup: f.valueWarmup,
-    valueWarmupLr: f.valueWarmupLr,
-    totalSteps: f.steps,
-    seed: f.seed,
-  };
-}
+import { encodePrompt, endTokenId, loadTokenizer, stopTokenIds } from '@rlhf-code/tokenizer';
 
 /** MBPP rows carry `setup`; older files MBPP's own `test_setup_code`. */
 function execPrompt(r: PpoRecord): ExecPrompt {
@@ -137,7 +37,7 @@ function execPrompt(r: PpoRecord): ExecPrompt {
  * The prompts of --heldout-data (null for "none"), checked before any model is loaded: the file exists, has at
  * least 2 prompts, and none of them is a training prompt (that is what makes them held out).
  */
-async function readHeldOut(f: Flags, training: readonly PpoRecord[]): Promise<PpoRecord[] | null> {
+async function readHeldOut(f: PpoSettings, training: readonly PpoRecord[]): Promise<PpoRecord[] | null> {
   if (f.heldoutData === 'none') return null;
   if (!fs.existsSync(f.heldoutData)) throw new UsageError(`--heldout-data ${f.heldoutData}: file not found (pass --heldout-data none to train without held-out measurements)`);
   let rs = await readPpoData(f.heldoutData);
@@ -151,7 +51,7 @@ async function readHeldOut(f: Flags, training: readonly PpoRecord[]): Promise<Pp
 
 /** The held-out measurement of those prompts, plotted to heldout.svg in --out after each record. */
 function heldOutMeasurement(
-  f: Flags,
+  f: PpoSettings,
   probe: HeldOutProbe,
 ): { probe: HeldOutProbe; every: number; onRecord: (h: readonly HeldOutRecord[]) => Promise<void> } {
   const svg = path.join(f.out, HELDOUT_SVG);
@@ -174,9 +74,7 @@ function heldOutSummary(records: readonly HeldOutRecord[]): Record<string, unkno
 
 // ---------------------------------------------------------------------------------------------
 
-async function train(opts: unknown): Promise<void> {
-  const f = parseFlags(TrainFlags, opts);
-  const cfg = ppoConfig(f);
+async function train(f: PpoSettings): Promise<void> {
   const tok = loadTokenizer(f.model);
   let records = await readPpoData(f.data);
   if (f.limit > 0) records = records.slice(0, f.limit);
@@ -244,7 +142,7 @@ async function train(opts: unknown): Promise<void> {
       `; score = ${sources.map((s) => `${s.weight} x ${s.name}`).join(' + ')}`,
   );
 
-  const ppo = new PpoTrainer(models, combineScorers(sources), cfg, { padId: tok.padId, stopTokenIds: stops });
+  const ppo = new PpoTrainer(models, combineScorers(sources), f, { padId: tok.padId, stopTokenIds: stops });
   const trainingArgs = { stage: f.algo, base_model: f.model, reward_model: f.rewardModel, exec_reward_weight: execWeight, value_head: models.valueHeadSource, ...f };
   try {
     const result = await runPpo({
@@ -286,63 +184,16 @@ async function train(opts: unknown): Promise<void> {
 // Flags
 
 const program = new Command('ppo').description('Reinforcement learning of a code policy: PPO (critic = value head) or GRPO (critic-free).');
-program
-  .command('train')
-  .description(
-    'RL from the SFT checkpoint against the reward model (+ execution score); saves the policy in Hugging Face layout. ' +
-      "PPO's critic is a value head (v_head) on the policy's own final hidden states (no second model: CPU budget), " +
-      "initialised from the reward model's score head when the widths match.",
-  )
-  .addOption(new Option('--model <dir>', 'starting policy (SFT checkpoint); also the frozen reference and the tokenizer').env('MODEL_PATH').default('results/sft'))
-  .option('--reward-model <dir>', 'reward model folder (Qwen2ForSequenceClassification); "none" = execution reward only', 'results/rm')
-  .option('--data <file>', 'prompts, one {"prompt", "tests"?, "setup"?} per line', 'data/ppo_prompts.jsonl')
-  .option('--out <dir>', 'checkpoint folder (policy + v_head, optimizer and KL state for --resume, metrics.jsonl)', 'results/ppo')
-  .addOption(new Option('--algo <name>', 'ppo: GAE with a value head; grpo: group-normalised rewards, no critic').choices(['ppo', 'grpo']).default('ppo'))
-  .option('--group-size <n>', 'grpo: responses sampled per prompt', '4')
-  .option('--steps <n>', 'PPO iterations (rollout + update)', '30')
-  .option('--batch-size <n>', 'prompts per iteration (grpo: each sampled --group-size times; run_all uses 4 with grpo)', '16')
-  .option('--mini-batches <n>', 'optimizer steps per epoch over the rollout', '2')
-  .option('--micro-batch-size <n>', 'rows per forward/backward pass (gradient accumulation); 0 = a whole minibatch', '4')
-  .option('--ppo-epochs <n>', 'passes over each rollout', '4')
-  .option('--max-new-tokens <n>', 'longest response; a response cut here gets --missing-eos-penalty', '128')
-  .option('--max-prompt-len <n>', 'prompts are cut from the left to this many tokens', '256')
-  .option('--temperature <t>', 'sampling temperature (pure sampling: top-k 0, top-p 1); log-probs use the same', '0.7')
-  .addOption(new Option('--template <name>', 'prompt format: raw text (code models) or ChatML (instruct models)').choices(['raw', 'chat']).default('raw'))
-  .option('--lr <x>', 'learning rate (AdamW)', '5e-5')
-  .option('--min-lr <x>', 'learning rate at the end of the cosine decay (default: --lr, i.e. constant)')
-  .option('--warmup-steps <n>', 'linear warmup, in optimizer steps', '0')
-  .option('--weight-decay <x>', 'decoupled weight decay on matrices', '0')
-  .option('--beta1 <x>', 'AdamW beta1', '0.9')
-  .option('--beta2 <x>', 'AdamW beta2', '0.999')
-  .option('--max-grad-norm <x>', 'clip the global gradient norm (0 = off)', '1')
-  .option('--init-kl-coef <x>', 'KL coefficient (ppo: penalty in the reward; grpo: k3 KL term in the loss)', '0.05')
-  .option('--kl-target <x>', 'adapt the KL coefficient towards this KL per response (Ziegler et al.); unset = fixed')
-  .option('--kl-horizon <n>', 'adaptive KL: horizon in samples', '10000')
-  .option('--target-kl-stop <x>', 'stop an iteration\'s epochs when a minibatch\'s approx KL exceeds this (0 = never)', '0')
-  .option('--cliprange <x>', 'policy ratio clip', '0.2')
-  .option('--cliprange-value <x>', 'value clip around the rollout values', '0.2')
-  .option('--vf-coef <x>', 'weight of the value loss', '0.1')
-  .option('--value-warmup <n>', 'ppo: the first n iterations train only the value head (policy frozen), so the advantages mean something when the policy starts to move', '0')
-  .option('--value-warmup-lr <x>', 'ppo: learning rate of the value head during --value-warmup', '1e-3')
-  .option('--gamma <x>', 'discount', '1')
-  .option('--lam <x>', 'GAE lambda', '0.95')
-  .option('--no-whiten-advantages', 'do not normalise advantages to mean 0, variance 1 (ppo)')
-  .addOption(new Option('--loss-aggregation <mode>', 'token-mean: every token counts once; seq-mean: every response counts once').choices([...LOSS_AGGREGATIONS]).default('token-mean'))
-  .option('--missing-eos-penalty <x>', 'subtracted from the score of responses that never emitted EOS (0 = off)', '1')
-  .option('--score-clip <x>', 'clip scores to [-x, x] (0 = off)', '5')
-  .option('--rm-weight <x>', 'weight of the reward-model score', '1')
-  .option('--exec-reward-weight <x>', 'weight of the sandbox execution score in [0, 1] (default 0.5 when prompts have tests, else 0)')
-  .option('--exec-timeout-ms <n>', 'sandbox wall-clock limit per response', '5000')
-  .option('--limit <n>', 'use only the first n prompts (0 = all)', '0')
-  .option('--heldout-data <file>', 'prompts PPO never trains on, measured before the first iteration, every --heldout-every iterations and at the end (heldout.jsonl, heldout.svg in --out); "none" = off', 'data/mbpp_validation.jsonl')
-  .option('--heldout-every <n>', 'iterations between held-out measurements (0 = only at the start and the end)', '10')
-  .option('--heldout-samples <k>', 'responses sampled per held-out prompt (at --temperature, the same seed every time)', '2')
-  .option('--heldout-limit <n>', 'measure only the first n held-out prompts (0 = all)', '0')
-  .option('--save-every <n>', 'also save every n iterations (0 = only at the end)', '10')
-  .option('--seed <n>', 'seed of sampling, prompt order and value-head initialisation', '0')
-  .option('--resume', 'continue from the checkpoint in --out (same settings)')
-  .option('--quiet', 'no progress bar')
-  .addOption(backendOption())
-  .action(train);
+settingsCommand(
+  program
+    .command('train')
+    .description(
+      'RL from the SFT checkpoint against the reward model (+ execution score); saves the policy in Hugging Face layout. ' +
+        "PPO's critic is a value head (v_head) on the policy's own final hidden states (no second model: CPU budget), " +
+        "initialised from the reward model's score head when the widths match.",
+    ),
+  PpoSettings,
+  train,
+);
 
 runCli(program, shutdownBackend);

@@ -2,10 +2,10 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { BASE_MODEL, helpHasFlag, REPO_ROOT, runApp, schemaKeys, writeTinyModel } from '@rlhf-code/cli/testing';
+import { BASE_MODEL, printedConfig, runApp, writeTinyModel } from '@rlhf-code/cli/testing';
 import { readPpoData, readRmData, readSftData } from '@rlhf-code/data';
-import { cursorInCode, functionCases, functionSource, maxLineRepeat, withFileContext } from '@rlhf-code/eval';
-import { fimExamplesFromText } from '@rlhf-code/online';
+import { fimExamplesFromText, maxLineRepeat, PrepRmSettings, PrepSyntaxSettings } from '@rlhf-code/datagen';
+import { cursorInCode, functionCases, functionSource, withFileContext } from '@rlhf-code/eval';
 import { checkSyntax } from '@rlhf-code/sandbox';
 import { isHeldOut, readCorpus } from '@rlhf-code/tokenizer';
 
@@ -252,10 +252,12 @@ describe('prep syntax', () => {
     });
   });
 
-  it('--help lists a flag for every key of its schema', () => {
-    const keys = schemaKeys(readFileSync(path.join(REPO_ROOT, 'apps/prep/src/main.ts'), 'utf8'), 'SyntaxFlags');
-    expect(keys).toEqual(expect.arrayContaining(['model', 'corpus', 'source', 'fimData', 'fimCases', 'functions', 'samples', 'maxLineRepeats', 'maxPromptTokens']));
-    const help = runApp('prep', ['syntax', '--help']);
-    expect(keys.filter((k) => !helpHasFlag(help.stdout, k))).toEqual([]);
+  it('--print-config: each source with its own settings and defaults', () => {
+    expect(printedConfig('prep', ['syntax'])).toEqual(PrepSyntaxSettings.parse({}));
+    expect(printedConfig('prep', ['syntax', '--source', 'fim'])).toMatchObject({ source: 'fim', maxNewTokens: 64, fimCases: 0 });
+    expect(printedConfig('prep', ['syntax'])).toMatchObject({ source: 'functions', maxNewTokens: 128, functions: 1200 });
+    expect(printedConfig('prep', ['rm', '--limit', '3'])).toEqual(PrepRmSettings.parse({ limit: 3 }));
+    const r = runApp('prep', ['syntax', '--fim-cases', '3', '--print-config']);
+    expect(r.stderr).toBe('prep: error: --fim-cases: only with source fim, not source functions\n');
   });
 });

@@ -4,7 +4,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { readSafetensors } from '@rlhf-code/model';
-import { BASE_MODEL as BASE, helpHasFlag, REPO_ROOT as ROOT, runApp, schemaKeys, writeTinyModel } from '@rlhf-code/cli/testing';
+import { BASE_MODEL as BASE, printedConfig, runApp, writeTinyModel } from '@rlhf-code/cli/testing';
+import { RmSettings } from '@rlhf-code/train';
 
 const rm = (...args: string[]) => runApp('rm', args);
 
@@ -83,13 +84,9 @@ describe('rm train', () => {
     expect(r.stderr).toMatch(/^rm step 2: eval\/mse=\S+ eval\/pearson=\S+ eval\/n=4 eval\/pairwise_accuracy=\S+ eval\/pairwise_n=2$/m);
   });
 
-  it('--help lists a flag for every key of the flags schema', () => {
-    const src = readFileSync(path.join(ROOT, 'apps/rm/src/main.ts'), 'utf8');
-    const keys = schemaKeys(src, 'Flags');
-    expect(keys).toEqual(expect.arrayContaining(['model', 'data', 'heldoutFraction', 'maxGradNorm', 'backend']));
-    const r = rm('train', '--help');
-    expect(r.code).toBe(0);
-    expect(keys.filter((k) => !helpHasFlag(r.stdout, k))).toEqual([]);
+  it('--print-config: the schema defaults, MODEL_PATH, then flags', () => {
+    expect(printedConfig('rm', ['train'])).toEqual(RmSettings.parse({}));
+    expect(printedConfig('rm', ['train', '--pair-loss', 'bt', '--lr', '2e-5'])).toEqual(RmSettings.parse({ pairLoss: 'bt', lr: 2e-5 }));
   });
 });
 

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { z } from 'zod';
-import { flagName, parseFlags, parseJsonFlag, runCli, UsageError } from './index';
+import { flagName, parseFlags, parseJsonFlag, runCli, UsageError } from './flags';
 
 describe('cli helpers', () => {
   it('turns option keys into flag names', () => {

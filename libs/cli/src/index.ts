@@ -1,61 +1,6 @@
-// Shared plumbing for the apps' command lines: zod-validated flags with errors that name the flag,
-// JSON-valued flags, the --backend option, and a runner that prints errors without stack traces.
-import { Command, Option } from 'commander';
-import { z } from 'zod';
-
-/** maxNewTokens -> --max-new-tokens */
-export function flagName(key: string): string {
-  return '--' + key.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase());
-}
-
-/** One line per problem, each naming the flag. */
-export function describeZodError(err: z.ZodError, name: (path: PropertyKey[]) => string = (p) => flagName(String(p[0] ?? 'flags'))): string {
-  return err.issues.map((i) => `${name(i.path)}: ${i.message}`).join('\n');
-}
-
-/** Validate commander's parsed options with a zod schema. */
-export function parseFlags<S extends z.ZodType>(schema: S, opts: unknown): z.output<S> {
-  const r = schema.safeParse(opts);
-  if (!r.success) throw new UsageError(describeZodError(r.error));
-  return r.data;
-}
-
-/** Parse a JSON-valued flag with a zod schema; errors name the flag. */
-export function parseJsonFlag<S extends z.ZodType>(flag: string, text: string, schema: S): z.output<S> {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw new UsageError(`${flag}: not valid JSON: ${text.length > 80 ? text.slice(0, 80) + '...' : text}`);
-  }
-  const r = schema.safeParse(value);
-  if (!r.success) throw new UsageError(describeZodError(r.error, (p) => `${flag}${p.map((k) => `[${String(k)}]`).join('')}`));
-  return r.data;
-}
-
-/** An error caused by the user's input: printed as one message, no stack trace. */
-export class UsageError extends Error {}
-
-export const BACKENDS = ['auto', 'node-gpu', 'node', 'wasm', 'cpu'] as const;
-export const backendSchema = z.enum(BACKENDS).optional();
-
-export function backendOption(): Option {
-  return new Option('--backend <name>', 'compute backend; auto tries tfjs-node-gpu, tfjs-node, wasm, cpu in that order (env RLHF_BACKEND)').choices([...BACKENDS]);
-}
-
-/**
- * Run a commander program: errors print as `<app>: error: <message>` on stderr with exit code 1
- * (plus the stack trace when RLHF_DEBUG=1); `cleanup` always runs.
- */
-export async function runCli(program: Command, cleanup?: () => void): Promise<void> {
-  try {
-    await program.parseAsync();
-  } catch (err) {
-    const msg = err instanceof z.ZodError ? describeZodError(err) : err instanceof Error ? err.message : String(err);
-    process.stderr.write(`${program.name()}: error: ${msg}\n`);
-    if (process.env.RLHF_DEBUG && err instanceof Error && err.stack) process.stderr.write(err.stack + '\n');
-    process.exitCode = 1;
-  } finally {
-    cleanup?.();
-  }
-}
+// @rlhf-code/cli: the apps' command-line plumbing. Settings come from one zod schema per stage (settings.ts: flags,
+// --help, --config, --print-config); flags.ts has the flag-level helpers, the --backend option and the runner that
+// prints errors without stack traces.
+export { backendField, backendOption, backendSchema, parseFlags, parseJsonFlag, runCli, UsageError } from './flags';
+export { progressBar, stagedProgress } from './progress';
+export { readConfigFile, settingsCommand } from './settings';

@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { DataError, MbppLeakGuard, mbppDatasets, mbppPrompt, mbppSplit, normalizeCode, readMbpp, type MbppTask } from './index';
+import { DataError } from './data-error';
+import { MbppLeakGuard, mbppDatasets, mbppPrompt, mbppSplit, normalizeCode, readMbpp, type MbppTask } from './mbpp';
 
 const task = (task_id: number, text = `Write a function number ${task_id}.`): MbppTask => ({
   task_id,

@@ -26,7 +26,7 @@ import {
   writeBaseEval,
 } from './base-eval';
 import { cutBody, functionCases, functionSource } from './function-eval';
-import { saveTinyModel, TOKENIZER_DIR } from './testing/tiny-model';
+import { saveTinyModel, TOKENIZER_DIR } from '@rlhf-code/model/testing';
 
 describe('first-line rule', () => {
   it('takes the first line with a non-whitespace character, trimmed at both ends', () => {
@@ -220,7 +220,8 @@ beforeAll(async () => {
   await initBackend({ quiet: true });
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'base-eval-'));
   modelDir = path.join(tmp, 'base');
-  model = await saveTinyModel(modelDir, 3);
+  await saveTinyModel(modelDir, { seed: 3 });
+  model = await Qwen2Model.load(modelDir, { trainable: false });
   tok = loadTokenizer(TOKENIZER_DIR);
 });
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));

@@ -10,7 +10,7 @@ import { readEvalProblems } from './data';
 import { evaluate, EvalResult } from './evaluate';
 import { sandboxExecutor } from './executor';
 import { METRIC_KEYS } from './metrics';
-import { saveTinyModel, saveTinyRewardModel, TOKENIZER_DIR } from './testing/tiny-model';
+import { saveTinyModel, TOKENIZER_DIR } from '@rlhf-code/model/testing';
 import { formatMarkdown } from './report';
 import { writeEvalOutputs } from './write';
 
@@ -27,9 +27,9 @@ beforeAll(async () => {
   dirs.base = path.join(tmp, 'base');
   dirs.sft = path.join(tmp, 'sft');
   dirs.rm = path.join(tmp, 'rm');
-  (await saveTinyModel(dirs.base, 1)).dispose();
-  (await saveTinyModel(dirs.sft, 2)).dispose();
-  await saveTinyRewardModel(dirs.sft, dirs.rm);
+  await saveTinyModel(dirs.base, { seed: 1 });
+  await saveTinyModel(dirs.sft, { seed: 2 });
+  await saveTinyModel(dirs.rm, { seed: 2, kind: 'rm' });
   const problems = await readEvalProblems(path.join(__dirname, 'fixtures/tiny_eval.jsonl'));
   tensorsBefore = tf.memory().numTensors;
   result = await evaluate({

@@ -1,7 +1,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { loadOnlineConfig } from './config';
-import { tempDir } from './testing/tiny-model';
+import { tempDir } from '@rlhf-code/model/testing';
 
 test('documented defaults: ports 8081/8082, RLinf test token and project, Cursor rewards', () => {
   const c = loadOnlineConfig({ env: {} });

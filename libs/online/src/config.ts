@@ -1,13 +1,13 @@
 // The online service's configuration: one zod schema with every default in one place.
-// Precedence (lowest first): these defaults < the --config JSON file < environment variables < command-line flags.
+// Precedence (lowest first): these defaults < the --config file (JSON or YAML) < environment variables < command-line flags.
 //
 // Environment variables (comma-separated lists):
 //   ONLINE_TOKENS    bearer tokens the feedback server accepts          (feedback.tokens)
 //   ONLINE_PROJECTS  project ids (X-Project-ID) the feedback server accepts (feedback.projects)
 //   ONLINE_API_KEYS  API keys the completion server accepts            (completion.apiKeys)
 //   MODEL_PATH       the starting model folder                          (model)
-import * as fs from 'fs';
 import { z } from 'zod';
+import { readConfigFile } from '@rlhf-code/cli';
 import { REPO_CONTEXT_MODES, SERVED_MIN_TOKENS } from '@rlhf-code/tokenizer';
 import { MULTILINE_MODES } from '@rlhf-code/continue';
 
@@ -213,27 +213,18 @@ export function parseOnlineConfig(value: unknown, source = 'config'): OnlineConf
 }
 
 /**
- * Build the config: defaults, then the JSON file (if any), then the environment, then `overrides` (from flags).
+ * Build the config: defaults, then the file (if any, JSON or YAML), then the environment, then `overrides` (from flags).
  * Unknown keys in the file are errors (a typo must not silently fall back to a default).
  */
 export function loadOnlineConfig(opts: { file?: string; env?: NodeJS.ProcessEnv; overrides?: Json } = {}): OnlineConfig {
   let fromFile: Json = {};
   if (opts.file) {
-    let text: string;
     try {
-      text = fs.readFileSync(opts.file, 'utf8');
+      fromFile = readConfigFile(opts.file); // JSON or YAML
     } catch (e) {
-      throw new ConfigError(`${opts.file}: cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+      throw new ConfigError((e as Error).message);
     }
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch (e) {
-      throw new ConfigError(`${opts.file}: not valid JSON (${(e as Error).message})`);
-    }
-    if (!isObject(parsed)) throw new ConfigError(`${opts.file}: expected a JSON object`);
-    parseOnlineConfig(parsed, opts.file); // errors name the file
-    fromFile = parsed;
+    parseOnlineConfig(fromFile, opts.file); // errors name the file
   }
   const merged = merge(merge(fromFile, configFromEnv(opts.env)), opts.overrides ?? {});
   return parseOnlineConfig(merged, opts.file ?? 'config');

@@ -1,7 +1,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { FeedbackLog, type LoggedEvent } from './feedback-log';
-import { tempDir } from './testing/tiny-model';
+import { tempDir } from '@rlhf-code/model/testing';
 
 const event = (completionId: string | undefined, accepted = true): Omit<LoggedEvent, 'type' | 'seq'> => ({
   received: '2025-01-01T00:00:00.000Z',

@@ -5,7 +5,7 @@ import { FeedbackServerSchema } from './config';
 import { FeedbackLog } from './feedback-log';
 import { buildFeedbackServer } from './feedback-server';
 import { jsonOf } from './testing/http';
-import { tempDir } from './testing/tiny-model';
+import { tempDir } from '@rlhf-code/model/testing';
 
 let app: FastifyInstance;
 let log: FeedbackLog;

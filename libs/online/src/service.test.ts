@@ -7,7 +7,8 @@ import { continueHeaders, continueRequestBody, streamCompletion } from '@rlhf-co
 import { startOnlineService, type OnlineService } from './service';
 import { runSimulation } from '@rlhf-code/continue';
 import { jsonOf } from './testing/http';
-import { makeTinyModelDir, tempDir } from './testing/tiny-model';
+import { tempDir } from '@rlhf-code/model/testing';
+import { makeTinyModelDir } from './testing/tiny-model';
 
 beforeAll(() => initBackend({ quiet: true }));
 

@@ -5,7 +5,8 @@
 // The learnable reward must show a gain beyond noise; the noise reward must not.
 import { createRng, generateBatch, Qwen2Model } from '@rlhf-code/model';
 import { paired, type PairedDiff } from '@rlhf-code/stats';
-import { PpoConfig, PpoPrompt, PpoTrainer } from './ppo-trainer';
+import { PpoPrompt, PpoTrainer } from './ppo-trainer';
+import { PpoSettings } from './settings';
 import { combineScorers, Scorer } from './scorers';
 import { createValueHead } from './value-head';
 import { tinyConfig, TINY_EOS, TINY_PAD } from './testing/tiny';
@@ -20,12 +21,7 @@ const train: PpoPrompt[] = [[3, 4], [5], [6, 8, 9], [10, 11], [12], [13, 14], [1
 const heldOut = [[19], [20, 21], [22], [23, 2], [2, 19], [21], [22, 23], [20]];
 const SAMPLES = 32;
 
-const config: PpoConfig = {
-  algo: 'ppo', groupSize: 4, maxNewTokens: 5, temperature: 1, ppoEpochs: 2, miniBatches: 2, microBatchSize: 0, gamma: 1,
-  lam: 0.95, clipRange: 0.2, clipRangeValue: 0.2, vfCoef: 0.1, whitenAdvantages: true, lossAggregation: 'token-mean',
-  targetKlStop: 0, missingEos: null, scoreClip: 5, kl: { initValue: 0.01, horizon: 10000 },
-  optim: { lr: 1e-2, minLr: 1e-2, warmupSteps: 0, weightDecay: 0, beta1: 0.9, beta2: 0.999, maxGradNorm: 1 }, valueWarmup: 0, valueWarmupLr: 1e-3, totalSteps: 25, seed: 0,
-};
+const config = PpoSettings.parse({ maxNewTokens: 5, temperature: 1, ppoEpochs: 2, miniBatches: 2, microBatchSize: 0, missingEosPenalty: 0, initKlCoef: 0.01, lr: 1e-2, steps: 25 });
 
 /** Per held-out prompt, the share of SAMPLES sampled responses that contain GOOD. */
 async function goodRate(model: Qwen2Model): Promise<number[]> {
@@ -48,7 +44,7 @@ async function gainAfterTraining(reward: Scorer): Promise<PairedDiff> {
     stopTokenIds: [TINY_EOS],
   });
   try {
-    for (let i = 0; i < config.totalSteps; i++) await ppo.step(train);
+    for (let i = 0; i < config.steps; i++) await ppo.step(train);
     return paired(await goodRate(policy), await goodRate(reference));
   } finally {
     ppo.dispose();

@@ -10,7 +10,8 @@ import {
   TrainingState,
 } from '@rlhf-code/model';
 import { HELDOUT_FILE, HELDOUT_SVG } from './heldout';
-import type { PpoAlgo, PpoModels } from './ppo-trainer';
+import type { PpoModels } from './ppo-trainer';
+import type { PpoAlgo } from './settings';
 import { createValueHead, valueHeadFromWeights, ValueHeadSource } from './value-head';
 
 export interface LoadPpoModelsOptions {

@@ -7,7 +7,8 @@ import { loadTrainingState, Qwen2Model, readConfig, RewardModel, saveCheckpoint 
 import { loadPpoModels, savePpoCheckpoint } from './ppo-checkpoint';
 import { HeldOutProbe, HeldOutRecord } from './heldout';
 import { runPpo } from './ppo-run';
-import { PpoConfig, PpoModels, PpoPrompt, PpoTrainer } from './ppo-trainer';
+import { PpoModels, PpoPrompt, PpoTrainer } from './ppo-trainer';
+import { PpoSettings } from './settings';
 import { combineScorers } from './scorers';
 import { createValueHead } from './value-head';
 import { tinyConfig, TINY_EOS, TINY_PAD } from './testing/tiny';
@@ -17,31 +18,24 @@ useTestBackend();
 
 const scorer = combineScorers([{ name: 'len', weight: 1, scorer: (s) => s.map((x) => x.responseIds.length / 4) }]);
 const prompts: PpoPrompt[] = [[3, 4], [5], [6, 8, 9], [10, 11], [12], [13, 14]].map((ids, index) => ({ index, ids }));
-const config: PpoConfig = {
-  algo: 'ppo',
-  groupSize: 2,
+const settings = {
   maxNewTokens: 4,
-  temperature: 0.7,
   ppoEpochs: 2,
   miniBatches: 2,
   microBatchSize: 2,
-  gamma: 1,
-  lam: 0.95,
-  clipRange: 0.2,
-  clipRangeValue: 0.2,
-  vfCoef: 0.1,
-  whitenAdvantages: true,
-  lossAggregation: 'token-mean',
-  targetKlStop: 0,
-  missingEos: { mode: 'subtract', value: 0.5 },
-  scoreClip: 5,
-  kl: { initValue: 0.1, target: 0.01, horizon: 100 }, // adaptive: its state must survive the resume
-  optim: { lr: 1e-2, minLr: 1e-3, warmupSteps: 1, weightDecay: 0.01, beta1: 0.9, beta2: 0.999, maxGradNorm: 1 },
-  valueWarmup: 0,
-  valueWarmupLr: 1e-3,
-  totalSteps: 3,
+  missingEosPenalty: 0.5,
+  initKlCoef: 0.1, // adaptive: its state must survive the resume
+  klTarget: 0.01,
+  klHorizon: 100,
+  lr: 1e-2,
+  schedule: 'cosine',
+  minLr: 1e-3,
+  warmupSteps: 1,
+  weightDecay: 0.01,
+  steps: 3,
   seed: 4,
 };
+const config = PpoSettings.parse(settings);
 
 let tmp: string;
 let sft: string;
@@ -145,7 +139,7 @@ describe('runPpo', () => {
 
   it('refuses fewer prompts than a batch', async () => {
     const models = await loadPpoModels({ modelDir: sft, algo: 'grpo' });
-    const ppo = new PpoTrainer(models, scorer, { ...config, algo: 'grpo' }, { padId: TINY_PAD, stopTokenIds: [TINY_EOS] });
+    const ppo = new PpoTrainer(models, scorer, PpoSettings.parse({ ...settings, algo: 'grpo' }), { padId: TINY_PAD, stopTokenIds: [TINY_EOS] });
     await expect(
       runPpo({ ppo, prompts: prompts.slice(0, 2), batchSize: 4, steps: 1, outDir: path.join(tmp, 'c'), saveEvery: 0, save: async () => {}, quiet: true, seed: 0 }),
     ).rejects.toThrow('2 prompts are fewer than one batch of 4');

@@ -3,7 +3,8 @@
 import * as tf from '@tensorflow/tfjs';
 import { Qwen2Model } from '@rlhf-code/model';
 import { mean } from './metrics';
-import { PpoConfig, PpoModels, PpoPrompt, PpoTrainer } from './ppo-trainer';
+import { PpoModels, PpoPrompt, PpoTrainer } from './ppo-trainer';
+import { PpoSettings } from './settings';
 import { combineScorers } from './scorers';
 import { createValueHead } from './value-head';
 import { tinyConfig, TINY_EOS, TINY_PAD } from './testing/tiny';
@@ -15,33 +16,9 @@ const GOOD = 7;
 const scorer = combineScorers([{ name: 'contains_good', weight: 1, scorer: (s) => s.map((x) => (x.responseIds.includes(GOOD) ? 1 : 0)) }]);
 const prompts: PpoPrompt[] = [[3, 4], [5], [6, 8, 9], [10, 11], [12], [13, 14], [15, 16, 17], [18]].map((ids, index) => ({ index, ids }));
 
-function config(over: Partial<PpoConfig> = {}): PpoConfig {
-  return {
-    algo: 'ppo',
-    groupSize: 4,
-    maxNewTokens: 5,
-    temperature: 1,
-    ppoEpochs: 2,
-    miniBatches: 2,
-    microBatchSize: 0,
-    gamma: 1,
-    lam: 0.95,
-    clipRange: 0.2,
-    clipRangeValue: 0.2,
-    vfCoef: 0.1,
-    whitenAdvantages: true,
-    lossAggregation: 'token-mean',
-    targetKlStop: 0,
-    missingEos: null,
-    scoreClip: 5,
-    kl: { initValue: 0.01, horizon: 10000 },
-    optim: { lr: 1e-2, minLr: 1e-2, warmupSteps: 0, weightDecay: 0, beta1: 0.9, beta2: 0.999, maxGradNorm: 1 },
-    valueWarmup: 0,
-    valueWarmupLr: 1e-3,
-    totalSteps: 25,
-    seed: 0,
-    ...over,
-  };
+/** The tests' PPO settings: small batches, a high constant learning rate, no missing-EOS penalty. */
+function config(over: Record<string, unknown> = {}): PpoSettings {
+  return PpoSettings.parse({ maxNewTokens: 5, temperature: 1, ppoEpochs: 2, miniBatches: 2, microBatchSize: 0, missingEosPenalty: 0, initKlCoef: 0.01, lr: 1e-2, steps: 25, ...over });
 }
 
 function tinyModels(withValueHead: boolean): PpoModels {
@@ -88,7 +65,7 @@ describe('PpoTrainer', () => {
 
   it('GRPO raises the reward too; groups where every sample scored the same still take part (KL term)', async () => {
     const models = tinyModels(false);
-    const ppo = new PpoTrainer(models, scorer, config({ algo: 'grpo', ppoEpochs: 1, miniBatches: 1, kl: { initValue: 0.01, horizon: 10000 } }), {
+    const ppo = new PpoTrainer(models, scorer, config({ algo: 'grpo', ppoEpochs: 1, miniBatches: 1 }), {
       padId: TINY_PAD,
       stopTokenIds: [TINY_EOS],
     });
@@ -133,7 +110,7 @@ describe('PpoTrainer', () => {
   it('stops the update early when the approximate KL passes the bound', async () => {
     const models = tinyModels(true);
     // A huge learning rate moves the policy far in one minibatch.
-    const ppo = new PpoTrainer(models, scorer, config({ targetKlStop: 1e-6, optim: { ...config().optim, lr: 0.5, minLr: 0.5 } }), {
+    const ppo = new PpoTrainer(models, scorer, config({ targetKlStop: 1e-6, lr: 0.5 }), {
       padId: TINY_PAD,
       stopTokenIds: [TINY_EOS],
     });
@@ -166,7 +143,7 @@ describe('PpoTrainer', () => {
   it('applies the missing-EOS penalty to scores', async () => {
     const models = tinyModels(true);
     const zero = combineScorers([{ name: 'zero', weight: 1, scorer: (s) => s.map(() => 0) }]);
-    const ppo = new PpoTrainer(models, zero, config({ maxNewTokens: 2, missingEos: { mode: 'subtract', value: 1 }, ppoEpochs: 1 }), {
+    const ppo = new PpoTrainer(models, zero, config({ maxNewTokens: 2, missingEosPenalty: 1, ppoEpochs: 1 }), {
       padId: TINY_PAD,
       stopTokenIds: [TINY_EOS],
     });

@@ -15,7 +15,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { createRng, Qwen2Model, Rng, ScalarHead } from '@rlhf-code/model';
 import { shuffle } from '@rlhf-code/data';
-import { MicroBatch, Trainer } from '@rlhf-code/train';
+import { MicroBatch, Trainer, trainerConfig } from '@rlhf-code/train';
 import { computeGae } from './gae';
 import { groupAdvantages } from './grpo';
 import { createKlController, KlController, KlControllerState, restoreKlController } from './kl-controller';
@@ -23,57 +23,12 @@ import { LossAggregation, maskedMean } from './masked';
 import { mean, METRICS, MetricRecord, rolloutMetrics } from './metrics';
 import { forwardResponses, forwardResponsesToHost } from './policy-forward';
 import { clippedUpdate, policyLoss } from './clipped-update';
-import { applyMissingEosPenalty, clipScores, MissingEosOptions, perTokenRewards } from './rewards';
+import { applyMissingEosPenalty, clipScores, perTokenRewards } from './rewards';
 import { layoutSequences, sampleResponses, selectRows, SequenceBatch, takeRows } from './rollout';
 import { CombinedScorer, rolloutSamples } from './scorers';
+import type { PpoSettings } from './settings';
 import { clippedValueLoss } from './value-loss';
 import { whiten } from './whiten';
-
-export type PpoAlgo = 'ppo' | 'grpo';
-
-export interface PpoOptimConfig {
-  lr: number;
-  minLr: number;
-  warmupSteps: number;
-  weightDecay: number;
-  beta1: number;
-  beta2: number;
-  maxGradNorm: number;
-}
-
-export interface PpoConfig {
-  algo: PpoAlgo;
-  /** GRPO: responses sampled per prompt. */
-  groupSize: number;
-  maxNewTokens: number;
-  temperature: number;
-  ppoEpochs: number;
-  miniBatches: number;
-  /** Rows per forward/backward pass inside a minibatch (gradient accumulation); 0 = the whole minibatch. */
-  microBatchSize: number;
-  gamma: number;
-  lam: number;
-  clipRange: number;
-  clipRangeValue: number;
-  vfCoef: number;
-  whitenAdvantages: boolean;
-  lossAggregation: LossAggregation;
-  /** Stop the update when a minibatch's approx KL exceeds this; 0 = never. */
-  targetKlStop: number;
-  /** null = no penalty for responses cut at maxNewTokens. */
-  missingEos: MissingEosOptions | null;
-  /** Clip scores to [-scoreClip, scoreClip]; 0 = off. */
-  scoreClip: number;
-  /** PPO: KL penalty in the reward; GRPO: weight of the k3 KL term in the loss. Adaptive with a target. */
-  kl: { initValue: number; target?: number; horizon: number };
-  optim: PpoOptimConfig;
-  /** PPO: the first n iterations train only the value head (policy frozen), at valueWarmupLr. 0 = off. */
-  valueWarmup: number;
-  valueWarmupLr: number;
-  /** PPO iterations planned (for the learning-rate schedule). */
-  totalSteps: number;
-  seed: number;
-}
 
 export interface PpoModels {
   /** Trained. */
@@ -120,32 +75,28 @@ export class PpoTrainer {
   constructor(
     readonly models: PpoModels,
     readonly scorer: CombinedScorer,
-    readonly config: PpoConfig,
+    readonly config: PpoSettings,
     readonly tokens: { padId: number; stopTokenIds: number[] },
   ) {
     checkConfig(config, models);
     const params: Record<string, tf.Variable> = { ...models.policy.params, ...(models.valueHead?.params ?? {}) };
-    const optimizerSteps = config.totalSteps * config.ppoEpochs * config.miniBatches;
-    this.trainer = new Trainer(params, {
-      optimizer: { lr: config.optim.lr, weightDecay: config.optim.weightDecay, beta1: config.optim.beta1, beta2: config.optim.beta2 },
-      schedule: { minLr: config.optim.minLr, warmupSteps: Math.min(config.optim.warmupSteps, optimizerSteps), totalSteps: optimizerSteps, kind: 'cosine' },
-      maxGradNorm: config.optim.maxGradNorm,
-    });
-    const warmup = models.valueHead && config.valueWarmup > 0 ? config.valueWarmup * config.ppoEpochs * config.miniBatches : 0;
-    this.valueTrainer = warmup
-      ? new Trainer(models.valueHead!.params, {
-          optimizer: { lr: config.valueWarmupLr, weightDecay: 0, beta1: config.optim.beta1, beta2: config.optim.beta2 },
-          schedule: { totalSteps: warmup, kind: 'constant' },
-          maxGradNorm: config.optim.maxGradNorm,
-        })
-      : null;
-    this.kl = createKlController(config.kl);
+    this.trainer = new Trainer(params, trainerConfig(config, config.steps * config.ppoEpochs * config.miniBatches));
+    const warmup = config.algo === 'ppo' && models.valueHead && config.valueWarmup > 0 ? config.valueWarmup * config.ppoEpochs * config.miniBatches : 0;
+    this.valueTrainer =
+      warmup && config.algo === 'ppo'
+        ? new Trainer(models.valueHead!.params, {
+            optimizer: { lr: config.valueWarmupLr, weightDecay: 0, beta1: config.beta1, beta2: config.beta2 },
+            schedule: { totalSteps: warmup, kind: 'constant' },
+            maxGradNorm: config.maxGradNorm,
+          })
+        : null;
+    this.kl = createKlController({ initValue: config.initKlCoef, target: config.klTarget, horizon: config.klHorizon });
     this.rng = createRng(`ppo:${config.seed}`);
   }
 
   /** True while only the value head learns. */
   get warmingUp(): boolean {
-    return this.valueTrainer !== null && this.ppoStep < this.config.valueWarmup;
+    return this.valueTrainer !== null && this.config.algo === 'ppo' && this.ppoStep < this.config.valueWarmup;
   }
 
   state(): PpoTrainerState {
@@ -168,11 +119,10 @@ export class PpoTrainer {
     if (prompts.length === 0) throw new Error('PpoTrainer.step: no prompts');
     const cfg = this.config;
     const { policy, reference, valueHead } = this.models;
-    const grpo = cfg.algo === 'grpo';
 
     const t0 = Date.now();
     // 1. Rollout. GRPO repeats each prompt groupSize times, the copies next to each other.
-    const rows = grpo ? prompts.flatMap((p) => new Array<PpoPrompt>(cfg.groupSize).fill(p)) : [...prompts];
+    const rows = cfg.algo === 'grpo' ? prompts.flatMap((p) => new Array<PpoPrompt>(cfg.groupSize).fill(p)) : [...prompts];
     const promptIds = rows.map((p) => p.ids);
     const gen = await sampleResponses(policy, promptIds, {
       maxNewTokens: cfg.maxNewTokens,
@@ -194,17 +144,17 @@ export class PpoTrainer {
     // 3. Scores.
     const samples = rolloutSamples(rows, gen);
     const scored = await this.scorer(samples);
-    let scores = cfg.missingEos ? applyMissingEosPenalty(scored.scores, gen.endedWithEos, cfg.missingEos) : scored.scores;
+    let scores = cfg.missingEosPenalty > 0 ? applyMissingEosPenalty(scored.scores, gen.endedWithEos, { mode: 'subtract', value: cfg.missingEosPenalty }) : scored.scores;
     scores = clipScores(scores, cfg.scoreClip);
 
     // 4. Advantages.
     const klCoef = this.kl.value;
-    const shaped = perTokenRewards({ logprobs: pol.logprobs, refLogprobs: ref.logprobs, mask, scores, klCoef: grpo ? 0 : klCoef });
+    const shaped = perTokenRewards({ logprobs: pol.logprobs, refLogprobs: ref.logprobs, mask, scores, klCoef: cfg.algo === 'grpo' ? 0 : klCoef });
     const kl = shaped.kl;
     const rollout: Rollout = { batch, oldLogprobs: pol.logprobs, refLogprobs: ref.logprobs, advantages: [] };
     const extra: MetricRecord = {};
     let rawAdvantages: number[][];
-    if (grpo) {
+    if (cfg.algo === 'grpo') {
       const g = groupAdvantages(scores, cfg.groupSize);
       rawAdvantages = mask.map((row, b) => row.map((m) => (m ? g.advantages[b] : 0)));
       rollout.advantages = rawAdvantages;
@@ -298,11 +248,11 @@ export class PpoTrainer {
       const f = forwardResponses(policy, sub, { temperature: cfg.temperature, valueHead });
       // GRPO: the k3 KL to the reference is in the loss; PPO: the KL is in the rewards instead.
       const grpoKl = cfg.algo === 'grpo' ? this.kl.value : 0;
-      const pg = policyLoss(f.logprobs, host(r.oldLogprobs), host(r.advantages), mask, { clipRange: cfg.clipRange, aggregation: cfg.lossAggregation, klCoef: grpoKl }, grpoKl > 0 ? host(r.refLogprobs) : undefined);
+      const pg = policyLoss(f.logprobs, host(r.oldLogprobs), host(r.advantages), mask, { clipRange: cfg.cliprange, aggregation: cfg.lossAggregation, klCoef: grpoKl }, grpoKl > 0 ? host(r.refLogprobs) : undefined);
       const aux = pg.aux;
       let loss: tf.Scalar = pg.loss;
       if (cfg.algo === 'ppo') {
-        const v = clippedValueLoss(f.values!, host(r.oldValues!), host(r.returns!), mask, cfg.clipRangeValue, cfg.lossAggregation);
+        const v = clippedValueLoss(f.values!, host(r.oldValues!), host(r.returns!), mask, cfg.cliprangeValue, cfg.lossAggregation);
         loss = valueOnly ? v.loss : tf.add(loss, tf.mul(cfg.vfCoef, v.loss));
         aux[METRICS.lossValue] = v.loss;
         aux[METRICS.valClipfrac] = v.clipfrac;
@@ -319,19 +269,12 @@ export class PpoTrainer {
   }
 }
 
-function checkConfig(c: PpoConfig, models: PpoModels): void {
+/** What the settings schema cannot see: the models must fit the algorithm and each other. */
+function checkConfig(c: PpoSettings, models: PpoModels): void {
   const fail = (msg: string) => {
     throw new Error(`PPO config: ${msg}`);
   };
-  if (c.algo !== 'ppo' && c.algo !== 'grpo') fail(`algo must be ppo or grpo, got ${String(c.algo)}`);
   if (c.algo === 'ppo' && !models.valueHead) fail('PPO needs a value head (GRPO does not)');
-  if (c.algo === 'grpo' && !(Number.isInteger(c.groupSize) && c.groupSize >= 2)) fail(`GRPO needs groupSize >= 2, got ${c.groupSize}`);
-  if (!(Number.isInteger(c.valueWarmup) && c.valueWarmup >= 0)) fail(`valueWarmup must be an integer >= 0, got ${c.valueWarmup}`);
-  if (c.valueWarmup > 0 && !(c.valueWarmupLr > 0)) fail(`valueWarmupLr must be > 0, got ${c.valueWarmupLr}`);
-  for (const k of ['ppoEpochs', 'miniBatches', 'maxNewTokens', 'totalSteps'] as const) {
-    if (!(Number.isInteger(c[k]) && c[k] >= 1)) fail(`${k} must be an integer >= 1, got ${c[k]}`);
-  }
-  if (!(c.temperature > 0)) fail(`temperature must be > 0, got ${c.temperature}`);
   if (models.policy.config.vocab_size !== models.reference.config.vocab_size) {
     fail(`policy and reference vocabularies differ (${models.policy.config.vocab_size} vs ${models.reference.config.vocab_size})`);
   }

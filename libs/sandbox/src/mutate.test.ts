@@ -3,7 +3,8 @@
 import { readFileSync } from 'fs';
 import * as path from 'path';
 import { seededRandom } from '@rlhf-code/data';
-import { checkSyntax, LOGIC_MUTATIONS, mutants, mutate, MUTATIONS, SYNTAX_MUTATIONS, type MutationKind } from './index';
+import { LOGIC_MUTATIONS, mutants, mutate, MUTATIONS, SYNTAX_MUTATIONS, type MutationKind } from './mutate';
+import { checkSyntax } from './syntax';
 
 const SAMPLES = [
   'def add(a, b):\n    return a + b\n',

@@ -3,7 +3,8 @@ import { spawnSync } from 'child_process';
 import { mkdtempSync, readFileSync, existsSync, rmSync, writeFileSync } from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { PythonNotFoundError, runPython } from './index';
+import { PythonNotFoundError } from './python';
+import { runPython } from './run';
 
 const ADD = 'def add(a, b):\n    return a + b\n';
 const ADD_TESTS = ['assert add(1, 2) == 3', 'assert add(-1, 1) == 0', 'assert add(2, 2) == 4'];
@@ -181,7 +182,7 @@ describe('runPython', () => {
     writeFileSync(
       script,
       [
-        `import { runPython } from ${JSON.stringify(path.join(__dirname, 'index'))};`,
+        `import { runPython } from ${JSON.stringify(path.join(__dirname, 'run'))};`,
         `const code = "import os\\nopen(${JSON.stringify(info).replace(/"/g, "'")}, 'w').write(os.getcwd() + ' ' + str(os.getpid()))\\nwhile True: pass\\n";`,
         'void runPython(code, [], { timeoutMs: 60000 });',
         `setTimeout(() => process.exit(0), 1500);`,

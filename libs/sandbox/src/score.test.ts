@@ -1,4 +1,5 @@
-import { executionScore, qualityChecks, type ExecResult } from './index';
+import type { ExecResult } from './run';
+import { executionScore, qualityChecks } from './score';
 
 const base: ExecResult = {
   syntaxOk: true,

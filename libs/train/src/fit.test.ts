@@ -10,7 +10,8 @@ import { fit } from './fit';
 import { LmExample } from './lm-data';
 import { runLmStage } from './lm-stage';
 import { restoreTrainingState, RunPosition, trainingStateOf, TrainingRun } from './run';
-import { OptimConfig, runStage, StageOptions } from './stage';
+import type { OptimSettings } from './settings';
+import { runStage, StageOptions } from './stage';
 import { MicroBatch, Trainer } from './trainer';
 import { useTestBackend } from './testing/backend';
 
@@ -265,7 +266,7 @@ describe('fit', () => {
 // ---------------------------------------------------------------------------------------------
 // runStage with the toy model: resume after a crash or a stop gives the uninterrupted run's weights.
 
-const optim: OptimConfig = { lr: 0.1, minLr: 0.01, warmupSteps: 1, weightDecay: 0, beta1: 0.9, beta2: 0.99, maxGradNorm: 1 };
+const optim: OptimSettings = { lr: 0.1, schedule: 'cosine', minLr: 0.01, warmupSteps: 1, weightDecay: 0, beta1: 0.9, beta2: 0.99, maxGradNorm: 1 };
 
 /** A toy stage in `dir`: weights in w.json beside the training state. `failAt` throws inside the run's n-th step (1-based). */
 function toyStage(dir: string, p: Toy, extra: Partial<StageOptions> & { failAt?: number } = {}): Promise<unknown> {

@@ -6,7 +6,8 @@ import { FitResult } from './fit';
 import { LmBatch, LmExample, padLmBatch } from './lm-data';
 import { evaluateLmLoss, lmMicroBatch } from './lm-loss';
 import { TrainingRun } from './run';
-import { OptimConfig, runStage } from './stage';
+import { runStage } from './stage';
+import type { OptimSettings } from './settings';
 
 export interface LmStageOptions {
   label: string;
@@ -26,7 +27,7 @@ export interface LmStageOptions {
   batchSize: number;
   gradAccum: number;
   maxSteps?: number;
-  optim: OptimConfig;
+  optim: OptimSettings;
   saveEvery: number;
   seed: number;
   resume: boolean;

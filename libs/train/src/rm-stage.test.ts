@@ -214,7 +214,7 @@ test('runRmStage learns "contains token 5" and writes heldout.json', async () =>
     epochs: 4,
     batchSize: 8,
     gradAccum: 1,
-    optim: { lr: 3e-3, minLr: 3e-4, warmupSteps: 3, weightDecay: 0, beta1: 0.9, beta2: 0.99, maxGradNorm: 1 },
+    optim: { lr: 3e-3, schedule: 'cosine', minLr: 3e-4, warmupSteps: 3, weightDecay: 0, beta1: 0.9, beta2: 0.99, maxGradNorm: 1 },
     saveEvery: 0,
     seed: 7,
     resume: false,

@@ -10,7 +10,8 @@ import { groupByLength, shuffle } from '@rlhf-code/data';
 import { jackknife } from '@rlhf-code/stats';
 import { FitResult } from './fit';
 import { TrainingRun } from './run';
-import { OptimConfig, runStage } from './stage';
+import { runStage } from './stage';
+import type { OptimSettings, PairLoss } from './settings';
 import type { MicroBatch } from './trainer';
 
 export interface RmExample {
@@ -31,8 +32,6 @@ function rmTensors(examples: readonly RmExample[], padId: number): { ids: tf.Ten
   return { ids: tf.tensor2d(ids, undefined, 'int32'), mask: tf.tensor2d(mask, undefined, 'int32') };
 }
 
-export const PAIR_LOSSES = ['none', 'diff', 'bt'] as const;
-export type PairLoss = (typeof PAIR_LOSSES)[number];
 
 /** Index pairs (i, j), i < j, of rows of one group in a batch, with the score difference s_i - s_j. */
 export function groupPairs(examples: readonly RmExample[]): { i: number[]; j: number[]; diff: number[] } {
@@ -184,7 +183,7 @@ export interface RmStageOptions {
   batchSize: number;
   gradAccum: number;
   maxSteps?: number;
-  optim: OptimConfig;
+  optim: OptimSettings;
   saveEvery: number;
   seed: number;
   resume: boolean;

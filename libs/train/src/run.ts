@@ -3,7 +3,8 @@
 //   <outDir>/metrics.jsonl   one JSON object per logged step: {"step": 12, "time_s": 40.1, "loss": ..., ...}
 import * as fs from 'fs';
 import * as path from 'path';
-import { SingleBar } from 'cli-progress';
+import type { SingleBar } from 'cli-progress';
+import { progressBar } from '@rlhf-code/cli';
 import type { TrainingState } from '@rlhf-code/model';
 import type { Trainer } from './trainer';
 
@@ -49,15 +50,7 @@ export class TrainingRun {
     else if (opts.resumeStep !== undefined && fs.existsSync(this.metricsFile)) dropLinesAfter(this.metricsFile, opts.resumeStep);
     this.bar = opts.quiet
       ? null
-      : new SingleBar({
-          format: `${opts.label} [{bar}] {value}/{total} steps | {summary} | eta {eta_formatted}`,
-          barsize: 24,
-          hideCursor: false,
-          stream: process.stderr,
-          noTTYOutput: true, // still print (one line every notTTYSchedule ms) when stderr is a log file
-          notTTYSchedule: 15000,
-          etaBuffer: 20,
-        });
+      : progressBar(`${opts.label} [{bar}] {value}/{total} steps | {summary} | eta {eta_formatted}`, { etaBuffer: 20 });
     this.bar?.start(opts.totalSteps, opts.resumeStep ?? 0, { summary: '' });
     process.on('SIGINT', this.onSignal);
     process.on('SIGTERM', this.onSignal);

@@ -1,4 +1,4 @@
-// A supervised training stage, whatever the model and loss: builds the Trainer (AdamW + clip + warmup/cosine),
+// A supervised training stage, whatever the model and loss: builds the Trainer (AdamW + clip + warmup and decay),
 // resumes from the checkpoint in outDir if asked, runs `fit` with a TrainingRun, saves through the caller.
 // runLmStage (pretraining, SFT) and the reward-model stage are built on it.
 import * as fs from 'fs';
@@ -7,17 +7,8 @@ import * as tf from '@tensorflow/tfjs';
 import { loadTrainingState, TRAINER_STATE_FILE, TrainingState } from '@rlhf-code/model';
 import { fit, FitResult } from './fit';
 import { Metrics, restoreTrainingState, RunPosition, trainingStateOf, TrainingRun } from './run';
+import { trainerConfig, type OptimSettings } from './settings';
 import { MicroBatch, StepResult, Trainer } from './trainer';
-
-export interface OptimConfig {
-  lr: number;
-  minLr: number;
-  warmupSteps: number;
-  weightDecay: number;
-  beta1: number;
-  beta2: number;
-  maxGradNorm: number;
-}
 
 export interface StageOptions {
   label: string;
@@ -31,7 +22,7 @@ export interface StageOptions {
   epochs: number;
   /** Stop after this many optimizer steps in all (0 = all epochs). */
   maxSteps?: number;
-  optim: OptimConfig;
+  optim: OptimSettings;
   saveEvery: number;
   resume: boolean;
   quiet?: boolean;
@@ -50,11 +41,7 @@ export async function runStage(o: StageOptions): Promise<FitResult & { run: Trai
     throw new Error(`${o.label}: ${o.numExamples} training examples are fewer than one step (batch ${o.batchSize} x accumulation ${o.gradAccum})`);
   }
   const totalSteps = o.maxSteps && o.maxSteps > 0 ? Math.min(o.maxSteps, stepsPerEpoch * o.epochs) : stepsPerEpoch * o.epochs;
-  const trainer = new Trainer(o.params, {
-    optimizer: { lr: o.optim.lr, weightDecay: o.optim.weightDecay, beta1: o.optim.beta1, beta2: o.optim.beta2 },
-    schedule: { minLr: o.optim.minLr, warmupSteps: Math.min(o.optim.warmupSteps, totalSteps), totalSteps, kind: 'cosine' },
-    maxGradNorm: o.optim.maxGradNorm,
-  });
+  const trainer = new Trainer(o.params, trainerConfig(o.optim, totalSteps));
 
   let start: RunPosition | undefined;
   if (o.resume && fs.existsSync(path.join(o.outDir, TRAINER_STATE_FILE))) {

@@ -2,7 +2,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { isHeldOut } from '@rlhf-code/tokenizer';
 import { buildFimDataset, fimExamplesFromText, fimSftRecords } from './fim-dataset';
-import { tempDir } from './testing/tiny-model';
+import { tempDir } from '@rlhf-code/model/testing';
 
 const SOURCE = [
   'import os',

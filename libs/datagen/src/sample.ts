@@ -1,4 +1,4 @@
-// Samples from an SFT checkpoint for reward-model data (prep rm --sft-model). Imported lazily by main.ts.
+// Samples from an SFT checkpoint for reward-model data (prep rm --sft-model).
 import { generateBatch, Qwen2Model } from '@rlhf-code/model';
 import { initBackend, shutdownBackend } from '@rlhf-code/backend';
 import { encodePrompt, loadTokenizer, type PromptTemplate } from '@rlhf-code/tokenizer';

@@ -8,7 +8,7 @@ import * as path from 'path';
 import { z } from 'zod';
 import { UsageError } from '@rlhf-code/cli';
 
-/** The repo root (apps/bench/src -> ../../..): our child runs from here, the torch script is ../shared/tools. */
+/** The repo root (libs/bench/src -> ../../..): our child runs from here, the torch script is ../shared/tools. */
 export const REPO_ROOT = path.join(__dirname, '../../..');
 export const DEFAULT_TORCH_SCRIPT = path.resolve(REPO_ROOT, '../shared/tools/torch_ref_bench.py');
 export const DEFAULT_PYTHON = '/usr/bin/python3';

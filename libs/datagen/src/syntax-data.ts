@@ -21,9 +21,7 @@
 import { Qwen2Model } from '@rlhf-code/model';
 import { Tokenizer } from '@rlhf-code/tokenizer';
 import { seededRandom } from '@rlhf-code/data';
-import { completeFim, FimCase } from './base-eval';
-import { completeBatched } from './batched';
-import { cutBody, FunctionCase, functionSource } from './function-eval';
+import { completeBatched, completeFim, cutBody, functionSource, type FimCase, type FunctionCase } from '@rlhf-code/eval';
 
 export interface SyntaxDataOptions {
   samples: number;

@@ -1,22 +1,8 @@
-// prep syntax: the model-dependent part (imported lazily by main.ts, since loading tfjs costs seconds).
+// `prep syntax`: a model writes function bodies (or FIM middles) for the corpus's training files; the ones that
+// compile are kept as SFT examples (rejection sampling on the compiler's verdict; the rounds are in syntax-data.ts).
 import { readFimData } from '@rlhf-code/data';
-import {
-  compilingCases,
-  cursorInCode,
-  fimSyntaxTrainingData,
-  functionCases,
-  selectFimCases,
-  selectFunctionCases,
-  syntaxChecker,
-  syntaxTrainingData,
-  withFileContext,
-  type FimCase,
-  type FimSyntaxOptions,
-  type FimSyntaxStats,
-  type SyntaxDataOptions,
-  type SyntaxDataStats,
-  type SyntaxExample,
-} from '@rlhf-code/eval';
+import { compilingCases, cursorInCode, functionCases, selectFimCases, selectFunctionCases, syntaxChecker, withFileContext, type FimCase } from '@rlhf-code/eval';
+import { fimSyntaxTrainingData, syntaxTrainingData, type FimSyntaxOptions, type FimSyntaxStats, type SyntaxDataOptions, type SyntaxDataStats, type SyntaxExample } from './syntax-data';
 import { Qwen2Model } from '@rlhf-code/model';
 import { initBackend, shutdownBackend, type BackendChoice } from '@rlhf-code/backend';
 import { corpusDirs, isHeldOut, loadTokenizer, readCorpora } from '@rlhf-code/tokenizer';

@@ -7,10 +7,9 @@ import { Qwen2Model } from '@rlhf-code/model';
 import { initBackend } from '@rlhf-code/backend';
 import { checkSyntax } from '@rlhf-code/sandbox';
 import { loadTokenizer, Tokenizer } from '@rlhf-code/tokenizer';
-import { functionCases } from './function-eval';
 import { cutPrompt, cutSuffix, fimSyntaxTrainingData, judgeFimSamples, judgeSamples, maxLineRepeat, pickBest, SyntaxCandidate, syntaxExample, syntaxTrainingData, tokenF1 } from './syntax-data';
-import { FimCase, withFileContext } from './base-eval';
-import { saveTinyModel, TOKENIZER_DIR } from './testing/tiny-model';
+import { functionCases, withFileContext, type FimCase } from '@rlhf-code/eval';
+import { saveTinyModel, TOKENIZER_DIR } from '@rlhf-code/model/testing';
 
 const FILE = [
   'class Box:',
@@ -97,7 +96,8 @@ describe('cutPrompt and syntaxTrainingData on a tiny random model', () => {
   beforeAll(async () => {
     await initBackend({ quiet: true });
     dir = mkdtempSync(path.join(os.tmpdir(), 'syntax-data-'));
-    model = await saveTinyModel(dir, 5);
+    await saveTinyModel(dir, { seed: 5 });
+    model = await Qwen2Model.load(dir, { trainable: false });
     tok = loadTokenizer(TOKENIZER_DIR);
   });
   afterAll(() => {
@@ -216,7 +216,8 @@ describe('fimSyntaxTrainingData on a tiny random model', () => {
   beforeAll(async () => {
     await initBackend({ quiet: true });
     dir = mkdtempSync(path.join(os.tmpdir(), 'fim-syntax-'));
-    model = await saveTinyModel(dir, 6);
+    await saveTinyModel(dir, { seed: 6 });
+    model = await Qwen2Model.load(dir, { trainable: false });
     tok = loadTokenizer(TOKENIZER_DIR);
   });
   afterAll(() => {

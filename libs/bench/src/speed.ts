@@ -1,0 +1,96 @@
+// Training and generation speed of a randomly initialised Qwen2 of the preset's shape, on the current backend.
+// One record each: what `bench train` and `bench generate` print as a JSON line.
+import * as tf from '@tensorflow/tfjs';
+import { generateBatch, makeConfig, Qwen2Model } from '@rlhf-code/model';
+import { sparseCrossEntropy, Trainer } from '@rlhf-code/train';
+import { median } from './compare';
+import type { BenchSettings } from './settings';
+
+type Preset = Omit<BenchSettings, 'backend'>;
+
+function presetModel(f: Preset): Qwen2Model {
+  const config = makeConfig({
+    hidden_size: f.hidden,
+    num_hidden_layers: f.layers,
+    num_attention_heads: f.heads,
+    num_key_value_heads: f.kv,
+    intermediate_size: f.ffn,
+    vocab_size: f.vocab,
+    tie_word_embeddings: true,
+    max_position_embeddings: Math.max(2048, f.seq + f.new),
+  });
+  return Qwen2Model.init(config, { seed: 0 });
+}
+
+/** Random token rows [batch, seq + 1], as the torch reference uses. */
+function randomTokens(f: Pick<Preset, 'batch' | 'seq' | 'vocab'>): Int32Array {
+  const ids = new Int32Array(f.batch * (f.seq + 1));
+  for (let i = 0; i < ids.length; i++) ids[i] = Math.floor(Math.random() * f.vocab);
+  return ids;
+}
+
+/** Median seconds of a training step (forward, loss, backward, AdamW) after one warm-up step. */
+export function benchTrain(f: Preset): Record<string, unknown> {
+  const model = presetModel(f);
+  const trainer = new Trainer(model.params, { optimizer: { lr: 1e-4 }, schedule: { totalSteps: f.steps + 1, kind: 'constant' }, maxGradNorm: 0 });
+  try {
+    const tokens = randomTokens(f);
+    const loss = () =>
+      tf.tidy(() => {
+        const all = tf.tensor2d(tokens, [f.batch, f.seq + 1], 'int32');
+        const ids = tf.slice(all, [0, 0], [f.batch, f.seq]) as tf.Tensor2D;
+        const targets = tf.reshape(tf.slice(all, [0, 1], [f.batch, f.seq]), [-1]);
+        const logits = model.logits(ids); // [B, T, V]
+        return { loss: sparseCrossEntropy(tf.reshape(logits, [f.batch * f.seq, f.vocab]), targets) };
+      });
+    trainer.step([{ loss }]); // warm-up: kernels compiled, optimizer state created
+    const times: number[] = [];
+    for (let i = 0; i < f.steps; i++) {
+      const t0 = performance.now();
+      trainer.step([{ loss }]);
+      times.push((performance.now() - t0) / 1000);
+    }
+    const step_s = median(times);
+    return { mode: 'train', params: model.numParams, step_s, tokens_per_s: (f.batch * f.seq) / step_s };
+  } finally {
+    trainer.dispose();
+    model.dispose();
+  }
+}
+
+/** Greedy generation with the KV cache, batch 1: time to first token and decode speed of the median run. */
+export async function benchGenerate(f: Preset): Promise<Record<string, unknown>> {
+  const model = presetModel(f);
+  try {
+    const prompt = Array.from(randomTokens({ ...f, batch: 1 }).subarray(0, f.seq));
+    const once = async () => {
+      let steps = 0;
+      let ttft = 0;
+      const t0 = performance.now();
+      await generateBatch(model, [prompt], {
+        maxNewTokens: f.new,
+        greedy: true,
+        beforeStep: () => {
+          if (steps++ === 1) ttft = performance.now() - t0; // the first token has been chosen
+        },
+      });
+      return { ttft, total: performance.now() - t0 };
+    };
+    await once(); // warm-up
+    const runs: { ttft: number; total: number }[] = [];
+    for (let i = 0; i < f.steps; i++) runs.push(await once());
+    runs.sort((a, b) => a.total - b.total);
+    const { ttft, total } = runs[Math.floor(runs.length / 2)];
+    return {
+      mode: 'generate',
+      params: model.numParams,
+      prompt_tokens: f.seq,
+      new_tokens: f.new,
+      ttft_ms: ttft,
+      total_ms: total,
+      decode_tokens_per_s: ((f.new - 1) * 1000) / (total - ttft),
+    };
+  } finally {
+    model.dispose();
+  }
+}

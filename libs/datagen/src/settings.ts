@@ -1,0 +1,100 @@
+// The settings of the training-data builders (`prep data`, `prep rm`, `prep syntax`), declared once: flags, --help
+// and --config come from these schemas.
+import { z } from 'zod';
+import { backendField } from '@rlhf-code/cli';
+import { PROMPT_TEMPLATES } from '@rlhf-code/tokenizer';
+
+const int = () => z.number().int();
+const MBPP = 'data/mbpp/mbpp.jsonl';
+const mbppField = z.string().min(1).default(MBPP).describe('MBPP JSONL file');
+const seedField = (what: string) => int().nonnegative().default(0).describe(what);
+const pythonField = z.string().min(1).optional().describe('Python 3 interpreter (env RLHF_PYTHON, default python3 on PATH)');
+
+export const PrepDataSettings = z.strictObject({
+  mbpp: mbppField,
+  outDir: z.string().min(1).default('data').describe('output folder'),
+});
+export type PrepDataSettings = z.output<typeof PrepDataSettings>;
+
+export const PrepRmSettings = z.strictObject({
+  mbpp: mbppField,
+  out: z.string().min(1).default('data/rm_data.jsonl').describe('output JSONL file ({prompt, response, score, task_id, source} lines)'),
+  seed: seedField('seed for the mutations (and sampling)'),
+  mutantsPerKind: int().nonnegative().default(1).describe('mutated variants per mutation kind and prompt (9 kinds)'),
+  sftModel: z.string().min(1).optional().describe('also score samples from this checkpoint folder (config.json, model.safetensors, tokenizer.json)'),
+  samples: int().positive().default(4).describe('samples per prompt with --sft-model'),
+  maxNewTokens: int().positive().default(256).describe('longest sample with --sft-model'),
+  temperature: z.number().positive().default(0.8).describe('sampling temperature with --sft-model'),
+  template: z.enum(PROMPT_TEMPLATES as unknown as ['raw', 'chat']).default('raw').describe('prompt format for --sft-model: raw text, or a ChatML turn for instruct checkpoints'),
+  limit: int().positive().optional().describe('only the first n prompts (quick runs)'),
+  timeoutMs: int().min(100).default(3000).describe('wall-clock limit per run'),
+  memoryMb: int().nonnegative().default(512).describe('memory limit per run (0 = none)'),
+  concurrency: int().positive().default(2).describe('python processes at once'),
+  python: pythonField,
+  backend: backendField,
+});
+export type PrepRmSettings = z.output<typeof PrepRmSettings>;
+
+const syntaxShared = {
+  model: z.string().min(1).default('models/base').describe('checkpoint folder that writes the bodies').meta({ env: 'MODEL_PATH' }),
+  corpus: z
+    .string()
+    .min(1)
+    .default('data/corpus/python-stdlib,data/corpus/python-stdlib-extra')
+    .describe('corpus folder(s), comma separated; the functions come from their training files (path-hash split)'),
+  out: z.string().min(1).default('results/syntax/syntax_data.jsonl').describe('output JSONL file ({prompt, suffix?, response, path, name, similarity} lines)'),
+  samples: int().positive().default(2).describe('bodies sampled per function (middles per FIM example)'),
+  temperature: z.number().positive().default(0.6).describe('sampling temperature (top-k 0, top-p 1)'),
+  maxPromptTokens: int()
+    .positive()
+    .default(256)
+    .describe('prompts (the file up to the docstring) are cut from the left to this many tokens (--source fim: the FIM prompt is cut to the window as the online server does)'),
+  batchSize: int().positive().default(16).describe('sequences generated together'),
+  maxLineRepeats: int().positive().default(2).describe('a body whose most frequent line occurs more often than this is not kept'),
+  seed: seedField('seed of the function subset, of sampling and of the example forms'),
+  python: pythonField,
+  backend: backendField,
+};
+
+const SyntaxFunctions = z.strictObject({
+  source: z.literal('functions').describe('what the model writes: "functions" (bodies of documented functions) or "fim" (middles of --fim-data)'),
+  ...syntaxShared,
+  functions: int().nonnegative().default(1200).describe('documented functions sampled (a seeded subset of those whose true body compiles; 0 = all)'),
+  maxNewTokens: int().positive().default(128).describe('longest body (middle) in tokens; one not ended by then is not kept'),
+  fimRate: z.number().min(0).max(1).default(0.5).describe('share of examples written in fill-in-the-middle form ({prompt, suffix, response}: the file after the body as suffix)'),
+  maxSuffixTokens: int().nonnegative().default(128).describe('fill-in-the-middle examples: the suffix is cut to this many tokens'),
+});
+
+const SyntaxFim = z.strictObject({
+  source: z.literal('fim'),
+  ...syntaxShared,
+  fimData: z
+    .string()
+    .min(1)
+    .default('data/fim/fim.jsonl')
+    .describe('FIM examples {prefix, suffix, middle, path, split} from `online prep-fim`; only split "train" is used, and each must come from a training file of --corpus'),
+  fimCases: int().nonnegative().default(0).describe('FIM examples sampled (a seeded subset of the train split; 0 = all)'),
+  maxNewTokens: int().positive().default(64).describe('longest body (middle) in tokens; one not ended by then is not kept'),
+});
+
+/** `prep syntax`: function bodies (default) or FIM middles a model wrote, kept when they compile. */
+export const PrepSyntaxSettings = z.preprocess(
+  (v) => (typeof v === 'object' && v !== null && !('source' in v) ? { ...v, source: 'functions' } : v),
+  z.discriminatedUnion('source', [SyntaxFunctions, SyntaxFim]),
+);
+export type PrepSyntaxSettings = z.output<typeof PrepSyntaxSettings>;
+
+/** `online prep-fim`: fill-in-the-middle cases cut from a folder of Python files, split by file. */
+export const PrepFimSettings = z.strictObject({
+  src: z.string().min(1).describe("folder searched recursively for .py files, or several separated by commas (paths then start with the folder's name)"),
+  out: z.string().min(1).describe('output JSONL (fields prefix, suffix, middle, path, split, kind)'),
+  format: z
+    .enum(['fim', 'sft'])
+    .default('fim')
+    .describe("fim: every example {prefix, suffix, middle, path, split, kind}; sft: only the train split, as sft train's fill-in-the-middle records {prompt, suffix, response, path, kind}"),
+  perFile: int().positive().default(4).describe('examples per file'),
+  seed: int().default(0).describe('seed of the cursor positions'),
+  maxPrefixChars: int().positive().default(2000).describe('keep at most this much text before the cursor'),
+  maxSuffixChars: int().positive().default(1000).describe('keep at most this much text after the middle'),
+});
+export type PrepFimSettings = z.output<typeof PrepFimSettings>;

@@ -1,0 +1,67 @@
+// The settings of `eval run` (checkpoints compared on held-out coding problems) and `eval base` (the pretrained base
+// model's held-out loss and FIM figures), declared once: flags, --help and --config come from these schemas.
+import { z } from 'zod';
+import { backendField } from '@rlhf-code/cli';
+import { PROMPT_TEMPLATES, SERVED_MIN_TOKENS } from '@rlhf-code/tokenizer';
+import { DEFAULT_EVAL_DATA } from './data';
+import { DEFAULT_EVAL_SAMPLES, DEFAULT_EVAL_TEMPERATURE } from './evaluate';
+
+const int = () => z.number().int();
+
+export const EvalRunSettings = z
+  .strictObject({
+    models: z.string().min(1).describe('models to compare as name=DIR pairs, e.g. base=models/base,sft=results/sft,ppo=results/ppo'),
+    data: z.string().min(1).default(DEFAULT_EVAL_DATA).describe('problems as JSONL {prompt, tests, setup?, task_id?}'),
+    limit: int().positive().optional().describe('evaluate only the first n problems of the file (default: all)'),
+    out: z.string().min(1).default('results/eval').describe('output folder'),
+    rewardModel: z.string().min(1).optional().describe('reward-model checkpoint for rm_score, or "none" (default results/rm; skipped with a warning if absent)'),
+    sftRef: z.string().min(1).optional().describe('KL reference: a name from --models, a checkpoint folder, or "none" (default: the model named "sft", else none)'),
+    maxNewTokens: int().positive().default(128).describe('longest response; generation also stops at the end token'),
+    batchSize: int().positive().default(16).describe('prompts generated (and scored) together; lower it for big checkpoints'),
+    seed: int().default(0).describe('random seed for sampling (each answer its own stream, the same streams for every model)'),
+    samples: int().nonnegative().default(DEFAULT_EVAL_SAMPLES).describe('responses sampled per problem; the means and SEs are over problems of the per-problem means (0 = greedy only)'),
+    temperature: z.number().positive().default(DEFAULT_EVAL_TEMPERATURE).describe("sampling temperature, top-k 0, top-p 1 (the default is PPO's)"),
+    greedyPass: z.boolean().default(true).describe('also report the greedy response per problem beside the sampled ones'),
+    greedy: z.boolean().default(false).describe('greedy decoding only, one response per problem (same as --samples 0)'),
+    template: z.enum(PROMPT_TEMPLATES as unknown as ['raw', 'chat']).default('raw').describe('prompt format: raw text (code models) or a ChatML user turn (instruct models)'),
+    concurrency: int().positive().default(2).describe('python sandbox processes running at once'),
+    timeoutMs: int().positive().default(5000).describe('wall-clock limit of one sandbox run (response + all its tests)'),
+    chart: z.boolean().default(true).describe('render eval.svg'),
+    backend: backendField,
+  })
+  .superRefine((f, ctx) => {
+    if (f.greedy && !f.greedyPass) ctx.addIssue({ code: 'custom', path: ['greedy'], message: 'cannot be combined with --no-greedy-pass' });
+    if (!f.greedy && f.samples === 0 && !f.greedyPass) ctx.addIssue({ code: 'custom', path: ['samples'], message: '0 with --no-greedy-pass leaves nothing to evaluate' });
+  });
+export type EvalRunSettings = z.output<typeof EvalRunSettings>;
+
+export const EvalBaseSettings = z.strictObject({
+  model: z.string().min(1).default('models/base').describe('checkpoint folder (Hugging Face layout with tokenizer.json)').meta({ env: 'MODEL_PATH' }),
+  corpus: z
+    .string()
+    .min(1)
+    .default('data/corpus/python-stdlib')
+    .describe("Python corpus: its held-out files (path-hash split, as in pretraining) give the loss; the FIM examples' source files give syntax_valid_in_file"),
+  fim: z.string().min(1).default('data/fim/fim.jsonl').describe('FIM examples as JSONL {prefix, suffix, middle, split?, path?}'),
+  fimSplit: z.string().min(1).default('test').describe('which FIM examples: records whose split equals this, or "all"'),
+  limit: int().positive().default(200).describe('at most n FIM examples (a seeded random subset when the split has more)'),
+  maxNewTokens: int().positive().default(64).describe('longest completion; generation also stops at <|endoftext|> and the FIM tokens'),
+  minNewTokens: int()
+    .nonnegative()
+    .default(SERVED_MIN_TOKENS)
+    .describe("no end token before this many tokens; the default is the online server's (completion.minTokens); 0 = the model's raw choice, empty middles included"),
+  batchSize: int().positive().default(16).describe('FIM prompts generated together (left padded)'),
+  seqLen: int().min(2).optional().describe("held-out window length (default: seqLen in the model's training_args.json, else 512)"),
+  lossBatchSize: int().positive().default(4).describe('held-out windows per forward pass'),
+  heldoutWindows: int().nonnegative().default(0).describe('use only the first n held-out windows, 0 = all'),
+  samples: int().nonnegative().default(20).describe('FIM examples written to fim_samples.jsonl (and functions to function_samples.jsonl)'),
+  functions: int()
+    .nonnegative()
+    .default(100)
+    .describe('held-out documented functions whose body the model writes after the true signature + docstring (a seeded subset); 0 = skip'),
+  functionMaxNewTokens: int().positive().default(256).describe("longest function body; it also ends at a line back at the def's indentation or <|endoftext|>"),
+  out: z.string().min(1).default('results/eval-base').describe('output folder'),
+  seed: int().default(0).describe('seed of the --limit subset (decoding is greedy)'),
+  backend: backendField,
+});
+export type EvalBaseSettings = z.output<typeof EvalBaseSettings>;

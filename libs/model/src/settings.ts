@@ -1,0 +1,38 @@
+// The settings of `generate logits` and `generate run` (a checkpoint run directly), declared once: flags, --help and
+// --config come from these schemas. Token ids are given as JSON text (--ids '[[1, 2]]') and checked where they are read.
+import { z } from 'zod';
+import { backendField } from '@rlhf-code/cli';
+
+export const GenerateLogitsSettings = z.strictObject({
+  model: z.string().min(1).describe('checkpoint folder: config.json + model.safetensors (or a sharded index)'),
+  ids: z.string().min(1).describe('token ids as a JSON matrix [[...], ...] with rows of equal length'),
+  mask: z.string().min(1).optional().describe('attention mask of the same shape: 1 = token, 0 = left padding'),
+  backend: backendField,
+});
+export type GenerateLogitsSettings = z.output<typeof GenerateLogitsSettings>;
+
+export const GenerateRunSettings = z
+  .strictObject({
+    model: z.string().min(1).describe('checkpoint folder; its tokenizer.json encodes --prompt and decodes the output'),
+    prompt: z
+      .string()
+      .optional()
+      .describe("prompt text; a fill-in-the-middle prompt in Qwen's form (<|fim_prefix|>p<|fim_suffix|>s<|fim_middle|>) is reordered for a checkpoint trained in SPM order"),
+    ids: z.string().min(1).optional().describe('prompt token ids as a JSON array [...]'),
+    maxNewTokens: z.number().int().nonnegative().default(64).describe('maximum number of new tokens'),
+    greedy: z.boolean().default(false).describe('always pick the most likely token (the default when no sampling flag is given)'),
+    temperature: z.number().positive().optional().describe('sample from softmax(logits / t)'),
+    topP: z.number().gt(0).lte(1).optional().describe('nucleus sampling: sample among the most likely tokens whose probability adds up to p'),
+    topK: z.number().int().nonnegative().optional().describe('sample among the k most likely tokens (0 = all)'),
+    seed: z.number().int().default(0).describe('random seed for sampling'),
+    stop: z.array(z.string()).default([]).describe('stop when the output contains this string').meta({ repeat: true }),
+    json: z.boolean().default(false).describe('print {"ids": [...new ids...], "text": "..."} as one JSON line'),
+    backend: backendField,
+  })
+  .superRefine((f, ctx) => {
+    if ((f.prompt === undefined) === (f.ids === undefined)) ctx.addIssue({ code: 'custom', path: ['prompt'], message: 'pass exactly one of --prompt or --ids' });
+    if (f.greedy && (f.temperature !== undefined || f.topP !== undefined || f.topK !== undefined)) {
+      ctx.addIssue({ code: 'custom', path: ['greedy'], message: 'cannot be combined with --temperature, --top-p or --top-k' });
+    }
+  });
+export type GenerateRunSettings = z.output<typeof GenerateRunSettings>;

@@ -1,0 +1,69 @@
+// The one tiny-model factory of the tests: a random Qwen2 small enough to load and run in milliseconds, as a config or
+// saved like a real checkpoint folder (Hugging Face layout, the repo's 16k code tokenizer with its FIM tokens), as a
+// causal LM or as a one-label sequence classifier (reward model). Tests override what they need of the shape.
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { initBackend } from '@rlhf-code/backend';
+import { makeConfig, type Qwen2Config } from '../config';
+import { saveCheckpoint } from '../checkpoint';
+import { Qwen2Model } from '../model';
+import { RewardModel } from '../reward';
+
+/** The repo's 16k code tokenizer (its end token is 16358, its pad token too). */
+export const TOKENIZER_DIR = path.join(__dirname, '../../../../models/tokenizer-code16k');
+const CODE16K = { vocab: 16384, eos: 16358 };
+
+/**
+ * A tiny config: 2 layers of width 32 over the 16k tokenizer's vocabulary. A large initializer_range makes the
+ * next-token distributions peaked, so tests that compare log-probs notice a token off by one position.
+ */
+export function tinyConfig(over: Partial<Qwen2Config> = {}): Qwen2Config {
+  return makeConfig({
+    hidden_size: 32,
+    intermediate_size: 64,
+    num_hidden_layers: 2,
+    num_attention_heads: 4,
+    num_key_value_heads: 2,
+    vocab_size: CODE16K.vocab,
+    max_position_embeddings: 512,
+    initializer_range: 0.5,
+    bos_token_id: CODE16K.eos,
+    eos_token_id: CODE16K.eos,
+    ...over,
+  });
+}
+
+/** A fresh temp folder (removed by the caller with fs.rmSync when it matters). */
+export function tempDir(prefix = 'rlhf-test-'): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+export interface TinyModelOptions {
+  seed?: number;
+  /** 'rm': the LM plus a random score head, saved as Qwen2ForSequenceClassification. */
+  kind?: 'lm' | 'rm';
+  config?: Partial<Qwen2Config>;
+  tokenizerDir?: string;
+}
+
+/** Save a random tiny model to `dir` (created), with the tokenizer, as a checkpoint folder the apps load. */
+export async function saveTinyModel(dir: string, o: TinyModelOptions = {}): Promise<void> {
+  await initBackend({ quiet: true }); // the model is initialised with tensor ops (a no-op when a backend is up)
+  const model = Qwen2Model.init(tinyConfig(o.config), { seed: o.seed ?? 1, trainable: false });
+  const tokenizerDir = o.tokenizerDir ?? TOKENIZER_DIR;
+  try {
+    if ((o.kind ?? 'lm') === 'lm') {
+      await saveCheckpoint(dir, { config: model.config, weights: model.hostWeights(), tokenizerDir });
+      return;
+    }
+    const lmDir = path.join(tempDir('tiny-lm-'), 'lm');
+    await saveCheckpoint(lmDir, { config: model.config, weights: model.hostWeights(), tokenizerDir });
+    const rm = await RewardModel.fromCausalLM(lmDir, { padTokenId: typeof model.config.pad_token_id === 'number' ? model.config.pad_token_id : CODE16K.eos, seed: (o.seed ?? 1) + 1 });
+    await rm.save(dir, { tokenizerDir });
+    rm.dispose();
+    fs.rmSync(path.dirname(lmDir), { recursive: true, force: true });
+  } finally {
+    model.dispose();
+  }
+}

@@ -1,0 +1,41 @@
+// The settings of the measuring commands around the online service: `online latency` (Continue-shaped requests
+// timed against a served model) and `online experiment` (does online learning raise a simulated user's acceptance
+// on held-out files). The service's own configuration is config.ts.
+import { z } from 'zod';
+import { backendField } from '@rlhf-code/cli';
+import { PROMPT_FORMS, SIM_USERS } from '@rlhf-code/continue';
+
+const int = () => z.number().int();
+
+export const LatencySettings = z.strictObject({
+  model: z.string().min(1).default('models/base').describe('model folder to serve'),
+  data: z.string().min(1).default('data/fim/fim.jsonl').describe('FIM JSONL (its "test" split is used)'),
+  requests: int().positive().default(40).describe('requests per setting'),
+  concurrency: z.array(int().positive()).min(1).default([1, 8]).describe('numbers of concurrent clients, comma-separated'),
+  forms: z.array(z.enum(PROMPT_FORMS)).min(1).default(['v139', 'head']).describe('prompt forms: v139 (1.3.9, commented context) and/or head (upstream, <|repo_name|> header)'),
+  maxPromptTokens: int().positive().default(1024).describe("Continue's maxPromptTokens"),
+  statusEveryMs: int().positive().default(25).describe('poll the status endpoint this often while requests are in flight'),
+  warmup: int().nonnegative().default(3).describe('requests sent first and not measured'),
+  json: z.string().min(1).optional().describe('also write the rows as JSON lines'),
+  backend: backendField,
+});
+export type LatencySettings = z.output<typeof LatencySettings>;
+
+export const ExperimentSettings = z.strictObject({
+  model: z.string().min(1).default('models/base').describe('starting model folder'),
+  data: z.string().min(1).default('data/fim/fim.jsonl').describe('FIM JSONL whose "train" split is served during training'),
+  heldout: z.string().min(1).default('data/fim/fim_heldout.jsonl').describe('FIM JSONL whose "test" split is the held-out evaluation (files never trained on)'),
+  user: z.enum(SIM_USERS).default('exact').describe('simulated user (see simulate --help)'),
+  form: z.enum(PROMPT_FORMS).default('v139').describe("Continue's prompt form"),
+  events: int().positive().default(400).describe('training requests'),
+  out: z.string().min(1).default('results/online-experiment').describe('results: <out>/<user>/state (the service state) and <out>/<user>/result.json'),
+  corpus: z.string().min(1).default('data/corpus/python-stdlib').describe('folder the examples were cut from'),
+  tokenizer: z.string().min(1).default('models/tokenizer-code16k').describe("tokenizer used to apply Continue's prompt budgets"),
+  lr: z.number().positive().optional().describe('online learning rate (default: the service config default)'),
+  batchSize: int().positive().optional().describe('feedback events per update (default: the service config default)'),
+  temperatureFloor: z.number().min(0).max(2).optional().describe('during training, serve at least this temperature (exploration; the held-out comparison serves as Continue asks)'),
+  serviceConfig: z.string().min(1).optional().describe("online service config (JSON or YAML, as online:serve's --config) of the training service; the flags above override it"),
+  seed: int().default(0).describe('order of the examples'),
+  backend: backendField,
+});
+export type ExperimentSettings = z.output<typeof ExperimentSettings>;

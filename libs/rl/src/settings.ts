@@ -1,0 +1,80 @@
+// The settings of an RL run, PPO or GRPO: one schema, a union on `algo` (GRPO has a group size, PPO a critic with its
+// value loss, GAE and value warm-up). PpoTrainer reads its algorithm settings from here; the app reads the files and
+// the reward sources. Defaults and descriptions live here once; flags, --help and --config come from this schema.
+import { z } from 'zod';
+import { PROMPT_TEMPLATES } from '@rlhf-code/tokenizer';
+import { checkOptim, optimFields, runFields } from '@rlhf-code/train';
+import { LOSS_AGGREGATIONS } from './masked';
+
+const int = () => z.number().int();
+const { epochs: _epochs, maxSteps: _maxSteps, gradAccum: _gradAccum, ...run } = runFields({ out: 'results/ppo', epochs: 1, batchSize: 16, gradAccum: 1, saveEvery: 10 });
+
+const shared = {
+  model: z.string().min(1).default('results/sft').describe('starting policy (SFT checkpoint); also the frozen reference and the tokenizer').meta({ env: 'MODEL_PATH' }),
+  rewardModel: z.string().min(1).default('results/rm').describe('reward model folder (Qwen2ForSequenceClassification); "none" = execution reward only'),
+  data: z.string().min(1).default('data/ppo_prompts.jsonl').describe('prompts, one {"prompt", "tests"?, "setup"?} per line'),
+  steps: int().positive().default(30).describe('iterations (rollout + update)'),
+  ...run,
+  out: run.out.describe('checkpoint folder (policy + v_head, optimizer and KL state for --resume, metrics.jsonl)'),
+  batchSize: run.batchSize.describe('prompts per iteration (grpo: each sampled --group-size times)'),
+  saveEvery: run.saveEvery.describe('also save every n iterations (0 = only at the end)'),
+  seed: run.seed.describe('seed of sampling, prompt order and value-head initialisation'),
+  miniBatches: int().positive().default(2).describe('optimizer steps per epoch over the rollout'),
+  microBatchSize: int().nonnegative().default(4).describe('rows per forward/backward pass (gradient accumulation); 0 = a whole minibatch'),
+  ppoEpochs: int().positive().default(4).describe('passes over each rollout'),
+  maxNewTokens: int().positive().default(128).describe('longest response; a response cut here gets --missing-eos-penalty'),
+  maxPromptLen: int().positive().default(256).describe('prompts are cut from the left to this many tokens'),
+  temperature: z.number().positive().default(0.7).describe('sampling temperature (pure sampling: top-k 0, top-p 1); log-probs use the same'),
+  template: z.enum(PROMPT_TEMPLATES as unknown as ['raw', 'chat']).default('raw').describe('prompt format: raw text (code models) or ChatML (instruct models)'),
+  ...optimFields({ lr: 5e-5, schedule: 'constant', warmupSteps: 0, weightDecay: 0, beta2: 0.999 }),
+  initKlCoef: z.number().nonnegative().default(0.05).describe('KL coefficient (ppo: penalty in the reward; grpo: k3 KL term in the loss)'),
+  klTarget: z.number().positive().optional().describe('adapt the KL coefficient towards this KL per response (Ziegler et al.); unset = fixed'),
+  klHorizon: z.number().positive().default(10000).describe('adaptive KL: horizon in samples'),
+  targetKlStop: z.number().nonnegative().default(0).describe("stop an iteration's epochs when a minibatch's approx KL exceeds this (0 = never)"),
+  cliprange: z.number().positive().default(0.2).describe('policy ratio clip'),
+  lossAggregation: z.enum(LOSS_AGGREGATIONS as unknown as ['token-mean', 'seq-mean']).default('token-mean').describe('token-mean: every token counts once; seq-mean: every response counts once'),
+  missingEosPenalty: z.number().nonnegative().default(1).describe('subtracted from the score of responses that never emitted EOS (0 = off)'),
+  scoreClip: z.number().nonnegative().default(5).describe('clip scores to [-x, x] (0 = off)'),
+  rmWeight: z.number().nonnegative().default(1).describe('weight of the reward-model score'),
+  execRewardWeight: z.number().min(0).max(1).optional().describe('weight of the sandbox execution score in [0, 1] (default 0.5 when prompts have tests, else 0)'),
+  execTimeoutMs: int().positive().default(5000).describe('sandbox wall-clock limit per response'),
+  limit: int().nonnegative().default(0).describe('use only the first n prompts (0 = all)'),
+  heldoutData: z
+    .string()
+    .min(1)
+    .default('data/mbpp_validation.jsonl')
+    .describe('prompts never trained on, measured before the first iteration, every --heldout-every iterations and at the end (heldout.jsonl, heldout.svg in --out); "none" = off'),
+  heldoutEvery: int().nonnegative().default(10).describe('iterations between held-out measurements (0 = only at the start and the end)'),
+  heldoutSamples: int().positive().default(2).describe('responses sampled per held-out prompt (at --temperature, the same seed every time)'),
+  heldoutLimit: int().nonnegative().default(0).describe('measure only the first n held-out prompts (0 = all)'),
+};
+
+const Ppo = z
+  .strictObject({
+    algo: z.literal('ppo').describe('ppo: GAE with a value head; grpo: group-normalised rewards, no critic'),
+    ...shared,
+    cliprangeValue: z.number().positive().default(0.2).describe('value clip around the rollout values'),
+    vfCoef: z.number().nonnegative().default(0.1).describe('weight of the value loss'),
+    valueWarmup: int().nonnegative().default(0).describe('the first n iterations train only the value head (policy frozen), so the advantages mean something when the policy starts to move'),
+    valueWarmupLr: z.number().positive().default(1e-3).describe('learning rate of the value head during --value-warmup'),
+    gamma: z.number().min(0).max(1).default(1).describe('discount'),
+    lam: z.number().min(0).max(1).default(0.95).describe('GAE lambda'),
+    whitenAdvantages: z.boolean().default(true).describe('normalise advantages to mean 0, variance 1'),
+  })
+  .superRefine(checkOptim);
+
+const Grpo = z
+  .strictObject({
+    algo: z.literal('grpo'),
+    ...shared,
+    groupSize: int().min(2).default(4).describe('responses sampled per prompt'),
+  })
+  .superRefine(checkOptim);
+
+/** PPO or GRPO settings; without `algo`, PPO. */
+export const PpoSettings = z.preprocess(
+  (v) => (typeof v === 'object' && v !== null && !('algo' in v) ? { ...v, algo: 'ppo' } : v),
+  z.discriminatedUnion('algo', [Ppo, Grpo]),
+);
+export type PpoSettings = z.output<typeof PpoSettings>;
+export type PpoAlgo = PpoSettings['algo'];

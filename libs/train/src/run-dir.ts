@@ -1,0 +1,88 @@
+// One run directory: the checkpoint folder a stage writes (Hugging Face layout: config.json, model.safetensors, the
+// tokenizer files, plus the stage's own files) and, beside the weights, what --resume needs:
+//   optimizer.safetensors   the optimizer moments (F32)
+//   trainer_state.json      {"position": {step, epoch, stepInEpoch}, ...the stage's extra state}
+// Every stage (pretrain, sft, rm, ppo/grpo, the online service's checkpoints) detects, reads and writes its training
+// state through this one object, so the file layout and its checks live here once.
+import * as fs from 'fs';
+import * as path from 'path';
+import { z } from 'zod';
+import { loadTrainingState, saveCheckpoint, type HostTensor, type Qwen2Config, TRAINER_STATE_FILE } from '@rlhf-code/model';
+import type { RunPosition } from './run';
+import type { Trainer } from './trainer';
+
+const count = z.number().int().nonnegative();
+/** trainer_state.json: the position of the run and whatever else the stage keeps (its KL controller, baseline...). */
+export const TrainerStateSchema = z.looseObject({ position: z.strictObject({ step: count, epoch: count, stepInEpoch: count }) });
+
+export interface SavedState {
+  optimizer: Map<string, HostTensor>;
+  position: RunPosition;
+  /** The stage's own state (trainer_state.json without "position"). */
+  extra: Record<string, unknown>;
+}
+
+export interface SaveOptions {
+  config: Qwen2Config;
+  weights: Map<string, HostTensor>;
+  /** Copied into the folder so that it is self-contained. */
+  tokenizerDir?: string;
+  tokenizerConfig?: Record<string, unknown>;
+  /** The trainer whose optimizer moments are saved (none: a folder with weights only, nothing to resume). */
+  trainer?: Trainer;
+  position?: RunPosition;
+  extra?: Record<string, unknown>;
+  extraFiles?: Record<string, string | object>;
+  /** Files of the previous save carried over (the run's logs: metrics.jsonl, ...). */
+  keepFiles?: string[];
+}
+
+export class RunDir {
+  constructor(readonly dir: string) {}
+
+  /** The folder holds a training state to resume from (not only weights). */
+  get resumable(): boolean {
+    return fs.existsSync(path.join(this.dir, TRAINER_STATE_FILE));
+  }
+
+  /** Where a run's weights come from: this folder when resuming from it, else the starting checkpoint. */
+  weightsFrom(start: string, resume: boolean): string {
+    return resume && this.resumable ? this.dir : start;
+  }
+
+  /** The saved training state, checked against TrainerStateSchema; errors name the file. */
+  async load(): Promise<SavedState> {
+    const { tensors, state } = await loadTrainingState(this.dir);
+    const r = TrainerStateSchema.safeParse(state);
+    if (!r.success) {
+      const where = path.join(this.dir, TRAINER_STATE_FILE);
+      throw new Error(`${where}: cannot resume: ${r.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`);
+    }
+    const { position, ...extra } = r.data;
+    return { optimizer: tensors, position, extra };
+  }
+
+  /** Load the state and put the optimizer moments into `trainer`; its step count must match the position. */
+  async restore(trainer: Trainer): Promise<{ position: RunPosition; extra: Record<string, unknown> }> {
+    const s = await this.load();
+    trainer.optimizer.setState(s.optimizer, trainer.params);
+    if (trainer.stepCount !== s.position.step) {
+      throw new Error(`${this.dir}: cannot resume: the optimizer has ${trainer.stepCount} steps but the position is step ${s.position.step}`);
+    }
+    return { position: s.position, extra: s.extra };
+  }
+
+  /** Write the checkpoint (weights, tokenizer, files) and, with a trainer, the state to resume from; one atomic swap. */
+  async save(o: SaveOptions): Promise<void> {
+    if (o.trainer && !o.position) throw new Error(`RunDir.save(${this.dir}): a trainer's state needs its position`);
+    await saveCheckpoint(this.dir, {
+      config: o.config,
+      weights: o.weights,
+      tokenizerDir: o.tokenizerDir,
+      tokenizerConfig: o.tokenizerConfig,
+      extraFiles: o.extraFiles,
+      keepFiles: o.keepFiles,
+      trainingState: o.trainer ? { tensors: o.trainer.optimizer.getState(), state: { ...o.extra, position: o.position } } : undefined,
+    });
+  }
+}
