@@ -3,7 +3,7 @@ import { Command } from 'commander';
 import { z } from 'zod';
 import * as tf from '@tensorflow/tfjs';
 import { parseJsonFlag, runCli, settingsCommand, UsageError } from '@rlhf-code/cli';
-import { generateBatch, GenerateLogitsSettings, GenerateRunSettings, Qwen2Model, sampledIds } from '@rlhf-code/model';
+import { checkVocabulary, generateBatch, GenerateLogitsSettings, GenerateRunSettings, Qwen2Model, sampledIds } from '@rlhf-code/model';
 import { initBackend, shutdownBackend } from '@rlhf-code/backend';
 import { encodeFim, loadTokenizer, parseFim } from '@rlhf-code/tokenizer';
 
@@ -52,9 +52,7 @@ async function runCommand(flags: GenerateRunSettings): Promise<void> {
   const model = await Qwen2Model.load(flags.model, { trainable: false });
   // Text needs the checkpoint's tokenizer; with --ids --json and no stop strings we can do without one.
   const tokenizer = idsFlag && flags.json && flags.stop.length === 0 ? undefined : await loadTokenizer(flags.model);
-  if (tokenizer && tokenizer.vocabSize > model.config.vocab_size) {
-    throw new UsageError(`${flags.model}: its tokenizer has ${tokenizer.vocabSize} tokens, more than the model's ${model.config.vocab_size}`);
-  }
+  if (tokenizer) checkVocabulary(tokenizer, model.config.vocab_size, flags.model);
   const prompt = idsFlag ?? encodePrompt(tokenizer!, flags.prompt!);
   checkVocab('--ids', [prompt], model.config.vocab_size);
   const sampling = flags.temperature !== undefined || flags.topP !== undefined || flags.topK !== undefined;

@@ -7,7 +7,8 @@ import { Command } from 'commander';
 import { runCli, settingsCommand, UsageError } from '@rlhf-code/cli';
 import { readPpoData, PpoRecord } from '@rlhf-code/data';
 import { heldOutSpec, renderSvg } from '@rlhf-code/eval';
-import { loadTrainingState, RewardModel, TRAINER_STATE_FILE } from '@rlhf-code/model';
+import { checkVocabulary, RewardModel } from '@rlhf-code/model';
+import { RunDir } from '@rlhf-code/train';
 import { initBackend, shutdownBackend } from '@rlhf-code/backend';
 import {
   combineScorers,
@@ -87,7 +88,8 @@ async function train(f: PpoSettings): Promise<void> {
   const heldOutRecords = await readHeldOut(f, records);
 
   const backend = await initBackend({ backend: f.backend });
-  const resumeDir = f.resume && fs.existsSync(path.join(f.out, TRAINER_STATE_FILE)) ? f.out : undefined;
+  const runDir = new RunDir(f.out);
+  const resumeDir = f.resume && runDir.resumable ? f.out : undefined;
   if (f.resume && !resumeDir) console.error(`ppo: --resume: no checkpoint in ${f.out} yet, starting from ${f.model}`);
   const rm = useRm ? await RewardModel.load(f.rewardModel, { trainable: false }) : null;
   const models = await loadPpoModels({ modelDir: f.model, resumeDir, algo: f.algo, rewardHead: rm?.head, seed: f.seed });
@@ -96,7 +98,7 @@ async function train(f: PpoSettings): Promise<void> {
     throw new UsageError(`--max-prompt-len ${f.maxPromptLen} + --max-new-tokens ${f.maxNewTokens} exceed the model's ${maxPos} positions`);
   }
   for (const [name, vocab] of [['policy', models.policy.config.vocab_size], ['reward model', rm?.config.vocab_size ?? Infinity]] as const) {
-    if (tok.vocabSize > vocab) throw new UsageError(`${f.model}: its tokenizer has ${tok.vocabSize} tokens, more than the ${name}'s ${vocab}`);
+    checkVocabulary(tok, vocab, f.model, `the ${name}'s`);
   }
 
   // Prompts cut from the left (the end of a prompt sits next to the response).
@@ -153,7 +155,7 @@ async function train(f: PpoSettings): Promise<void> {
       outDir: f.out,
       saveEvery: f.saveEvery,
       save: (trainingState) => savePpoCheckpoint(f.out, models, { tokenizerDir: f.model, trainingState, extraFiles: { 'training_args.json': trainingArgs } }),
-      resumeState: resumeDir ? await loadTrainingState(resumeDir) : undefined,
+      resume: f.resume,
       label: f.algo,
       quiet: f.quiet,
       seed: f.seed,

@@ -6,10 +6,10 @@ import * as path from 'path';
 import { Command } from 'commander';
 import { runCli, settingsCommand } from '@rlhf-code/cli';
 import { readRmData, splitHeldOut, type RmRecord } from '@rlhf-code/data';
-import { RewardModel, TRAINER_STATE_FILE } from '@rlhf-code/model';
+import { RewardModel } from '@rlhf-code/model';
 import { initBackend, shutdownBackend } from '@rlhf-code/backend';
 import { encodePair, loadTokenizer } from '@rlhf-code/tokenizer';
-import { RmExample, RmSettings, runRmStage } from '@rlhf-code/train';
+import { RmExample, RmSettings, RunDir, runRmStage } from '@rlhf-code/train';
 
 async function train(f: RmSettings): Promise<void> {
   const tok = loadTokenizer(f.model);
@@ -26,7 +26,7 @@ async function train(f: RmSettings): Promise<void> {
   const backend = await initBackend({ backend: f.backend });
   console.error(`rm train: backend ${backend.name}; ${trainRecords.length} training / ${split.heldOut.length} held-out pairs from ${f.data}`);
 
-  const resuming = f.resume && fs.existsSync(path.join(f.out, TRAINER_STATE_FILE));
+  const resuming = f.resume && new RunDir(f.out).resumable;
   const rm = resuming ? await RewardModel.load(f.out) : await RewardModel.fromCausalLM(f.model, { padTokenId: tok.padId, seed: f.seed });
   const result = await runRmStage({
     rm,

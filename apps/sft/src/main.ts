@@ -6,14 +6,15 @@ import * as path from 'path';
 import { Command } from 'commander';
 import { runCli, settingsCommand, UsageError } from '@rlhf-code/cli';
 import { readSftData, splitHeldOut } from '@rlhf-code/data';
-import { makeConfig, Qwen2Config, Qwen2Model, readConfig, saveCheckpoint, TRAINER_STATE_FILE } from '@rlhf-code/model';
+import { checkVocabulary, makeConfig, Qwen2Config, Qwen2Model, readConfig, saveCheckpoint } from '@rlhf-code/model';
 import { initBackend, shutdownBackend } from '@rlhf-code/backend';
 import { corpusDirs, FimMode, loadTokenizer, readCorpora, readFimMode, Tokenizer } from '@rlhf-code/tokenizer';
-import { fimSftExample, LmExample, packExamples, PretrainSettings, pretrainWindows, runLmStage, SftSettings, sftExample } from '@rlhf-code/train';
+import { fimSftExample, LmExample, packExamples, PretrainSettings, pretrainWindows, RunDir, runLmStage, SftSettings, sftExample } from '@rlhf-code/train';
 
 /** With --resume and a checkpoint in --out, training continues from the weights saved there. */
 function resumeDir(f: { resume: boolean; out: string }): string | undefined {
-  return f.resume && fs.existsSync(path.join(f.out, TRAINER_STATE_FILE)) ? f.out : undefined;
+  const run = new RunDir(f.out);
+  return f.resume && run.resumable ? run.dir : undefined;
 }
 
 /**
@@ -120,9 +121,7 @@ async function train(f: SftSettings): Promise<void> {
   const { train: trainRecords, heldOut: heldRecords } = splitHeldOut(records, { fraction: f.heldoutFraction, seed: f.seed });
   const backend = await initBackend({ backend: f.backend });
   const model = await Qwen2Model.load(resumeDir(f) ?? f.model);
-  if (tok.vocabSize > model.config.vocab_size) {
-    throw new UsageError(`${f.model}: its tokenizer has ${tok.vocabSize} tokens, more than the model's ${model.config.vocab_size}`);
-  }
+  checkVocabulary(tok, model.config.vocab_size, f.model);
   // A record with a `suffix` is a fill-in-the-middle example (the raw FIM form, whatever --template says).
   const toExample = (r: { prompt: string; response: string; suffix?: string }): LmExample =>
     r.suffix === undefined

@@ -12,7 +12,7 @@
 import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
-import { Completion, generateBatch, isSequenceClassifier, Qwen2Model, readConfig, RewardModel, sampledIds } from '@rlhf-code/model';
+import { checkVocabulary, Completion, generateBatch, isSequenceClassifier, Qwen2Model, readConfig, RewardModel, sampledIds } from '@rlhf-code/model';
 import { responseLogProbs } from '@rlhf-code/rl';
 import { encodePair, encodePrompt, loadTokenizer, PromptTemplate, Tokenizer } from '@rlhf-code/tokenizer';
 import type { EvalProblem } from './data';
@@ -156,7 +156,7 @@ function tokenizerHash(dir: string): string {
 
 function loadModelTokenizer(name: string, dir: string, vocab: number): Tokenizer {
   const tok = loadTokenizer(dir);
-  if (tok.vocabSize > vocab) throw new Error(`${name}=${dir}: its tokenizer has ${tok.vocabSize} tokens, more than the model's ${vocab}`);
+  checkVocabulary(tok, vocab, `${name}=${dir}`);
   return tok;
 }
 

@@ -15,3 +15,4 @@ export type { Completion } from './generate-batch';
 export { createRng } from './sampling';
 export type { Rng } from './sampling';
 export { GenerateLogitsSettings, GenerateRunSettings } from './settings';
+export { checkVocabulary, loadModelAndTokenizer } from './load';

@@ -1,10 +1,12 @@
 // Policy checkpoints of the online service: <stateDir>/checkpoints/v000012/ is policy version 12 in Hugging Face
 // layout (config.json, model.safetensors, tokenizer files) plus optimizer.safetensors and trainer_state.json
-// ({policy_version, updates, baseline, ...}), so it loads in transformers as is and the service resumes from it.
-// Written atomically by saveCheckpoint; only the newest `keep` are kept.
+// ({position, policy_version, updates, baseline, ...}): a run directory (libs/train RunDir) that loads in transformers
+// as is and that the service resumes from. Only the newest `keep` are kept.
 import * as fs from 'fs';
 import * as path from 'path';
-import { loadTrainingState, saveCheckpoint, type HostTensor, type Qwen2Config } from '@rlhf-code/model';
+import { z } from 'zod';
+import type { HostTensor, Qwen2Config } from '@rlhf-code/model';
+import { RunDir, type Trainer } from '@rlhf-code/train';
 
 export interface OnlineTrainerState {
   policy_version: number;
@@ -38,7 +40,7 @@ export async function saveOnlineCheckpoint(
   opts: {
     config: Qwen2Config;
     weights: Map<string, HostTensor>;
-    optimizer: Map<string, HostTensor>;
+    trainer: Trainer;
     state: OnlineTrainerState;
     tokenizerDir: string;
     keep: number;
@@ -46,23 +48,25 @@ export async function saveOnlineCheckpoint(
 ): Promise<string> {
   const dir = checkpointDir(stateDir, opts.state.policy_version);
   await fs.promises.mkdir(checkpointRoot(stateDir), { recursive: true });
-  await saveCheckpoint(dir, {
-    config: opts.config,
-    weights: opts.weights,
-    tokenizerDir: opts.tokenizerDir,
-    trainingState: { tensors: opts.optimizer, state: { ...opts.state } },
-  });
+  // The position counts optimizer steps (the online run has no epochs); the rest is the service's own state.
+  const steps = opts.trainer.stepCount;
+  const state = RunDir.stateOf(opts.trainer, { step: steps, epoch: 0, stepInEpoch: steps }, { ...opts.state });
+  await new RunDir(dir).save({ config: opts.config, weights: opts.weights, tokenizerDir: opts.tokenizerDir, state });
   for (const old of listCheckpoints(stateDir).slice(opts.keep)) await fs.promises.rm(old.dir, { recursive: true, force: true });
   return dir;
 }
 
+const OnlineStateSchema = z.object({
+  policy_version: z.number().int().nonnegative(),
+  updates: z.number().int().nonnegative().optional(),
+  baseline: z.number().nullable().default(null),
+  start_model: z.string().default(''),
+});
+
 /** The trainer state and optimizer moments saved beside a checkpoint's weights. */
 export async function loadOnlineState(dir: string): Promise<{ state: OnlineTrainerState; optimizer: Map<string, HostTensor> }> {
-  const { tensors, state } = await loadTrainingState(dir);
-  const s = state as Partial<OnlineTrainerState>;
-  if (!Number.isInteger(s.policy_version)) throw new Error(`${dir}/trainer_state.json: policy_version must be an integer`);
-  return {
-    state: { policy_version: s.policy_version!, updates: s.updates ?? s.policy_version!, baseline: s.baseline ?? null, start_model: s.start_model ?? '' },
-    optimizer: tensors,
-  };
+  const { optimizer, extra } = await new RunDir(dir).load();
+  const r = OnlineStateSchema.safeParse(extra);
+  if (!r.success) throw new Error(`${dir}/trainer_state.json: ${r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  return { state: { ...r.data, updates: r.data.updates ?? r.data.policy_version }, optimizer };
 }

@@ -13,7 +13,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import type { FastifyInstance } from 'fastify';
-import { Qwen2Model } from '@rlhf-code/model';
+import { loadModelAndTokenizer, Qwen2Model } from '@rlhf-code/model';
 import { loadTokenizer, type Tokenizer } from '@rlhf-code/tokenizer';
 import { ArmRouter } from './arms';
 import { listCheckpoints, loadOnlineState, saveOnlineCheckpoint, type OnlineTrainerState } from './checkpoints';
@@ -298,7 +298,7 @@ export class OnlineService {
     const dir = await saveOnlineCheckpoint(config.stateDir, {
       config: this.models[1].config,
       weights: this.trainer.lastGoodWeights,
-      optimizer: this.trainer.trainer.optimizer.getState(),
+      trainer: this.trainer.trainer,
       state,
       tokenizerDir: config.model,
       keep: config.training.keepCheckpoints,
@@ -327,12 +327,8 @@ export class OnlineService {
 export async function startOnlineService(config: OnlineConfig, opts: StartOptions = {}): Promise<OnlineService> {
   const say = opts.log ?? ((line: string) => process.stdout.write(line + '\n'));
   fs.mkdirSync(config.stateDir, { recursive: true });
-  const tokenizer = loadTokenizer(config.model);
   // Models: the frozen start (A/B control and KL reference), the trainable policy, the served copy of it.
-  const start = await Qwen2Model.load(config.model, { trainable: false });
-  if (tokenizer.vocabSize > start.config.vocab_size) {
-    throw new Error(`${config.model}: its tokenizer has ${tokenizer.vocabSize} tokens, more than the model's ${start.config.vocab_size}`);
-  }
+  const { model: start, tokenizer } = await loadModelAndTokenizer(config.model, { trainable: false });
   const latest = listCheckpoints(config.stateDir)[0];
   const policyDir = latest?.dir ?? config.model;
   const resumed = latest ? await loadOnlineState(latest.dir) : null;

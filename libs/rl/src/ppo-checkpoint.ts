@@ -5,10 +5,10 @@ import {
   loadCheckpointWeights,
   Qwen2Model,
   readConfig,
-  saveCheckpoint,
   ScalarHead,
   TrainingState,
 } from '@rlhf-code/model';
+import { RunDir } from '@rlhf-code/train';
 import { HELDOUT_FILE, HELDOUT_SVG } from './heldout';
 import type { PpoModels } from './ppo-trainer';
 import type { PpoAlgo } from './settings';
@@ -50,11 +50,11 @@ export async function savePpoCheckpoint(
 ): Promise<void> {
   const weights = models.policy.hostWeights();
   if (models.valueHead) for (const [name, t] of models.valueHead.hostWeights()) weights.set(name, t);
-  await saveCheckpoint(dir, {
+  await new RunDir(dir).save({
     config: models.policy.config,
     weights,
     tokenizerDir: opts.tokenizerDir,
-    trainingState: opts.trainingState,
+    state: opts.trainingState,
     extraFiles: opts.extraFiles,
     keepFiles: ['metrics.jsonl', HELDOUT_FILE, HELDOUT_SVG], // the run's logs, carried over from the previous save
   });

@@ -64,7 +64,7 @@ async function run(out: string, steps: number, resume: boolean, heldOut = false)
       outDir: out,
       saveEvery: 1,
       save: (trainingState) => savePpoCheckpoint(out, models, { trainingState }),
-      resumeState: resume ? await loadTrainingState(out) : undefined,
+      resume,
       quiet: true,
       seed: 4,
       heldOut: heldOut ? { probe, every: 2 } : undefined,

@@ -7,7 +7,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { shuffle } from '@rlhf-code/data';
 import type { TrainingState } from '@rlhf-code/model';
-import { dropLinesAfter, restoreTrainingState, RunPosition, trainingStateOf, TrainingRun, yieldToEventLoop } from '@rlhf-code/train';
+import { dropLinesAfter, RunDir, RunPosition, TrainingRun, yieldToEventLoop } from '@rlhf-code/train';
 import { formatHeldOut, HELDOUT_FILE, HeldOutProbe, HeldOutRecord } from './heldout';
 import { METRICS, MetricRecord } from './metrics';
 import { PpoPrompt, PpoTrainer } from './ppo-trainer';
@@ -24,8 +24,8 @@ export interface PpoRunOptions {
   saveEvery: number;
   /** Write the checkpoint with this training state (see savePpoCheckpoint). */
   save: (trainingState: TrainingState) => Promise<void>;
-  /** From loadTrainingState(outDir) when resuming. */
-  resumeState?: TrainingState;
+  /** Continue from the training state saved in outDir (when there is one). */
+  resume?: boolean;
   label?: string;
   quiet?: boolean;
   /** Seed of the prompt order. */
@@ -63,17 +63,19 @@ export async function runPpo(o: PpoRunOptions): Promise<PpoRunResult> {
   }
   const batchesPerEpoch = Math.floor(o.prompts.length / o.batchSize);
   let position: RunPosition = { step: 0, epoch: 0, stepInEpoch: 0 };
-  if (o.resumeState) {
-    const restored = restoreTrainingState(o.ppo.trainer, o.resumeState, o.outDir);
+  const runDir = new RunDir(o.outDir);
+  const resuming = o.resume === true && runDir.resumable;
+  if (resuming) {
+    const restored = await runDir.restore(o.ppo.trainer);
     position = restored.position;
     o.ppo.restore(restored.extra.ppo, `${o.outDir}: trainer_state.json ppo`);
   }
   // metrics.jsonl counts PPO iterations: lines logged after the checkpoint's iteration are dropped on resume.
-  const resumeStep = o.resumeState ? o.ppo.ppoStep : undefined;
+  const resumeStep = resuming ? o.ppo.ppoStep : undefined;
   const run = new TrainingRun({ outDir: o.outDir, label, totalSteps: o.steps, append: resumeStep !== undefined, resumeStep, quiet: o.quiet });
-  if (o.resumeState) run.print(`${label}: resuming from ${o.outDir} at iteration ${o.ppo.ppoStep}`);
+  if (resuming) run.print(`${label}: resuming from ${o.outDir} at iteration ${o.ppo.ppoStep}`);
   const history: MetricRecord[] = [];
-  const save = () => o.save(trainingStateOf(o.ppo.trainer, { ...position, step: o.ppo.trainer.stepCount }, { ppo: o.ppo.state() }));
+  const save = () => o.save(RunDir.stateOf(o.ppo.trainer, { ...position, step: o.ppo.trainer.stepCount }, { ppo: o.ppo.state() }));
   let order = shuffle(o.prompts, `${o.seed}:${position.epoch}`);
   let interrupted = false;
 

@@ -9,7 +9,8 @@ import { makeConfig, Qwen2Model, saveTrainingState, TRAINER_STATE_FILE } from '@
 import { fit } from './fit';
 import { LmExample } from './lm-data';
 import { runLmStage } from './lm-stage';
-import { restoreTrainingState, RunPosition, trainingStateOf, TrainingRun } from './run';
+import { RunPosition, TrainingRun } from './run';
+import { RunDir } from './run-dir';
 import type { OptimSettings } from './settings';
 import { runStage, StageOptions } from './stage';
 import { MicroBatch, Trainer } from './trainer';
@@ -104,35 +105,41 @@ describe('TrainingRun', () => {
   });
 });
 
-describe('trainingStateOf / restoreTrainingState', () => {
-  test('round trip of moments, position and extra state; clear errors otherwise', () => {
+describe('RunDir: the training state on disk', () => {
+  test('round trip of moments, position and extra state; clear errors otherwise', async () => {
+    const dir = tmpDir();
+    const run = new RunDir(dir);
+    expect(run.resumable).toBe(false);
+    expect(run.weightsFrom('start', true)).toBe('start');
     const p = toy();
     const trainer = toyTrainer(p, 10);
     trainer.step([toyBatch(p, 0, 2)]);
     trainer.step([toyBatch(p, 2, 4)]);
     const pos = { step: 2, epoch: 1, stepInEpoch: 0 };
-    const ts = trainingStateOf(trainer, pos, { rng: 'abc' });
+    const ts = RunDir.stateOf(trainer, pos, { rng: 'abc' });
     expect(ts.state).toEqual({ rng: 'abc', position: pos });
+    await saveTrainingState(dir, ts);
+    expect(run.resumable).toBe(true);
+    expect(run.weightsFrom('start', true)).toBe(dir);
+    expect(run.weightsFrom('start', false)).toBe('start');
 
     const p2 = toy(weightsOf(p));
     const t2 = toyTrainer(p2, 10);
-    expect(restoreTrainingState(t2, ts, 'ckpt')).toEqual({ position: pos, extra: { rng: 'abc' } });
+    expect(await run.restore(t2)).toEqual({ position: pos, extra: { rng: 'abc' } });
     expect(t2.stepCount).toBe(2);
     // The restored optimizer takes exactly the step the original takes.
     trainer.step([toyBatch(p, 4, 6)]);
     t2.step([toyBatch(p2, 4, 6)]);
     expect(weightsOf(p2)).toEqual(weightsOf(p));
 
+    const file = path.join(dir, 'trainer_state.json');
     const t3 = toyTrainer(toy(), 10);
-    expect(() => restoreTrainingState(t3, { tensors: ts.tensors, state: { rng: 'abc' } }, 'ckpt')).toThrow(
-      'ckpt: trainer_state.json has no valid "position" {step, epoch, stepInEpoch}; cannot resume',
-    );
-    expect(() => restoreTrainingState(t3, { tensors: ts.tensors, state: { position: { step: 2, epoch: -1, stepInEpoch: 0 } } }, 'ckpt')).toThrow(
-      /no valid "position"/,
-    );
-    expect(() => restoreTrainingState(t3, { tensors: ts.tensors, state: { position: { ...pos, step: 3 } } }, 'ckpt')).toThrow(
-      'ckpt: optimizer has 2 steps but position.step is 3',
-    );
+    await saveTrainingState(dir, { tensors: ts.tensors, state: { rng: 'abc' } });
+    await expect(run.restore(t3)).rejects.toThrow(`${file}: cannot resume: position: `);
+    await saveTrainingState(dir, { tensors: ts.tensors, state: { position: { step: 2, epoch: -1, stepInEpoch: 0 } } });
+    await expect(run.restore(t3)).rejects.toThrow(`${file}: cannot resume: position.epoch: Too small`);
+    await saveTrainingState(dir, { tensors: ts.tensors, state: { position: { ...pos, step: 3 } } });
+    await expect(new RunDir(dir).restore(toyTrainer(toy(), 10))).rejects.toThrow(`${dir}: cannot resume: the optimizer has 2 steps but the position is step 3`);
     [trainer, t2, t3].forEach((t) => t.dispose());
     tf.dispose([p.w, p2.w]);
   });

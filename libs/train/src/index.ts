@@ -2,7 +2,8 @@
 export { sparseCrossEntropy, tokenLogProbs, entropyFromLogits } from './losses';
 export { Trainer } from './trainer';
 export type { MicroBatch } from './trainer';
-export { TrainingRun, trainingStateOf, restoreTrainingState, yieldToEventLoop, dropLinesAfter } from './run';
+export { TrainingRun, yieldToEventLoop, dropLinesAfter } from './run';
+export { RunDir } from './run-dir';
 export type { RunPosition } from './run';
 export { pretrainWindows, sftExample, fimSftExample, packExamples, padLmBatch } from './lm-data';
 export type { LmExample } from './lm-data';

@@ -1,11 +1,12 @@
 // A language-model training stage (pretraining or SFT): examples -> resumable checkpoint, with the
 // token-weighted next-token loss and a held-out loss at each evaluation.
-import { Qwen2Model, saveCheckpoint } from '@rlhf-code/model';
+import type { Qwen2Model } from '@rlhf-code/model';
 import { shuffle } from '@rlhf-code/data';
 import { FitResult } from './fit';
 import { LmBatch, LmExample, padLmBatch } from './lm-data';
 import { evaluateLmLoss, lmMicroBatch } from './lm-loss';
 import { TrainingRun } from './run';
+import { RunDir } from './run-dir';
 import { runStage } from './stage';
 import type { OptimSettings } from './settings';
 
@@ -60,14 +61,14 @@ export async function runLmStage(o: LmStageOptions): Promise<FitResult & { run: 
     },
     stepMetrics: (_r, _p, run) => ({ tokens_per_s: Math.round(tokensSeen / run.elapsed) }),
     evaluate: evalBatches.length > 0 ? () => ({ 'eval/loss': evaluateLmLoss(o.model, evalBatches).loss }) : undefined,
-    save: (trainingState, keepFiles) =>
-      saveCheckpoint(o.outDir, {
+    save: (state, keepFiles) =>
+      new RunDir(o.outDir).save({
         config: o.model.config,
         weights: o.model.hostWeights(),
         tokenizerDir: o.tokenizerDir,
         tokenizerConfig: o.tokenizerConfig,
         extraFiles: o.extraFiles,
-        trainingState,
+        state,
         keepFiles,
       }),
   });

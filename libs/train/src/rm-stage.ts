@@ -10,6 +10,7 @@ import { groupByLength, shuffle } from '@rlhf-code/data';
 import { jackknife } from '@rlhf-code/stats';
 import { FitResult } from './fit';
 import { TrainingRun } from './run';
+import { RunDir } from './run-dir';
 import { runStage } from './stage';
 import type { OptimSettings, PairLoss } from './settings';
 import type { MicroBatch } from './trainer';
@@ -243,10 +244,12 @@ export async function runRmStage(o: RmStageOptions): Promise<FitResult & { run: 
       };
     },
     evaluate: o.heldOut.length > 0 ? evaluate : undefined,
-    save: (trainingState, keepFiles) =>
-      o.rm.save(o.outDir, {
+    save: (state, keepFiles) =>
+      new RunDir(o.outDir).save({
+        config: o.rm.config,
+        weights: o.rm.hostWeights(),
         tokenizerDir: o.tokenizerDir,
-        trainingState,
+        state,
         keepFiles,
         extraFiles: { ...o.extraFiles, ...(heldout ? { 'heldout.json': { heldout } } : {}) },
       }),

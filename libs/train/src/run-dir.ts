@@ -7,7 +7,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { z } from 'zod';
-import { loadTrainingState, saveCheckpoint, type HostTensor, type Qwen2Config, TRAINER_STATE_FILE } from '@rlhf-code/model';
+import { loadTrainingState, saveCheckpoint, TRAINER_STATE_FILE, type HostTensor, type Qwen2Config, type TrainingState } from '@rlhf-code/model';
 import type { RunPosition } from './run';
 import type { Trainer } from './trainer';
 
@@ -28,10 +28,8 @@ export interface SaveOptions {
   /** Copied into the folder so that it is self-contained. */
   tokenizerDir?: string;
   tokenizerConfig?: Record<string, unknown>;
-  /** The trainer whose optimizer moments are saved (none: a folder with weights only, nothing to resume). */
-  trainer?: Trainer;
-  position?: RunPosition;
-  extra?: Record<string, unknown>;
+  /** What --resume needs (RunDir.stateOf); none: a folder with weights only. */
+  state?: TrainingState;
   extraFiles?: Record<string, string | object>;
   /** Files of the previous save carried over (the run's logs: metrics.jsonl, ...). */
   keepFiles?: string[];
@@ -62,6 +60,11 @@ export class RunDir {
     return { optimizer: tensors, position, extra };
   }
 
+  /** The training state of `trainer` at `position`, with the stage's extra state, as save() writes it. */
+  static stateOf(trainer: Trainer, position: RunPosition, extra: Record<string, unknown> = {}): TrainingState {
+    return { tensors: trainer.optimizer.getState(), state: { ...extra, position } };
+  }
+
   /** Load the state and put the optimizer moments into `trainer`; its step count must match the position. */
   async restore(trainer: Trainer): Promise<{ position: RunPosition; extra: Record<string, unknown> }> {
     const s = await this.load();
@@ -72,9 +75,8 @@ export class RunDir {
     return { position: s.position, extra: s.extra };
   }
 
-  /** Write the checkpoint (weights, tokenizer, files) and, with a trainer, the state to resume from; one atomic swap. */
+  /** Write the checkpoint (weights, tokenizer, files) and the state to resume from, in one atomic swap. */
   async save(o: SaveOptions): Promise<void> {
-    if (o.trainer && !o.position) throw new Error(`RunDir.save(${this.dir}): a trainer's state needs its position`);
     await saveCheckpoint(this.dir, {
       config: o.config,
       weights: o.weights,
@@ -82,7 +84,7 @@ export class RunDir {
       tokenizerConfig: o.tokenizerConfig,
       extraFiles: o.extraFiles,
       keepFiles: o.keepFiles,
-      trainingState: o.trainer ? { tensors: o.trainer.optimizer.getState(), state: { ...o.extra, position: o.position } } : undefined,
+      trainingState: o.state,
     });
   }
 }

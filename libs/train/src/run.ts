@@ -5,8 +5,6 @@ import * as fs from 'fs';
 import * as path from 'path';
 import type { SingleBar } from 'cli-progress';
 import { progressBar } from '@rlhf-code/cli';
-import type { TrainingState } from '@rlhf-code/model';
-import type { Trainer } from './trainer';
 
 export type Metrics = Record<string, number | string | boolean | null>;
 
@@ -122,21 +120,3 @@ export interface RunPosition {
   stepInEpoch: number;
 }
 
-/** Optimizer moments + position (+ any JSON the app wants back, e.g. RNG state) for saveCheckpoint. */
-export function trainingStateOf(trainer: Trainer, position: RunPosition, extra: Record<string, unknown> = {}): TrainingState {
-  return { tensors: trainer.optimizer.getState(), state: { ...extra, position } };
-}
-
-/** Put a saved training state back into `trainer`; returns the position and the app's extra state. */
-export function restoreTrainingState(trainer: Trainer, ts: TrainingState, where: string): { position: RunPosition; extra: Record<string, unknown> } {
-  const { position, ...extra } = ts.state as { position?: RunPosition };
-  const ok = (n: unknown) => Number.isInteger(n) && (n as number) >= 0;
-  if (!position || !ok(position.step) || !ok(position.epoch) || !ok(position.stepInEpoch)) {
-    throw new Error(`${where}: trainer_state.json has no valid "position" {step, epoch, stepInEpoch}; cannot resume`);
-  }
-  trainer.optimizer.setState(ts.tensors, trainer.params);
-  if (trainer.stepCount !== position.step) {
-    throw new Error(`${where}: optimizer has ${trainer.stepCount} steps but position.step is ${position.step}`);
-  }
-  return { position, extra };
-}

@@ -1,12 +1,11 @@
 // A supervised training stage, whatever the model and loss: builds the Trainer (AdamW + clip + warmup and decay),
 // resumes from the checkpoint in outDir if asked, runs `fit` with a TrainingRun, saves through the caller.
 // runLmStage (pretraining, SFT) and the reward-model stage are built on it.
-import * as fs from 'fs';
-import * as path from 'path';
 import * as tf from '@tensorflow/tfjs';
-import { loadTrainingState, TRAINER_STATE_FILE, TrainingState } from '@rlhf-code/model';
+import { TRAINER_STATE_FILE, type TrainingState } from '@rlhf-code/model';
 import { fit, FitResult } from './fit';
-import { Metrics, restoreTrainingState, RunPosition, trainingStateOf, TrainingRun } from './run';
+import { Metrics, RunPosition, TrainingRun } from './run';
+import { RunDir } from './run-dir';
 import { trainerConfig, type OptimSettings } from './settings';
 import { MicroBatch, StepResult, Trainer } from './trainer';
 
@@ -43,10 +42,11 @@ export async function runStage(o: StageOptions): Promise<FitResult & { run: Trai
   const totalSteps = o.maxSteps && o.maxSteps > 0 ? Math.min(o.maxSteps, stepsPerEpoch * o.epochs) : stepsPerEpoch * o.epochs;
   const trainer = new Trainer(o.params, trainerConfig(o.optim, totalSteps));
 
+  const runDir = new RunDir(o.outDir);
   let start: RunPosition | undefined;
-  if (o.resume && fs.existsSync(path.join(o.outDir, TRAINER_STATE_FILE))) {
+  if (o.resume && runDir.resumable) {
     try {
-      const { position, extra } = restoreTrainingState(trainer, await loadTrainingState(o.outDir), o.outDir);
+      const { position, extra } = await runDir.restore(trainer);
       // The position counts steps of the saved run: with another number of steps per epoch it points elsewhere.
       if (extra.stepsPerEpoch !== undefined && extra.stepsPerEpoch !== stepsPerEpoch) {
         throw new Error(
@@ -77,7 +77,7 @@ export async function runStage(o: StageOptions): Promise<FitResult & { run: Trai
         Array.from({ length: o.gradAccum }, (_, m) => o.microBatch(epoch, i * perStep + m * o.batchSize, i * perStep + (m + 1) * o.batchSize)),
       stepMetrics: o.stepMetrics && ((r, p) => o.stepMetrics!(r, p, run)),
       evaluate: o.evaluate,
-      save: (position, final) => o.save(trainingStateOf(trainer, position, { stepsPerEpoch, totalSteps }), ['metrics.jsonl'], position, final),
+      save: (position, final) => o.save(RunDir.stateOf(trainer, position, { stepsPerEpoch, totalSteps }), ['metrics.jsonl'], position, final),
     });
     return { ...result, run };
   } finally {

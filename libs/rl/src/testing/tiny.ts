@@ -1,12 +1,14 @@
-// Tiny random Qwen2 models for the tests (fast on 2 CPU cores).
-import { makeConfig, Qwen2Config } from '@rlhf-code/model';
+// The RL tests' models: the shared tiny model (libs/model/testing) over a 24-token vocabulary, 1 layer of width 16,
+// so a rollout and its updates take milliseconds.
+import type { Qwen2Config } from '@rlhf-code/model';
+import { tinyConfig as sharedTinyConfig } from '@rlhf-code/model/testing';
 
 export const TINY_VOCAB = 24;
 export const TINY_EOS = 1;
 export const TINY_PAD = 0;
 
 export function tinyConfig(extra: Partial<Qwen2Config> = {}): Qwen2Config {
-  return makeConfig({
+  return sharedTinyConfig({
     vocab_size: TINY_VOCAB,
     hidden_size: 16,
     intermediate_size: 32,
