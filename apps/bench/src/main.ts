@@ -1,5 +1,5 @@
 // bench: training and generation speed of the Qwen2 model on this machine, one JSON line each.
-// The preset matches ../shared/tools/torch_ref_bench.py so the two can be compared in one run: `bench compare`.
+// The preset matches tools/torch_ref_bench.py so the two can be compared in one run: `bench compare`.
 // The benchmarks live in libs/bench; this file reads the settings and prints.
 import { Command } from 'commander';
 import { runCli, settingsCommand } from '@rlhf-code/cli';

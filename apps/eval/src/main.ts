@@ -6,7 +6,7 @@ import * as path from 'path';
 import { SingleBar } from 'cli-progress';
 import { Command } from 'commander';
 import { runCli, settingsCommand, UsageError } from '@rlhf-code/cli';
-import { readFimData } from '@rlhf-code/data';
+import { readCorpus, readFimData } from '@rlhf-code/data';
 import {
   BASE_METRIC_DESCRIPTIONS,
   chartSpec,
@@ -34,7 +34,6 @@ import {
   writeEvalOutputs,
 } from '@rlhf-code/eval';
 import { initBackend, shutdownBackend } from '@rlhf-code/backend';
-import { readCorpus } from '@rlhf-code/tokenizer';
 
 const DEFAULT_REWARD_MODEL = 'results/rm';
 

@@ -7,7 +7,7 @@ import { Command } from 'commander';
 import { z } from 'zod';
 import { backendOption, backendSchema, parseFlags, readConfigFile, runCli, settingsCommand, UsageError } from '@rlhf-code/cli';
 import { buildFimDataset, fimSftRecords, PrepFimSettings } from '@rlhf-code/datagen';
-import { readFimData, writeJsonl, type FimRecord } from '@rlhf-code/data';
+import { corpusDirs, type FimRecord, readFimData, writeJsonl } from '@rlhf-code/data';
 import { initBackend, shutdownBackend } from '@rlhf-code/backend';
 import {
   ConfigError,
@@ -20,7 +20,7 @@ import {
   type OnlineConfigInput,
 } from '@rlhf-code/online';
 import { formatSummary, runSimulation, SimulateSettings, simUser } from '@rlhf-code/continue';
-import { corpusDirs, loadTokenizer } from '@rlhf-code/tokenizer';
+import { loadTokenizer } from '@rlhf-code/tokenizer';
 
 const int = z.coerce.number().int();
 const num = z.coerce.number();

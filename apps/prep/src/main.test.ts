@@ -3,11 +3,10 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import * as os from 'os';
 import * as path from 'path';
 import { BASE_MODEL, printedConfig, runApp, writeTinyModel } from '@rlhf-code/cli/testing';
-import { readPpoData, readRmData, readSftData } from '@rlhf-code/data';
+import { isHeldOut, readCorpus, readPpoData, readRmData, readSftData } from '@rlhf-code/data';
 import { fimExamplesFromText, maxLineRepeat, PrepRmSettings, PrepSyntaxSettings } from '@rlhf-code/datagen';
 import { cursorInCode, functionCases, functionSource, withFileContext } from '@rlhf-code/eval';
 import { checkSyntax } from '@rlhf-code/sandbox';
-import { isHeldOut, readCorpus } from '@rlhf-code/tokenizer';
 
 const prep = (...args: string[]) => runApp('prep', args, 60_000);
 

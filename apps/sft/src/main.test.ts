@@ -5,10 +5,10 @@ import { spawn } from 'child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { isHeldOut } from '@rlhf-code/data';
 import { BASE_MODEL as BASE, printedConfig, REPO_ROOT as ROOT, runApp, writeTinyModel } from '@rlhf-code/cli/testing';
 import { PretrainSettings, SftSettings } from '@rlhf-code/train';
 import { readSafetensors, readSafetensorsHeader } from '@rlhf-code/model';
-import { isHeldOut } from '@rlhf-code/tokenizer';
 
 const ENV = { ...process.env, RLHF_THREADS: '1' };
 

@@ -5,10 +5,10 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { Command } from 'commander';
 import { runCli, settingsCommand, UsageError } from '@rlhf-code/cli';
-import { readSftData, splitHeldOut } from '@rlhf-code/data';
+import { corpusDirs, readCorpora, readSftData, splitHeldOut } from '@rlhf-code/data';
 import { checkVocabulary, makeConfig, Qwen2Config, Qwen2Model, readConfig, saveCheckpoint } from '@rlhf-code/model';
 import { initBackend, shutdownBackend } from '@rlhf-code/backend';
-import { corpusDirs, FimMode, loadTokenizer, readCorpora, readFimMode, Tokenizer } from '@rlhf-code/tokenizer';
+import { FimMode, loadTokenizer, readFimMode, Tokenizer } from '@rlhf-code/tokenizer';
 import { fimSftExample, LmExample, packExamples, PretrainSettings, pretrainWindows, RunDir, runLmStage, SftSettings, sftExample } from '@rlhf-code/train';
 
 /** With --resume and a checkpoint in --out, training continues from the weights saved there. */

@@ -2,18 +2,9 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { Command } from 'commander';
+import { CorpusSettings, copyStdlibCorpus, readCorpus } from '@rlhf-code/data';
 import { runCli, settingsCommand } from '@rlhf-code/cli';
-import {
-  copyStdlibCorpus,
-  CorpusSettings,
-  defaultTokenizerDir,
-  DeriveTokenizerSettings,
-  deriveTokenizer,
-  loadTokenizer,
-  measureTokenizer,
-  readCorpus,
-  saveTokenizer,
-} from '@rlhf-code/tokenizer';
+import { defaultTokenizerDir, DeriveTokenizerSettings, deriveTokenizer, loadTokenizer, measureTokenizer, saveTokenizer } from '@rlhf-code/tokenizer';
 
 const program = new Command('tokenizer').description('Corpus and tokenizer tools for the rlhf-code models.');
 
@@ -72,7 +63,7 @@ settingsCommand(
   derive,
 );
 settingsCommand(
-  program.command('corpus').description('Copy the Python corpus selection (see libs/tokenizer/src/corpus.ts) out of a CPython standard library.'),
+  program.command('corpus').description('Copy the Python corpus selection (see libs/data/src/corpus.ts) out of a CPython standard library.'),
   CorpusSettings,
   (opts) => console.log(JSON.stringify({ out: opts.out, selection: opts.selection, ...copyStdlibCorpus(opts.stdlib, opts.out, opts.selection) })),
 );

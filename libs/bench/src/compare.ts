@@ -1,4 +1,4 @@
-// bench compare: this project against the PyTorch yardstick (../shared/tools/torch_ref_bench.py) in one invocation.
+// bench compare: this project against the PyTorch yardstick (tools/torch_ref_bench.py) in one invocation.
 // Runs alternate (ours, torch, ours, torch, ...) one at a time; each child prints one JSON line. The summary of the
 // runs is a pure function (summarize) so it can be tested without running benchmarks.
 import { spawnSync } from 'child_process';
@@ -8,9 +8,9 @@ import * as path from 'path';
 import { z } from 'zod';
 import { UsageError } from '@rlhf-code/cli';
 
-/** The repo root (libs/bench/src -> ../../..): our child runs from here, the torch script is ../shared/tools. */
+/** The repo root (libs/bench/src -> ../../..): our child runs from here; the torch script is in its tools/. */
 export const REPO_ROOT = path.join(__dirname, '../../..');
-export const DEFAULT_TORCH_SCRIPT = path.resolve(REPO_ROOT, '../shared/tools/torch_ref_bench.py');
+export const DEFAULT_TORCH_SCRIPT = path.join(REPO_ROOT, 'tools/torch_ref_bench.py');
 export const DEFAULT_PYTHON = '/usr/bin/python3';
 export const TORCH_INSTALL = 'apt-get install -y python3-torch libopenblas0-pthread';
 

@@ -1,4 +1,4 @@
-// The settings of the speed benchmarks: a model preset (named as ../shared/tools/torch_ref_bench.py takes it, so
+// The settings of the speed benchmarks: a model preset (named as tools/torch_ref_bench.py takes it, so
 // `bench compare` passes the same flags to both), and compare's own settings.
 import { z } from 'zod';
 import { backendField } from '@rlhf-code/cli';

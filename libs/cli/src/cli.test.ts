@@ -37,4 +37,16 @@ describe('cli helpers', () => {
     process.exitCode = 0;
     err.mockRestore();
   });
+
+  it('runCli prefixes every line of a several-problem message', async () => {
+    const err = jest.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    const program = new Command('demo').exitOverride().action(() => {
+      throw new UsageError('--a: bad\n--b: worse');
+    });
+    process.argv = ['node', 'demo'];
+    await runCli(program);
+    expect(err).toHaveBeenCalledWith('demo: error: --a: bad\ndemo: error: --b: worse\n');
+    process.exitCode = 0;
+    err.mockRestore();
+  });
 });

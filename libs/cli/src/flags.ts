@@ -55,7 +55,7 @@ export async function runCli(program: Command, cleanup?: () => void): Promise<vo
     await program.parseAsync();
   } catch (err) {
     const msg = err instanceof z.ZodError ? describeZodError(err) : err instanceof Error ? err.message : String(err);
-    process.stderr.write(`${program.name()}: error: ${msg}\n`);
+    process.stderr.write(msg.split('\n').map((line) => `${program.name()}: error: ${line}\n`).join(''));
     if (process.env.RLHF_DEBUG && err instanceof Error && err.stack) process.stderr.write(err.stack + '\n');
     process.exitCode = 1;
   } finally {

@@ -140,7 +140,7 @@ const show = (v: unknown) => (Array.isArray(v) ? v.join(',') : String(v));
 function helpText(f: SettingField, variantCount: number): string {
   let text = f.description;
   if (f.variants.length > 0 && f.variants.length < variantCount) text += ` (${f.variants.join(', ')} only)`;
-  const ds = [...f.defaults.entries()];
+  const ds = [...f.defaults.entries()].filter(([, v]) => !(Array.isArray(v) && v.length === 0)); // an empty list: nothing to show
   const distinct = new Set(ds.map(([, v]) => JSON.stringify(v)));
   if (f.kind !== 'boolean' || ds.some(([, v]) => v === true)) {
     if (distinct.size === 1) text += ` (default: ${show(ds[0][1])})`;

@@ -1,7 +1,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import { isHeldOut } from '@rlhf-code/tokenizer';
 import { buildFimDataset, fimExamplesFromText, fimSftRecords } from './fim-dataset';
+import { isHeldOut } from '@rlhf-code/data';
 import { tempDir } from '@rlhf-code/model/testing';
 
 const SOURCE = [

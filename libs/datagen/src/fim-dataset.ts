@@ -13,8 +13,7 @@
 //   maxSuffixChars at line boundaries (the parts nearest the cursor are kept). CRLF becomes LF.
 import * as fs from 'fs';
 import * as path from 'path';
-import { seededRandom } from '@rlhf-code/data';
-import { isHeldOut, listFiles } from '@rlhf-code/tokenizer';
+import { isHeldOut, listFiles, seededRandom } from '@rlhf-code/data';
 
 export type FimKind = 'rest-of-line' | 'lines';
 

@@ -1,11 +1,11 @@
 // `prep syntax`: a model writes function bodies (or FIM middles) for the corpus's training files; the ones that
 // compile are kept as SFT examples (rejection sampling on the compiler's verdict; the rounds are in syntax-data.ts).
-import { readFimData } from '@rlhf-code/data';
+import { corpusDirs, isHeldOut, readCorpora, readFimData } from '@rlhf-code/data';
 import { compilingCases, cursorInCode, functionCases, selectFimCases, selectFunctionCases, syntaxChecker, withFileContext, type FimCase } from '@rlhf-code/eval';
 import { fimSyntaxTrainingData, syntaxTrainingData, type FimSyntaxOptions, type FimSyntaxStats, type SyntaxDataOptions, type SyntaxDataStats, type SyntaxExample } from './syntax-data';
 import { Qwen2Model } from '@rlhf-code/model';
 import { initBackend, shutdownBackend, type BackendChoice } from '@rlhf-code/backend';
-import { corpusDirs, isHeldOut, loadTokenizer, readCorpora } from '@rlhf-code/tokenizer';
+import { loadTokenizer } from '@rlhf-code/tokenizer';
 
 /** The flags of `prep syntax`: where the functions and the model come from, plus the sampling options. */
 export type SyntaxRunFlags = Omit<SyntaxDataOptions, 'onProgress'> & {

@@ -1,4 +1,4 @@
-// The figures issue 3 asks of the shipped base model (models/base, pretrained from scratch with FIM):
+// The figures of the shipped base model (models/base, pretrained from scratch with FIM):
 //
 //   held-out loss   next-token cross-entropy on the corpus files the model never trained on (readCorpus(dir).test),
 //                   cut into windows exactly as pretraining cuts them (pretrainWindows): once as plain text

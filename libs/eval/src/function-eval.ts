@@ -12,7 +12,8 @@
 //               cut by maxNewTokens keeps its complete lines only (the line being written is dropped).
 //   syntax ok   signature + docstring + body, dedented to column 0, compiles as a module. A body without a single
 //               non-blank line is not ok (a docstring-only function would compile, but the model wrote nothing).
-import { CorpusFile, Tokenizer } from '@rlhf-code/tokenizer';
+import type { CorpusFile } from '@rlhf-code/data';
+import { Tokenizer } from '@rlhf-code/tokenizer';
 import { Qwen2Model } from '@rlhf-code/model';
 import { shuffle } from '@rlhf-code/data';
 import { CompleteOptions, completeBatched } from './batched';

@@ -1,5 +1,5 @@
 // The Qwen2 model against golden logits from an independent PyTorch implementation (test-fixtures/,
-// made by ../shared/tools/make_qwen2_fixture.py) and against a naive reference on other shapes.
+// made by tools/make_qwen2_fixture.py) and against a naive reference on other shapes.
 import * as fs from 'fs';
 import * as path from 'path';
 import * as tf from '@tensorflow/tfjs';

@@ -2,7 +2,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { encodeChat, formatChat } from './chat';
-import { readCorpus } from './corpus';
+import { readCorpus } from '@rlhf-code/data';
 import { byteLevelAlphabet, parseMerges } from './derive';
 import { encodeFim, formatFim } from './fim';
 import { measureTokenizer } from './measure';

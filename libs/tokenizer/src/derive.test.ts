@@ -1,6 +1,6 @@
 import * as path from 'path';
 import { CHATML_TEMPLATE } from './chat';
-import { readCorpus } from './corpus';
+import { readCorpus } from '@rlhf-code/data';
 import { byteLevelAlphabet, deriveTokenizer, parseMerges, type DerivedTokenizer } from './derive';
 import { measureTokenizer } from './measure';
 import { PAD_CANDIDATES, REQUIRED_TOKENS } from './special-tokens';

@@ -1,8 +1,7 @@
 export { Tokenizer, loadTokenizer, readFimMode, saveTokenizer, defaultTokenizerDir } from './tokenizer';
 export { formatFim, parseFim, encodeFim, fimIds, formatRepoHeader, repoAsComments, FIM_MODES, type FimMode, type FimParts, type RepoFile } from './fim';
 export { deriveTokenizer } from './derive';
-export { readCorpus, listFiles, isHeldOut, copyStdlibCorpus, readCorpora, corpusDirs, type CorpusFile } from './corpus';
 export { measureTokenizer } from './measure';
 export { encodePrompt, encodePair, endTokenId, stopTokenIds, PROMPT_TEMPLATES, type PromptTemplate, type StopSet } from './pair';
 export { encodeServedPrompt, PromptError, REPO_CONTEXT_MODES, SERVED_MIN_TOKENS, type RepoContextMode } from './served-prompt';
-export { CorpusSettings, DeriveTokenizerSettings } from './settings';
+export { DeriveTokenizerSettings } from './settings';

@@ -1,5 +1,6 @@
 // How well a tokenizer compresses a set of files, and whether it reproduces them exactly.
-import type { CorpusFile } from './corpus';
+/** A document of a corpus (libs/data's CorpusFile). */
+type CorpusFile = { path: string; text: string };
 import type { Tokenizer } from './tokenizer';
 
 export interface TokenizerMeasure {

@@ -1,5 +1,4 @@
-// The settings of the tokenizer tools (`tokenizer derive`, `tokenizer corpus`), declared once: flags, --help and
-// --config come from these schemas.
+// The settings of `tokenizer derive`, declared once: flags, --help and --config come from this schema.
 import { z } from 'zod';
 
 export const DeriveTokenizerSettings = z.strictObject({
@@ -14,13 +13,3 @@ export const DeriveTokenizerSettings = z.strictObject({
     .meta({ repeat: true }),
 });
 export type DeriveTokenizerSettings = z.output<typeof DeriveTokenizerSettings>;
-
-export const CorpusSettings = z.strictObject({
-  stdlib: z.string().min(1).describe('CPython Lib folder: python3 -c "import sysconfig;print(sysconfig.get_paths()[\'stdlib\'])"'),
-  out: z.string().min(1).describe('folder to copy into (must be absent or empty), e.g. data/corpus/python-stdlib'),
-  selection: z
-    .enum(['main', 'extra'])
-    .default('main')
-    .describe('main: the modules and packages the tokenizer was derived from (data/corpus/python-stdlib); extra: the further packages of data/corpus/python-stdlib-extra'),
-});
-export type CorpusSettings = z.output<typeof CorpusSettings>;
