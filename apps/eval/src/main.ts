@@ -3,9 +3,8 @@
 // All the work is in libs/eval; this file reads flags and prints.
 import * as fs from 'fs';
 import * as path from 'path';
-import { SingleBar } from 'cli-progress';
 import { Command } from 'commander';
-import { runCli, settingsCommand, UsageError } from '@rlhf-code/cli';
+import { runCli, settingsCommand, stagedProgress, UsageError } from '@rlhf-code/cli';
 import { readCorpus, readFimData } from '@rlhf-code/data';
 import {
   BASE_METRIC_DESCRIPTIONS,
@@ -23,7 +22,6 @@ import {
   METRIC_DESCRIPTIONS,
   ModelsFlagError,
   parseModelsFlag,
-  Progress,
   readEvalProblems,
   renderSvg,
   resolveKlReference,
@@ -45,30 +43,6 @@ function rewardModelDir(flag: string | undefined, warn: (s: string) => void): st
   if (flag !== undefined) throw new UsageError(`--reward-model: ${dir} is not a checkpoint folder (no config.json); pass "none" to skip rm_score`);
   warn(`eval: no reward model at ${dir} (train one with \`npx nx run rm:train\`); rm_score will be null`);
   return null;
-}
-
-function progressBars(): { update: (p: Progress) => void; stop: () => void } {
-  let bar: SingleBar | null = null;
-  let key = '';
-  return {
-    update: (p) => {
-      const k = `${p.stage} ${p.model}`;
-      if (k !== key) {
-        bar?.stop();
-        key = k;
-        bar = new SingleBar({
-          format: `${p.stage.padEnd(8)} ${p.model.padEnd(10)} [{bar}] {value}/{total} responses | eta {eta_formatted}`,
-          barsize: 24,
-          hideCursor: false,
-          stream: process.stderr,
-          noTTYOutput: true,
-          notTTYSchedule: 15000,
-        });
-        bar.start(p.total, p.done);
-      } else bar!.update(p.done);
-    },
-    stop: () => bar?.stop(),
-  };
 }
 
 async function runCommand(flags: EvalRunSettings): Promise<void> {
@@ -95,7 +69,7 @@ async function runCommand(flags: EvalRunSettings): Promise<void> {
 
   await initBackend({ backend: flags.backend });
   warn(`eval: ${models.length} models x ${problems.length} problems from ${flags.data} (${decoding}, max ${flags.maxNewTokens} new tokens)`);
-  const bars = progressBars();
+  const bars = stagedProgress(() => 'responses', 19);
   const t0 = performance.now();
   let result;
   try {
@@ -112,7 +86,7 @@ async function runCommand(flags: EvalRunSettings): Promise<void> {
       temperature: flags.temperature,
       seed: flags.seed,
       template: flags.template,
-      onProgress: bars.update,
+      onProgress: (p) => bars.update(`${p.stage.padEnd(8)} ${p.model.padEnd(10)}`, p.done, p.total),
     });
   } finally {
     bars.stop();
@@ -133,30 +107,6 @@ async function runCommand(flags: EvalRunSettings): Promise<void> {
 
 // ---------------------------------------------------------------------------------------------
 // base: the pretrained base model's held-out loss and FIM figures
-
-function stageBar(): { update: (stage: string, done: number, total: number) => void; stop: () => void } {
-  let bar: SingleBar | null = null;
-  let key = '';
-  const unit: Record<string, string> = { heldout: 'windows', heldout_fim: 'windows', fim: 'examples', functions: 'functions' };
-  return {
-    update: (stage, done, total) => {
-      if (stage !== key) {
-        bar?.stop();
-        key = stage;
-        bar = new SingleBar({
-          format: `${stage.padEnd(11)} [{bar}] {value}/{total} ${unit[stage] ?? ''} | eta {eta_formatted}`,
-          barsize: 24,
-          hideCursor: false,
-          stream: process.stderr,
-          noTTYOutput: true,
-          notTTYSchedule: 15000,
-        });
-        bar.start(total, done);
-      } else bar!.update(done);
-    },
-    stop: () => bar?.stop(),
-  };
-}
 
 async function baseCommand(f: EvalBaseSettings): Promise<void> {
   const warn = (s: string) => process.stderr.write(s + '\n');
@@ -190,7 +140,8 @@ async function baseCommand(f: EvalBaseSettings): Promise<void> {
     `eval base: ${f.model}; held-out loss on ${heldout.length} files of ${f.corpus} (windows of ${seqLen} tokens` +
       `${f.heldoutWindows ? `, first ${f.heldoutWindows}` : ''}); ${cases.length} "${f.fimSplit}" FIM examples of ${f.fim} (greedy, ${f.minNewTokens}-${f.maxNewTokens} new tokens)`,
   );
-  const bar = stageBar();
+  const unit: Record<string, string> = { heldout: 'windows', heldout_fim: 'windows', fim: 'examples', functions: 'functions' };
+  const bar = stagedProgress((stage) => unit[stage] ?? '');
   const t0 = performance.now();
   let result;
   try {

@@ -2,7 +2,7 @@
 // reward-model score, distinct-n, length, KL to the SFT model) and write eval.json / eval.md / eval.svg; and the base
 // model's own figures (held-out loss, FIM first-line exact match, FIM syntax-valid rate: base-eval.ts; function bodies written after a held-out signature + docstring:
 // function-eval.ts).
-export { evaluate, type Progress } from './evaluate';
+export { evaluate } from './evaluate';
 export { sandboxExecutor } from './executor';
 export { readEvalProblems } from './data';
 export { parseModelsFlag, checkModelDirs, resolveKlReference, ModelsFlagError } from './models-flag';

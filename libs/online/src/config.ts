@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { readConfigFile } from '@rlhf-code/cli';
 import { REPO_CONTEXT_MODES, SERVED_MIN_TOKENS } from '@rlhf-code/tokenizer';
 import { MULTILINE_MODES } from '@rlhf-code/continue';
+import { optimFields } from '@rlhf-code/train';
 
 const port = z.number().int().min(0).max(65535);
 const positiveInt = z.number().int().positive();
@@ -115,6 +116,9 @@ export const RewardSchema = z.strictObject({
   baselineMomentum: z.number().min(0).lt(1).default(0.9),
 });
 
+const { lr, beta1, beta2, weightDecay, maxGradNorm } = optimFields({ lr: 1e-5, schedule: 'constant', warmupSteps: 0, weightDecay: 0, beta2: 0.95, maxGradNorm: 0.8 });
+const onlineOptim = { lr, beta1, beta2, weightDecay, maxGradNorm };
+
 export const TrainingSchema = z.strictObject({
   /** Feedback events per update (RLinf: 16). */
   batchSize: positiveInt.default(16),
@@ -122,13 +126,11 @@ export const TrainingSchema = z.strictObject({
   minibatches: positiveInt.default(2),
   /** Passes over the batch per update. */
   epochs: positiveInt.default(1),
-  /** AdamW learning rate (constant). RLinf uses 2e-6 for a 1.5B model; a small model tolerates more. */
-  lr: z.number().gt(0).default(1e-5),
-  beta1: z.number().min(0).lt(1).default(0.9),
-  beta2: z.number().min(0).lt(1).default(0.95),
-  weightDecay: z.number().min(0).default(0),
-  /** Clip the global gradient norm to this (RLinf: 0.8); 0 = off. */
-  maxGradNorm: z.number().min(0).default(0.8),
+  /**
+   * The optimiser (libs/train's shared fields), at a constant learning rate: AdamW lr (RLinf uses 2e-6 for a 1.5B model;
+   * a small model tolerates more), betas, weight decay, and the global gradient norm clip (RLinf: 0.8; 0 = off).
+   */
+  ...onlineOptim,
   /** PPO ratio clip epsilon. */
   clip: z.number().gt(0).default(0.2),
   /** Weight of the KL penalty to the starting model (token mean of logp - ref_logp); 0 = off. */

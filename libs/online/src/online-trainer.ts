@@ -20,7 +20,7 @@ import * as tf from '@tensorflow/tfjs';
 import type { HostTensor, Qwen2Model } from '@rlhf-code/model';
 import { clippedUpdate, forwardResponses, layoutSequences, METRICS, policyLoss } from '@rlhf-code/rl';
 import type { Tokenizer } from '@rlhf-code/tokenizer';
-import { Trainer, yieldToEventLoop } from '@rlhf-code/train';
+import { Trainer, trainerConfig, yieldToEventLoop } from '@rlhf-code/train';
 import type { TrainingConfig } from './config';
 import type { LoggedEvent } from './feedback-log';
 import { encodeServedPrompt, type RepoContextMode } from '@rlhf-code/tokenizer';
@@ -89,11 +89,7 @@ export class OnlineTrainer {
 
   constructor(private readonly opts: OnlineTrainerOptions) {
     const c = opts.config;
-    this.trainer = new Trainer(opts.model.params, {
-      optimizer: { lr: c.lr, beta1: c.beta1, beta2: c.beta2, weightDecay: c.weightDecay },
-      schedule: { kind: 'constant', totalSteps: 0 },
-      maxGradNorm: c.maxGradNorm,
-    });
+    this.trainer = new Trainer(opts.model.params, trainerConfig({ ...c, schedule: 'constant', warmupSteps: 0 }, 0)); // constant: no end to decay to
     this.rewards = new RewardScheme(c.reward, opts.baseline ?? null);
     this.lastGood = opts.model.hostWeights();
     this.pause = opts.pause ?? yieldToEventLoop;
