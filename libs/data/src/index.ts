@@ -1,3 +1,6 @@
+// @rlhf-code/data: the datasets on disk: JSONL reading with errors at file:line, the record schemas (sft, rm, ppo, FIM),
+// MBPP and its split with the leak guard, the Python corpus (files, held-out rule, stdlib selection), seeded shuffles
+// and splits.
 export { type FimRecord, type PpoRecord, type RmRecord } from './schemas';
 export { readJsonlRecords, writeJsonl } from './jsonl';
 export { readFimData, readPpoData, readRmData, readSftData } from './datasets';

@@ -1,3 +1,6 @@
+// @rlhf-code/tokenizer: the byte-level BPE tokenizer of Qwen2 checkpoints (tokenizer.json), its special tokens, the
+// fill-in-the-middle and chat formats, the served-prompt encoding, prompt/response pairs, and deriving a small
+// tokenizer from Qwen's.
 export { Tokenizer, loadTokenizer, readFimMode, saveTokenizer, defaultTokenizerDir } from './tokenizer';
 export { formatFim, parseFim, encodeFim, fimIds, formatRepoHeader, repoAsComments, FIM_MODES, type FimMode, type FimParts, type RepoFile } from './fim';
 export { deriveTokenizer } from './derive';

@@ -1,4 +1,6 @@
-// Training utilities shared by the apps: optimizer, clipping, LR schedule, gradient accumulation, token losses.
+// @rlhf-code/train: supervised training: the settings of pretrain / sft / rm and the optimiser fields every stage
+// shares, AdamW with clipping and the LR schedule (Trainer: the one training step), the run directory (RunDir: what
+// --resume reads and writes), the LM and reward-model stages and their data.
 export { sparseCrossEntropy, tokenLogProbs, entropyFromLogits } from './losses';
 export { Trainer } from './trainer';
 export type { MicroBatch } from './trainer';
