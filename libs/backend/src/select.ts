@@ -32,7 +32,7 @@ export interface InitBackendOptions {
   backend?: BackendChoice;
   /**
    * wasm threads. Default: env RLHF_THREADS, else 1 when the native kernels run (they do the heavy work, and a
-   * second wasm thread only competes with theirs: measured in guide.md), else min(2, cores).
+   * second wasm thread only competes with theirs), else min(2, cores).
    */
   threads?: number;
   /** wasm only: use the native addon when it is usable. Default: env RLHF_NATIVE ('0' turns it off), else true. */
