@@ -2,7 +2,8 @@
 //   1. train: the service (starting model, live updates) serves `events` requests on the train files, the simulated
 //      user judges what Continue displays, and the outcomes train the policy;
 //   2. held out: the starting model and the final policy each serve every held-out example once, with no training
-//      and no feedback: the same prompts, Continue's near-greedy temperature (0.01);
+//      and no feedback: the same prompts, Continue's near-greedy temperature (0.01), the training service's other
+//      completion settings;
 //   3. the comparison: acceptance of shown suggestions and accepted per request, trained over start, each with
 //      Fisher's exact test (two-sided) and the Wilson 95% interval of each rate.
 import { runSimulation, simUser, type PromptForm, type SimulationSummary, type SimUserName } from '@rlhf-code/continue';
@@ -84,7 +85,8 @@ export async function runOnlineExperiment(o: ExperimentOptions): Promise<Experim
   const newest = listCheckpoints(o.stateDir)[0];
 
   const evaluate = async (model: string): Promise<CountsWithRates> => {
-    const { service: s, stop } = await startMeasuringService(model);
+    // The training service's completion settings, except the exploration floor: held out, requests are served as asked.
+    const { service: s, stop } = await startMeasuringService(model, { ...o.config?.completion, temperatureFloor: 0 });
     try {
       const r = await runSimulation({ ...sim, examples: o.heldOut, events: o.heldOut.length, completionUrl: `${s.completionUrl}/v1/completions`, feedbackUrl: null, reportEvery: 0 });
       return r.totals;

@@ -4,7 +4,7 @@ import { initBackend } from '@rlhf-code/backend';
 import { formatFim } from '@rlhf-code/tokenizer';
 import { parseOnlineConfig, type OnlineConfigInput } from './config';
 import { continueHeaders, continueRequestBody, streamCompletion } from '@rlhf-code/continue';
-import { startOnlineService, type OnlineService } from './service';
+import { startMeasuringService, startOnlineService, type OnlineService } from './service';
 import { runSimulation } from '@rlhf-code/continue';
 import { jsonOf } from './testing/http';
 import { tempDir } from '@rlhf-code/model/testing';
@@ -208,5 +208,20 @@ test('no credential reaches the state dir: tracking headers, API keys and the co
   for (const f of files) {
     const bytes = fs.readFileSync(f).toString('latin1');
     expect({ file: f, token: bytes.includes(token), apiKey: bytes.includes(apiKey) }).toEqual({ file: f, token: false, apiKey: false });
+  }
+});
+
+test('the measuring service serves with the completion settings it is given, and trains nothing', async () => {
+  const { service, stop } = await startMeasuringService(modelDir, { modelName: 'measured-qwen-coder', maxTokensCap: 4 });
+  try {
+    const models = await jsonOf(fetch(`${service.completionUrl}/v1/models`));
+    expect(models.data.map((m: { id: string }) => m.id)).toEqual(['measured-qwen-coder']);
+    const body = await jsonOf(
+      fetch(`${service.completionUrl}/v1/completions`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ prompt: formatFim('x = ', '\n'), max_tokens: 100 }) }),
+    );
+    expect(body.usage.completion_tokens).toBeLessThanOrEqual(4);
+    expect(service.status()).toMatchObject({ batch_size: 1_000_000, ab_fraction: 0 });
+  } finally {
+    await stop();
   }
 });

@@ -14,11 +14,11 @@ import * as os from 'os';
 import * as path from 'path';
 import type { FastifyInstance } from 'fastify';
 import { loadModelAndTokenizer, Qwen2Model } from '@rlhf-code/model';
-import { loadTokenizer, type Tokenizer } from '@rlhf-code/tokenizer';
+import type { Tokenizer } from '@rlhf-code/tokenizer';
 import { ArmRouter } from './arms';
 import { listCheckpoints, loadOnlineState, saveOnlineCheckpoint, type OnlineTrainerState } from './checkpoints';
 import { buildCompletionServer } from './completion-server';
-import { parseOnlineConfig, type OnlineConfig } from './config';
+import { parseOnlineConfig, type OnlineConfig, type OnlineConfigInput } from './config';
 import { FeedbackLog, type LoggedEvent, type SkipReason, type ServedRef } from './feedback-log';
 import { buildFeedbackServer, type SubmitResult } from './feedback-server';
 import { OnlineTrainer, type UpdateMetrics } from './online-trainer';
@@ -346,9 +346,12 @@ export async function startOnlineService(config: OnlineConfig, opts: StartOption
  * A service that only serves, for measuring: `model` on free ports, no A/B arm, no training, state in a temporary
  * folder removed by the returned `stop()`.
  */
-export async function startMeasuringService(model: string): Promise<{ service: OnlineService; stop: () => Promise<void> }> {
+export async function startMeasuringService(
+  model: string,
+  completion: OnlineConfigInput['completion'] = {},
+): Promise<{ service: OnlineService; stop: () => Promise<void> }> {
   const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'online-measure-'));
-  const config = parseOnlineConfig({ model, stateDir, abFraction: 0, completion: { port: 0 }, feedback: { port: 0 }, training: { batchSize: 1_000_000 } });
+  const config = parseOnlineConfig({ model, stateDir, abFraction: 0, completion: { ...completion, port: 0 }, feedback: { port: 0 }, training: { batchSize: 1_000_000 } });
   const service = await startOnlineService(config, { log: () => undefined });
   return {
     service,
