@@ -336,3 +336,53 @@ describe('sft pretrain: --init and several corpus folders', () => {
     expect(stackLines(r.stderr)).toEqual([]);
   });
 });
+
+describe('sft init: a random checkpoint of any Qwen2 config.json', () => {
+  const tiny = {
+    architectures: ['Qwen2ForCausalLM'],
+    model_type: 'qwen2',
+    hidden_size: 32,
+    intermediate_size: 64,
+    num_hidden_layers: 2,
+    num_attention_heads: 4,
+    num_key_value_heads: 2,
+    vocab_size: 16384,
+    max_position_embeddings: 128,
+    rope_theta: 1000000.0,
+    tie_word_embeddings: false,
+    rms_norm_eps: 1e-6,
+    initializer_range: 0.02,
+    bos_token_id: 16358,
+    eos_token_id: 16358,
+    use_sliding_window: false,
+  };
+
+  it('writes a loadable checkpoint in the layout of a real one, the same for the same seed', async () => {
+    const cfg = path.join(dir, 'tiny-config.json');
+    writeFileSync(cfg, JSON.stringify(tiny));
+    const [a, b] = [path.join(dir, 'init-a'), path.join(dir, 'init-b')];
+    const r = sft('init', '--model-config', cfg, '--out', a, '--seed', '3', '--dtype', 'F32');
+    expect(r.code).toBe(0);
+    expect(lastJson(r.stdout)).toMatchObject({ stage: 'init', out: a, dtype: 'F32', params: 16384 * 32 * 2 + 2 * (32 * 2 + 32 * 32 + 32 + 2 * (16 * 32 + 16) + 32 * 32 + 3 * 64 * 32) + 32 }); // untied head; per layer: norms, q, k, v, o, MLP
+    expect(sft('init', '--model-config', cfg, '--out', b, '--seed', '3', '--dtype', 'F32').code).toBe(0);
+    expect(readFileSync(path.join(a, 'model.safetensors')).equals(readFileSync(path.join(b, 'model.safetensors')))).toBe(true);
+    expect(readdirSync(a).sort()).toEqual(['config.json', 'model.safetensors', 'tokenizer.json', 'tokenizer_config.json']);
+    expect(JSON.parse(readFileSync(path.join(a, 'config.json'), 'utf8'))).toMatchObject({ ...tiny, torch_dtype: 'float32' });
+    // It runs: generate 3 tokens from it.
+    const g = runApp('generate', ['run', '--model', a, '--ids', '[1, 2, 3]', '--max-new-tokens', '3', '--json']);
+    expect(g.code).toBe(0);
+    expect(lastJson(g.stdout).ids).toHaveLength(3);
+  });
+
+  it('a config that is not Qwen2, or a tokenizer larger than its vocabulary, is one line naming the file', () => {
+    const bad = path.join(dir, 'llama-config.json');
+    writeFileSync(bad, JSON.stringify({ ...tiny, model_type: 'llama' }));
+    const r = sft('init', '--model-config', bad, '--out', path.join(dir, 'never'));
+    expect(r.stderr).toBe(`sft: error: ${bad}: unsupported model_type "llama" (only "qwen2" is supported)\n`);
+    const small = path.join(dir, 'small-vocab.json');
+    writeFileSync(small, JSON.stringify({ ...tiny, vocab_size: 1000 }));
+    const s = sft('init', '--model-config', small, '--out', path.join(dir, 'never'));
+    expect(s.stderr).toMatch(/^sft: error: models\/tokenizer-code16k: its tokenizer has 16\d{3} tokens, more than the vocab_size 1000 of .*small-vocab.json\n$/);
+    expect(existsSync(path.join(dir, 'never'))).toBe(false);
+  });
+});

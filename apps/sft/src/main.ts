@@ -6,9 +6,9 @@ import * as path from 'path';
 import { Command } from 'commander';
 import { runCli, settingsCommand, UsageError } from '@rlhf-code/cli';
 import { corpusDirs, readCorpora, readSftData, splitHeldOut } from '@rlhf-code/data';
-import { checkVocabulary, makeConfig, Qwen2Config, Qwen2Model, readConfig, saveCheckpoint } from '@rlhf-code/model';
+import { checkVocabulary, InitSettings, makeConfig, Qwen2Config, Qwen2Model, readConfig, saveCheckpoint, writeRandomCheckpoint } from '@rlhf-code/model';
 import { initBackend, shutdownBackend } from '@rlhf-code/backend';
-import { FimMode, loadTokenizer, readFimMode, Tokenizer } from '@rlhf-code/tokenizer';
+import { defaultTokenizerDir, FimMode, loadTokenizer, readFimMode, Tokenizer } from '@rlhf-code/tokenizer';
 import { fimSftExample, LmExample, packExamples, PretrainSettings, pretrainWindows, RunDir, runLmStage, SftSettings, sftExample } from '@rlhf-code/train';
 
 /** With --resume and a checkpoint in --out, training continues from the weights saved there. */
@@ -158,6 +158,15 @@ async function train(f: SftSettings): Promise<void> {
   if (result.interrupted) process.exitCode = 130; // stopped by Ctrl-C / SIGTERM: a checkpoint, not a finished run
 }
 
+async function init(f: InitSettings): Promise<void> {
+  const t0 = Date.now();
+  const tokenizerDir = f.tokenizer === 'qwen' ? defaultTokenizerDir() : f.tokenizer;
+  const { config, params } = await writeRandomCheckpoint(f.out, { configFile: f.modelConfig, tokenizerDir, seed: f.seed, dtype: f.dtype });
+  const shape = `hidden ${config.hidden_size}, ${config.num_hidden_layers} layers, ${config.num_attention_heads}/${config.num_key_value_heads} heads, vocab ${config.vocab_size}`;
+  console.error(`sft init: ${f.out}: ${(params / 1e6).toFixed(1)}M random parameters (${shape}), ${f.dtype}, tokenizer ${tokenizerDir}`);
+  console.log(JSON.stringify({ stage: 'init', out: f.out, params, dtype: f.dtype, seconds: (Date.now() - t0) / 1000 }));
+}
+
 const program = new Command('sft').description('Supervised training of a Qwen2 code model: pretraining with FIM, and SFT on {prompt, response} data.');
 settingsCommand(
   program
@@ -165,6 +174,16 @@ settingsCommand(
     .description('Train a model from scratch on a folder of .py files (next-token and fill-in-the-middle). Held-out files: 1 in 10 by path hash.'),
   PretrainSettings,
   pretrain,
+);
+settingsCommand(
+  program
+    .command('init')
+    .description(
+      'Write a randomly initialised checkpoint (config.json, model.safetensors, tokenizer) of any Qwen2 config.json, in the layout of a real one: ' +
+        'to run a real model\'s shape here before its weights are available. --tokenizer qwen copies the full Qwen tokenizer.',
+    ),
+  InitSettings,
+  init,
 );
 settingsCommand(program.command('train').description('Fine-tune on {prompt, response} jsonl; the loss covers the response and EOS only.'), SftSettings, train);
 

@@ -14,5 +14,6 @@ export { generateBatch, sampledIds } from './generate-batch';
 export type { Completion } from './generate-batch';
 export { createRng } from './sampling';
 export type { Rng } from './sampling';
-export { GenerateLogitsSettings, GenerateRunSettings } from './settings';
+export { GenerateLogitsSettings, GenerateRunSettings, InitSettings } from './settings';
 export { checkVocabulary, loadModelAndTokenizer } from './load';
+export { writeRandomCheckpoint } from './init-checkpoint';

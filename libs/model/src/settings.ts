@@ -36,3 +36,13 @@ export const GenerateRunSettings = z
     }
   });
 export type GenerateRunSettings = z.output<typeof GenerateRunSettings>;
+
+/** `sft init`: a randomly initialised checkpoint of any Qwen2 config.json, in the layout of a real one. */
+export const InitSettings = z.strictObject({
+  modelConfig: z.string().min(1).describe("a Hugging Face config.json (model_type qwen2): the shape to initialise, e.g. models/configs/qwen2.5-coder-0.5b.json"),
+  tokenizer: z.string().min(1).default('models/tokenizer-code16k').describe("tokenizer folder copied beside the weights; its vocabulary must fit the config's vocab_size"),
+  out: z.string().min(1).describe('checkpoint folder to write'),
+  seed: z.number().int().default(0).describe('seed of the weights'),
+  dtype: z.enum(['F32', 'BF16']).default('BF16').describe('storage dtype of the weights'),
+});
+export type InitSettings = z.output<typeof InitSettings>;

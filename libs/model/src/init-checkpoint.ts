@@ -1,0 +1,73 @@
+// A randomly initialised checkpoint for any Qwen2 config.json, written in the layout of a real one (config.json,
+// model.safetensors, the tokenizer files): to prove a model's exact shape runs here (memory, speed) before its weights
+// exist on this machine. The weights are drawn on the host, tensor by tensor, as Hugging Face initialises Qwen2
+// (N(0, initializer_range) matrices, zero biases, unit norms), so no backend and no wasm heap is needed to write them.
+import * as fs from 'fs';
+import { loadTokenizer } from '@rlhf-code/tokenizer';
+import { createRng } from './sampling';
+import { saveCheckpoint } from './checkpoint';
+import { expectedParameterShapes, parseConfig, type Qwen2Config } from './config';
+import type { HostTensor } from './safetensors';
+
+export interface RandomCheckpointOptions {
+  /** The Hugging Face config.json to take the shape from. */
+  configFile: string;
+  /** The tokenizer folder copied beside the weights (its vocabulary must fit the config's vocab_size). */
+  tokenizerDir: string;
+  seed?: number;
+  dtype?: 'F32' | 'BF16';
+}
+
+/** Read and check a config.json file (errors name the file and the field). */
+export function readConfigFile(file: string): Qwen2Config {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new Error(`${file}: cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (e) {
+    throw new Error(`${file}: not valid JSON (${(e as Error).message})`);
+  }
+  return parseConfig(json, file);
+}
+
+/** Standard normal draws from a seeded uniform generator (Box-Muller, both values used). */
+function normals(next: () => number): () => number {
+  let spare: number | null = null;
+  return () => {
+    if (spare !== null) {
+      const s = spare;
+      spare = null;
+      return s;
+    }
+    const u = 1 - next(); // (0, 1]
+    const r = Math.sqrt(-2 * Math.log(u));
+    const t = 2 * Math.PI * next();
+    spare = r * Math.sin(t);
+    return r * Math.cos(t);
+  };
+}
+
+/** Write the random checkpoint to `outDir`; returns its config and parameter count. */
+export async function writeRandomCheckpoint(outDir: string, o: RandomCheckpointOptions): Promise<{ config: Qwen2Config; params: number }> {
+  const config = readConfigFile(o.configFile);
+  const tokens = loadTokenizer(o.tokenizerDir).vocabSize;
+  if (tokens > config.vocab_size) throw new Error(`${o.tokenizerDir}: its tokenizer has ${tokens} tokens, more than the vocab_size ${config.vocab_size} of ${o.configFile}`);
+  const std = config.initializer_range ?? 0.02;
+  const normal = normals(createRng(`init:${o.seed ?? 0}`).next);
+  const weights = new Map<string, HostTensor>();
+  let params = 0;
+  for (const [name, shape] of expectedParameterShapes(config)) {
+    const data = new Float32Array(shape.reduce((a, b) => a * b, 1));
+    if (name.endsWith('norm.weight')) data.fill(1);
+    else if (!name.endsWith('.bias')) for (let i = 0; i < data.length; i++) data[i] = std * normal();
+    weights.set(name, { shape, data });
+    params += data.length;
+  }
+  await saveCheckpoint(outDir, { config, weights, dtype: o.dtype ?? 'BF16', tokenizerDir: o.tokenizerDir });
+  return { config, params };
+}
