@@ -3,13 +3,14 @@
 import * as tf from '@tensorflow/tfjs';
 import { fusedAttention } from '@rlhf-code/backend';
 import { linear } from './linear';
+import type { LoraWeights } from './lora';
 import { applyRope, RopeAngles } from './rope';
 
 export interface AttentionWeights {
-  q_proj: { weight: tf.Tensor2D; bias: tf.Tensor1D }; // [H*hd, D], [H*hd]
-  k_proj: { weight: tf.Tensor2D; bias: tf.Tensor1D }; // [KV*hd, D], [KV*hd]
-  v_proj: { weight: tf.Tensor2D; bias: tf.Tensor1D }; // [KV*hd, D], [KV*hd]
-  o_proj: { weight: tf.Tensor2D }; // [D, H*hd]
+  q_proj: { weight: tf.Tensor2D; bias: tf.Tensor1D; lora?: LoraWeights }; // [H*hd, D], [H*hd]
+  k_proj: { weight: tf.Tensor2D; bias: tf.Tensor1D; lora?: LoraWeights }; // [KV*hd, D], [KV*hd]
+  v_proj: { weight: tf.Tensor2D; bias: tf.Tensor1D; lora?: LoraWeights }; // [KV*hd, D], [KV*hd]
+  o_proj: { weight: tf.Tensor2D; lora?: LoraWeights }; // [D, H*hd]
 }
 
 export interface AttentionDims {
@@ -47,9 +48,9 @@ export function attention(
   return tf.tidy(() => {
     const { batch: B, seq: T, heads: H, kvHeads: KV, headDim: hd } = dims;
     const rep = H / KV; // query heads per key/value head
-    const q = applyRope(splitHeads(linear(x, w.q_proj.weight, w.q_proj.bias), B, T, H, hd), rope); // [B, H, T, hd]
-    let k = applyRope(splitHeads(linear(x, w.k_proj.weight, w.k_proj.bias), B, T, KV, hd), rope); // [B, KV, T, hd]
-    let v = splitHeads(linear(x, w.v_proj.weight, w.v_proj.bias), B, T, KV, hd); // [B, KV, T, hd]
+    const q = applyRope(splitHeads(linear(x, w.q_proj.weight, w.q_proj.bias, w.q_proj.lora), B, T, H, hd), rope); // [B, H, T, hd]
+    let k = applyRope(splitHeads(linear(x, w.k_proj.weight, w.k_proj.bias, w.k_proj.lora), B, T, KV, hd), rope); // [B, KV, T, hd]
+    let v = splitHeads(linear(x, w.v_proj.weight, w.v_proj.bias, w.v_proj.lora), B, T, KV, hd); // [B, KV, T, hd]
     if (past) {
       k = tf.concat([past.k, k], 2); // [B, KV, S, hd]
       v = tf.concat([past.v, v], 2);
@@ -64,7 +65,7 @@ export function attention(
     const probs = tf.reshape(tf.softmax(masked), [B, KV, rep * T, S]); // softmax over the keys
     const ctx = tf.reshape(tf.matMul(probs, v), [B, H, T, hd]); // [B, H, T, hd]
     const merged = tf.reshape(tf.transpose(ctx, [0, 2, 1, 3]), [B * T, H * hd]); // [B*T, H*hd]
-    const out = linear(merged as tf.Tensor2D, w.o_proj.weight); // [B*T, D]
+    const out = linear(merged as tf.Tensor2D, w.o_proj.weight, undefined, w.o_proj.lora); // [B*T, D]
     return { out, kv: { k: k as tf.Tensor4D, v: v as tf.Tensor4D } };
   });
 }
@@ -79,10 +80,10 @@ export function fusedSelfAttention(
 ): tf.Tensor2D {
   return tf.tidy(() => {
     const { batch, seq, heads, kvHeads, headDim } = dims;
-    const q = linear(x, w.q_proj.weight, w.q_proj.bias); // [B*T, H*hd]
-    const k = linear(x, w.k_proj.weight, w.k_proj.bias); // [B*T, KV*hd]
-    const v = linear(x, w.v_proj.weight, w.v_proj.bias); // [B*T, KV*hd]
+    const q = linear(x, w.q_proj.weight, w.q_proj.bias, w.q_proj.lora); // [B*T, H*hd]
+    const k = linear(x, w.k_proj.weight, w.k_proj.bias, w.k_proj.lora); // [B*T, KV*hd]
+    const v = linear(x, w.v_proj.weight, w.v_proj.bias, w.v_proj.lora); // [B*T, KV*hd]
     const ctx = fusedAttention(q, k, v, positions, keyMask, { batch, seq, heads, kvHeads, headDim, theta }); // [B*T, H*hd]
-    return linear(ctx, w.o_proj.weight);
+    return linear(ctx, w.o_proj.weight, undefined, w.o_proj.lora);
   });
 }

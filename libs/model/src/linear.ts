@@ -1,5 +1,6 @@
 // A linear layer with Hugging Face's weight layout: W is [out, in], y = x W^T + b.
 import * as tf from '@tensorflow/tfjs';
+import { loraDelta, type LoraWeights } from './lora';
 
 /**
  * Up to this many rows, y = (W x^T)^T is computed instead of x W^T. Same result; but x W^T makes the wasm
@@ -10,9 +11,10 @@ const FEW_ROWS = 16;
 
 /**
  * x: [N, in] (callers flatten batch and time first: tfjs 4.22 computes a wrongly shaped gradient for
- * matMul(3-D, 2-D), and the 2-D case is also the fast path), weight: [out, in], bias: [out] -> [N, out]
+ * matMul(3-D, 2-D), and the 2-D case is also the fast path), weight: [out, in], bias: [out] -> [N, out];
+ * with a LoRA adapter, + its low-rank term (lora.ts).
  */
-export function linear(x: tf.Tensor2D, weight: tf.Tensor2D, bias?: tf.Tensor1D): tf.Tensor2D {
+export function linear(x: tf.Tensor2D, weight: tf.Tensor2D, bias?: tf.Tensor1D, lora?: LoraWeights): tf.Tensor2D {
   return tf.tidy(() => {
     const N = x.shape[0];
     const y: tf.Tensor2D =
@@ -21,6 +23,7 @@ export function linear(x: tf.Tensor2D, weight: tf.Tensor2D, bias?: tf.Tensor1D):
           ? tf.reshape<tf.Rank.R2>(tf.matMul(weight, x, false, true), [1, -1]) // [out, 1] -> [1, out]
           : tf.transpose(tf.matMul(weight, x, false, true) as tf.Tensor2D) // [out, N] -> [N, out]
         : tf.matMul(x, weight, false, true); // [N, out]
-    return bias ? tf.add(y, bias) : y;
+    const yb = bias ? tf.add(y, bias) : y;
+    return lora ? tf.add(yb, loraDelta(x, lora)) : yb;
   }) as tf.Tensor2D;
 }

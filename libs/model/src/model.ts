@@ -10,6 +10,7 @@ import { loadCheckpointWeights } from './checkpoint';
 import { decodeForward } from './decode';
 import { KVCache } from './kv-cache';
 import { linear } from './linear';
+import { checkLoraConfig, initLoraWeights, peftName, type LoraConfig, type LoraWeights, type Projection } from './lora';
 import { rmsNorm } from './norm';
 import { ropeAngles } from './rope';
 import { HostTensor } from './safetensors';
@@ -36,6 +37,9 @@ export class Qwen2Model {
   readonly config: Qwen2Config;
   /** HF parameter name -> variable, e.g. "model.layers.0.self_attn.q_proj.weight". */
   readonly params: Record<string, tf.Variable>;
+  /** LoRA adapters (PEFT name -> variable), empty without; with them the base `params` are frozen. */
+  readonly adapters: Record<string, tf.Variable> = {};
+  lora: LoraConfig | null = null;
   private readonly layers: BlockWeights[];
 
   constructor(config: Qwen2Config, params: Record<string, tf.Variable>) {
@@ -65,6 +69,98 @@ export class Qwen2Model {
         },
       });
     }
+  }
+
+  /** The projections of every layer that LoRA can adapt, with their weight shapes [out, in]. */
+  projections(targets: readonly string[] = []): Projection[] {
+    const out: Projection[] = [];
+    this.layers.forEach((w, i) => {
+      const mods = { ...w.self_attn, ...w.mlp } as Record<string, { weight: tf.Tensor2D }>;
+      for (const [target, m] of Object.entries(mods)) {
+        if (targets.length > 0 && !targets.includes(target)) continue;
+        const group = target in w.self_attn ? 'self_attn' : 'mlp';
+        out.push({ module: `model.layers.${i}.${group}.${target}`, target: target as Projection['target'], out: m.weight.shape[0], in: m.weight.shape[1] });
+      }
+    });
+    return out;
+  }
+
+  /**
+   * Add LoRA adapters to the projections of `cfg.targets` (new ones from `seed`, or `weights` by PEFT name: a loaded
+   * adapter, checked against this base's shapes) and freeze the base weights.
+   */
+  addLora(cfg: LoraConfig, opts: { seed?: number; weights?: Map<string, { shape: number[]; data: Float32Array }>; where?: string } = {}): void {
+    if (this.lora) throw new Error('addLora: this model already has adapters');
+    checkLoraConfig(cfg);
+    const projections = this.projections(cfg.targets);
+    const weights = opts.weights ?? initLoraWeights(projections, cfg.r, opts.seed ?? 0);
+    const where = opts.where ?? 'LoRA adapter';
+    for (const p of projections) {
+      for (const [which, shape] of [['A', [cfg.r, p.in]], ['B', [p.out, cfg.r]]] as const) {
+        const name = peftName(p.module, which);
+        const w = weights.get(name);
+        if (!w) throw new Error(`${where}: missing tensor ${name} (expected shape [${shape}])`);
+        if (w.shape.join(',') !== shape.join(',')) {
+          throw new Error(`${where}: ${name} has shape [${w.shape}], but this base model needs [${shape}] (the adapter was made for another base)`);
+        }
+      }
+    }
+    const prefix = `lora_${instances++}/`;
+    for (const v of Object.values(this.params)) v.trainable = false;
+    const byModule = new Map<string, LoraWeights>();
+    for (const p of projections) {
+      const make = (which: 'A' | 'B') => {
+        const name = peftName(p.module, which);
+        const w = weights.get(name)!;
+        const t = tf.tensor(w.data, w.shape);
+        this.adapters[name] = tf.variable(t, true, prefix + name);
+        t.dispose();
+        return this.adapters[name] as unknown as tf.Tensor2D;
+      };
+      byModule.set(p.module, { A: make('A'), B: make('B'), scale: cfg.alpha / cfg.r, dropout: cfg.dropout, training: false });
+    }
+    this.layers.forEach((w, i) => {
+      for (const [group, mods] of [['self_attn', w.self_attn], ['mlp', w.mlp]] as const) {
+        for (const [target, m] of Object.entries(mods)) {
+          const l = byModule.get(`model.layers.${i}.${group}.${target}`);
+          if (l) (m as { lora?: LoraWeights }).lora = l;
+        }
+      }
+    });
+    this.lora = { ...cfg };
+  }
+
+  /** The variables an optimizer updates: the adapters when there are any, else every parameter. */
+  trainableParams(): Record<string, tf.Variable> {
+    return this.lora ? this.adapters : this.params;
+  }
+
+  /** Training mode turns LoRA dropout on; evaluation and generation run with it off. */
+  train(on: boolean): void {
+    for (const w of this.layers) {
+      for (const m of [...Object.values(w.self_attn), ...Object.values(w.mlp)] as { lora?: LoraWeights }[]) if (m.lora) m.lora.training = on;
+    }
+  }
+
+  /** The adapters on the host, by PEFT name (what saveAdapter writes). */
+  adapterWeights(): Map<string, { shape: number[]; data: Float32Array }> {
+    return new Map(Object.entries(this.adapters).map(([n, v]) => [n, { shape: [...v.shape], data: v.dataSync() as Float32Array }]));
+  }
+
+  /** Every base weight with the adapters folded in (W + alpha/r B A): a plain checkpoint that needs no LoRA. */
+  mergedWeights(): Map<string, HostTensor> {
+    const out = this.hostWeights();
+    if (!this.lora) return out;
+    const scale = this.lora.alpha / this.lora.r;
+    for (const p of this.projections(this.lora.targets)) {
+      const name = `${p.module}.weight`;
+      const merged = tf.tidy(() =>
+        tf.add(this.params[name], tf.mul(tf.matMul(this.adapters[peftName(p.module, 'B')], this.adapters[peftName(p.module, 'A')]), scale)),
+      );
+      out.set(name, { shape: [...merged.shape], data: merged.dataSync() as Float32Array });
+      merged.dispose();
+    }
+    return out;
   }
 
   /** Build from host tensors keyed by HF names (as returned by loadCheckpointWeights). */
@@ -118,8 +214,9 @@ export class Qwen2Model {
     const KV = cfg.num_key_value_heads ?? H;
     const hd = headDim(cfg);
     const eps = cfg.rms_norm_eps;
-    // With a cache, on a backend with the native decode kernels: the decode path (same maths, no gradients).
-    if (cache && cache.layers.length === 0 && hasNativeKernels()) {
+    // With a cache, on a backend with the native decode kernels: the decode path (same maths, no gradients; its fused
+    // weights have no LoRA term, so a model with adapters decodes through the composite path).
+    if (cache && cache.layers.length === 0 && hasNativeKernels() && !this.lora) {
       const mask = opts.mask ? opts.mask.dataSync() : new Float32Array(B * T).fill(1);
       const embed = this.params['model.embed_tokens.weight'] as unknown as tf.Tensor2D;
       const norm = this.params['model.norm.weight'] as unknown as tf.Tensor1D;
@@ -213,5 +310,6 @@ export class Qwen2Model {
 
   dispose(): void {
     for (const v of Object.values(this.params)) v.dispose();
+    for (const v of Object.values(this.adapters)) v.dispose();
   }
 }

@@ -1,0 +1,129 @@
+// LoRA (Hu et al. 2021) on the Qwen2 projections, in PEFT's layout so that `peft` and vLLM load the adapters:
+//   y = x W^T + b + (alpha / r) * dropout(x) A^T B^T        A: [r, in] (Kaiming-uniform), B: [out, r] (zeros)
+// The base weights stay frozen (no gradient, no optimizer state); only A and B train. B starts at zero, so a fresh
+// adapter leaves the model's outputs unchanged. Files: adapter_config.json + adapter_model.safetensors with PEFT's
+// tensor names (base_model.model.model.layers.{i}.self_attn.q_proj.lora_A.weight, ...).
+import * as fs from 'fs';
+import * as path from 'path';
+import * as tf from '@tensorflow/tfjs';
+import { z } from 'zod';
+import { createRng } from './sampling';
+import { readSafetensors, writeFileAtomic, writeSafetensors, type HostTensor } from './safetensors';
+
+export const LORA_TARGETS = ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'] as const;
+export type LoraTarget = (typeof LORA_TARGETS)[number];
+
+export const ADAPTER_CONFIG_FILE = 'adapter_config.json';
+export const ADAPTER_WEIGHTS_FILE = 'adapter_model.safetensors';
+
+export interface LoraConfig {
+  r: number;
+  alpha: number;
+  dropout: number;
+  targets: LoraTarget[];
+}
+
+/** The adapter of one projection, as the forward pass reads it. */
+export interface LoraWeights {
+  A: tf.Tensor2D; // [r, in]
+  B: tf.Tensor2D; // [out, r]
+  scale: number; // alpha / r
+  dropout: number;
+  /** Dropout applies only while training (set by Qwen2Model.train). */
+  training: boolean;
+}
+
+/** A projection of the model: `model.layers.{i}.self_attn.q_proj`, with its [out, in] weight. */
+export interface Projection {
+  module: string;
+  target: LoraTarget;
+  out: number;
+  in: number;
+}
+
+/** Check a LoRA configuration; every problem names the setting. */
+export function checkLoraConfig(c: LoraConfig): void {
+  if (!Number.isInteger(c.r) || c.r < 1) throw new Error(`LoRA rank must be a positive integer, got ${c.r}`);
+  if (!(c.alpha > 0)) throw new Error(`LoRA alpha must be > 0, got ${c.alpha}`);
+  if (!(c.dropout >= 0 && c.dropout < 1)) throw new Error(`LoRA dropout must be in [0, 1), got ${c.dropout}`);
+  if (c.targets.length === 0) throw new Error('LoRA targets: at least one projection');
+  const bad = c.targets.find((t) => !(LORA_TARGETS as readonly string[]).includes(t));
+  if (bad !== undefined) throw new Error(`LoRA target "${bad}" is not a projection of a Qwen2 layer (${LORA_TARGETS.join(', ')})`);
+}
+
+/** PEFT's name of an adapter tensor: base_model.model.<module>.lora_A.weight */
+export const peftName = (module: string, which: 'A' | 'B') => `base_model.model.${module}.lora_${which}.weight`;
+
+/** New adapter tensors for `projections`: A Kaiming-uniform as PEFT (bound 1 / sqrt(in)), B zeros. */
+export function initLoraWeights(projections: readonly Projection[], r: number, seed: number): Map<string, HostTensor> {
+  const rng = createRng(`lora:${seed}`);
+  const out = new Map<string, HostTensor>();
+  for (const p of projections) {
+    const a = new Float32Array(r * p.in);
+    const bound = 1 / Math.sqrt(p.in); // kaiming_uniform_(a = sqrt(5)): sqrt(6 / ((1 + 5) * fan_in))
+    for (let i = 0; i < a.length; i++) a[i] = (2 * rng.next() - 1) * bound;
+    out.set(peftName(p.module, 'A'), { shape: [r, p.in], data: a });
+    out.set(peftName(p.module, 'B'), { shape: [p.out, r], data: new Float32Array(p.out * r) });
+  }
+  return out;
+}
+
+/** The LoRA term of one projection: x [N, in] -> scale * dropout(x) A^T B^T [N, out]. */
+export function loraDelta(x: tf.Tensor2D, l: LoraWeights): tf.Tensor2D {
+  return tf.tidy(() => {
+    const xin = l.training && l.dropout > 0 ? (tf.dropout(x, l.dropout) as tf.Tensor2D) : x;
+    const down = tf.matMul(xin, l.A, false, true); // [N, r]
+    return tf.mul(tf.matMul(down, l.B, false, true), l.scale) as tf.Tensor2D; // [N, out]
+  });
+}
+
+const AdapterConfigSchema = z.looseObject({
+  peft_type: z.literal('LORA'),
+  r: z.number().int().positive(),
+  lora_alpha: z.number().positive(),
+  lora_dropout: z.number().min(0).lt(1).default(0),
+  target_modules: z.union([z.array(z.string()), z.string()]),
+  base_model_name_or_path: z.string().nullish(),
+});
+
+/** Write adapter_config.json + adapter_model.safetensors into `dir` (created). */
+export async function saveAdapter(dir: string, cfg: LoraConfig, tensors: Map<string, HostTensor>, baseModel: string): Promise<void> {
+  await fs.promises.mkdir(dir, { recursive: true });
+  const config = {
+    peft_type: 'LORA',
+    task_type: 'CAUSAL_LM',
+    base_model_name_or_path: baseModel,
+    r: cfg.r,
+    lora_alpha: cfg.alpha,
+    lora_dropout: cfg.dropout,
+    target_modules: cfg.targets,
+    bias: 'none',
+    fan_in_fan_out: false,
+    inference_mode: true,
+    modules_to_save: null,
+  };
+  await writeSafetensors(path.join(dir, ADAPTER_WEIGHTS_FILE), tensors, { metadata: { format: 'pt' } });
+  await writeFileAtomic(path.join(dir, ADAPTER_CONFIG_FILE), JSON.stringify(config, null, 2) + '\n');
+}
+
+/** Read an adapter folder; errors name the file and the field. */
+export async function readAdapter(dir: string): Promise<{ config: LoraConfig; tensors: Map<string, HostTensor>; baseModel: string | null }> {
+  const file = path.join(dir, ADAPTER_CONFIG_FILE);
+  if (!fs.existsSync(file)) throw new Error(`${dir}: not a LoRA adapter folder (${ADAPTER_CONFIG_FILE} not found)`);
+  let json: unknown;
+  try {
+    json = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw new Error(`${file}: not valid JSON (${(e as Error).message})`);
+  }
+  const r = AdapterConfigSchema.safeParse(json);
+  if (!r.success) throw new Error(`${file}: ${r.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`);
+  const targets = (typeof r.data.target_modules === 'string' ? [r.data.target_modules] : r.data.target_modules) as LoraTarget[];
+  const config = { r: r.data.r, alpha: r.data.lora_alpha, dropout: r.data.lora_dropout, targets };
+  try {
+    checkLoraConfig(config);
+  } catch (e) {
+    throw new Error(`${file}: ${(e as Error).message}`);
+  }
+  return { config, tensors: await readSafetensors(path.join(dir, ADAPTER_WEIGHTS_FILE)), baseModel: r.data.base_model_name_or_path ?? null };
+}
