@@ -386,3 +386,52 @@ describe('sft init: a random checkpoint of any Qwen2 config.json', () => {
     expect(existsSync(path.join(dir, 'never'))).toBe(false);
   });
 });
+
+describe('sft train with LoRA', () => {
+  const adapterOf = (out: string) => readFileSync(path.join(out, 'adapter_model.safetensors'));
+
+  it("writes PEFT's adapter folder (no full weights), leaves the base untouched, resumes, and merges", () => {
+    const baseBytes = weightsOf(model);
+    const flags = ['--model', model, '--data', data, ...SMALL, '--lora-rank', '4', '--lora-alpha', '8', '--lora-targets', 'q_proj,v_proj,down_proj'];
+    const constant = ['--lr', '0.01', '--schedule', 'constant', '--warmup-steps', '0'];
+    const a = path.join(dir, 'lora-a');
+    const r = sft('train', ...flags, ...constant, '--out', a, '--max-steps', '4', '--merge-export', path.join(dir, 'lora-merged'), '--export-dtype', 'F32');
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/sft train: LoRA r=4 alpha=8 on q_proj, v_proj, down_proj: 0\.\d+M trainable of \d\.\d+M/);
+    expect(readdirSync(a).sort()).toEqual([
+      'adapter_config.json', 'adapter_model.safetensors', 'eval.json', 'metrics.jsonl', 'optimizer.safetensors', 'tokenizer.json', 'tokenizer_config.json', 'trainer_state.json', 'training_args.json',
+    ].filter((f) => f !== 'eval.json'));
+    expect(JSON.parse(readFileSync(path.join(a, 'adapter_config.json'), 'utf8'))).toMatchObject({
+      peft_type: 'LORA', r: 4, lora_alpha: 8, target_modules: ['q_proj', 'v_proj', 'down_proj'], base_model_name_or_path: model,
+    });
+    const header = adapterOf(a);
+    const names = Object.keys(JSON.parse(header.subarray(8, 8 + Number(header.readBigUInt64LE(0))).toString('utf8'))).filter((n) => n !== '__metadata__');
+    expect(names.sort()).toEqual(
+      ['self_attn.q_proj', 'self_attn.v_proj', 'mlp.down_proj'].flatMap((m) => ['A', 'B'].map((w) => `base_model.model.model.layers.0.${m}.lora_${w}.weight`)).sort(),
+    );
+    expect(weightsOf(model).equals(baseBytes)).toBe(true); // the base is never written
+
+    // Two steps, then --resume to four: the same adapter as four straight steps.
+    const b = path.join(dir, 'lora-b');
+    expect(sft('train', ...flags, ...constant, '--out', b, '--max-steps', '2').code).toBe(0);
+    const resumed = sft('train', ...flags, ...constant, '--out', b, '--max-steps', '4', '--resume');
+    expect(resumed.stderr).toContain(`sft: resuming from ${b} at step 2`);
+    expect(adapterOf(b).equals(adapterOf(a))).toBe(true);
+    const wrongRank = sft('train', ...flags.map((x) => (x === '4' ? '8' : x)), '--out', b, '--max-steps', '5', '--resume');
+    expect(wrongRank.stderr).toContain(`sft: error: ${b}: cannot resume: its adapters have rank 4, --lora-rank is 8 (resume with the same settings)\n`);
+
+    // The adapter folder runs as a model (its base + the adapter), and the merged checkpoint gives the same greedy tokens.
+    const gen = (m: string) => lastJson(runApp('generate', ['run', '--model', m, '--ids', '[5, 9, 2]', '--max-new-tokens', '6', '--json']).stdout).ids;
+    const merged = path.join(dir, 'lora-merged');
+    expect(existsSync(path.join(merged, 'model.safetensors'))).toBe(true);
+    expect(gen(a)).toEqual(gen(merged));
+  });
+
+  it('LoRA settings errors are one line each', () => {
+    const base = ['train', '--model', model, '--data', data, '--print-config'];
+    expect(sft(...base, '--lora-rank', '1.5').stderr).toBe('sft: error: --lora-rank: Invalid input: expected int, received number\n');
+    expect(sft(...base, '--lora-rank', '4', '--lora-targets', 'q_proj,qkv').stderr).toMatch(/^sft: error: --lora-targets \(item 2\): Invalid option/);
+    expect(sft(...base, '--merge-export', 'x').stderr).toBe('sft: error: --merge-export: needs LoRA (--lora-rank > 0); without it use --export\n');
+    expect(sft(...base, '--lora-rank', '4', '--export', 'x').stderr).toBe('sft: error: --export: with LoRA, use --merge-export (the adapters merged into a full checkpoint)\n');
+  });
+});

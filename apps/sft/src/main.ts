@@ -9,7 +9,7 @@ import { corpusDirs, readCorpora, readSftData, splitHeldOut } from '@rlhf-code/d
 import { checkVocabulary, InitSettings, makeConfig, Qwen2Config, Qwen2Model, readConfig, saveCheckpoint, writeRandomCheckpoint } from '@rlhf-code/model';
 import { initBackend, shutdownBackend } from '@rlhf-code/backend';
 import { defaultTokenizerDir, FimMode, loadTokenizer, readFimMode, Tokenizer } from '@rlhf-code/tokenizer';
-import { fimSftExample, LmExample, packExamples, PretrainSettings, pretrainWindows, RunDir, runLmStage, SftSettings, sftExample } from '@rlhf-code/train';
+import { fimSftExample, LmExample, loraConfigOf, packExamples, PretrainSettings, pretrainWindows, RunDir, runLmStage, SftSettings, sftExample } from '@rlhf-code/train';
 
 /** With --resume and a checkpoint in --out, training continues from the weights saved there. */
 function resumeDir(f: { resume: boolean; out: string }): string | undefined {
@@ -120,8 +120,20 @@ async function train(f: SftSettings): Promise<void> {
   const records = await readSftData(f.data);
   const { train: trainRecords, heldOut: heldRecords } = splitHeldOut(records, { fraction: f.heldoutFraction, seed: f.seed });
   const backend = await initBackend({ backend: f.backend });
-  const model = await Qwen2Model.load(resumeDir(f) ?? f.model);
+  // A LoRA run's checkpoint is an adapter folder: loading it gives the base (--model) with the saved adapters.
+  const from = resumeDir(f);
+  const model = await Qwen2Model.load(from ?? f.model);
   checkVocabulary(tok, model.config.vocab_size, f.model);
+  const lora = loraConfigOf(f);
+  if (from && (model.lora?.r ?? 0) !== f.loraRank) {
+    model.dispose();
+    throw new UsageError(`${from}: cannot resume: its adapters have rank ${model.lora?.r ?? 0}, --lora-rank is ${f.loraRank} (resume with the same settings)`);
+  }
+  if (lora && !from) model.addLora(lora, { seed: f.seed });
+  if (lora) {
+    const trainable = Object.values(model.trainableParams()).reduce((n, v) => n + v.size, 0);
+    console.error(`sft train: LoRA r=${lora.r} alpha=${lora.alpha} on ${lora.targets.join(', ')}: ${(trainable / 1e6).toFixed(3)}M trainable of ${(model.numParams / 1e6).toFixed(2)}M`);
+  }
   // A record with a `suffix` is a fill-in-the-middle example (the raw FIM form, whatever --template says).
   const toExample = (r: { prompt: string; response: string; suffix?: string }): LmExample =>
     r.suffix === undefined
@@ -152,8 +164,20 @@ async function train(f: SftSettings): Promise<void> {
     resume: f.resume,
     quiet: f.quiet,
     extraFiles: { 'training_args.json': { stage: 'sft', base_model: f.model, ...f } },
+    baseModel: f.model,
   });
   if (f.export && !result.interrupted) await exportWeights('sft', model, f.model, tokenizerConfig, f, result);
+  if (f.mergeExport && !result.interrupted) {
+    await saveCheckpoint(f.mergeExport, {
+      config: model.config,
+      weights: model.mergedWeights(),
+      dtype: f.exportDtype,
+      tokenizerDir: f.model,
+      tokenizerConfig,
+      extraFiles: { 'training_args.json': { stage: 'sft', base_model: f.model, ...f }, 'eval.json': { step: result.position.step, ...result.lastEval } },
+    });
+    console.error(`sft train: merged the adapters into ${f.mergeExport} (${f.exportDtype})`);
+  }
   console.log(JSON.stringify({ stage: 'sft', out: f.out, step: result.position.step, interrupted: result.interrupted, ...result.lastEval }));
   if (result.interrupted) process.exitCode = 130; // stopped by Ctrl-C / SIGTERM: a checkpoint, not a finished run
 }

@@ -20,6 +20,7 @@
 import { promises as fs } from 'fs';
 import * as path from 'path';
 import { Qwen2Config, expectedParameterShapes, numLabels, writeConfig } from './config';
+import { ADAPTER_CONFIG_FILE, ADAPTER_WEIGHTS_FILE, writeAdapterFiles, type AdapterFiles } from './lora';
 import {
   HostTensor,
   fsyncDir,
@@ -50,7 +51,8 @@ export type TrainingState = { tensors: Map<string, HostTensor>; state: Record<st
 
 export type SaveCheckpointOptions = {
   config: Qwen2Config;
-  weights: Map<string, HostTensor>; // Hugging Face names, as returned by loadCheckpointWeights
+  weights: Map<string, HostTensor>; // Hugging Face names, as returned by loadCheckpointWeights (ignored with adapter)
+  adapter?: AdapterFiles; // a LoRA run: PEFT's adapter files instead of config.json + model.safetensors
   dtype?: 'F32' | 'BF16'; // storage dtype of the weights; default F32 (bit-exact)
   tokenizerDir?: string; // folder to copy the tokenizer files from
   tokenizerConfig?: Record<string, unknown>; // fields set in the copied tokenizer_config.json (e.g. fim_mode)
@@ -220,19 +222,21 @@ export async function loadTrainingState(dir: string): Promise<TrainingState> {
 
 /** Write a complete checkpoint folder `dir`, replacing any checkpoint already there in one swap. */
 export async function saveCheckpoint(dir: string, opts: SaveCheckpointOptions): Promise<void> {
-  const { config, weights, dtype = 'F32', tokenizerDir, tokenizerConfig, extraFiles = {}, trainingState, keepFiles = [] } = opts;
+  const { config, weights, adapter, dtype = 'F32', tokenizerDir, tokenizerConfig, extraFiles = {}, trainingState, keepFiles = [] } = opts;
   const where = `saveCheckpoint(${dir})`;
   // Everything is checked before the disk is touched.
-  const shapes = new Map([...weights].map(([n, t]) => [n, t.shape]));
-  const { unknown, tiedHead } = classifyTensors(config, shapes, () => where);
-  if (tiedHead) throw new Error(`${where}: lm_head.weight given but the config ties it to model.embed_tokens.weight`);
-  if (unknown.length > 0) throw new Error(`${where}: tensors a Qwen2 model does not have: ${unknown.join(', ')}`);
+  if (!adapter) {
+    const shapes = new Map([...weights].map(([n, t]) => [n, t.shape]));
+    const { unknown, tiedHead } = classifyTensors(config, shapes, () => where);
+    if (tiedHead) throw new Error(`${where}: lm_head.weight given but the config ties it to model.embed_tokens.weight`);
+    if (unknown.length > 0) throw new Error(`${where}: tensors a Qwen2 model does not have: ${unknown.join(', ')}`);
+  }
   const tokenizerFiles = tokenizerDir ? await listTokenizerFiles(tokenizerDir) : [];
   if (tokenizerConfig && !tokenizerDir) throw new Error(`${where}: tokenizerConfig needs a tokenizerDir to copy the tokenizer from`);
   const tokenizerConfigText = tokenizerConfig ? await patchedTokenizerConfig(tokenizerDir!, tokenizerConfig) : null;
   if (tokenizerConfigText !== null && !tokenizerFiles.includes(TOKENIZER_CONFIG_FILE)) tokenizerFiles.push(TOKENIZER_CONFIG_FILE);
   const reserved = new Set([
-    'config.json', MODEL_FILE, MODEL_INDEX_FILE, OPTIMIZER_FILE, TRAINER_STATE_FILE, ...tokenizerFiles,
+    'config.json', MODEL_FILE, MODEL_INDEX_FILE, OPTIMIZER_FILE, TRAINER_STATE_FILE, ADAPTER_CONFIG_FILE, ADAPTER_WEIGHTS_FILE, ...tokenizerFiles,
   ]);
   for (const name of Object.keys(extraFiles)) {
     if (name !== path.basename(name) || name === '' || name === '.' || name === '..') {
@@ -251,8 +255,11 @@ export async function saveCheckpoint(dir: string, opts: SaveCheckpointOptions): 
   await replaceDir(dir, async (tmp) => {
     // Record the stored dtype (newer transformers versions name the field `dtype`).
     const stored = dtype === 'BF16' ? 'bfloat16' : 'float32';
-    await writeConfig(tmp, { ...config, torch_dtype: stored, ...('dtype' in config ? { dtype: stored } : {}) });
-    await writeSafetensors(path.join(tmp, MODEL_FILE), weights, { dtype, metadata: { format: 'pt' } });
+    if (adapter) await writeAdapterFiles(tmp, adapter);
+    else {
+      await writeConfig(tmp, { ...config, torch_dtype: stored, ...('dtype' in config ? { dtype: stored } : {}) });
+      await writeSafetensors(path.join(tmp, MODEL_FILE), weights, { dtype, metadata: { format: 'pt' } });
+    }
     for (const name of tokenizerFiles) {
       const patched = name === TOKENIZER_CONFIG_FILE ? tokenizerConfigText : null;
       await writeFileAtomic(path.join(tmp, name), patched ?? (await fs.readFile(path.join(tokenizerDir!, name))));
@@ -325,8 +332,8 @@ async function assertReplaceable(dir: string, keepFiles: string[] = []): Promise
   if (!(await exists(dir))) return;
   if (!(await fs.stat(dir)).isDirectory()) throw new Error(`${dir}: exists and is not a folder`);
   const entries = (await fs.readdir(dir)).filter((e) => !keepFiles.includes(e));
-  if (entries.length > 0 && !entries.includes('config.json')) {
-    throw new Error(`refusing to replace ${dir}: it is not empty and has no config.json, so it is not a checkpoint`);
+  if (entries.length > 0 && !entries.includes('config.json') && !entries.includes(ADAPTER_CONFIG_FILE)) {
+    throw new Error(`refusing to replace ${dir}: it is not empty and has no config.json (or ${ADAPTER_CONFIG_FILE}), so it is not a checkpoint`);
   }
 }
 

@@ -17,3 +17,4 @@ export type { Rng } from './sampling';
 export { GenerateLogitsSettings, GenerateRunSettings, InitSettings } from './settings';
 export { checkVocabulary, loadModelAndTokenizer } from './load';
 export { writeRandomCheckpoint } from './init-checkpoint';
+export { LORA_TARGETS, type AdapterFiles, type LoraConfig } from './lora';

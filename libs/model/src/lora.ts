@@ -86,9 +86,24 @@ const AdapterConfigSchema = z.looseObject({
   base_model_name_or_path: z.string().nullish(),
 });
 
+/** An adapter as a checkpoint folder holds it: its settings, its tensors by PEFT name, and the base it was made for. */
+export interface AdapterFiles {
+  config: LoraConfig;
+  tensors: Map<string, HostTensor>;
+  baseModel: string;
+}
+
 /** Write adapter_config.json + adapter_model.safetensors into `dir` (created). */
 export async function saveAdapter(dir: string, cfg: LoraConfig, tensors: Map<string, HostTensor>, baseModel: string): Promise<void> {
   await fs.promises.mkdir(dir, { recursive: true });
+  await writeAdapterFiles(dir, { config: cfg, tensors, baseModel });
+}
+
+/** The two PEFT files, into an existing folder. */
+export async function writeAdapterFiles(dir: string, a: AdapterFiles): Promise<void> {
+  const cfg = a.config;
+  const tensors = a.tensors;
+  const baseModel = a.baseModel;
   const config = {
     peft_type: 'LORA',
     task_type: 'CAUSAL_LM',
@@ -126,4 +141,9 @@ export async function readAdapter(dir: string): Promise<{ config: LoraConfig; te
     throw new Error(`${file}: ${(e as Error).message}`);
   }
   return { config, tensors: await readSafetensors(path.join(dir, ADAPTER_WEIGHTS_FILE)), baseModel: r.data.base_model_name_or_path ?? null };
+}
+
+/** A folder that holds a LoRA adapter and no full model (adapter_config.json without config.json). */
+export function isAdapterFolder(dir: string): boolean {
+  return fs.existsSync(path.join(dir, ADAPTER_CONFIG_FILE)) && !fs.existsSync(path.join(dir, 'config.json'));
 }

@@ -10,7 +10,7 @@ import { loadCheckpointWeights } from './checkpoint';
 import { decodeForward } from './decode';
 import { KVCache } from './kv-cache';
 import { linear } from './linear';
-import { checkLoraConfig, initLoraWeights, peftName, type LoraConfig, type LoraWeights, type Projection } from './lora';
+import { checkLoraConfig, initLoraWeights, isAdapterFolder, peftName, readAdapter, type LoraConfig, type LoraWeights, type Projection } from './lora';
 import { rmsNorm } from './norm';
 import { ropeAngles } from './rope';
 import { HostTensor } from './safetensors';
@@ -195,8 +195,23 @@ export class Qwen2Model {
     return new Qwen2Model(config, params);
   }
 
-  /** Load a Hugging Face checkpoint folder (config.json + model.safetensors or sharded index). */
+  /**
+   * Load a Hugging Face checkpoint folder (config.json + model.safetensors or sharded index), or a LoRA adapter folder
+   * (PEFT's adapter_config.json + adapter_model.safetensors): its base model (base_model_name_or_path) with the adapter.
+   */
   static async load(dir: string, opts: LoadOptions = {}): Promise<Qwen2Model> {
+    if (isAdapterFolder(dir)) {
+      const a = await readAdapter(dir);
+      if (!a.baseModel) throw new Error(`${dir}/adapter_config.json: no base_model_name_or_path: which base model is this adapter for?`);
+      const model = await Qwen2Model.load(a.baseModel, opts);
+      try {
+        model.addLora(a.config, { weights: a.tensors, where: dir });
+      } catch (e) {
+        model.dispose();
+        throw e;
+      }
+      return model;
+    }
     const config = readConfig(dir);
     const weights = await loadCheckpointWeights(dir, config);
     return Qwen2Model.fromWeights(config, weights, opts);

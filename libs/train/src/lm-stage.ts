@@ -35,6 +35,8 @@ export interface LmStageOptions {
   quiet?: boolean;
   /** Written into the checkpoint beside the weights (e.g. the stage's settings). */
   extraFiles?: Record<string, string | object>;
+  /** With LoRA adapters on the model: the base they were made for (adapter_config.json base_model_name_or_path). */
+  baseModel?: string;
 }
 
 export async function runLmStage(o: LmStageOptions): Promise<FitResult & { run: TrainingRun }> {
@@ -51,20 +53,22 @@ export async function runLmStage(o: LmStageOptions): Promise<FitResult & { run: 
 
   return runStage({
     ...o,
-    params: o.model.params,
+    params: o.model.trainableParams(), // with LoRA: the adapters only (the base has no gradient, no optimizer state)
     numExamples: cached.examples.length,
     microBatch: (epoch, start, end) => {
+      o.model.train(true);
       const examples = epochExamples(epoch).slice(start, end);
       tokensSeen += examples.reduce((n, e) => n + e.ids.length, 0); // real tokens, not padding
       const batch = padLmBatch(examples, o.padId);
       return lmMicroBatch(o.model, batch);
     },
     stepMetrics: (_r, _p, run) => ({ tokens_per_s: Math.round(tokensSeen / run.elapsed) }),
-    evaluate: evalBatches.length > 0 ? () => ({ 'eval/loss': evaluateLmLoss(o.model, evalBatches).loss }) : undefined,
+    evaluate: evalBatches.length > 0 ? () => (o.model.train(false), { 'eval/loss': evaluateLmLoss(o.model, evalBatches).loss }) : undefined,
     save: (state, keepFiles) =>
       new RunDir(o.outDir).save({
         config: o.model.config,
-        weights: o.model.hostWeights(),
+        weights: o.model.lora ? new Map() : o.model.hostWeights(),
+        adapter: o.model.lora ? { config: o.model.lora, tensors: o.model.adapterWeights(), baseModel: o.baseModel ?? '' } : undefined,
         tokenizerDir: o.tokenizerDir,
         tokenizerConfig: o.tokenizerConfig,
         extraFiles: o.extraFiles,

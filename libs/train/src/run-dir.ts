@@ -7,7 +7,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { z } from 'zod';
-import { loadTrainingState, saveCheckpoint, TRAINER_STATE_FILE, type HostTensor, type Qwen2Config, type TrainingState } from '@rlhf-code/model';
+import { loadTrainingState, saveCheckpoint, TRAINER_STATE_FILE, type AdapterFiles, type HostTensor, type Qwen2Config, type TrainingState } from '@rlhf-code/model';
 import type { RunPosition } from './run';
 import type { Trainer } from './trainer';
 
@@ -25,6 +25,8 @@ export interface SavedState {
 export interface SaveOptions {
   config: Qwen2Config;
   weights: Map<string, HostTensor>;
+  /** A LoRA run: PEFT's adapter files in place of the full weights. */
+  adapter?: AdapterFiles;
   /** Copied into the folder so that it is self-contained. */
   tokenizerDir?: string;
   tokenizerConfig?: Record<string, unknown>;
@@ -80,6 +82,7 @@ export class RunDir {
     await saveCheckpoint(this.dir, {
       config: o.config,
       weights: o.weights,
+      adapter: o.adapter,
       tokenizerDir: o.tokenizerDir,
       tokenizerConfig: o.tokenizerConfig,
       extraFiles: o.extraFiles,

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { backendField } from '@rlhf-code/cli';
 import { FIM_MODES, PROMPT_TEMPLATES } from '@rlhf-code/tokenizer';
+import { LORA_TARGETS, type LoraConfig } from '@rlhf-code/model';
 import type { LrScheduleKind } from './schedule';
 import type { TrainerConfig } from './trainer';
 
@@ -92,6 +93,21 @@ export function runFields(d: RunDefaults) {
   };
 }
 
+/** LoRA on the base's projections (rank 0: fine-tune every weight instead). */
+export function loraFields() {
+  return {
+    loraRank: int().nonnegative().default(0).describe('LoRA rank r: train low-rank adapters on the projections instead of every weight, the base frozen (0 = full fine-tuning)'),
+    loraAlpha: z.number().positive().default(16).describe('LoRA alpha: the adapters are scaled by alpha / r'),
+    loraDropout: z.number().min(0).lt(1).default(0).describe('dropout on the adapters\' input while training'),
+    loraTargets: z.array(z.enum(LORA_TARGETS)).min(1).default([...LORA_TARGETS]).describe('projections that get adapters (comma-separated)'),
+  };
+}
+
+/** The model's LoRA configuration of a stage's settings, or null for full fine-tuning. */
+export function loraConfigOf(s: { loraRank: number; loraAlpha: number; loraDropout: number; loraTargets: LoraConfig['targets'] }): LoraConfig | null {
+  return s.loraRank > 0 ? { r: s.loraRank, alpha: s.loraAlpha, dropout: s.loraDropout, targets: s.loraTargets } : null;
+}
+
 const exportFields = {
   export: z.string().min(1).optional().describe('at the end, also write the weights alone (no optimizer state) to this folder, e.g. models/base'),
   exportDtype: z.enum(['F32', 'BF16']).default('BF16').describe('storage dtype of --export'),
@@ -143,10 +159,16 @@ export const SftSettings = z
     heldoutFraction: z.number().min(0).lt(1).default(0.1).describe('share of prompts held out for the evaluation loss'),
     fimMode: z.enum(FIM_MODES).optional().describe(`${FIM_ORDER} (default: the --model checkpoint's)`),
     ...exportFields,
+    ...loraFields(),
+    mergeExport: z.string().min(1).optional().describe('with LoRA: at the end, also write a full checkpoint with the adapters merged into the weights here'),
     ...runFields({ out: 'results/sft', epochs: 3, batchSize: 8, gradAccum: 1, saveEvery: 0 }),
     ...optimFields({ lr: 3e-4, schedule: 'cosine', warmupSteps: 10, weightDecay: 0, beta2: 0.999 }),
   })
-  .superRefine(checkOptim);
+  .superRefine((s, ctx) => {
+    checkOptim(s, ctx);
+    if (s.mergeExport && s.loraRank === 0) ctx.addIssue({ code: 'custom', path: ['mergeExport'], message: 'needs LoRA (--lora-rank > 0); without it use --export' });
+    if (s.export && s.loraRank > 0) ctx.addIssue({ code: 'custom', path: ['export'], message: 'with LoRA, use --merge-export (the adapters merged into a full checkpoint)' });
+  });
 export type SftSettings = z.output<typeof SftSettings>;
 
 export const PAIR_LOSSES = ['none', 'diff', 'bt'] as const;
