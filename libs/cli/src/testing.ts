@@ -18,13 +18,13 @@ export interface AppRun {
 }
 
 /** `tsx apps/<app>/src/main.ts ...args` from the repo root, one wasm thread (several test files may run at once). */
-export function runApp(app: string, args: string[], timeoutMs = 120_000): AppRun {
+export function runApp(app: string, args: string[], timeoutMs = 120_000, env: NodeJS.ProcessEnv = process.env): AppRun {
   const tsx = path.join(REPO_ROOT, 'node_modules/.bin/tsx');
   const r = spawnSync(tsx, [`apps/${app}/src/main.ts`, ...args], {
     cwd: REPO_ROOT,
     encoding: 'utf8',
     timeout: timeoutMs,
-    env: { ...process.env, RLHF_THREADS: '1' },
+    env: { ...env, RLHF_THREADS: '1' },
   });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
@@ -55,9 +55,8 @@ export async function writeTinyModel(dir: string, seed: string, kind: 'lm' | 'rm
  * own environment: the check that an app wires the schema its lib declares.
  */
 export function printedConfig(app: string, args: string[]): unknown {
-  const tsx = path.join(REPO_ROOT, 'node_modules/.bin/tsx');
   const { MODEL_PATH: _m, RLHF_BACKEND: _b, ...env } = process.env;
-  const r = spawnSync(tsx, [`apps/${app}/src/main.ts`, ...args, '--print-config'], { cwd: REPO_ROOT, encoding: 'utf8', env });
-  if (r.status !== 0) throw new Error(`${app} ${args.join(' ')} --print-config: exit ${r.status}: ${r.stderr}`);
+  const r = runApp(app, [...args, '--print-config'], 120_000, env);
+  if (r.code !== 0) throw new Error(`${app} ${args.join(' ')} --print-config: exit ${r.code}: ${r.stderr}`);
   return JSON.parse(r.stdout);
 }

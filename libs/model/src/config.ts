@@ -102,7 +102,17 @@ export function readConfig(dir: string): Qwen2Config {
   const file = path.join(dir, 'config.json');
   if (!fs.existsSync(dir)) throw new Error(`model folder ${dir} does not exist`);
   if (!fs.existsSync(file)) throw new Error(`${dir} is not a model folder: ${file} not found (expected a Hugging Face checkpoint: config.json + model.safetensors)`);
-  const text = fs.readFileSync(file, 'utf8');
+  return readConfigFile(file);
+}
+
+/** Read and validate a config.json given by its path; errors name the file and the field. */
+export function readConfigFile(file: string): Qwen2Config {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new Error(`${file}: cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+  }
   let json: unknown;
   try {
     json = JSON.parse(text);

@@ -2,11 +2,10 @@
 // model.safetensors, the tokenizer files): to prove a model's exact shape runs here (memory, speed) before its weights
 // exist on this machine. The weights are drawn on the host, tensor by tensor, as Hugging Face initialises Qwen2
 // (N(0, initializer_range) matrices, zero biases, unit norms), so no backend and no wasm heap is needed to write them.
-import * as fs from 'fs';
 import { loadTokenizer } from '@rlhf-code/tokenizer';
 import { createRng } from './sampling';
 import { saveCheckpoint } from './checkpoint';
-import { expectedParameterShapes, parseConfig, type Qwen2Config } from './config';
+import { expectedParameterShapes, readConfigFile, type Qwen2Config } from './config';
 import type { HostTensor } from './safetensors';
 
 export interface RandomCheckpointOptions {
@@ -16,23 +15,6 @@ export interface RandomCheckpointOptions {
   tokenizerDir: string;
   seed?: number;
   dtype?: 'F32' | 'BF16';
-}
-
-/** Read and check a config.json file (errors name the file and the field). */
-export function readConfigFile(file: string): Qwen2Config {
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch (e) {
-    throw new Error(`${file}: cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (e) {
-    throw new Error(`${file}: not valid JSON (${(e as Error).message})`);
-  }
-  return parseConfig(json, file);
 }
 
 /** Standard normal draws from a seeded uniform generator (Box-Muller, both values used). */
