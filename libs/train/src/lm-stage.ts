@@ -63,7 +63,13 @@ export async function runLmStage(o: LmStageOptions): Promise<FitResult & { run: 
       return lmMicroBatch(o.model, batch);
     },
     stepMetrics: (_r, _p, run) => ({ tokens_per_s: Math.round(tokensSeen / run.elapsed) }),
-    evaluate: evalBatches.length > 0 ? () => (o.model.train(false), { 'eval/loss': evaluateLmLoss(o.model, evalBatches).loss }) : undefined,
+    evaluate:
+      evalBatches.length > 0
+        ? () => {
+            o.model.train(false); // no LoRA dropout while measuring
+            return { 'eval/loss': evaluateLmLoss(o.model, evalBatches).loss };
+          }
+        : undefined,
     save: (state, keepFiles) =>
       new RunDir(o.outDir).save({
         config: o.model.config,
