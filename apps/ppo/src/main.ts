@@ -88,8 +88,7 @@ async function train(f: PpoSettings): Promise<void> {
   const heldOutRecords = await readHeldOut(f, records);
 
   const backend = await initBackend({ backend: f.backend });
-  const runDir = new RunDir(f.out);
-  const resumeDir = f.resume && runDir.resumable ? f.out : undefined;
+  const resumeDir = new RunDir(f.out).resumeFrom(f.resume);
   if (f.resume && !resumeDir) console.error(`ppo: --resume: no checkpoint in ${f.out} yet, starting from ${f.model}`);
   const rm = useRm ? await RewardModel.load(f.rewardModel, { trainable: false }) : null;
   const models = await loadPpoModels({ modelDir: f.model, resumeDir, algo: f.algo, rewardHead: rm?.head, seed: f.seed });

@@ -26,7 +26,7 @@ async function train(f: RmSettings): Promise<void> {
   const backend = await initBackend({ backend: f.backend });
   console.error(`rm train: backend ${backend.name}; ${trainRecords.length} training / ${split.heldOut.length} held-out pairs from ${f.data}`);
 
-  const resuming = f.resume && new RunDir(f.out).resumable;
+  const resuming = new RunDir(f.out).resumeFrom(f.resume) !== undefined;
   const rm = resuming ? await RewardModel.load(f.out) : await RewardModel.fromCausalLM(f.model, { padTokenId: tok.padId, seed: f.seed });
   const result = await runRmStage({
     rm,

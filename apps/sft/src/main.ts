@@ -12,10 +12,7 @@ import { defaultTokenizerDir, FimMode, loadTokenizer, readFimMode, Tokenizer } f
 import { fimSftExample, LmExample, loraConfigOf, packExamples, PretrainSettings, pretrainWindows, RunDir, runLmStage, SftSettings, sftExample } from '@rlhf-code/train';
 
 /** With --resume and a checkpoint in --out, training continues from the weights saved there. */
-function resumeDir(f: { resume: boolean; out: string }): string | undefined {
-  const run = new RunDir(f.out);
-  return f.resume && run.resumable ? run.dir : undefined;
-}
+const resumeDir = (f: { resume: boolean; out: string }) => new RunDir(f.out).resumeFrom(f.resume);
 
 /**
  * The tokenizer in the FIM order the run trains (--fim-mode, else `fallback`), and the tokenizer_config.json fields

@@ -101,9 +101,7 @@ export async function saveAdapter(dir: string, cfg: LoraConfig, tensors: Map<str
 
 /** The two PEFT files, into an existing folder. */
 export async function writeAdapterFiles(dir: string, a: AdapterFiles): Promise<void> {
-  const cfg = a.config;
-  const tensors = a.tensors;
-  const baseModel = a.baseModel;
+  const { config: cfg, tensors, baseModel } = a;
   const config = {
     peft_type: 'LORA',
     task_type: 'CAUSAL_LM',

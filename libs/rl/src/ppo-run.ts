@@ -64,7 +64,7 @@ export async function runPpo(o: PpoRunOptions): Promise<PpoRunResult> {
   const batchesPerEpoch = Math.floor(o.prompts.length / o.batchSize);
   let position: RunPosition = { step: 0, epoch: 0, stepInEpoch: 0 };
   const runDir = new RunDir(o.outDir);
-  const resuming = o.resume === true && runDir.resumable;
+  const resuming = runDir.resumeFrom(o.resume === true) !== undefined;
   if (resuming) {
     const restored = await runDir.restore(o.ppo.trainer);
     position = restored.position;

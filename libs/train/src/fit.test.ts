@@ -110,7 +110,7 @@ describe('RunDir: the training state on disk', () => {
     const dir = tmpDir();
     const run = new RunDir(dir);
     expect(run.resumable).toBe(false);
-    expect(run.weightsFrom('start', true)).toBe('start');
+    expect(run.resumeFrom(true)).toBeUndefined();
     const p = toy();
     const trainer = toyTrainer(p, 10);
     trainer.step([toyBatch(p, 0, 2)]);
@@ -120,8 +120,8 @@ describe('RunDir: the training state on disk', () => {
     expect(ts.state).toEqual({ rng: 'abc', position: pos });
     await saveTrainingState(dir, ts);
     expect(run.resumable).toBe(true);
-    expect(run.weightsFrom('start', true)).toBe(dir);
-    expect(run.weightsFrom('start', false)).toBe('start');
+    expect(run.resumeFrom(true)).toBe(dir);
+    expect(run.resumeFrom(false)).toBeUndefined();
 
     const p2 = toy(weightsOf(p));
     const t2 = toyTrainer(p2, 10);

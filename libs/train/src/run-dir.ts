@@ -45,9 +45,9 @@ export class RunDir {
     return fs.existsSync(path.join(this.dir, TRAINER_STATE_FILE));
   }
 
-  /** Where a run's weights come from: this folder when resuming from it, else the starting checkpoint. */
-  weightsFrom(start: string, resume: boolean): string {
-    return resume && this.resumable ? this.dir : start;
+  /** The folder a run continues from: this one when --resume is asked and it holds a training state, else none. */
+  resumeFrom(resume: boolean): string | undefined {
+    return resume && this.resumable ? this.dir : undefined;
   }
 
   /** The saved training state, checked against TrainerStateSchema; errors name the file. */

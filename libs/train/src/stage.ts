@@ -44,7 +44,7 @@ export async function runStage(o: StageOptions): Promise<FitResult & { run: Trai
 
   const runDir = new RunDir(o.outDir);
   let start: RunPosition | undefined;
-  if (o.resume && runDir.resumable) {
+  if (runDir.resumeFrom(o.resume)) {
     try {
       const { position, extra } = await runDir.restore(trainer);
       // The position counts steps of the saved run: with another number of steps per epoch it points elsewhere.
