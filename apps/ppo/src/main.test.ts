@@ -4,7 +4,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { readSafetensors } from '@rlhf-code/model';
+import { readSafetensors, RewardModel } from '@rlhf-code/model';
 import { printedConfig, runApp, writeTinyModel } from '@rlhf-code/cli/testing';
 import { PpoSettings } from '@rlhf-code/rl';
 
@@ -128,6 +128,25 @@ describe('ppo train: one tiny iteration', () => {
     const maxDiff = Math.max(...Array.from(vHead.data, (x, i) => Math.abs(x - rmHead.data[i])));
     expect(maxDiff).toBeGreaterThan(0);
     expect(maxDiff).toBeLessThan(2e-5);
+  });
+});
+
+describe('ppo train --lora-rank', () => {
+  it('one frozen base: the policy adapter, the reference without it, a reward-model adapter on the same base', async () => {
+    const rmDir = path.join(dir, 'rm-lora');
+    const rmModel = await RewardModel.fromCausalLM(policy, { padTokenId: 0, seed: 3 });
+    rmModel.addLora({ r: 2, alpha: 4, dropout: 0, targets: ['q_proj'] }, 1);
+    await rmModel.save(rmDir);
+    rmModel.dispose();
+    const out = path.join(dir, 'ppo-lora');
+    const r = ppo('train', '--model', policy, '--reward-model', rmDir, '--data', withTests, '--out', out, ...TINY, '--lora-rank', '4');
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/, LoRA r=4: [\d,]+ trainable, reference = the base without the adapter\); reward model \S+ \(an adapter on the same base\), value head from reward-model;/);
+    const [m] = metricLines(out);
+    expect(m['objective/kl']).toBe(0); // a fresh adapter: policy = reference at the first rollout
+    expect(JSON.parse(readFileSync(path.join(out, 'adapter_config.json'), 'utf8'))).toMatchObject({ task_type: 'CAUSAL_LM', r: 4, base_model_name_or_path: policy });
+    expect((await readSafetensors(path.join(out, 'value_head.safetensors'))).get('v_head.weight')?.shape).toEqual([1, 16]);
+    expect(existsSync(path.join(out, 'model.safetensors'))).toBe(false);
   });
 });
 

@@ -7,8 +7,8 @@ import { Command } from 'commander';
 import { runCli, settingsCommand, UsageError } from '@rlhf-code/cli';
 import { readPpoData, PpoRecord } from '@rlhf-code/data';
 import { heldOutSpec, renderSvg } from '@rlhf-code/eval';
-import { checkVocabulary, RewardModel } from '@rlhf-code/model';
-import { RunDir } from '@rlhf-code/train';
+import { checkVocabulary, parameterCount } from '@rlhf-code/model';
+import { loraConfigOf, RunDir } from '@rlhf-code/train';
 import { initBackend, shutdownBackend } from '@rlhf-code/backend';
 import {
   combineScorers,
@@ -90,8 +90,9 @@ async function train(f: PpoSettings): Promise<void> {
   const backend = await initBackend({ backend: f.backend });
   const resumeDir = new RunDir(f.out).resumeFrom(f.resume);
   if (f.resume && !resumeDir) console.error(`ppo: --resume: no checkpoint in ${f.out} yet, starting from ${f.model}`);
-  const rm = useRm ? await RewardModel.load(f.rewardModel, { trainable: false }) : null;
-  const models = await loadPpoModels({ modelDir: f.model, resumeDir, algo: f.algo, rewardHead: rm?.head, seed: f.seed });
+  const lora = loraConfigOf({ ...f, loraDropout: 0 });
+  const models = await loadPpoModels({ modelDir: f.model, resumeDir, algo: f.algo, rewardModelDir: useRm ? f.rewardModel : null, lora, seed: f.seed });
+  const rm = models.rm;
   const maxPos = models.policy.config.max_position_embeddings;
   if (f.maxPromptLen + f.maxNewTokens > maxPos) {
     throw new UsageError(`--max-prompt-len ${f.maxPromptLen} + --max-new-tokens ${f.maxNewTokens} exceed the model's ${maxPos} positions`);
@@ -138,7 +139,10 @@ async function train(f: PpoSettings): Promise<void> {
       (heldOut
         ? `, measured ${f.heldoutEvery > 0 ? `every ${f.heldoutEvery} iterations` : 'at the start and the end'} on ${heldOut.probe.options.prompts.length} held-out prompts of ${f.heldoutData}; `
         : '; ') +
-      `policy ${f.model} (${(models.policy.numParams / 1e6).toFixed(2)}M parameters)` +
+      `policy ${f.model} (${(models.policy.numParams / 1e6).toFixed(2)}M parameters` +
+      (lora ? `, LoRA r=${lora.r}: ${parameterCount(models.policy.trainableParams()).toLocaleString('en-US')} trainable, reference = the base without the adapter` : '') +
+      ')' +
+      (rm ? `; reward model ${f.rewardModel}${models.rmSharesBase ? ' (an adapter on the same base)' : ''}` : '') +
       (models.valueHeadSource ? `, value head from ${models.valueHeadSource}` : '') +
       `; score = ${sources.map((s) => `${s.weight} x ${s.name}`).join(' + ')}`,
   );
@@ -153,7 +157,7 @@ async function train(f: PpoSettings): Promise<void> {
       steps: f.steps,
       outDir: f.out,
       saveEvery: f.saveEvery,
-      save: (trainingState) => savePpoCheckpoint(f.out, models, { tokenizerDir: f.model, trainingState, extraFiles: { 'training_args.json': trainingArgs } }),
+      save: (trainingState) => savePpoCheckpoint(f.out, models, { tokenizerDir: f.model, baseModel: f.model, trainingState, extraFiles: { 'training_args.json': trainingArgs } }),
       resume: f.resume,
       label: f.algo,
       quiet: f.quiet,

@@ -84,6 +84,27 @@ describe('rm train', () => {
     expect(r.stderr).toMatch(/^rm step 2: eval\/mse=\S+ eval\/pearson=\S+ eval\/n=4 eval\/pairwise_accuracy=\S+ eval\/pairwise_n=2$/m);
   });
 
+  it('--lora-rank: a PEFT adapter folder (adapter + score head, task SEQ_CLS) that resumes and scores as it was saved', async () => {
+    const out = path.join(dir, 'rm-lora');
+    const args = ['train', '--model', model, '--data', data, '--out', out, '--batch-size', '2', '--heldout-fraction', '0.25', '--quiet', '--lora-rank', '2', '--lora-targets', 'q_proj,v_proj'];
+    const r = rm(...args, '--max-steps', '2');
+    expect(r.code).toBe(0);
+    // one layer: q_proj A [2, 16] + B [16, 2], v_proj (one kv head of 8) A [2, 16] + B [8, 2], the score head [1, 16]
+    expect(r.stderr).toContain('rm train: LoRA r=2 alpha=16 on q_proj, v_proj + the score head: 128 trainable parameters\n');
+    const cfg = JSON.parse(readFileSync(path.join(out, 'adapter_config.json'), 'utf8'));
+    expect(cfg).toMatchObject({ peft_type: 'LORA', task_type: 'SEQ_CLS', modules_to_save: ['score'], r: 2, base_model_name_or_path: model, target_modules: ['q_proj', 'v_proj'] });
+    const tensors = await readSafetensors(path.join(out, 'adapter_model.safetensors'));
+    expect(tensors.get('base_model.model.score.weight')?.shape).toEqual([1, 16]);
+    expect(tensors.get('base_model.model.model.layers.0.self_attn.v_proj.lora_B.weight')?.shape).toEqual([8, 2]);
+    expect(tensors.size).toBe(1 + 2 * 2);
+    const resumed = rm(...args, '--max-steps', '3', '--resume');
+    expect(resumed.code).toBe(0);
+    expect(JSON.parse(resumed.stdout.trim().split('\n').pop()!)).toMatchObject({ step: 3 });
+    const wrong = rm(...args, '--max-steps', '4', '--resume', '--lora-rank', '4');
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toContain(`rm: error: ${out}: cannot resume: its adapter has rank 2, --lora-rank is 4 (resume with the same settings)\n`);
+  });
+
   it('--print-config: the schema defaults, MODEL_PATH, then flags', () => {
     expect(printedConfig('rm', ['train'])).toEqual(RmSettings.parse({}));
     expect(printedConfig('rm', ['train', '--pair-loss', 'bt', '--lr', '2e-5'])).toEqual(RmSettings.parse({ pairLoss: 'bt', lr: 2e-5 }));

@@ -4,12 +4,12 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { Command } from 'commander';
-import { runCli, settingsCommand } from '@rlhf-code/cli';
+import { runCli, settingsCommand, UsageError } from '@rlhf-code/cli';
 import { readRmData, splitHeldOut, type RmRecord } from '@rlhf-code/data';
-import { RewardModel } from '@rlhf-code/model';
+import { parameterCount, RewardModel } from '@rlhf-code/model';
 import { initBackend, shutdownBackend } from '@rlhf-code/backend';
 import { encodePair, loadTokenizer } from '@rlhf-code/tokenizer';
-import { RmExample, RmSettings, RunDir, runRmStage } from '@rlhf-code/train';
+import { loraConfigOf, RmExample, RmSettings, RunDir, runRmStage } from '@rlhf-code/train';
 
 async function train(f: RmSettings): Promise<void> {
   const tok = loadTokenizer(f.model);
@@ -28,6 +28,17 @@ async function train(f: RmSettings): Promise<void> {
 
   const resuming = new RunDir(f.out).resumeFrom(f.resume) !== undefined;
   const rm = resuming ? await RewardModel.load(f.out) : await RewardModel.fromCausalLM(f.model, { padTokenId: tok.padId, seed: f.seed });
+  const lora = loraConfigOf(f);
+  const savedRank = rm.backbone.lora?.r ?? 0;
+  if (resuming && savedRank !== f.loraRank) {
+    rm.dispose();
+    throw new UsageError(`${f.out}: cannot resume: its adapter has rank ${savedRank}, --lora-rank is ${f.loraRank} (resume with the same settings)`);
+  }
+  if (lora && !resuming) rm.addLora(lora, f.seed);
+  if (lora) {
+    const trainable = parameterCount(rm.trainableParams()).toLocaleString('en-US');
+    console.error(`rm train: LoRA r=${lora.r} alpha=${lora.alpha} on ${lora.targets.join(', ')} + the score head: ${trainable} trainable parameters`);
+  }
   const result = await runRmStage({
     rm,
     padId: tok.padId,

@@ -6,7 +6,7 @@ import * as path from 'path';
 import { Command } from 'commander';
 import { runCli, settingsCommand, UsageError } from '@rlhf-code/cli';
 import { corpusDirs, readCorpora, readSftData, splitHeldOut } from '@rlhf-code/data';
-import { checkVocabulary, InitSettings, makeConfig, Qwen2Config, Qwen2Model, readConfig, saveCheckpoint, writeRandomCheckpoint } from '@rlhf-code/model';
+import { checkVocabulary, InitSettings, makeConfig, parameterCount, Qwen2Config, Qwen2Model, readConfig, saveCheckpoint, writeRandomCheckpoint } from '@rlhf-code/model';
 import { initBackend, shutdownBackend } from '@rlhf-code/backend';
 import { defaultTokenizerDir, FimMode, loadTokenizer, readFimMode, Tokenizer } from '@rlhf-code/tokenizer';
 import { fimSftExample, LmExample, loraConfigOf, packExamples, PretrainSettings, pretrainWindows, RunDir, runLmStage, SftSettings, sftExample } from '@rlhf-code/train';
@@ -128,8 +128,8 @@ async function train(f: SftSettings): Promise<void> {
   }
   if (lora && !from) model.addLora(lora, { seed: f.seed });
   if (lora) {
-    const trainable = Object.values(model.trainableParams()).reduce((n, v) => n + v.size, 0);
-    console.error(`sft train: LoRA r=${lora.r} alpha=${lora.alpha} on ${lora.targets.join(', ')}: ${(trainable / 1e6).toFixed(3)}M trainable of ${(model.numParams / 1e6).toFixed(2)}M`);
+    const trainable = parameterCount(model.trainableParams()).toLocaleString('en-US');
+    console.error(`sft train: LoRA r=${lora.r} alpha=${lora.alpha} on ${lora.targets.join(', ')}: ${trainable} trainable of ${model.numParams.toLocaleString('en-US')} parameters`);
   }
   // A record with a `suffix` is a fill-in-the-middle example (the raw FIM form, whatever --template says).
   const toExample = (r: { prompt: string; response: string; suffix?: string }): LmExample =>

@@ -17,10 +17,10 @@
 //
 // Saving is atomic at the folder level: everything is written into a hidden temp sibling folder,
 // fsynced, then swapped in by renames, so a crash never leaves a half-written checkpoint in place.
-import { promises as fs } from 'fs';
+import { existsSync, promises as fs } from 'fs';
 import * as path from 'path';
-import { Qwen2Config, expectedParameterShapes, numLabels, writeConfig } from './config';
-import { ADAPTER_CONFIG_FILE, ADAPTER_WEIGHTS_FILE, writeAdapterFiles, type AdapterFiles } from './lora';
+import { Qwen2Config, expectedParameterShapes, numLabels, readConfig, writeConfig } from './config';
+import { ADAPTER_CONFIG_FILE, ADAPTER_WEIGHTS_FILE, foldAdapter, isAdapterFolder, readAdapter, writeAdapterFiles, type AdapterFiles } from './lora';
 import {
   HostTensor,
   fsyncDir,
@@ -59,7 +59,11 @@ export type SaveCheckpointOptions = {
   extraFiles?: Record<string, string | object>; // more files: text as is, objects as JSON
   trainingState?: TrainingState; // written in the same atomic swap
   keepFiles?: string[]; // files of the folder being replaced to carry over as they are (e.g. a run's metrics.jsonl)
+  extraTensors?: Record<string, Map<string, HostTensor>>; // more safetensors files (F32), e.g. a LoRA run's value head
 };
+
+/** What a checkpoint folder holds: full weights, or (a LoRA run) the adapter files and the base they were made for. */
+export type CheckpointContent = Pick<SaveCheckpointOptions, 'config' | 'weights' | 'adapter'>;
 
 const fmtShape = (shape: (number | null)[]): string => `[${shape.map((d) => d ?? 'N').join(', ')}]`;
 const sameShape = (a: number[], b: number[]): boolean => a.length === b.length && a.every((d, i) => d === b[i]);
@@ -114,6 +118,28 @@ function classifyTensors(cfg: Qwen2Config, shapes: Map<string, number[]>, where:
 
 // ---------------------------------------------------------------------------------------------
 // Loading
+
+/** The base model folder of the adapter in `dir` (base_model_name_or_path, as given or relative to the adapter's folder). */
+export function adapterBase(dir: string, a: { baseModel: string | null }): string {
+  const where = path.join(dir, ADAPTER_CONFIG_FILE);
+  if (!a.baseModel) throw new Error(`${where}: no base_model_name_or_path: which base model is this adapter for?`);
+  for (const candidate of [a.baseModel, path.resolve(dir, a.baseModel)]) if (existsSync(path.join(candidate, 'config.json')) || isAdapterFolder(candidate)) return candidate;
+  throw new Error(`${where}: base_model_name_or_path ${JSON.stringify(a.baseModel)} is not a checkpoint folder here (no config.json or adapter_config.json)`);
+}
+
+/**
+ * The config and weights of a checkpoint folder; for a LoRA adapter folder, its base's (recursively) with the adapter
+ * folded in. The reward model's score head of a SEQ_CLS adapter is not part of this (RewardModel.load reads it).
+ */
+export async function loadMergedWeights(dir: string): Promise<{ config: Qwen2Config; weights: Map<string, HostTensor> }> {
+  if (!isAdapterFolder(dir)) {
+    const config = readConfig(dir);
+    return { config, weights: await loadCheckpointWeights(dir, config) };
+  }
+  const a = await readAdapter(dir);
+  const base = await loadMergedWeights(adapterBase(dir, a));
+  return { config: base.config, weights: foldAdapter(base.weights, a.config, a.tensors) };
+}
 
 /** Load and check the weights of the checkpoint in `dir` for `cfg` (see the top of this file). */
 export async function loadCheckpointWeights(dir: string, cfg: Qwen2Config): Promise<Map<string, HostTensor>> {
@@ -222,7 +248,7 @@ export async function loadTrainingState(dir: string): Promise<TrainingState> {
 
 /** Write a complete checkpoint folder `dir`, replacing any checkpoint already there in one swap. */
 export async function saveCheckpoint(dir: string, opts: SaveCheckpointOptions): Promise<void> {
-  const { config, weights, adapter, dtype = 'F32', tokenizerDir, tokenizerConfig, extraFiles = {}, trainingState, keepFiles = [] } = opts;
+  const { config, weights, adapter, dtype = 'F32', tokenizerDir, tokenizerConfig, extraFiles = {}, trainingState, keepFiles = [], extraTensors = {} } = opts;
   const where = `saveCheckpoint(${dir})`;
   // Everything is checked before the disk is touched.
   if (!adapter) {
@@ -238,7 +264,7 @@ export async function saveCheckpoint(dir: string, opts: SaveCheckpointOptions): 
   const reserved = new Set([
     'config.json', MODEL_FILE, MODEL_INDEX_FILE, OPTIMIZER_FILE, TRAINER_STATE_FILE, ADAPTER_CONFIG_FILE, ADAPTER_WEIGHTS_FILE, ...tokenizerFiles,
   ]);
-  for (const name of Object.keys(extraFiles)) {
+  for (const name of [...Object.keys(extraFiles), ...Object.keys(extraTensors)]) {
     if (name !== path.basename(name) || name === '' || name === '.' || name === '..') {
       throw new Error(`${where}: extraFiles key ${JSON.stringify(name)} must be a plain file name`);
     }
@@ -246,7 +272,7 @@ export async function saveCheckpoint(dir: string, opts: SaveCheckpointOptions): 
   }
   if (trainingState) checkTrainingState(trainingState, where);
   for (const name of keepFiles) {
-    if (name !== path.basename(name) || reserved.has(name) || name in extraFiles) {
+    if (name !== path.basename(name) || reserved.has(name) || name in extraFiles || name in extraTensors) {
       throw new Error(`${where}: keepFiles entry ${JSON.stringify(name)} must be a plain file name the checkpoint does not write`);
     }
   }
@@ -268,6 +294,7 @@ export async function saveCheckpoint(dir: string, opts: SaveCheckpointOptions): 
       const text = typeof content === 'string' ? content : JSON.stringify(content, null, 2) + '\n';
       await writeFileAtomic(path.join(tmp, name), text);
     }
+    for (const [name, tensors] of Object.entries(extraTensors)) await writeSafetensors(path.join(tmp, name), tensors, { metadata: { format: 'pt' } });
     if (trainingState) await writeTrainingState(tmp, trainingState);
     for (const name of keepFiles) {
       if (await exists(path.join(dir, name))) await fs.copyFile(path.join(dir, name), path.join(tmp, name));

@@ -4,10 +4,10 @@ export { readConfig, makeConfig, isSequenceClassifier } from './config';
 export type { Qwen2Config } from './config';
 export { readSafetensors, readSafetensorsHeader, writeFileAtomic } from './safetensors';
 export type { HostTensor } from './safetensors';
-export { loadCheckpointWeights, saveCheckpoint, loadTrainingState, saveTrainingState, TRAINER_STATE_FILE } from './checkpoint';
+export { loadMergedWeights, saveCheckpoint, loadTrainingState, saveTrainingState, TRAINER_STATE_FILE } from './checkpoint';
 export type { TrainingState } from './checkpoint';
 
-export { Qwen2Model } from './model';
+export { parameterCount, Qwen2Model } from './model';
 export { ScalarHead } from './heads';
 export { RewardModel } from './reward';
 export { generateBatch, sampledIds } from './generate-batch';
@@ -17,4 +17,4 @@ export type { Rng } from './sampling';
 export { GenerateLogitsSettings, GenerateRunSettings, InitSettings } from './settings';
 export { checkVocabulary, loadModelAndTokenizer } from './load';
 export { writeRandomCheckpoint } from './init-checkpoint';
-export { LORA_TARGETS, type AdapterFiles, type LoraConfig } from './lora';
+export { isAdapterFolder, LORA_TARGETS, type AdapterFiles, type LoraConfig } from './lora';

@@ -4,6 +4,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import * as tf from '@tensorflow/tfjs';
 import { initBackend } from '@rlhf-code/backend';
+import { loadMergedWeights, saveCheckpoint } from './checkpoint';
 import { ADAPTER_CONFIG_FILE, readAdapter, saveAdapter, type LoraConfig } from './lora';
 import { Qwen2Model } from './model';
 import { tempDir, tinyConfig } from './testing/tiny-model';
@@ -97,4 +98,52 @@ test("PEFT's files round-trip onto the same base; another base, rank or target i
   fs.writeFileSync(path.join(dir, ADAPTER_CONFIG_FILE), JSON.stringify({ ...cfgJson, r: -1 }));
   await expect(readAdapter(dir)).rejects.toThrow(`${path.join(dir, ADAPTER_CONFIG_FILE)}: r: Too small`);
   [m, again, wider].forEach((x) => x.dispose());
+});
+
+test('named adapter sets on one base: none active = the base, switching is exact, and a missing name is an error', () => {
+  const m = Qwen2Model.init(config, { seed: 1 });
+  const base = logitsOf(m);
+  m.addLora(lora, { seed: 3 });
+  randomizeB(m);
+  const policy = logitsOf(m);
+  m.addLora({ ...lora, r: 2, targets: ['q_proj'] }, { name: 'other', seed: 4 });
+  expect(m.activeAdapter).toBe('other');
+  expect(maxDiff(logitsOf(m), base)).toBe(0); // its B is still zero
+  m.setAdapter('default');
+  expect(maxDiff(m.withAdapter(null, () => logitsOf(m)), base)).toBe(0);
+  expect(m.activeAdapter).toBe('default');
+  expect(maxDiff(logitsOf(m), policy)).toBe(0);
+  expect(Object.keys(m.trainableParams()).every((n) => n.includes('lora_'))).toBe(true);
+  expect(Object.keys(m.trainableParams())).toHaveLength(2 * 7 * config.num_hidden_layers); // the active set's only
+  expect(() => m.setAdapter('nope')).toThrow('setAdapter: no adapter named "nope" (have: default, other)');
+  expect(() => m.addLora(lora, { name: 'other' })).toThrow('already has an adapter named "other"');
+  m.dispose();
+});
+
+test('an adapter on an adapter loads as the first one merged plus the second; merge folds both', async () => {
+  const dir = tempDir('lora-chain-');
+  const base = Qwen2Model.init(config, { seed: 6 });
+  await saveCheckpoint(path.join(dir, 'base'), { config, weights: base.hostWeights() });
+  base.addLora(lora, { seed: 1 });
+  randomizeB(base);
+  const first = logitsOf(base);
+  await saveCheckpoint(path.join(dir, 'sft'), { config, weights: new Map(), adapter: { config: lora, tensors: base.adapterWeights(), baseModel: path.join(dir, 'base') } });
+  // A second adapter, made for the first one's model; base_model_name_or_path relative to the adapter folder.
+  const sft = await Qwen2Model.load(path.join(dir, 'sft'), { merge: true });
+  expect(sft.lora).toBeNull();
+  expect(maxDiff(logitsOf(sft), first)).toBeLessThan(1e-4);
+  sft.addLora({ ...lora, r: 2 }, { seed: 2 });
+  randomizeB(sft);
+  const second = logitsOf(sft);
+  await saveCheckpoint(path.join(dir, 'ppo'), { config, weights: new Map(), adapter: { config: sft.lora!, tensors: sft.adapterWeights(), baseModel: '../sft' } });
+  const back = await Qwen2Model.load(path.join(dir, 'ppo'));
+  expect(back.lora?.r).toBe(2);
+  expect(maxDiff(logitsOf(back), second)).toBeLessThan(1e-4);
+  expect(maxDiff(back.withAdapter(null, () => logitsOf(back)), first)).toBeLessThan(1e-4); // its base is the first merged
+  const { weights } = await loadMergedWeights(path.join(dir, 'ppo'));
+  const merged = Qwen2Model.fromWeights(config, weights);
+  expect(maxDiff(logitsOf(merged), second)).toBeLessThan(1e-4);
+  fs.writeFileSync(path.join(dir, 'ppo', ADAPTER_CONFIG_FILE), JSON.stringify({ ...JSON.parse(fs.readFileSync(path.join(dir, 'ppo', ADAPTER_CONFIG_FILE), 'utf8')), base_model_name_or_path: 'gone' }));
+  await expect(Qwen2Model.load(path.join(dir, 'ppo'))).rejects.toThrow(`${path.join(dir, 'ppo', ADAPTER_CONFIG_FILE)}: base_model_name_or_path "gone" is not a checkpoint folder here`);
+  [base, sft, back, merged].forEach((x) => x.dispose());
 });

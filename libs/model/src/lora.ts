@@ -77,6 +77,30 @@ export function loraDelta(x: tf.Tensor2D, l: LoraWeights): tf.Tensor2D {
   });
 }
 
+/**
+ * `weights` (host tensors by HF name) with an adapter folded in: W + alpha/r B A for every adapted projection, the
+ * other tensors shared. The merged model computes what base + adapter computes, with no LoRA left.
+ */
+export function foldAdapter(weights: Map<string, HostTensor>, cfg: LoraConfig, tensors: Map<string, HostTensor>): Map<string, HostTensor> {
+  const out = new Map(weights);
+  const scale = cfg.alpha / cfg.r;
+  for (const name of tensors.keys()) {
+    const m = /^base_model\.model\.(.+)\.lora_A\.weight$/.exec(name);
+    if (!m) continue;
+    const w = weights.get(`${m[1]}.weight`);
+    const A = tensors.get(name)!;
+    const B = tensors.get(peftName(m[1], 'B'));
+    if (!w || !B) throw new Error(`foldAdapter: ${m[1]}: ${!w ? 'no such weight in the base' : 'lora_B missing'}`);
+    const merged = tf.tidy(() => tf.add(tf.tensor(w.data, w.shape), tf.mul(tf.matMul(tf.tensor2d(B.data, B.shape as [number, number]), tf.tensor2d(A.data, A.shape as [number, number])), scale)));
+    out.set(`${m[1]}.weight`, { shape: [...w.shape], data: merged.dataSync() as Float32Array });
+    merged.dispose();
+  }
+  return out;
+}
+
+/** PEFT's name of a fully trained head saved with the adapter (modules_to_save): the reward model's `score`. */
+export const SCORE_TENSOR = 'base_model.model.score.weight';
+
 const AdapterConfigSchema = z.looseObject({
   peft_type: z.literal('LORA'),
   r: z.number().int().positive(),
@@ -84,6 +108,7 @@ const AdapterConfigSchema = z.looseObject({
   lora_dropout: z.number().min(0).lt(1).default(0),
   target_modules: z.union([z.array(z.string()), z.string()]),
   base_model_name_or_path: z.string().nullish(),
+  task_type: z.string().nullish(),
 });
 
 /** An adapter as a checkpoint folder holds it: its settings, its tensors by PEFT name, and the base it was made for. */
@@ -102,9 +127,10 @@ export async function saveAdapter(dir: string, cfg: LoraConfig, tensors: Map<str
 /** The two PEFT files, into an existing folder. */
 export async function writeAdapterFiles(dir: string, a: AdapterFiles): Promise<void> {
   const { config: cfg, tensors, baseModel } = a;
+  const classifier = tensors.has(SCORE_TENSOR); // a reward model: the adapter plus its trained score head
   const config = {
     peft_type: 'LORA',
-    task_type: 'CAUSAL_LM',
+    task_type: classifier ? 'SEQ_CLS' : 'CAUSAL_LM',
     base_model_name_or_path: baseModel,
     r: cfg.r,
     lora_alpha: cfg.alpha,
@@ -113,14 +139,14 @@ export async function writeAdapterFiles(dir: string, a: AdapterFiles): Promise<v
     bias: 'none',
     fan_in_fan_out: false,
     inference_mode: true,
-    modules_to_save: null,
+    modules_to_save: classifier ? ['score'] : null,
   };
   await writeSafetensors(path.join(dir, ADAPTER_WEIGHTS_FILE), tensors, { metadata: { format: 'pt' } });
   await writeFileAtomic(path.join(dir, ADAPTER_CONFIG_FILE), JSON.stringify(config, null, 2) + '\n');
 }
 
 /** Read an adapter folder; errors name the file and the field. */
-export async function readAdapter(dir: string): Promise<{ config: LoraConfig; tensors: Map<string, HostTensor>; baseModel: string | null }> {
+export async function readAdapter(dir: string): Promise<{ config: LoraConfig; tensors: Map<string, HostTensor>; baseModel: string | null; taskType: string | null }> {
   const file = path.join(dir, ADAPTER_CONFIG_FILE);
   if (!fs.existsSync(file)) throw new Error(`${dir}: not a LoRA adapter folder (${ADAPTER_CONFIG_FILE} not found)`);
   let json: unknown;
@@ -138,7 +164,7 @@ export async function readAdapter(dir: string): Promise<{ config: LoraConfig; te
   } catch (e) {
     throw new Error(`${file}: ${(e as Error).message}`);
   }
-  return { config, tensors: await readSafetensors(path.join(dir, ADAPTER_WEIGHTS_FILE)), baseModel: r.data.base_model_name_or_path ?? null };
+  return { config, tensors: await readSafetensors(path.join(dir, ADAPTER_WEIGHTS_FILE)), baseModel: r.data.base_model_name_or_path ?? null, taskType: r.data.task_type ?? null };
 }
 
 /** A folder that holds a LoRA adapter and no full model (adapter_config.json without config.json). */

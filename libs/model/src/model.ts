@@ -5,18 +5,28 @@ import * as tf from '@tensorflow/tfjs';
 import { hasNativeKernels } from '@rlhf-code/backend';
 import { attention, fusedSelfAttention, LayerKV } from './attention';
 import { Attend, BlockWeights, decoderLayer } from './block';
-import { expectedParameterShapes, headDim, Qwen2Config, readConfig } from './config';
-import { loadCheckpointWeights } from './checkpoint';
+import { expectedParameterShapes, headDim, Qwen2Config } from './config';
+import { adapterBase, loadMergedWeights, type CheckpointContent } from './checkpoint';
 import { decodeForward } from './decode';
 import { KVCache } from './kv-cache';
 import { linear } from './linear';
-import { checkLoraConfig, initLoraWeights, isAdapterFolder, peftName, readAdapter, type LoraConfig, type LoraWeights, type Projection } from './lora';
+import { checkLoraConfig, foldAdapter, initLoraWeights, isAdapterFolder, peftName, readAdapter, type LoraConfig, type LoraWeights, type Projection } from './lora';
 import { rmsNorm } from './norm';
 import { ropeAngles } from './rope';
 import { HostTensor } from './safetensors';
 
 /** Added to the attention scores of masked keys (large and finite: a fully masked row stays NaN-free). */
 const MASKED = -1e9;
+
+/** The number of values in a set of parameters (e.g. trainableParams()). */
+export const parameterCount = (params: Record<string, tf.Variable>): number => Object.values(params).reduce((n, v) => n + v.size, 0);
+
+/** One LoRA adapter on the model: its settings, its variables by PEFT name, and what each projection reads. */
+interface AdapterSet {
+  config: LoraConfig;
+  vars: Record<string, tf.Variable>;
+  byModule: Map<string, LoraWeights>;
+}
 
 /** tfjs variable names are global: each model instance gets its own prefix. */
 let instances = 0;
@@ -37,9 +47,12 @@ export class Qwen2Model {
   readonly config: Qwen2Config;
   /** HF parameter name -> variable, e.g. "model.layers.0.self_attn.q_proj.weight". */
   readonly params: Record<string, tf.Variable>;
-  /** LoRA adapters (PEFT name -> variable), empty without; with them the base `params` are frozen. */
-  readonly adapters: Record<string, tf.Variable> = {};
-  lora: LoraConfig | null = null;
+  /**
+   * Named LoRA adapter sets on this one base ("default": the one a stage trains; PPO may add the reward model's). At most
+   * one is active: the forward pass adds its low-rank terms; none active = the base model. With any, the base is frozen.
+   */
+  private readonly adapterSets = new Map<string, AdapterSet>();
+  private active: string | null = null;
   private readonly layers: BlockWeights[];
 
   constructor(config: Qwen2Config, params: Record<string, tf.Variable>) {
@@ -85,82 +98,108 @@ export class Qwen2Model {
     return out;
   }
 
+  /** The active adapter's settings (null: none active, the base model runs). */
+  get lora(): LoraConfig | null {
+    return this.active ? this.adapterSets.get(this.active)!.config : null;
+  }
+
+  /** The active adapter's variables by PEFT name (empty without one). */
+  get adapters(): Record<string, tf.Variable> {
+    return this.active ? this.adapterSets.get(this.active)!.vars : {};
+  }
+
+  get activeAdapter(): string | null {
+    return this.active;
+  }
+
   /**
-   * Add LoRA adapters to the projections of `cfg.targets` (new ones from `seed`, or `weights` by PEFT name: a loaded
-   * adapter, checked against this base's shapes) and freeze the base weights.
+   * Add a LoRA adapter set `name` (default "default") to the projections of `cfg.targets` (new ones from `seed`, or
+   * `weights` by PEFT name: a loaded adapter, checked against this base's shapes), make it the active one and freeze
+   * the base weights.
    */
-  addLora(cfg: LoraConfig, opts: { seed?: number; weights?: Map<string, { shape: number[]; data: Float32Array }>; where?: string } = {}): void {
-    if (this.lora) throw new Error('addLora: this model already has adapters');
+  addLora(cfg: LoraConfig, opts: { name?: string; seed?: number; weights?: Map<string, HostTensor>; where?: string } = {}): void {
+    const name = opts.name ?? 'default';
+    if (this.adapterSets.has(name)) throw new Error(`addLora: this model already has an adapter named "${name}"`);
     checkLoraConfig(cfg);
     const projections = this.projections(cfg.targets);
     const weights = opts.weights ?? initLoraWeights(projections, cfg.r, opts.seed ?? 0);
     const where = opts.where ?? 'LoRA adapter';
     for (const p of projections) {
       for (const [which, shape] of [['A', [cfg.r, p.in]], ['B', [p.out, cfg.r]]] as const) {
-        const name = peftName(p.module, which);
-        const w = weights.get(name);
-        if (!w) throw new Error(`${where}: missing tensor ${name} (expected shape [${shape}])`);
+        const tensor = peftName(p.module, which);
+        const w = weights.get(tensor);
+        if (!w) throw new Error(`${where}: missing tensor ${tensor} (expected shape [${shape}])`);
         if (w.shape.join(',') !== shape.join(',')) {
-          throw new Error(`${where}: ${name} has shape [${w.shape}], but this base model needs [${shape}] (the adapter was made for another base)`);
+          throw new Error(`${where}: ${tensor} has shape [${w.shape}], but this base model needs [${shape}] (the adapter was made for another base)`);
         }
       }
     }
     const prefix = `lora_${instances++}/`;
     for (const v of Object.values(this.params)) v.trainable = false;
+    const vars: Record<string, tf.Variable> = {};
     const byModule = new Map<string, LoraWeights>();
     for (const p of projections) {
       const make = (which: 'A' | 'B') => {
-        const name = peftName(p.module, which);
-        const w = weights.get(name)!;
+        const tensor = peftName(p.module, which);
+        const w = weights.get(tensor)!;
         const t = tf.tensor(w.data, w.shape);
-        this.adapters[name] = tf.variable(t, true, prefix + name);
+        vars[tensor] = tf.variable(t, true, prefix + tensor);
         t.dispose();
-        return this.adapters[name] as unknown as tf.Tensor2D;
+        return vars[tensor] as unknown as tf.Tensor2D;
       };
       byModule.set(p.module, { A: make('A'), B: make('B'), scale: cfg.alpha / cfg.r, dropout: cfg.dropout, training: false });
     }
-    this.layers.forEach((w, i) => {
-      for (const [group, mods] of [['self_attn', w.self_attn], ['mlp', w.mlp]] as const) {
-        for (const [target, m] of Object.entries(mods)) {
-          const l = byModule.get(`model.layers.${i}.${group}.${target}`);
-          if (l) (m as { lora?: LoraWeights }).lora = l;
-        }
-      }
-    });
-    this.lora = { ...cfg };
+    this.adapterSets.set(name, { config: { ...cfg }, vars, byModule });
+    this.setAdapter(name);
   }
 
-  /** The variables an optimizer updates: the adapters when there are any, else every parameter. */
+  /** Make adapter set `name` the active one (null: none, the base model runs). Cheap: it only rewires the layers. */
+  setAdapter(name: string | null): void {
+    const set = name === null ? null : this.adapterSets.get(name);
+    if (set === undefined) throw new Error(`setAdapter: no adapter named "${name}" (have: ${[...this.adapterSets.keys()].join(', ') || 'none'})`);
+    this.layers.forEach((w, i) => {
+      for (const [group, mods] of [['self_attn', w.self_attn], ['mlp', w.mlp]] as const) {
+        for (const [target, m] of Object.entries(mods)) (m as { lora?: LoraWeights }).lora = set?.byModule.get(`model.layers.${i}.${group}.${target}`);
+      }
+    });
+    this.active = name;
+  }
+
+  /** Run `fn` with adapter set `name` active (null: the base alone, e.g. PPO's reference policy), then switch back. */
+  withAdapter<T>(name: string | null, fn: () => T): T {
+    const before = this.active;
+    this.setAdapter(name);
+    try {
+      return fn();
+    } finally {
+      this.setAdapter(before);
+    }
+  }
+
+  /** The variables an optimizer updates: the active adapter when there is one, else every parameter. */
   trainableParams(): Record<string, tf.Variable> {
-    return this.lora ? this.adapters : this.params;
+    return this.active ? this.adapters : this.params;
   }
 
   /** Training mode turns LoRA dropout on; evaluation and generation run with it off. */
   train(on: boolean): void {
-    for (const w of this.layers) {
-      for (const m of [...Object.values(w.self_attn), ...Object.values(w.mlp)] as { lora?: LoraWeights }[]) if (m.lora) m.lora.training = on;
-    }
+    for (const set of this.adapterSets.values()) for (const l of set.byModule.values()) l.training = on;
   }
 
-  /** The adapters on the host, by PEFT name (what saveAdapter writes). */
-  adapterWeights(): Map<string, { shape: number[]; data: Float32Array }> {
+  /** The active adapter on the host, by PEFT name (what saveAdapter writes). */
+  adapterWeights(): Map<string, HostTensor> {
     return new Map(Object.entries(this.adapters).map(([n, v]) => [n, { shape: [...v.shape], data: v.dataSync() as Float32Array }]));
   }
 
-  /** Every base weight with the adapters folded in (W + alpha/r B A): a plain checkpoint that needs no LoRA. */
+  /** Every base weight with the active adapter folded in (W + alpha/r B A): a plain checkpoint that needs no LoRA. */
   mergedWeights(): Map<string, HostTensor> {
-    const out = this.hostWeights();
-    if (!this.lora) return out;
-    const scale = this.lora.alpha / this.lora.r;
-    for (const p of this.projections(this.lora.targets)) {
-      const name = `${p.module}.weight`;
-      const merged = tf.tidy(() =>
-        tf.add(this.params[name], tf.mul(tf.matMul(this.adapters[peftName(p.module, 'B')], this.adapters[peftName(p.module, 'A')]), scale)),
-      );
-      out.set(name, { shape: [...merged.shape], data: merged.dataSync() as Float32Array });
-      merged.dispose();
-    }
-    return out;
+    return this.lora ? foldAdapter(this.hostWeights(), this.lora, this.adapterWeights()) : this.hostWeights();
+  }
+
+  /** What a checkpoint of this model holds: every weight, or with an active adapter only PEFT's adapter files. */
+  checkpointContent(baseModel: string): CheckpointContent {
+    if (!this.lora) return { config: this.config, weights: this.hostWeights() };
+    return { config: this.config, weights: new Map(), adapter: { config: this.lora, tensors: this.adapterWeights(), baseModel } };
   }
 
   /** Build from host tensors keyed by HF names (as returned by loadCheckpointWeights). */
@@ -197,13 +236,14 @@ export class Qwen2Model {
 
   /**
    * Load a Hugging Face checkpoint folder (config.json + model.safetensors or sharded index), or a LoRA adapter folder
-   * (PEFT's adapter_config.json + adapter_model.safetensors): its base model (base_model_name_or_path) with the adapter.
+   * (PEFT's adapter_config.json + adapter_model.safetensors): its base model (base_model_name_or_path, itself merged
+   * when it is an adapter too) with the adapter as the active "default" set, or with `merge`, folded into the weights.
    */
-  static async load(dir: string, opts: LoadOptions = {}): Promise<Qwen2Model> {
-    if (isAdapterFolder(dir)) {
+  static async load(dir: string, opts: LoadOptions & { merge?: boolean } = {}): Promise<Qwen2Model> {
+    if (isAdapterFolder(dir) && !opts.merge) {
       const a = await readAdapter(dir);
-      if (!a.baseModel) throw new Error(`${dir}/adapter_config.json: no base_model_name_or_path: which base model is this adapter for?`);
-      const model = await Qwen2Model.load(a.baseModel, opts);
+      const base = await loadMergedWeights(adapterBase(dir, a));
+      const model = Qwen2Model.fromWeights(base.config, base.weights, opts);
       try {
         model.addLora(a.config, { weights: a.tensors, where: dir });
       } catch (e) {
@@ -212,8 +252,7 @@ export class Qwen2Model {
       }
       return model;
     }
-    const config = readConfig(dir);
-    const weights = await loadCheckpointWeights(dir, config);
+    const { config, weights } = await loadMergedWeights(dir);
     return Qwen2Model.fromWeights(config, weights, opts);
   }
 
@@ -320,11 +359,11 @@ export class Qwen2Model {
   }
 
   get numParams(): number {
-    return Object.values(this.params).reduce((n, v) => n + v.size, 0);
+    return parameterCount(this.params);
   }
 
   dispose(): void {
     for (const v of Object.values(this.params)) v.dispose();
-    for (const v of Object.values(this.adapters)) v.dispose();
+    for (const set of this.adapterSets.values()) for (const v of Object.values(set.vars)) v.dispose();
   }
 }

@@ -50,8 +50,8 @@ describe('RewardModel', () => {
     expect(cfg.id2label).toEqual({ '0': 'LABEL_0' });
     expect(cfg.pad_token_id).toBe(PAD);
     const back = await RewardModel.load(tmp);
-    expect(Object.keys(back.params)).toContain('score.weight');
-    expect(Object.keys(back.params)).not.toContain('lm_head.weight');
+    expect(Object.keys(back.trainableParams())).toContain('score.weight');
+    expect(Object.keys(back.trainableParams())).not.toContain('lm_head.weight');
     expect(Array.from(back.head.weight.dataSync())).toEqual(Array.from(rm.head.weight.dataSync()));
     expect(back.score([[1, 2, 3]], PAD)).toEqual(rm.score([[1, 2, 3]], PAD));
     rm.dispose();
@@ -69,5 +69,37 @@ describe('RewardModel', () => {
     for (let i = 0; i < 3; i++) rm.score([[1, 2, 3], [4]], PAD);
     expect(tf.memory().numTensors).toBe(before);
     rm.dispose();
+  });
+
+  it('LoRA: adapter + score head train, saved in PEFT layout (SEQ_CLS), loaded back alone or on a shared base', async () => {
+    const rm = await RewardModel.fromCausalLM(UNTIED, { padTokenId: PAD, seed: 2 });
+    rm.addLora({ r: 2, alpha: 4, dropout: 0, targets: ['q_proj', 'v_proj'] }, 5);
+    const trainable = Object.keys(rm.trainableParams());
+    expect(trainable).toContain('score.weight');
+    expect(trainable.filter((n) => n.includes('lora_'))).toHaveLength(2 * 2 * rm.config.num_hidden_layers);
+    expect(trainable).toHaveLength(1 + 2 * 2 * rm.config.num_hidden_layers); // the base is frozen
+    let seed = 1;
+    for (const [n, v] of Object.entries(rm.trainableParams())) v.assign(tf.randomNormal(v.shape, 0, n === 'score.weight' ? 1 : 0.3, 'float32', seed++));
+    const rows = [[5, 6, 7, 8], [9, 10]];
+    const want = rm.score(rows, PAD);
+    await rm.save(tmp);
+    const json = JSON.parse(fs.readFileSync(path.join(tmp, 'adapter_config.json'), 'utf8'));
+    expect(json).toMatchObject({ peft_type: 'LORA', task_type: 'SEQ_CLS', modules_to_save: ['score'], r: 2, base_model_name_or_path: UNTIED });
+    expect(fs.existsSync(path.join(tmp, 'config.json'))).toBe(false);
+    const back = await RewardModel.load(tmp, { trainable: false });
+    back.score(rows, PAD).forEach((x, i) => expect(x).toBeCloseTo(want[i], 5));
+    // On a policy's base: the reward adapter is a second set, active only inside the reward model's forward pass.
+    const policy = await Qwen2Model.load(UNTIED);
+    policy.addLora({ r: 2, alpha: 4, dropout: 0, targets: ['o_proj'] }, { seed: 3 });
+    const before = tf.tidy(() => policy.logits(tf.tensor2d([[5, 6, 7]], undefined, 'int32')).dataSync());
+    const shared = await RewardModel.onSharedBase(policy, tmp);
+    expect(policy.activeAdapter).toBe('default');
+    shared.score(rows, PAD).forEach((x, i) => expect(x).toBeCloseTo(want[i], 5));
+    expect(policy.activeAdapter).toBe('default');
+    expect(Array.from(tf.tidy(() => policy.logits(tf.tensor2d([[5, 6, 7]], undefined, 'int32')).dataSync()))).toEqual(Array.from(before));
+    shared.dispose(); // frees its head only
+    expect(policy.logits(tf.tensor2d([[5]], undefined, 'int32')).shape).toEqual([1, 1, policy.config.vocab_size]);
+    await expect(RewardModel.onSharedBase(policy, path.join(tmp, 'nothing'))).rejects.toThrow('not a LoRA adapter folder');
+    [rm, back, policy].forEach((m) => m.dispose());
   });
 });

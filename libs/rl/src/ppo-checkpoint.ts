@@ -1,12 +1,19 @@
-// The PPO stage's models on disk: load policy + frozen reference (+ value head), save the policy in
+// The PPO stage's models on disk: load policy + frozen reference (+ value head, + reward model), save the policy in
 // Hugging Face layout with its v_head beside the weights (transformers ignores it; --resume reads it back).
+// With LoRA there is one frozen base in memory: the policy is its "default" adapter, the reference is the base with the
+// adapter off, the value head reads the policy's hidden states, and a reward-model adapter made for the same base is a
+// second adapter set on it. The checkpoint is then PEFT's adapter folder plus value_head.safetensors.
+import * as fs from 'fs';
+import * as path from 'path';
 import {
+  isAdapterFolder,
   isSequenceClassifier,
-  loadCheckpointWeights,
+  loadMergedWeights,
   Qwen2Model,
-  readConfig,
-  ScalarHead,
+  readSafetensors,
+  RewardModel,
   TrainingState,
+  type LoraConfig,
 } from '@rlhf-code/model';
 import { RunDir } from '@rlhf-code/train';
 import { HELDOUT_FILE, HELDOUT_SVG } from './heldout';
@@ -15,44 +22,102 @@ import type { PpoAlgo } from './settings';
 import { createValueHead, valueHeadFromWeights, ValueHeadSource } from './value-head';
 
 export interface LoadPpoModelsOptions {
-  /** The starting policy (SFT checkpoint): also the frozen reference. */
+  /** The starting policy (SFT checkpoint; an adapter folder counts as its merged model): also the frozen reference. */
   modelDir: string;
   /** Continue training the policy (and v_head) saved here instead; the reference still comes from modelDir. */
   resumeDir?: string;
   algo: PpoAlgo;
-  /** The reward model's head, to initialise a new v_head from (PPO). */
-  rewardHead?: ScalarHead | null;
+  /** The reward model's folder (null: none). With LoRA, an RM adapter made for modelDir sits on the policy's base. */
+  rewardModelDir?: string | null;
+  /** Train a LoRA adapter on the frozen modelDir: the reference is then that base with the adapter off. */
+  lora?: LoraConfig | null;
   seed?: number;
 }
 
-export async function loadPpoModels(o: LoadPpoModelsOptions): Promise<PpoModels & { valueHeadSource: ValueHeadSource | null }> {
-  const policyDir = o.resumeDir ?? o.modelDir;
-  const config = readConfig(policyDir);
-  if (isSequenceClassifier(config)) throw new Error(`${policyDir}: is a reward model (Qwen2ForSequenceClassification); PPO needs a causal LM policy`);
-  const weights = await loadCheckpointWeights(policyDir, config);
-  const policy = Qwen2Model.fromWeights(config, weights);
-  const reference = await Qwen2Model.load(o.modelDir, { trainable: false });
-  if (reference.config.vocab_size !== config.vocab_size || reference.config.hidden_size !== config.hidden_size) {
-    throw new Error(`${policyDir}: the policy's shape differs from the reference in ${o.modelDir}; resume with the same --model`);
-  }
-  if (o.algo === 'grpo') return { policy, reference, valueHead: null, valueHeadSource: null };
-  const saved = o.resumeDir ? valueHeadFromWeights(weights, config.hidden_size) : null;
-  if (saved) return { policy, reference, valueHead: saved, valueHeadSource: 'checkpoint' };
-  const { head, source } = createValueHead(config.hidden_size, o.rewardHead, o.seed ?? 0);
-  return { policy, reference, valueHead: head, valueHeadSource: source };
+export interface LoadedPpoModels extends PpoModels {
+  rm: RewardModel | null;
+  valueHeadSource: ValueHeadSource | null;
+  /** The reward model is an adapter on the policy's own base (no second copy of the weights). */
+  rmSharesBase: boolean;
 }
 
-/** Write the policy (+ v_head) as a checkpoint folder; metrics.jsonl already there is kept. */
+/** Value-head tensors of a LoRA run's checkpoint (the adapter files hold only what PEFT knows). */
+export const VALUE_HEAD_FILE = 'value_head.safetensors';
+
+export async function loadPpoModels(o: LoadPpoModelsOptions): Promise<LoadedPpoModels> {
+  const policyDir = o.resumeDir ?? o.modelDir;
+  const { policy, reference, savedHead } = o.lora ? await loraPolicy(o, policyDir) : await fullPolicy(o, policyDir);
+  let rm: RewardModel | null = null;
+  let rmSharesBase = false;
+  try {
+    if (o.rewardModelDir) {
+      // A reward-model adapter made for the same base shares it when that base stays frozen (LoRA); otherwise its own copy.
+      const rmBase = await RewardModel.adapterBaseOf(o.rewardModelDir);
+      rmSharesBase = o.lora !== null && o.lora !== undefined && rmBase !== null && samePath(rmBase, o.modelDir);
+      rm = rmSharesBase ? await RewardModel.onSharedBase(policy, o.rewardModelDir) : await RewardModel.load(o.rewardModelDir, { trainable: false });
+    }
+  } catch (e) {
+    policy.dispose();
+    reference?.dispose();
+    throw e;
+  }
+  const common = { policy, reference, rm, rmSharesBase };
+  if (o.algo === 'grpo') return { ...common, valueHead: null, valueHeadSource: null };
+  if (savedHead) return { ...common, valueHead: savedHead, valueHeadSource: 'checkpoint' };
+  const { head, source } = createValueHead(policy.config.hidden_size, rm?.head, o.seed ?? 0);
+  return { ...common, valueHead: head, valueHeadSource: source };
+}
+
+/** Full fine-tuning: the policy (and its saved v_head) from policyDir, a second, frozen copy of modelDir as reference. */
+async function fullPolicy(o: LoadPpoModelsOptions, policyDir: string) {
+  if (isAdapterFolder(policyDir) && o.resumeDir) throw new Error(`${policyDir}: holds a LoRA adapter; resume with the same --lora-rank`);
+  const { config, weights } = await loadMergedWeights(policyDir);
+  if (isSequenceClassifier(config)) throw new Error(`${policyDir}: is a reward model (Qwen2ForSequenceClassification); PPO needs a causal LM policy`);
+  const policy = Qwen2Model.fromWeights(config, weights);
+  const reference = await Qwen2Model.load(o.modelDir, { trainable: false, merge: true });
+  if (reference.config.vocab_size !== config.vocab_size || reference.config.hidden_size !== config.hidden_size) {
+    policy.dispose();
+    reference.dispose();
+    throw new Error(`${policyDir}: the policy's shape differs from the reference in ${o.modelDir}; resume with the same --model`);
+  }
+  const savedHead = o.resumeDir && o.algo === 'ppo' ? valueHeadFromWeights(weights, config.hidden_size) : null;
+  return { policy, reference, savedHead };
+}
+
+/** LoRA: modelDir frozen (merged when it is an adapter itself) with a new adapter, or the adapter saved in policyDir. */
+async function loraPolicy(o: LoadPpoModelsOptions, policyDir: string) {
+  const lora = o.lora!;
+  const policy = await Qwen2Model.load(policyDir, { merge: !o.resumeDir });
+  if (isSequenceClassifier(policy.config)) {
+    policy.dispose();
+    throw new Error(`${policyDir}: is a reward model (Qwen2ForSequenceClassification); PPO needs a causal LM policy`);
+  }
+  if (!o.resumeDir) policy.addLora(lora, { seed: o.seed ?? 0 });
+  else if (policy.lora?.r !== lora.r) {
+    const r = policy.lora?.r ?? 0;
+    policy.dispose();
+    throw new Error(`${policyDir}: cannot resume: its adapter has rank ${r}, --lora-rank is ${lora.r} (resume with the same settings)`);
+  }
+  const headFile = path.join(policyDir, VALUE_HEAD_FILE);
+  const savedHead = o.resumeDir && o.algo === 'ppo' && fs.existsSync(headFile) ? valueHeadFromWeights(await readSafetensors(headFile), policy.config.hidden_size) : null;
+  return { policy, reference: null, savedHead };
+}
+
+const samePath = (a: string, b: string) => fs.existsSync(a) && fs.existsSync(b) && fs.realpathSync(a) === fs.realpathSync(b);
+
+/** Write the policy (+ v_head) as a checkpoint folder; metrics.jsonl already there is kept. With LoRA: the adapter
+ * (base_model_name_or_path = `baseModel`) and value_head.safetensors. */
 export async function savePpoCheckpoint(
   dir: string,
   models: Pick<PpoModels, 'policy' | 'valueHead'>,
-  opts: { tokenizerDir?: string; trainingState?: TrainingState; extraFiles?: Record<string, string | object> } = {},
+  opts: { tokenizerDir?: string; baseModel?: string; trainingState?: TrainingState; extraFiles?: Record<string, string | object> } = {},
 ): Promise<void> {
-  const weights = models.policy.hostWeights();
-  if (models.valueHead) for (const [name, t] of models.valueHead.hostWeights()) weights.set(name, t);
+  const content = models.policy.checkpointContent(opts.baseModel ?? '');
+  const head = models.valueHead?.hostWeights();
+  if (head && !content.adapter) for (const [name, t] of head) content.weights.set(name, t);
   await new RunDir(dir).save({
-    config: models.policy.config,
-    weights,
+    ...content,
+    extraTensors: head && content.adapter ? { [VALUE_HEAD_FILE]: head } : undefined,
     tokenizerDir: opts.tokenizerDir,
     state: opts.trainingState,
     extraFiles: opts.extraFiles,

@@ -3,7 +3,8 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { loadTrainingState, Qwen2Model, readConfig, RewardModel, saveCheckpoint } from '@rlhf-code/model';
+import * as tf from '@tensorflow/tfjs';
+import { loadMergedWeights, loadTrainingState, Qwen2Model, readConfig, RewardModel, saveCheckpoint, type LoraConfig } from '@rlhf-code/model';
 import { loadPpoModels, savePpoCheckpoint } from './ppo-checkpoint';
 import { HeldOutProbe, HeldOutRecord } from './heldout';
 import { runPpo } from './ppo-run';
@@ -51,8 +52,10 @@ afterEach(() => fs.rmSync(tmp, { recursive: true, force: true }));
 // Prompts the runs never train on (the held-out measurement's).
 const heldOutPrompts: PpoPrompt[] = [[7], [15, 16], [17]].map((ids, index) => ({ index, ids }));
 
-async function run(out: string, steps: number, resume: boolean, heldOut = false) {
-  const models = await loadPpoModels({ modelDir: sft, resumeDir: resume ? out : undefined, algo: 'ppo', seed: 1 });
+const LORA = { r: 2, alpha: 4, dropout: 0, targets: ['q_proj', 'v_proj', 'down_proj'] as LoraConfig['targets'] };
+
+async function run(out: string, steps: number, resume: boolean, heldOut = false, lora: LoraConfig | null = null) {
+  const models = await loadPpoModels({ modelDir: sft, resumeDir: resume ? out : undefined, algo: 'ppo', seed: 1, lora });
   const ppo = new PpoTrainer(models, scorer, config, { padId: TINY_PAD, stopTokenIds: [TINY_EOS] });
   const probe = new HeldOutProbe({ prompts: heldOutPrompts, scorer, samples: 2, maxNewTokens: 4, temperature: 0.7, padId: TINY_PAD, stopTokenIds: [TINY_EOS], seed: 3 });
   try {
@@ -63,13 +66,13 @@ async function run(out: string, steps: number, resume: boolean, heldOut = false)
       steps,
       outDir: out,
       saveEvery: 1,
-      save: (trainingState) => savePpoCheckpoint(out, models, { trainingState }),
+      save: (trainingState) => savePpoCheckpoint(out, models, { trainingState, baseModel: sft }),
       resume,
       quiet: true,
       seed: 4,
       heldOut: heldOut ? { probe, every: 2 } : undefined,
     });
-    return { result, source: models.valueHeadSource, kl: ppo.kl.value };
+    return { result, source: models.valueHeadSource, kl: ppo.kl.value, base: models.policy.withAdapter(null, () => models.policy.hostWeights()) };
   } finally {
     dispose(models, ppo);
   }
@@ -78,7 +81,7 @@ async function run(out: string, steps: number, resume: boolean, heldOut = false)
 function dispose(m: PpoModels, t: PpoTrainer): void {
   t.dispose();
   m.policy.dispose();
-  m.reference.dispose();
+  m.reference?.dispose();
   m.valueHead?.dispose();
 }
 
@@ -135,6 +138,52 @@ describe('runPpo', () => {
     expect(resumed.map((r) => r.step)).toEqual([0, 2, 3]);
     // measured against the first record of the run, read back from the file
     expect(resumed[2].vs_start!.len.diff).toBeCloseTo(records[2].vs_start!.len.diff, 5);
+  });
+
+  it('LoRA: one frozen base, the reference is the base without the adapter; adapter + value head saved and resumed exactly', async () => {
+    const a = path.join(tmp, 'a');
+    const full = await run(a, 3, false, false, LORA);
+    // At the first rollout the adapter is zero, so policy and reference agree token for token.
+    expect(full.result.history[0]['objective/kl']).toBe(0);
+    expect(full.result.history[2]['objective/kl']).not.toBe(0);
+    // The base weights never moved.
+    const sftWeights = (await loadMergedWeights(sft)).weights;
+    for (const [name, t] of full.base) expect(Array.from(t.data)).toEqual(Array.from(sftWeights.get(name)!.data));
+    expect(fs.readdirSync(a)).toEqual(expect.arrayContaining(['adapter_config.json', 'adapter_model.safetensors', 'value_head.safetensors']));
+    expect(fs.existsSync(path.join(a, 'model.safetensors'))).toBe(false);
+    const b = path.join(tmp, 'b');
+    await run(b, 2, false, false, LORA);
+    const rest = await run(b, 3, true, false, LORA);
+    expect(rest.source).toBe('checkpoint');
+    for (const k of ['env/reward_mean', 'objective/kl', 'ppo/loss/total', 'ppo/val/vpred']) {
+      expect(rest.result.history[0][k]).toBeCloseTo(full.result.history[2][k], 5);
+    }
+    await expect(run(b, 4, true, false, { ...LORA, r: 4 })).rejects.toThrow(`${b}: cannot resume: its adapter has rank 2, --lora-rank is 4`);
+  });
+
+  it('LoRA: a reward-model adapter made for the same base sits on the policy base (no second copy)', async () => {
+    const rm = await RewardModel.fromCausalLM(sft, { padTokenId: TINY_PAD, seed: 9 });
+    rm.addLora(LORA, 3);
+    for (const v of Object.values(rm.trainableParams())) v.assign(tf.randomNormal(v.shape, 0, 0.3, 'float32', 5));
+    const rmDir = path.join(tmp, 'rm');
+    await rm.save(rmDir);
+    const rows = [[3, 4, TINY_EOS], [5, 6, 7, TINY_EOS]];
+    const want = rm.score(rows, TINY_PAD);
+    rm.dispose();
+    const models = await loadPpoModels({ modelDir: sft, algo: 'ppo', rewardModelDir: rmDir, lora: LORA, seed: 1 });
+    expect(models.rmSharesBase).toBe(true);
+    expect(models.rm!.backbone).toBe(models.policy);
+    models.rm!.score(rows, TINY_PAD).forEach((x, i) => expect(x).toBeCloseTo(want[i], 5));
+    expect(models.valueHeadSource).toBe('reward-model');
+    models.rm!.dispose();
+    models.policy.dispose();
+    models.valueHead!.dispose();
+    // Full fine-tuning moves the base: the reward model then gets its own copy.
+    const full = await loadPpoModels({ modelDir: sft, algo: 'grpo', rewardModelDir: rmDir });
+    expect(full.rmSharesBase).toBe(false);
+    expect(full.rm!.backbone).not.toBe(full.policy);
+    full.rm!.score(rows, TINY_PAD).forEach((x, i) => expect(x).toBeCloseTo(want[i], 5));
+    [full.rm!, full.policy, full.reference!].forEach((m) => m.dispose());
   });
 
   it('refuses fewer prompts than a batch', async () => {

@@ -3,11 +3,15 @@
 // the reward sources. Defaults and descriptions live here once; flags, --help and --config come from this schema.
 import { z } from 'zod';
 import { PROMPT_TEMPLATES } from '@rlhf-code/tokenizer';
-import { checkOptim, optimFields, runFields } from '@rlhf-code/train';
+import { checkOptim, loraFields, optimFields, runFields } from '@rlhf-code/train';
 import { LOSS_AGGREGATIONS } from './masked';
 
 const int = () => z.number().int();
 const { epochs: _epochs, maxSteps: _maxSteps, gradAccum: _gradAccum, ...run } = runFields({ out: 'results/ppo', epochs: 1, batchSize: 16, gradAccum: 1, saveEvery: 10 });
+
+// No LoRA dropout in RL: the rollout's log-probs and the update's must come from the same function (ratio 1 at the
+// first step), as TRL turns dropout off for PPO.
+const lora = loraFields();
 
 const shared = {
   model: z.string().min(1).default('results/sft').describe('starting policy (SFT checkpoint); also the frozen reference and the tokenizer').meta({ env: 'MODEL_PATH' }),
@@ -39,6 +43,9 @@ const shared = {
   execRewardWeight: z.number().min(0).max(1).optional().describe('weight of the sandbox execution score in [0, 1] (default 0.5 when prompts have tests, else 0)'),
   execTimeoutMs: int().positive().default(5000).describe('sandbox wall-clock limit per response'),
   limit: int().nonnegative().default(0).describe('use only the first n prompts (0 = all)'),
+  loraRank: lora.loraRank.describe('LoRA rank r: train an adapter on the frozen --model (the reference is that base with the adapter off: no second copy); 0 = every weight'),
+  loraAlpha: lora.loraAlpha,
+  loraTargets: lora.loraTargets,
   heldoutData: z
     .string()
     .min(1)

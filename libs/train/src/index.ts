@@ -13,4 +13,4 @@ export { evaluateLmLoss } from './lm-loss';
 export { runLmStage } from './lm-stage';
 export { runRmStage } from './rm-stage';
 export type { RmExample } from './rm-stage';
-export { checkOptim, loraConfigOf, optimFields, PretrainSettings, RmSettings, runFields, SftSettings, trainerConfig } from './settings';
+export { checkOptim, loraConfigOf, loraFields, optimFields, PretrainSettings, RmSettings, runFields, SftSettings, trainerConfig } from './settings';

@@ -72,9 +72,7 @@ export async function runLmStage(o: LmStageOptions): Promise<FitResult & { run: 
         : undefined,
     save: (state, keepFiles) =>
       new RunDir(o.outDir).save({
-        config: o.model.config,
-        weights: o.model.lora ? new Map() : o.model.hostWeights(),
-        adapter: o.model.lora ? { config: o.model.lora, tensors: o.model.adapterWeights(), baseModel: o.baseModel ?? '' } : undefined,
+        ...o.model.checkpointContent(o.baseModel ?? ''),
         tokenizerDir: o.tokenizerDir,
         tokenizerConfig: o.tokenizerConfig,
         extraFiles: o.extraFiles,

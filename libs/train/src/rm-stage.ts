@@ -210,6 +210,7 @@ export async function runRmStage(o: RmStageOptions): Promise<FitResult & { run: 
   };
   let heldout: RmHeldOutMetrics | null = null;
   const evaluate = () => {
+    o.rm.backbone.train(false);
     const h = rmHeldOutMetrics(rmPredict(o.rm, o.heldOut, o.padId, o.batchSize), o.heldOut);
     heldout = h;
     return {
@@ -222,7 +223,7 @@ export async function runRmStage(o: RmStageOptions): Promise<FitResult & { run: 
   };
   const result = await runStage({
     label: 'rm',
-    params: o.rm.params,
+    params: o.rm.trainableParams(), // with LoRA: the adapter and the score head
     outDir: o.outDir,
     numExamples: o.train.length,
     batchSize: o.batchSize,
@@ -235,6 +236,7 @@ export async function runRmStage(o: RmStageOptions): Promise<FitResult & { run: 
     quiet: o.quiet,
     microBatch: (epoch, start, end): MicroBatch => {
       const batch = epochExamples(epoch).slice(start, end);
+      o.rm.backbone.train(true); // LoRA dropout on while training
       return {
         weight: batch.length,
         loss: () => {
@@ -246,8 +248,7 @@ export async function runRmStage(o: RmStageOptions): Promise<FitResult & { run: 
     evaluate: o.heldOut.length > 0 ? evaluate : undefined,
     save: (state, keepFiles) =>
       new RunDir(o.outDir).save({
-        config: o.rm.config,
-        weights: o.rm.hostWeights(),
+        ...o.rm.checkpointContent(),
         tokenizerDir: o.tokenizerDir,
         state,
         keepFiles,

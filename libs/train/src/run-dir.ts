@@ -35,6 +35,8 @@ export interface SaveOptions {
   extraFiles?: Record<string, string | object>;
   /** Files of the previous save carried over (the run's logs: metrics.jsonl, ...). */
   keepFiles?: string[];
+  /** More safetensors files (e.g. a LoRA run's value head). */
+  extraTensors?: Record<string, Map<string, HostTensor>>;
 }
 
 export class RunDir {
@@ -87,6 +89,7 @@ export class RunDir {
       tokenizerConfig: o.tokenizerConfig,
       extraFiles: o.extraFiles,
       keepFiles: o.keepFiles,
+      extraTensors: o.extraTensors,
       trainingState: o.state,
     });
   }

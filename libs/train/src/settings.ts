@@ -193,6 +193,7 @@ export const RmSettings = z
         'within-prompt term added to the MSE: diff = squared error of the predicted difference between two responses to one prompt against their score difference, bt = Bradley-Terry on the better/worse pairs, none = MSE alone (batches then sorted by length instead of holding whole prompts)',
       ),
     pairCoef: z.number().nonnegative().default(1).describe('weight of the within-prompt term'),
+    ...loraFields(),
     ...runFields({ out: 'results/rm', epochs: 1, batchSize: 8, gradAccum: 1, saveEvery: 0 }),
     ...optimFields({ lr: 1e-4, schedule: 'cosine', warmupSteps: 10, weightDecay: 0, beta2: 0.999 }),
   })
