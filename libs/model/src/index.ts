@@ -5,7 +5,7 @@ export type { Qwen2Config } from './config';
 export { readSafetensors, readSafetensorsHeader, writeFileAtomic } from './safetensors';
 export type { HostTensor } from './safetensors';
 export { loadMergedWeights, saveCheckpoint, loadTrainingState, saveTrainingState, TRAINER_STATE_FILE } from './checkpoint';
-export type { TrainingState } from './checkpoint';
+export type { CheckpointContent, TrainingState } from './checkpoint';
 
 export { parameterCount, Qwen2Model } from './model';
 export { ScalarHead } from './heads';

@@ -41,6 +41,8 @@ export interface ForwardOptions {
 export interface LoadOptions {
   /** false for frozen models (reference policy); default true. */
   trainable?: boolean;
+  /** An adapter folder loads with its adapter folded into the weights (no LoRA left) instead of as an active adapter. */
+  merge?: boolean;
 }
 
 export class Qwen2Model {
@@ -51,13 +53,18 @@ export class Qwen2Model {
    * Named LoRA adapter sets on this one base ("default": the one a stage trains; PPO may add the reward model's). At most
    * one is active: the forward pass adds its low-rank terms; none active = the base model. With any, the base is frozen.
    */
-  private readonly adapterSets = new Map<string, AdapterSet>();
+  private readonly adapterSets: Map<string, AdapterSet> = new Map();
   private active: string | null = null;
   private readonly layers: BlockWeights[];
 
-  constructor(config: Qwen2Config, params: Record<string, tf.Variable>) {
+  /** A view shares another model's weights and adapters (see view()); disposing it frees nothing. */
+  private readonly isView: boolean;
+
+  constructor(config: Qwen2Config, params: Record<string, tf.Variable>, sharedAdapters?: Map<string, AdapterSet>) {
     this.config = config;
     this.params = params;
+    this.isView = sharedAdapters !== undefined;
+    if (sharedAdapters) this.adapterSets = sharedAdapters;
     const p = (name: string) => {
       const v = params[name];
       if (!v) throw new Error(`Qwen2Model: missing parameter "${name}"`);
@@ -165,15 +172,16 @@ export class Qwen2Model {
     this.active = name;
   }
 
-  /** Run `fn` with adapter set `name` active (null: the base alone, e.g. PPO's reference policy), then switch back. */
-  withAdapter<T>(name: string | null, fn: () => T): T {
-    const before = this.active;
-    this.setAdapter(name);
-    try {
-      return fn();
-    } finally {
-      this.setAdapter(before);
-    }
+  /**
+   * Another handle on this model: the same weight and adapter variables (no copy), with its own active adapter (null:
+   * the base alone). PPO's reference is the policy's view(null), the online server's served policy is view("served"), a
+   * reward-model adapter on the policy's base is view("reward"). Views of one model can run interleaved. dispose() on a
+   * view frees nothing: the model it came from owns the variables.
+   */
+  view(adapter: string | null): Qwen2Model {
+    const v = new Qwen2Model(this.config, this.params, this.adapterSets);
+    v.setAdapter(adapter);
+    return v;
   }
 
   /** The variables an optimizer updates: the active adapter when there is one, else every parameter. */
@@ -188,7 +196,7 @@ export class Qwen2Model {
 
   /** The active adapter on the host, by PEFT name (what saveAdapter writes). */
   adapterWeights(): Map<string, HostTensor> {
-    return new Map(Object.entries(this.adapters).map(([n, v]) => [n, { shape: [...v.shape], data: v.dataSync() as Float32Array }]));
+    return this.lora ? this.trainableWeights() : new Map();
   }
 
   /** Every base weight with the active adapter folded in (W + alpha/r B A): a plain checkpoint that needs no LoRA. */
@@ -237,9 +245,9 @@ export class Qwen2Model {
   /**
    * Load a Hugging Face checkpoint folder (config.json + model.safetensors or sharded index), or a LoRA adapter folder
    * (PEFT's adapter_config.json + adapter_model.safetensors): its base model (base_model_name_or_path, itself merged
-   * when it is an adapter too) with the adapter as the active "default" set, or with `merge`, folded into the weights.
+   * when it is an adapter too) with the adapter as the active "default" set, or with `merge` folded into the weights.
    */
-  static async load(dir: string, opts: LoadOptions & { merge?: boolean } = {}): Promise<Qwen2Model> {
+  static async load(dir: string, opts: LoadOptions = {}): Promise<Qwen2Model> {
     if (isAdapterFolder(dir) && !opts.merge) {
       const a = await readAdapter(dir);
       const base = await loadMergedWeights(adapterBase(dir, a));
@@ -344,9 +352,17 @@ export class Qwen2Model {
     return out;
   }
 
-  /** Load new values into the existing variables (same config), e.g. to sync a served policy. */
+  /** The trainable variables on the host (every parameter, or the active adapter's by PEFT name). */
+  trainableWeights(): Map<string, HostTensor> {
+    return new Map(Object.entries(this.trainableParams()).map(([n, v]) => [n, { shape: [...v.shape], data: v.dataSync() as Float32Array }]));
+  }
+
+  /**
+   * Load new values into the trainable variables (every parameter, or the active adapter's), keyed as
+   * trainableWeights() gives them: e.g. to sync a served policy, where with LoRA only the adapter moves.
+   */
   assignWeights(weights: Map<string, HostTensor> | Record<string, tf.Tensor>): void {
-    for (const [name, v] of Object.entries(this.params)) {
+    for (const [name, v] of Object.entries(this.trainableParams())) {
       const src = weights instanceof Map ? weights.get(name) : weights[name];
       if (!src) throw new Error(`assignWeights: missing "${name}"`);
       const t = src instanceof tf.Tensor ? src : tf.tensor(src.data, src.shape);
@@ -363,6 +379,7 @@ export class Qwen2Model {
   }
 
   dispose(): void {
+    if (this.isView) return;
     for (const v of Object.values(this.params)) v.dispose();
     for (const set of this.adapterSets.values()) for (const v of Object.values(set.vars)) v.dispose();
   }

@@ -24,15 +24,13 @@ export class RewardModel {
   readonly head: ScalarHead;
 
   /**
-   * backbone: the Qwen2 trunk; with LoRA, `adapter` names its adapter set (activated for every forward pass) and
-   * `baseModel` is the folder of the base it was made for. `shared`: the backbone belongs to someone else (PPO's
-   * policy): only the head is this model's own.
+   * backbone: the Qwen2 trunk, with LoRA its adapter active; `baseModel`: the folder of the base the adapter was made
+   * for. `shared`: the backbone is a view of someone else's model (PPO's policy): only the head is this model's own.
    */
   private constructor(
     readonly backbone: Qwen2Model,
     readonly config: Qwen2Config,
     score: tf.Variable,
-    private adapter: string | null,
     private readonly baseModel: string | null,
     private readonly shared = false,
   ) {
@@ -44,13 +42,12 @@ export class RewardModel {
     if (!isSequenceClassifier(backbone.config) || numLabels(backbone.config) !== 1) {
       throw new Error('RewardModel: expected a Qwen2ForSequenceClassification config with one label');
     }
-    return new RewardModel(backbone, backbone.config, backbone.params['score.weight'], backbone.activeAdapter, baseModel);
+    return new RewardModel(backbone, backbone.config, backbone.params['score.weight'], baseModel);
   }
 
   /** The parameters a trainer updates: every one, or with LoRA the adapter and the score head. */
   trainableParams(): Record<string, tf.Variable> {
-    if (this.adapter === null) return this.backbone.params;
-    return { ...this.backbone.withAdapter(this.adapter, () => this.backbone.adapters), 'score.weight': this.head.weight };
+    return this.backbone.lora ? { ...this.backbone.adapters, 'score.weight': this.head.weight } : this.backbone.params;
   }
 
   /** Train LoRA adapters (and the score head) instead of every weight: the backbone is frozen. */
@@ -58,7 +55,6 @@ export class RewardModel {
     if (this.shared) throw new Error('RewardModel.addLora: this reward model shares a base it does not own');
     this.backbone.addLora(cfg, { seed });
     this.head.weight.trainable = true; // a fully trained head next to the adapter (PEFT's modules_to_save)
-    this.adapter = this.backbone.activeAdapter;
   }
 
   /**
@@ -75,7 +71,7 @@ export class RewardModel {
       base.weights.set('score.weight', a.tensors.get(SCORE_TENSOR)!);
       const backbone = Qwen2Model.fromWeights(config, base.weights, opts);
       backbone.addLora(a.config, { weights: a.tensors, where: dir });
-      const rm = new RewardModel(backbone, config, backbone.params['score.weight'], backbone.activeAdapter, baseDir);
+      const rm = new RewardModel(backbone, config, backbone.params['score.weight'], baseDir);
       rm.head.weight.trainable = opts.trainable ?? true;
       return rm;
     }
@@ -93,8 +89,8 @@ export class RewardModel {
 
   /**
    * The reward-model adapter in `dir` on `base`, a model that is already in memory (PPO's policy, when both were made
-   * for the same base): its adapter becomes the base's set "reward", used only inside this model's forward pass; no
-   * second copy of the base. The base stays the caller's (dispose() frees only the head).
+   * for the same base): its adapter becomes the base's set "reward", which this model's backbone (a view of the base)
+   * runs with; no second copy of the base. The base stays the caller's (dispose() frees only the head).
    */
   static async onSharedBase(base: Qwen2Model, dir: string): Promise<RewardModel> {
     const a = await readRewardAdapter(dir);
@@ -106,7 +102,7 @@ export class RewardModel {
     const t = tf.tensor(s.data, s.shape);
     const score = tf.variable(t, false, `shared_rm_${sharedInstances++}/score.weight`);
     t.dispose();
-    return new RewardModel(base, classifierConfig(base.config, rewardPadId(base.config), dir), score, 'reward', adapterBase(dir, a), true);
+    return new RewardModel(base.view('reward'), classifierConfig(base.config, rewardPadId(base.config), dir), score, adapterBase(dir, a), true);
   }
 
   /** The base folder of the reward-model adapter in `dir`, or null when `dir` holds a full reward model. */
@@ -135,7 +131,7 @@ export class RewardModel {
 
   /** ids, mask: [B, T] (left or right padding) -> reward at each row's last real token [B] */
   forward(ids: tf.Tensor2D, mask: tf.Tensor2D): tf.Tensor1D {
-    return this.backbone.withAdapter(this.adapter, () => tf.tidy(() => this.head.atLastToken(this.backbone.forward(ids, { mask }), mask)));
+    return tf.tidy(() => this.head.atLastToken(this.backbone.forward(ids, { mask }), mask));
   }
 
   /** Rewards of token rows (each ending with the EOS the score is read at), `batchSize` rows per forward pass. */
@@ -155,10 +151,10 @@ export class RewardModel {
 
   /** What save() writes: the full classifier, or with LoRA PEFT's files (adapter + score head, task SEQ_CLS). */
   checkpointContent(): CheckpointContent {
-    if (this.adapter === null) return { config: this.config, weights: this.backbone.hostWeights() };
-    const tensors = this.backbone.withAdapter(this.adapter, () => this.backbone.adapterWeights());
+    const lora = this.backbone.lora;
+    if (!lora) return { config: this.config, weights: this.backbone.hostWeights() };
+    const tensors = this.backbone.adapterWeights();
     tensors.set(SCORE_TENSOR, { shape: [...this.head.weight.shape], data: this.head.weight.dataSync() as Float32Array });
-    const lora = this.backbone.withAdapter(this.adapter, () => this.backbone.lora!);
     return { config: this.config, weights: new Map(), adapter: { config: lora, tensors, baseModel: this.baseModel ?? '' } };
   }
 

@@ -1,11 +1,12 @@
 // Policy checkpoints of the online service: <stateDir>/checkpoints/v000012/ is policy version 12 in Hugging Face
-// layout (config.json, model.safetensors, tokenizer files) plus optimizer.safetensors and trainer_state.json
+// layout (config.json, model.safetensors, tokenizer files; with LoRA PEFT's adapter files instead) plus
+// optimizer.safetensors and trainer_state.json
 // ({position, policy_version, updates, baseline, ...}): a run directory (libs/train RunDir) that loads in transformers
 // as is and that the service resumes from. Only the newest `keep` are kept.
 import * as fs from 'fs';
 import * as path from 'path';
 import { z } from 'zod';
-import type { HostTensor, Qwen2Config } from '@rlhf-code/model';
+import type { CheckpointContent, HostTensor } from '@rlhf-code/model';
 import { RunDir, type Trainer } from '@rlhf-code/train';
 
 export interface OnlineTrainerState {
@@ -30,7 +31,7 @@ export function listCheckpoints(stateDir: string): { dir: string; version: numbe
   return fs
     .readdirSync(root)
     .map((name) => ({ name, m: NAME.exec(name) }))
-    .filter((x) => x.m && fs.existsSync(path.join(root, x.name, 'config.json')))
+    .filter((x) => x.m && ['config.json', 'adapter_config.json'].some((f) => fs.existsSync(path.join(root, x.name, f))))
     .map((x) => ({ dir: path.join(root, x.name), version: Number(x.m![1]) }))
     .sort((a, b) => b.version - a.version);
 }
@@ -38,8 +39,7 @@ export function listCheckpoints(stateDir: string): { dir: string; version: numbe
 export async function saveOnlineCheckpoint(
   stateDir: string,
   opts: {
-    config: Qwen2Config;
-    weights: Map<string, HostTensor>;
+    content: CheckpointContent;
     trainer: Trainer;
     state: OnlineTrainerState;
     tokenizerDir: string;
@@ -51,7 +51,7 @@ export async function saveOnlineCheckpoint(
   // The position counts optimizer steps (the online run has no epochs); the rest is the service's own state.
   const steps = opts.trainer.stepCount;
   const state = RunDir.stateOf(opts.trainer, { step: steps, epoch: 0, stepInEpoch: steps }, { ...opts.state });
-  await new RunDir(dir).save({ config: opts.config, weights: opts.weights, tokenizerDir: opts.tokenizerDir, state });
+  await new RunDir(dir).save({ ...opts.content, tokenizerDir: opts.tokenizerDir, state });
   for (const old of listCheckpoints(stateDir).slice(opts.keep)) await fs.promises.rm(old.dir, { recursive: true, force: true });
   return dir;
 }

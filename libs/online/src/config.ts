@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { readConfigFile } from '@rlhf-code/cli';
 import { REPO_CONTEXT_MODES, SERVED_MIN_TOKENS } from '@rlhf-code/tokenizer';
 import { MULTILINE_MODES } from '@rlhf-code/continue';
-import { optimFields } from '@rlhf-code/train';
+import { loraFields, optimFields } from '@rlhf-code/train';
 
 const port = z.number().int().min(0).max(65535);
 const positiveInt = z.number().int().positive();
@@ -118,6 +118,7 @@ export const RewardSchema = z.strictObject({
 
 const { lr, beta1, beta2, weightDecay, maxGradNorm } = optimFields({ lr: 1e-5, schedule: 'constant', warmupSteps: 0, weightDecay: 0, beta2: 0.95, maxGradNorm: 0.8 });
 const onlineOptim = { lr, beta1, beta2, weightDecay, maxGradNorm };
+const { loraRank, loraAlpha, loraTargets } = loraFields();
 
 export const TrainingSchema = z.strictObject({
   /** Feedback events per update (RLinf: 16). */
@@ -131,6 +132,15 @@ export const TrainingSchema = z.strictObject({
    * a small model tolerates more), betas, weight decay, and the global gradient norm clip (RLinf: 0.8; 0 = off).
    */
   ...onlineOptim,
+  /**
+   * LoRA rank: train an adapter on the frozen starting model instead of every weight (0). The start arm, the policy and
+   * the served copy are then one base in memory with two adapters; publishing an update swaps only adapter weights.
+   */
+  loraRank,
+  /** LoRA alpha (the adapter is scaled by alpha / rank). */
+  loraAlpha,
+  /** Projections that get adapters. */
+  loraTargets,
   /** PPO ratio clip epsilon. */
   clip: z.number().gt(0).default(0.2),
   /** Weight of the KL penalty to the starting model (token mean of logp - ref_logp); 0 = off. */

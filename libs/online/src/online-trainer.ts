@@ -89,9 +89,9 @@ export class OnlineTrainer {
 
   constructor(private readonly opts: OnlineTrainerOptions) {
     const c = opts.config;
-    this.trainer = new Trainer(opts.model.params, trainerConfig({ ...c, schedule: 'constant', warmupSteps: 0 }, 0)); // constant: no end to decay to
+    this.trainer = new Trainer(opts.model.trainableParams(), trainerConfig({ ...c, schedule: 'constant', warmupSteps: 0 }, 0)); // constant: no end to decay to
     this.rewards = new RewardScheme(c.reward, opts.baseline ?? null);
-    this.lastGood = opts.model.hostWeights();
+    this.lastGood = opts.model.trainableWeights(); // with LoRA: the adapter only
     this.pause = opts.pause ?? yieldToEventLoop;
   }
 
@@ -181,10 +181,10 @@ export class OnlineTrainer {
     let weights: Map<string, HostTensor> | null = null;
     if (discarded) {
       model.assignWeights(this.lastGood);
-      this.trainer.optimizer.setState(optimizerBefore, model.params);
+      this.trainer.optimizer.setState(optimizerBefore, model.trainableParams());
       this.rewards.baseline = baselineBefore;
     } else {
-      weights = model.hostWeights();
+      weights = model.trainableWeights();
       this.lastGood = weights;
     }
 

@@ -7,6 +7,7 @@ import { continueHeaders, continueRequestBody, streamCompletion } from '@rlhf-co
 import { startMeasuringService, startOnlineService, type OnlineService } from './service';
 import { runSimulation } from '@rlhf-code/continue';
 import { jsonOf } from './testing/http';
+import { loadMergedWeights, type HostTensor } from '@rlhf-code/model';
 import { tempDir } from '@rlhf-code/model/testing';
 import { makeTinyModelDir } from './testing/tiny-model';
 
@@ -82,6 +83,40 @@ test('feedback -> update -> swapped weights, version, checkpoint, metrics, statu
   } finally {
     await s.close();
   }
+});
+
+test('LoRA: one base for start, policy and served copy; an update swaps only the adapter; its checkpoint resumes', async () => {
+  const stateDir = tempDir();
+  const lora = { loraRank: 2, loraTargets: ['q_proj' as const, 'v_proj' as const, 'down_proj' as const] };
+  const s = await start(stateDir, { training: { ...lora } });
+  const base = (await loadMergedWeights(modelDir)).weights;
+  let trained: Map<string, HostTensor>;
+  try {
+    const served = s.policy.model;
+    expect(served.activeAdapter).toBe('served');
+    expect(Object.keys(served.trainableParams()).every((n) => n.includes('.lora_'))).toBe(true);
+    await serveAndReport(s, 'x = ', true, 'id-1');
+    await serveAndReport(s, 'y = ', false, 'id-2');
+    await s.idle();
+    expect(s.status()).toMatchObject({ policy_version: 1, updates: 1, discarded_updates: 0 });
+    // The served adapter now holds the update (its B moved off zero); the base weights never moved.
+    trained = served.trainableWeights();
+    expect([...trained].some(([n, t]) => n.includes('lora_B') && t.data.some((x) => x !== 0))).toBe(true);
+    for (const [name, t] of served.hostWeights()) expect(Array.from(t.data)).toEqual(Array.from(base.get(name)!.data));
+    const ckpt = path.join(stateDir, 'checkpoints', 'v000001');
+    expect(fs.existsSync(path.join(ckpt, 'adapter_config.json'))).toBe(true);
+    expect(fs.existsSync(path.join(ckpt, 'model.safetensors'))).toBe(false);
+  } finally {
+    await s.close();
+  }
+  const again = await start(stateDir, { training: { ...lora } });
+  try {
+    expect(again.status().policy_version).toBe(1);
+    for (const [name, t] of again.policy.model.trainableWeights()) expect(Array.from(t.data)).toEqual(Array.from(trained.get(name)!.data));
+  } finally {
+    await again.close();
+  }
+  await expect(start(stateDir)).rejects.toThrow('holds a LoRA adapter; set training.loraRank to resume it');
 });
 
 test('an empty answer is the server own silent sample (reward 0), not a client outcome', async () => {

@@ -13,8 +13,9 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import type { FastifyInstance } from 'fastify';
-import { loadModelAndTokenizer, Qwen2Model } from '@rlhf-code/model';
+import { isAdapterFolder, loadModelAndTokenizer, Qwen2Model } from '@rlhf-code/model';
 import type { Tokenizer } from '@rlhf-code/tokenizer';
+import { loraConfigOf } from '@rlhf-code/train';
 import { ArmRouter } from './arms';
 import { listCheckpoints, loadOnlineState, saveOnlineCheckpoint, type OnlineTrainerState } from './checkpoints';
 import { buildCompletionServer } from './completion-server';
@@ -137,7 +138,7 @@ export class OnlineService {
       maxPromptTokens: config.completion.maxPromptTokens,
       baseline: p.resumed?.state.baseline,
     });
-    if (p.resumed) this.trainer.trainer.optimizer.setState(p.resumed.optimizer, p.trainModel.params);
+    if (p.resumed) this.trainer.trainer.optimizer.setState(p.resumed.optimizer, p.trainModel.trainableParams());
     this.policy = new PolicyHolder(p.served, p.version);
     this.updates = p.resumed?.state.updates ?? 0;
     this.lastCheckpointVersion = p.version;
@@ -295,9 +296,12 @@ export class OnlineService {
       baseline: this.trainer.rewards.baseline,
       start_model: path.resolve(config.model),
     };
+    const train = this.models[1];
+    const weights = this.trainer.lastGoodWeights;
     const dir = await saveOnlineCheckpoint(config.stateDir, {
-      config: this.models[1].config,
-      weights: this.trainer.lastGoodWeights,
+      content: train.lora
+        ? { config: train.config, weights: new Map(), adapter: { config: train.lora, tensors: weights, baseModel: config.model } }
+        : { config: train.config, weights },
       trainer: this.trainer.trainer,
       state,
       tokenizerDir: config.model,
@@ -328,18 +332,41 @@ export async function startOnlineService(config: OnlineConfig, opts: StartOption
   const say = opts.log ?? ((line: string) => process.stdout.write(line + '\n'));
   fs.mkdirSync(config.stateDir, { recursive: true });
   // Models: the frozen start (A/B control and KL reference), the trainable policy, the served copy of it.
-  const { model: start, tokenizer } = await loadModelAndTokenizer(config.model, { trainable: false });
   const latest = listCheckpoints(config.stateDir)[0];
-  const policyDir = latest?.dir ?? config.model;
   const resumed = latest ? await loadOnlineState(latest.dir) : null;
   const version = resumed?.state.policy_version ?? 0;
-  const trainModel = await Qwen2Model.load(policyDir, { trainable: true });
-  const served = await Qwen2Model.load(policyDir, { trainable: false });
+  const { start, trainModel, served, tokenizer } = await loadOnlineModels(config, latest?.dir ?? null);
   if (resumed) say(`[online] resuming policy version ${version} from ${latest!.dir}`);
   const log = await FeedbackLog.open(path.join(config.stateDir, 'feedback.jsonl'), version);
   const service = new OnlineService({ config, say, tokenizer, start, trainModel, served, version, resumed, log });
   await service.listen();
   return service;
+}
+
+/**
+ * The three roles. Full fine-tuning: three copies (start, policy, served). LoRA: one frozen base (the start model) with
+ * the adapter sets "default" (trained) and "served" (published to); start and served are views of it.
+ */
+async function loadOnlineModels(config: OnlineConfig, checkpoint: string | null) {
+  const t = config.training;
+  const lora = loraConfigOf({ ...t, loraDropout: 0 });
+  if (!lora) {
+    const { model: start, tokenizer } = await loadModelAndTokenizer(config.model, { trainable: false });
+    if (checkpoint && isAdapterFolder(checkpoint)) throw new Error(`${checkpoint}: holds a LoRA adapter; set training.loraRank to resume it`);
+    const trainModel = await Qwen2Model.load(checkpoint ?? config.model, { trainable: true });
+    const served = await Qwen2Model.load(checkpoint ?? config.model, { trainable: false });
+    return { start, trainModel, served, tokenizer };
+  }
+  if (checkpoint && !isAdapterFolder(checkpoint)) throw new Error(`${checkpoint}: a full checkpoint; training.loraRank must be 0 to resume it`);
+  const { model: base, tokenizer } = await loadModelAndTokenizer(config.model, { trainable: false, merge: !checkpoint, weightsDir: checkpoint ?? undefined });
+  if (!checkpoint) base.addLora(lora, { seed: config.seed });
+  else if (base.lora?.r !== lora.r) {
+    base.dispose();
+    throw new Error(`${checkpoint}: cannot resume: its adapter has rank ${base.lora?.r}, training.loraRank is ${lora.r}`);
+  }
+  base.addLora(base.lora!, { name: 'served', weights: base.trainableWeights() });
+  base.setAdapter('default');
+  return { start: base.view(null), trainModel: base, served: base.view('served'), tokenizer };
 }
 
 /**

@@ -58,7 +58,7 @@ export async function loadPpoModels(o: LoadPpoModelsOptions): Promise<LoadedPpoM
     }
   } catch (e) {
     policy.dispose();
-    reference?.dispose();
+    reference.dispose();
     throw e;
   }
   const common = { policy, reference, rm, rmSharesBase };
@@ -100,7 +100,7 @@ async function loraPolicy(o: LoadPpoModelsOptions, policyDir: string) {
   }
   const headFile = path.join(policyDir, VALUE_HEAD_FILE);
   const savedHead = o.resumeDir && o.algo === 'ppo' && fs.existsSync(headFile) ? valueHeadFromWeights(await readSafetensors(headFile), policy.config.hidden_size) : null;
-  return { policy, reference: null, savedHead };
+  return { policy, reference: policy.view(null), savedHead };
 }
 
 const samePath = (a: string, b: string) => fs.existsSync(a) && fs.existsSync(b) && fs.realpathSync(a) === fs.realpathSync(b);

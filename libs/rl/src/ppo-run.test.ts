@@ -72,7 +72,7 @@ async function run(out: string, steps: number, resume: boolean, heldOut = false,
       seed: 4,
       heldOut: heldOut ? { probe, every: 2 } : undefined,
     });
-    return { result, source: models.valueHeadSource, kl: ppo.kl.value, base: models.policy.withAdapter(null, () => models.policy.hostWeights()) };
+    return { result, source: models.valueHeadSource, kl: ppo.kl.value, base: models.policy.hostWeights() };
   } finally {
     dispose(models, ppo);
   }
@@ -81,7 +81,7 @@ async function run(out: string, steps: number, resume: boolean, heldOut = false,
 function dispose(m: PpoModels, t: PpoTrainer): void {
   t.dispose();
   m.policy.dispose();
-  m.reference?.dispose();
+  m.reference.dispose();
   m.valueHead?.dispose();
 }
 
@@ -172,7 +172,7 @@ describe('runPpo', () => {
     rm.dispose();
     const models = await loadPpoModels({ modelDir: sft, algo: 'ppo', rewardModelDir: rmDir, lora: LORA, seed: 1 });
     expect(models.rmSharesBase).toBe(true);
-    expect(models.rm!.backbone).toBe(models.policy);
+    expect(models.rm!.backbone.params).toBe(models.policy.params); // a view of the policy's base: the same variables
     models.rm!.score(rows, TINY_PAD).forEach((x, i) => expect(x).toBeCloseTo(want[i], 5));
     expect(models.valueHeadSource).toBe('reward-model');
     models.rm!.dispose();
@@ -181,9 +181,9 @@ describe('runPpo', () => {
     // Full fine-tuning moves the base: the reward model then gets its own copy.
     const full = await loadPpoModels({ modelDir: sft, algo: 'grpo', rewardModelDir: rmDir });
     expect(full.rmSharesBase).toBe(false);
-    expect(full.rm!.backbone).not.toBe(full.policy);
+    expect(full.rm!.backbone.params).not.toBe(full.policy.params);
     full.rm!.score(rows, TINY_PAD).forEach((x, i) => expect(x).toBeCloseTo(want[i], 5));
-    [full.rm!, full.policy, full.reference!].forEach((m) => m.dispose());
+    [full.rm!, full.policy, full.reference].forEach((m) => m.dispose());
   });
 
   it('refuses fewer prompts than a batch', async () => {

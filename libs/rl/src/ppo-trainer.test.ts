@@ -31,7 +31,7 @@ function tinyModels(withValueHead: boolean): PpoModels {
 function disposeAll(m: PpoModels, t: PpoTrainer): void {
   t.dispose();
   m.policy.dispose();
-  m.reference?.dispose();
+  m.reference.dispose();
   m.valueHead?.dispose();
 }
 
@@ -156,6 +156,6 @@ describe('PpoTrainer', () => {
     const models = tinyModels(false);
     expect(() => new PpoTrainer(models, scorer, config(), { padId: TINY_PAD, stopTokenIds: [TINY_EOS] })).toThrow('PPO needs a value head');
     models.policy.dispose();
-    models.reference?.dispose();
+    models.reference.dispose();
   });
 });

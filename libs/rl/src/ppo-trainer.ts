@@ -33,8 +33,8 @@ import { whiten } from './whiten';
 export interface PpoModels {
   /** Trained. */
   policy: Qwen2Model;
-  /** Frozen copy of the starting policy; null: the policy's own base with its LoRA adapter off (no second copy). */
-  reference: Qwen2Model | null;
+  /** The frozen starting policy: a copy, or with LoRA the policy's own base without its adapter (policy.view(null)). */
+  reference: Qwen2Model;
   /** PPO: the critic's head on the policy's hidden states; GRPO: null. */
   valueHead: ScalarHead | null;
 }
@@ -139,7 +139,7 @@ export class PpoTrainer {
     // 2. Log-probs (the "old" policy of the ratio), entropy, values, reference log-probs.
     const chunk = { chunkSize: cfg.microBatchSize, padId: this.tokens.padId, temperature: cfg.temperature };
     const pol = forwardResponsesToHost(policy, batch, { ...chunk, valueHead, entropy: true });
-    const ref = reference ? forwardResponsesToHost(reference, batch, chunk) : policy.withAdapter(null, () => forwardResponsesToHost(policy, batch, chunk));
+    const ref = forwardResponsesToHost(reference, batch, chunk);
 
     const t1 = Date.now();
     // 3. Scores.
@@ -276,8 +276,7 @@ function checkConfig(c: PpoSettings, models: PpoModels): void {
     throw new Error(`PPO config: ${msg}`);
   };
   if (c.algo === 'ppo' && !models.valueHead) fail('PPO needs a value head (GRPO does not)');
-  if (!models.reference && !models.policy.lora) fail('without a reference model the policy needs a LoRA adapter (the reference is its base)');
-  if (models.reference && models.policy.config.vocab_size !== models.reference.config.vocab_size) {
+  if (models.policy.config.vocab_size !== models.reference.config.vocab_size) {
     fail(`policy and reference vocabularies differ (${models.policy.config.vocab_size} vs ${models.reference.config.vocab_size})`);
   }
 }
