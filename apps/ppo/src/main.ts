@@ -93,6 +93,7 @@ async function train(f: PpoSettings): Promise<void> {
   const lora = loraConfigOf({ ...f, loraDropout: 0 });
   const models = await loadPpoModels({ modelDir: f.model, resumeDir, algo: f.algo, rewardModelDir: useRm ? f.rewardModel : null, lora, seed: f.seed });
   const rm = models.rm;
+  models.policy.gradCheckpointing = f.gradCheckpointing; // the update's backward pass; rollouts and scoring have none
   const maxPos = models.policy.config.max_position_embeddings;
   if (f.maxPromptLen + f.maxNewTokens > maxPos) {
     throw new UsageError(`--max-prompt-len ${f.maxPromptLen} + --max-new-tokens ${f.maxNewTokens} exceed the model's ${maxPos} positions`);

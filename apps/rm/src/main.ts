@@ -28,6 +28,7 @@ async function train(f: RmSettings): Promise<void> {
 
   const resuming = new RunDir(f.out).resumeFrom(f.resume) !== undefined;
   const rm = resuming ? await RewardModel.load(f.out) : await RewardModel.fromCausalLM(f.model, { padTokenId: tok.padId, seed: f.seed });
+  rm.backbone.gradCheckpointing = f.gradCheckpointing;
   const lora = loraConfigOf(f);
   const savedRank = rm.backbone.lora?.r ?? 0;
   if (resuming && savedRank !== f.loraRank) {

@@ -75,6 +75,7 @@ async function pretrain(f: PretrainSettings): Promise<void> {
   }
   const from = resumeDir(f);
   const model = from ? await Qwen2Model.load(from) : f.init ? await Qwen2Model.load(f.init) : Qwen2Model.init(config, { seed: f.seed });
+  model.gradCheckpointing = f.gradCheckpointing;
   const shape = (c: typeof config) =>
     JSON.stringify([c.vocab_size, c.hidden_size, c.num_hidden_layers, c.num_attention_heads, c.num_key_value_heads, c.intermediate_size, c.rope_theta]);
   if (from && shape(model.config) !== shape(config)) {
@@ -120,6 +121,7 @@ async function train(f: SftSettings): Promise<void> {
   // A LoRA run's checkpoint is an adapter folder: loading it gives the base (--model) with the saved adapters.
   const from = resumeDir(f);
   const model = await Qwen2Model.load(from ?? f.model);
+  model.gradCheckpointing = f.gradCheckpointing;
   checkVocabulary(tok, model.config.vocab_size, f.model);
   const lora = loraConfigOf(f);
   if (from && (model.lora?.r ?? 0) !== f.loraRank) {

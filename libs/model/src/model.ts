@@ -7,6 +7,7 @@ import { attention, fusedSelfAttention, LayerKV } from './attention';
 import { Attend, BlockWeights, decoderLayer } from './block';
 import { expectedParameterShapes, headDim, Qwen2Config } from './config';
 import { adapterBase, loadMergedWeights, type CheckpointContent } from './checkpoint';
+import { checkpointedLayer } from './checkpointing';
 import { decodeForward } from './decode';
 import { KVCache } from './kv-cache';
 import { linear } from './linear';
@@ -56,6 +57,8 @@ export class Qwen2Model {
   private readonly adapterSets: Map<string, AdapterSet> = new Map();
   private active: string | null = null;
   private readonly layers: BlockWeights[];
+  /** Recompute each layer in the backward pass instead of keeping its intermediates (checkpointing.ts). */
+  gradCheckpointing = false;
 
   /** A view shares another model's weights and adapters (see view()); disposing it frees nothing. */
   private readonly isView: boolean;
@@ -293,25 +296,33 @@ export class Qwen2Model {
       const P = S - T; // cached positions before this call
       const positions = tf.slice(tf.relu(tf.sub(tf.cumsum(fullMask, 1), 1)), [0, P], [B, T]) as tf.Tensor2D;
       const dims = { batch: B, seq: T, heads: H, kvHeads: KV, headDim: hd };
-      let attend: Attend;
+      // The attention of a layer, built from its context tensors `ctx` (masks, positions or RoPE angles): explicit so
+      // that gradient checkpointing can keep them for the backward pass's rerun of the layer.
+      let ctx: tf.Tensor[];
+      let attendWith: (ctx: tf.Tensor[]) => Attend;
       if (!cache && hasNativeKernels()) {
         // Training and scoring on a backend with the native attention kernel: masks and RoPE happen inside it.
-        const pos = tf.cast(positions, 'int32') as tf.Tensor2D;
-        attend = (h, w) => ({ out: fusedSelfAttention(h, w, dims, pos, fullMask, cfg.rope_theta) });
+        ctx = [tf.cast(positions, 'int32'), fullMask];
+        attendWith = ([pos, m]) => (h, w) => ({ out: fusedSelfAttention(h, w, dims, pos as tf.Tensor2D, m as tf.Tensor2D, cfg.rope_theta) });
       } else {
         const rope = ropeAngles(positions, hd, cfg.rope_theta);
         // Query t (absolute index P + t) may attend to key j when j <= P + t and key j is not padding.
         const causal = new Float32Array(T * S);
         for (let t = 0; t < T; t++) causal.fill(1, t * S, t * S + P + t + 1);
         const allowed = tf.mul(tf.tensor4d(causal, [1, 1, T, S]), tf.reshape(fullMask, [B, 1, 1, S]));
-        const bias = tf.mul(tf.sub(1, allowed), MASKED) as tf.Tensor4D; // [B, 1, T, S]
+        ctx = [rope.cos, rope.sin, tf.mul(tf.sub(1, allowed), MASKED)]; // bias [B, 1, T, S]
         let layer = 0;
-        attend = (h, w) => attention(h, w, dims, rope, bias, cache?.layers[layer++]);
+        attendWith = ([cos, sin, bias]) => (h, w) => attention(h, w, dims, { cos: cos as tf.Tensor4D, sin: sin as tf.Tensor4D }, bias as tf.Tensor4D, cache?.layers[layer++]);
       }
+      const attend = attendWith(ctx);
 
       let x = tf.gather(this.params['model.embed_tokens.weight'], tf.reshape(ids, [B * T])) as tf.Tensor2D; // [B*T, D]
       const kvs: LayerKV[] = [];
       for (const w of this.layers) {
+        if (this.gradCheckpointing && !cache) {
+          x = checkpointedLayer(x, w, eps, attendWith, ctx);
+          continue;
+        }
         const r = decoderLayer(x, w, eps, attend);
         x = r.out;
         if (r.kv) kvs.push(r.kv);

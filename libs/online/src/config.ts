@@ -141,6 +141,8 @@ export const TrainingSchema = z.strictObject({
   loraAlpha,
   /** Projections that get adapters. */
   loraTargets,
+  /** Rerun each layer in the update's backward pass instead of keeping its activations (less memory, more compute). */
+  gradCheckpointing: z.boolean().default(false),
   /** PPO ratio clip epsilon. */
   clip: z.number().gt(0).default(0.2),
   /** Weight of the KL penalty to the starting model (token mean of logp - ref_logp); 0 = off. */

@@ -336,6 +336,7 @@ export async function startOnlineService(config: OnlineConfig, opts: StartOption
   const resumed = latest ? await loadOnlineState(latest.dir) : null;
   const version = resumed?.state.policy_version ?? 0;
   const { start, trainModel, served, tokenizer } = await loadOnlineModels(config, latest?.dir ?? null);
+  trainModel.gradCheckpointing = config.training.gradCheckpointing;
   if (resumed) say(`[online] resuming policy version ${version} from ${latest!.dir}`);
   const log = await FeedbackLog.open(path.join(config.stateDir, 'feedback.jsonl'), version);
   const service = new OnlineService({ config, say, tokenizer, start, trainModel, served, version, resumed, log });
