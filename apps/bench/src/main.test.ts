@@ -28,3 +28,22 @@ describe('bench compare: CLI', () => {
     expect(r.stderr).toBe('bench: error: --torch-script: /nonexistent/torch_ref_bench.py not found (the PyTorch yardstick; pass --torch-script PATH)\n');
   });
 });
+
+describe('bench memory: CLI', () => {
+  it('a config.json: the table on stderr, one JSON line on stdout', () => {
+    const r = bench('memory', '--model', 'models/configs/qwen2.5-coder-0.5b.json', '--stage', 'ppo', '--lora-rank', '8', '--batch-size', '1', '--seq-len', '256', '--grad-checkpointing');
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/^stage ppo, LoRA r=8, batch 1 x 256 tokens \(128 response\), gradient checkpointing, reward model shared\nparameters 494,032,768, trainable /);
+    for (const k of ['weights', 'optimizer', 'gradients', 'activations', 'kv_cache']) expect(r.stderr).toMatch(new RegExp(`^${k} +\\d+\\.\\d$`, 'm'));
+    expect(r.stderr).toMatch(/^peak +\d+\.\d  \(\d+\.\d\d GiB\)$/m);
+    const plan = JSON.parse(r.stdout.trim());
+    expect(plan).toMatchObject({ model: 'models/configs/qwen2.5-coder-0.5b.json', stage: 'ppo', lora_rank: 8, batch_size: 1, seq_len: 256, params: 494032768, reward_model: 'shared' });
+    expect(Object.keys(plan.components)).toEqual(['weights', 'optimizer', 'gradients', 'activations', 'kv_cache']);
+    expect(plan.total).toBeGreaterThan(plan.components.weights);
+  });
+
+  it('a missing model or a bad stage is one line naming it', () => {
+    expect(bench('memory', '--model', '/nonexistent', '--stage', 'sft').stderr).toBe('bench: error: model folder /nonexistent does not exist\n');
+    expect(bench('memory', '--model', 'models/base', '--stage', 'dpo').stderr).toContain("argument 'dpo' is invalid. Allowed choices are sft, rm, ppo, online.");
+  });
+});

@@ -3,7 +3,8 @@
 // The benchmarks live in libs/bench; this file reads the settings and prints.
 import { Command } from 'commander';
 import { runCli, settingsCommand } from '@rlhf-code/cli';
-import { benchGenerate, BenchCompareSettings, BenchMode, BenchSettings, benchTrain, compare, PRESET_KEYS } from '@rlhf-code/bench';
+import { benchGenerate, BenchCompareSettings, BenchMode, BenchSettings, benchTrain, compare, formatPlan, measureStepPeak, MemorySettings, planMemory, PRESET_KEYS } from '@rlhf-code/bench';
+import { modelConfigOf } from '@rlhf-code/model';
 import { describeBackend, initBackend, shutdownBackend } from '@rlhf-code/backend';
 
 function print(x: Record<string, unknown>): void {
@@ -35,9 +36,32 @@ function compareCommand(f: BenchCompareSettings): void {
   );
 }
 
+async function memory(f: MemorySettings): Promise<void> {
+  const input = { ...f, config: modelConfigOf(f.model) };
+  const plan = planMemory(input);
+  process.stderr.write(formatPlan(plan) + '\n');
+  let measured: number | null = null;
+  if (f.measure) {
+    await initBackend({ backend: f.backend });
+    measured = await measureStepPeak(input);
+    process.stderr.write(`measured peak ${(measured / 1e6).toFixed(1)} MB (${(100 * (plan.total / measured - 1)).toFixed(1)}% off the plan)\n`);
+  }
+  print({ model: f.model, ...plan, ...(f.measure ? { measured_peak: measured } : {}) });
+}
+
 const program = new Command('bench').description('Speed of the Qwen2 model: one JSON line per benchmark.');
 settingsCommand(program.command('train').description('training step (forward, loss, backward, AdamW): {"backend", "params", "step_s", "tokens_per_s"}'), BenchSettings, train);
 settingsCommand(program.command('generate').description('greedy generation with a KV cache, batch 1: {"backend", "ttft_ms", "total_ms", "decode_tokens_per_s"}'), BenchSettings, generate);
+settingsCommand(
+  program
+    .command('memory')
+    .description(
+      'the expected peak memory of a stage for a model config, per component (weights, optimizer, gradients, activations, kv_cache): ' +
+        'a table on stderr and one JSON line on stdout {"stage", "params", "trainable", "components": {...bytes}, "total", ...}',
+    ),
+  MemorySettings,
+  memory,
+);
 settingsCommand(
   program
     .command('compare')

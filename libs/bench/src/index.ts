@@ -2,4 +2,5 @@
 // yardstick on the same preset. apps/bench is its command line.
 export { benchGenerate, benchTrain } from './speed';
 export { compare, TORCH_INSTALL, type BenchMode } from './compare';
-export { BenchCompareSettings, BenchSettings, PRESET_KEYS } from './settings';
+export { BenchCompareSettings, BenchSettings, MemorySettings, PRESET_KEYS } from './settings';
+export { formatPlan, measureStepPeak, planMemory } from './memory';

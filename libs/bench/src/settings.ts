@@ -2,7 +2,9 @@
 // `bench compare` passes the same flags to both), and compare's own settings.
 import { z } from 'zod';
 import { backendField } from '@rlhf-code/cli';
+import { LORA_TARGETS } from '@rlhf-code/model';
 import { DEFAULT_PYTHON, DEFAULT_TORCH_SCRIPT } from './compare';
+import { MEMORY_STAGES } from './memory';
 
 const int = () => z.number().int().positive();
 
@@ -33,3 +35,19 @@ export const BenchCompareSettings = z.strictObject({
   backend: backendField,
 });
 export type BenchCompareSettings = z.output<typeof BenchCompareSettings>;
+
+/** The memory planner's settings (bench memory). */
+export const MemorySettings = z.strictObject({
+  model: z.string().min(1).describe('a checkpoint folder, a LoRA adapter folder (its base) or a config.json file: only the config is read'),
+  stage: z.enum(MEMORY_STAGES).describe('the stage to plan'),
+  loraRank: z.number().int().nonnegative().default(0).describe('LoRA rank (0 = full fine-tuning)'),
+  loraTargets: z.array(z.enum(LORA_TARGETS)).min(1).default([...LORA_TARGETS]).describe('projections that get adapters (comma-separated)'),
+  batchSize: z.number().int().positive().optional().describe("rows per micro-batch (default: the stage's: sft/rm --batch-size, ppo --micro-batch-size, online 1)"),
+  seqLen: z.number().int().min(2).optional().describe("tokens per row (default: the stage's longest: sft/rm --max-len, ppo prompt + response, online prompt + completion)"),
+  responseLen: z.number().int().positive().optional().describe('ppo / online: response tokens per row (default: the stage\'s)'),
+  gradCheckpointing: z.boolean().default(false).describe('plan with gradient checkpointing'),
+  rewardModel: z.enum(['shared', 'separate', 'none']).optional().describe('ppo: the reward model as an adapter on the policy\'s base (default with LoRA), its own copy (default without), or none'),
+  measure: z.boolean().default(false).describe('also run two steps of the stage on a random model of this config and print the measured peak (sft, rm, ppo; needs the memory)'),
+  backend: backendField,
+});
+export type MemorySettings = z.output<typeof MemorySettings>;

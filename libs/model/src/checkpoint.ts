@@ -17,9 +17,9 @@
 //
 // Saving is atomic at the folder level: everything is written into a hidden temp sibling folder,
 // fsynced, then swapped in by renames, so a crash never leaves a half-written checkpoint in place.
-import { existsSync, promises as fs } from 'fs';
+import { existsSync, readFileSync, statSync, promises as fs } from 'fs';
 import * as path from 'path';
-import { Qwen2Config, expectedParameterShapes, numLabels, readConfig, writeConfig } from './config';
+import { Qwen2Config, expectedParameterShapes, numLabels, readConfig, readConfigFile, writeConfig } from './config';
 import { ADAPTER_CONFIG_FILE, ADAPTER_WEIGHTS_FILE, foldAdapter, isAdapterFolder, readAdapter, writeAdapterFiles, type AdapterFiles } from './lora';
 import {
   HostTensor,
@@ -119,12 +119,33 @@ function classifyTensors(cfg: Qwen2Config, shapes: Map<string, number[]>, where:
 // ---------------------------------------------------------------------------------------------
 // Loading
 
+const isDirectory = (p: string) => statSync(p).isDirectory();
+
+/** base_model_name_or_path of the adapter in `dir` (read without its tensors), or null. */
+function readAdapterBaseName(dir: string): string | null {
+  const file = path.join(dir, ADAPTER_CONFIG_FILE);
+  try {
+    const v = (JSON.parse(readFileSync(file, 'utf8')) as { base_model_name_or_path?: unknown }).base_model_name_or_path;
+    return typeof v === 'string' ? v : null;
+  } catch (e) {
+    throw new Error(`${file}: not valid JSON (${(e as Error).message})`);
+  }
+}
+
 /** The base model folder of the adapter in `dir` (base_model_name_or_path, as given or relative to the adapter's folder). */
 export function adapterBase(dir: string, a: { baseModel: string | null }): string {
   const where = path.join(dir, ADAPTER_CONFIG_FILE);
   if (!a.baseModel) throw new Error(`${where}: no base_model_name_or_path: which base model is this adapter for?`);
   for (const candidate of [a.baseModel, path.resolve(dir, a.baseModel)]) if (existsSync(path.join(candidate, 'config.json')) || isAdapterFolder(candidate)) return candidate;
   throw new Error(`${where}: base_model_name_or_path ${JSON.stringify(a.baseModel)} is not a checkpoint folder here (no config.json or adapter_config.json)`);
+}
+
+/** The model config of a checkpoint folder, of a LoRA adapter folder's base, or of a config.json file given by its path. */
+export function modelConfigOf(where: string): Qwen2Config {
+  if (existsSync(where) && !isDirectory(where)) return readConfigFile(where);
+  if (!isAdapterFolder(where)) return readConfig(where);
+  const base = readAdapterBaseName(where);
+  return modelConfigOf(adapterBase(where, { baseModel: base }));
 }
 
 /**

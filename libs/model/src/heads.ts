@@ -26,7 +26,10 @@ export class ScalarHead {
   /** A new head: weight ~ N(0, std), optional zero bias. */
   static init(hiddenSize: number, opts: { name?: string; std?: number; bias?: boolean; seed?: number } = {}): ScalarHead {
     const w = tf.randomNormal([1, hiddenSize], 0, opts.std ?? 1 / Math.sqrt(hiddenSize + 1), 'float32', opts.seed ?? 0);
-    return new ScalarHead(opts.name ?? 'score', w, opts.bias ? tf.zeros([1]) : null);
+    const b = opts.bias ? tf.zeros([1]) : null;
+    const head = new ScalarHead(opts.name ?? 'score', w, b);
+    tf.dispose([w, ...(b ? [b] : [])]); // the variables hold their own copies
+    return head;
   }
 
   /** From checkpoint tensors `${name}.weight` [1, D] (and `${name}.bias` [1] if present). */
@@ -37,7 +40,11 @@ export class ScalarHead {
       throw new Error(`ScalarHead: "${name}.weight" has shape [${w.shape}], expected [1,${hiddenSize}]`);
     }
     const b = weights.get(`${name}.bias`);
-    return new ScalarHead(name, tf.tensor(w.data, w.shape), b ? tf.tensor(b.data, b.shape) : null, trainable);
+    const wt = tf.tensor(w.data, w.shape);
+    const bt = b ? tf.tensor(b.data, b.shape) : null;
+    const head = new ScalarHead(name, wt, bt, trainable);
+    tf.dispose([wt, ...(bt ? [bt] : [])]); // the variables hold their own copies
+    return head;
   }
 
   /** Parameters keyed by checkpoint name. */

@@ -1,10 +1,10 @@
 // @rlhf-code/model: the Qwen2 architecture on TensorFlow.js, its checkpoints, and generation (generateBatch: the one
 // entry point for continuing prompts). The backend is @rlhf-code/backend; stop sets come from @rlhf-code/tokenizer.
-export { readConfig, makeConfig, isSequenceClassifier } from './config';
+export { readConfig, makeConfig, isSequenceClassifier, expectedParameterShapes, headDim } from './config';
 export type { Qwen2Config } from './config';
 export { readSafetensors, readSafetensorsHeader, writeFileAtomic } from './safetensors';
 export type { HostTensor } from './safetensors';
-export { loadMergedWeights, saveCheckpoint, loadTrainingState, saveTrainingState, TRAINER_STATE_FILE } from './checkpoint';
+export { loadMergedWeights, modelConfigOf, saveCheckpoint, loadTrainingState, saveTrainingState, TRAINER_STATE_FILE } from './checkpoint';
 export type { CheckpointContent, TrainingState } from './checkpoint';
 
 export { parameterCount, Qwen2Model } from './model';

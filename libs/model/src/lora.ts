@@ -73,7 +73,7 @@ export function loraDelta(x: tf.Tensor2D, l: LoraWeights): tf.Tensor2D {
   return tf.tidy(() => {
     const xin = l.training && l.dropout > 0 ? (tf.dropout(x, l.dropout) as tf.Tensor2D) : x;
     const down = tf.matMul(xin, l.A, false, true); // [N, r]
-    return tf.mul(tf.matMul(down, l.B, false, true), l.scale) as tf.Tensor2D; // [N, out]
+    return tf.matMul(down, tf.mul(l.B, l.scale), false, true) as tf.Tensor2D; // [N, out]; the scale on B [out, r], not on [N, out]
   });
 }
 

@@ -7,6 +7,7 @@ export { forwardResponses, responseLogProbs } from './policy-forward';
 export { executionScorer, type ExecPrompt } from './execution-scorer';
 export { combineScorers, rewardModelScorer, type Scorer } from './scorers';
 export { PpoTrainer } from './ppo-trainer';
+export { createValueHead } from './value-head';
 export { PpoSettings } from './settings';
 export { loadPpoModels, savePpoCheckpoint } from './ppo-checkpoint';
 export { runPpo } from './ppo-run';
