@@ -9,8 +9,8 @@
 //   kv_cache     keys and values of generation (PPO's rollout, the online server's request)
 //
 // Activations are an empirical model of this implementation (tfjs's gradient tape with the native fused attention):
-// bytes per token of  c_head x V (positions through the LM head)  +  c_embed x D  +  per layer (c_D x D + c_I x I +
-// c_KV x kv width + c_lora x the adapted projections' output widths). The coefficients were fitted to tf.profile peaks of
+// c_head x V per position through the LM head + c_headWeight x V x D once (copies of the head's matrix) + per token
+// c_embed x D + per token per layer (c_D x D + c_I x I + c_KV x kv width + c_lora x the adapted output widths). The coefficients were fitted to tf.profile peaks of
 // real steps on small configs (EXPERIMENTS.md, 2026-11-25) and the tests check other configs against measured peaks.
 // With gradient checkpointing a layer keeps only its input, and one layer's intermediates live at a time.
 import * as fs from 'fs';
@@ -64,18 +64,19 @@ export interface MemoryPlan {
 
 /** Floats per token of the activation model (see the top of this file). */
 const ACT = {
-  head: 4.1, // per vocabulary entry, positions through the LM head (logits, softmax, their gradient)
-  embed: 10.2, // per hidden unit, once (embedding, final norm, the head's input)
-  layerD: 30.1, // per hidden unit per layer (norms, q and o projections, residuals, the attention's output)
-  layerI: 4.0, // per MLP unit per layer (gate, up, SiLU, product)
-  layerKV: 1.5, // per key/value unit per layer
-  lora: 7.5, // per output unit of each adapted projection per layer (its low-rank path and the sum)
+  head: 1.6, // per vocabulary entry, per position through the LM head (logits, the fused softmax cross-entropy, its gradient)
+  headWeight: 2.25, // per LM-head weight value, once: the transposed copies of the [V, D] matrix its products make
+  embed: 17.9, // per hidden unit, once (embedding, final norm, the head's input and their gradients)
+  layerD: 23.6, // per hidden unit per layer (norms, q and o projections, residuals, the attention's output)
+  layerI: 4.7, // per MLP unit per layer (gate, up, SiLU, product)
+  layerKV: 12.7, // per key/value unit per layer
+  lora: 7.2, // per output unit of each adapted projection per layer (its low-rank path and the sum)
   // With gradient checkpointing: what a layer keeps, and one layer's intermediates during its rerun.
   ckptKeep: 2.8, // per hidden unit per layer: the kept input, the output and the gradient that flows through it
   ckptLayers: 1, // one layer's intermediates (the rerun)
 };
 
-const GRAD_COPIES = 4; // accumulator + micro-batch gradients + clipped copy + the transient of the update
+const GRAD_COPIES = 3.6; // accumulator + micro-batch gradients + clipped copy (+ part of a transient of the update), fitted
 
 /** The stage's own defaults for the shapes (from its settings schema: one place). */
 function stageDefaults(stage: MemoryStage): { batchSize: number; seqLen: number; responseLen: number } {
@@ -157,7 +158,8 @@ export function planMemory(i: MemoryPlanInput): MemoryPlan {
   const headRows = i.stage === 'rm' ? 0 : B * R;
   const perLayer = ACT.layerD * D + ACT.layerI * c.intermediate_size + ACT.layerKV * kvWidth + (lora ? ACT.lora * adaptedOut : 0);
   const layers = gc ? N * (ACT.ckptKeep * D * L + ACT.ckptLayers * perLayer) : N * L * perLayer;
-  const activations = headRows * ACT.head * c.vocab_size + N * ACT.embed * D + layers;
+  const lmHead = i.stage === 'rm' ? 0 : ACT.head * headRows * c.vocab_size + ACT.headWeight * c.vocab_size * D;
+  const activations = lmHead + N * ACT.embed * D + layers;
   const kvCache = i.stage === 'ppo' || i.stage === 'online' ? 2 * L * B * kvWidth * T : 0;
 
   const bytes = (values: number) => Math.round(values * 4);
