@@ -5,11 +5,14 @@
 // q/k/v and gate/up are fused into one matrix each, built from the Hugging Face parameters when a KV cache first
 // decodes and rebuilt when a parameter is reassigned (a served policy's weight swap between steps); they live as long
 // as the cache, so a model holds no hidden copies between generations. Checkpoints keep HF's names.
+// With a LoRA adapter active, each projection's low-rank term (lora.ts) is added to its fused product (zeros for the
+// projections without one), so an adapter swap only changes those small matrices and needs no rebuild.
 // No gradients: training and scoring use the composite ops of attention.ts / mlp.ts / norm.ts.
 import * as tf from '@tensorflow/tfjs';
 import { fusedCachedAttention, fusedRmsNorm, fusedSwiGLUPacked } from '@rlhf-code/backend';
 import type { BlockWeights } from './block';
 import type { KVCache } from './kv-cache';
+import { loraDelta, type LoraWeights } from './lora';
 
 export interface DecodeDims {
   heads: number; // H
@@ -59,6 +62,21 @@ export class FusedWeights {
   }
 }
 
+type Adaptable = { weight: tf.Tensor2D; lora?: LoraWeights };
+
+/** The LoRA terms of projections whose outputs are packed side by side, x [N, in] -> [N, sum of widths]; null: none. */
+function packedLora(x: tf.Tensor2D, mods: Adaptable[]): tf.Tensor2D | null {
+  if (!mods.some((m) => m.lora)) return null;
+  const N = x.shape[0];
+  return tf.concat(mods.map((m) => (m.lora ? loraDelta(x, m.lora) : tf.zeros([N, m.weight.shape[0]]))), 1) as tf.Tensor2D;
+}
+
+/** y + its LoRA term, when there is one. */
+const plusLora = (y: tf.Tensor2D, x: tf.Tensor2D, mods: Adaptable[]): tf.Tensor2D => {
+  const d = packedLora(x, mods);
+  return d ? (tf.add(y, d) as tf.Tensor2D) : y;
+};
+
 /**
  * ids [B, T] int32, mask [B, T] (1 real, 0 left padding) on the host -> final hidden states [B, T, D] (after
  * model.norm); extends `cache` by T positions. Positions follow HF's left-padding rule, cumsum(mask) - 1
@@ -96,12 +114,14 @@ export function decodeForward(
     layers.forEach((w, i) => {
       const f = weights[i];
       const h = fusedRmsNorm(x, w.input_layernorm.weight, eps) as tf.Tensor2D;
-      const qkv = tf.add(tf.matMul(h, f.qkvWeight, false, true), f.qkvBias) as tf.Tensor2D; // [B*T, (H+2KV)*hd]
-      const ctx = fusedCachedAttention(qkv, cache.buffers[i].k, cache.buffers[i].v, pos, keyMask, attrs); // [B*T, H*hd]
-      x = tf.add(x, tf.matMul(ctx, w.self_attn.o_proj.weight, false, true));
+      const a = w.self_attn;
+      const qkv = plusLora(tf.add(tf.matMul(h, f.qkvWeight, false, true), f.qkvBias) as tf.Tensor2D, h, [a.q_proj, a.k_proj, a.v_proj]); // [B*T, (H+2KV)*hd]
+      const ctx = fusedCachedAttention(qkv, cache.buffers[i].k, cache.buffers[i].v, pos, keyMask, attrs) as tf.Tensor2D; // [B*T, H*hd]
+      x = tf.add(x, plusLora(tf.matMul(ctx, a.o_proj.weight, false, true), ctx, [a.o_proj]));
       const h2 = fusedRmsNorm(x, w.post_attention_layernorm.weight, eps) as tf.Tensor2D;
-      const act = fusedSwiGLUPacked(tf.matMul(h2, f.gateUpWeight, false, true) as tf.Tensor2D); // [B*T, I]
-      x = tf.add(x, tf.matMul(act, w.mlp.down_proj.weight, false, true));
+      const gateUp = plusLora(tf.matMul(h2, f.gateUpWeight, false, true) as tf.Tensor2D, h2, [w.mlp.gate_proj, w.mlp.up_proj]); // [B*T, 2I]
+      const act = fusedSwiGLUPacked(gateUp) as tf.Tensor2D; // [B*T, I]
+      x = tf.add(x, plusLora(tf.matMul(act, w.mlp.down_proj.weight, false, true), act, [w.mlp.down_proj]));
     });
     return tf.reshape(fusedRmsNorm(x, finalNorm, eps), [B, T, -1]) as tf.Tensor3D;
   });

@@ -279,9 +279,9 @@ export class Qwen2Model {
     const KV = cfg.num_key_value_heads ?? H;
     const hd = headDim(cfg);
     const eps = cfg.rms_norm_eps;
-    // With a cache, on a backend with the native decode kernels: the decode path (same maths, no gradients; its fused
-    // weights have no LoRA term, so a model with adapters decodes through the composite path).
-    if (cache && cache.layers.length === 0 && hasNativeKernels() && !this.lora) {
+    // With a cache, on a backend with the native decode kernels: the decode path (same maths, LoRA terms included, no
+    // gradients).
+    if (cache && cache.layers.length === 0 && hasNativeKernels()) {
       const mask = opts.mask ? opts.mask.dataSync() : new Float32Array(B * T).fill(1);
       const embed = this.params['model.embed_tokens.weight'] as unknown as tf.Tensor2D;
       const norm = this.params['model.norm.weight'] as unknown as tf.Tensor1D;

@@ -81,6 +81,25 @@ describe.each(CONFIGS)('$name', ({ config, T }) => {
       native.forEach((g, b) => expect(closeness(g.logprobs, composite[b].logprobs, 1e-5, 1e-4)).toBeLessThanOrEqual(1));
     });
 
+    test('with a LoRA adapter (on some projections), and a view of the base without it: same tokens and log-probs', async () => {
+      const m = Qwen2Model.init(config, { seed: 3 });
+      m.addLora({ r: 3, alpha: 6, dropout: 0, targets: ['q_proj', 'v_proj', 'o_proj', 'up_proj', 'down_proj'] }, { seed: 2 });
+      let seed = 5;
+      for (const v of Object.values(m.adapters)) v.assign(tf.randomNormal(v.shape, 0, 0.3, 'float32', seed++));
+      const prompts = [ids.slice(0, T), ids.slice(T + 5, 2 * T)];
+      for (const model of [m, m.view(null)]) {
+        const run = () => generate(model, prompts, { maxNewTokens: 8, greedy: true, padId: 0 });
+        const native = await run();
+        const composite = await withoutNativeKernels(run);
+        expect(native.map((g) => g.ids)).toEqual(composite.map((g) => g.ids));
+        native.forEach((g, b) => expect(closeness(g.logprobs, composite[b].logprobs, 1e-5, 1e-4)).toBeLessThanOrEqual(1));
+      }
+      const withAdapter = await generate(m, prompts, { maxNewTokens: 8, greedy: true, padId: 0 });
+      const base = await generate(m.view(null), prompts, { maxNewTokens: 8, greedy: true, padId: 0 });
+      expect(withAdapter.map((g) => g.logprobs)).not.toEqual(base.map((g) => g.logprobs));
+      m.dispose();
+    });
+
     test('the decode cache grows past its capacity and keeps what it held', async () => {
       const prompt = tf.tensor2d(ids.slice(0, T), [1, T], 'int32');
       const step = tf.tensor2d([7], [1, 1], 'int32');
