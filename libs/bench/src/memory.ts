@@ -9,7 +9,8 @@
 //   kv_cache     keys and values of generation (PPO's rollout, the online server's request)
 //
 // Activations are an empirical model of this implementation (tfjs's gradient tape with the native fused attention):
-// c_head x V per position through the LM head + c_headWeight x V x D once (copies of the head's matrix) + per token
+// c_head x V per position through the LM head + (c_vocab + c_headWeight) x V x D once (copies of the embedding /
+// head matrix; c_vocab alone without an LM head) + per token
 // c_embed x D + per token per layer (c_D x D + c_I x I + c_KV x kv width + c_lora x the adapted output widths). The coefficients were fitted to tf.profile peaks of
 // real steps on small configs (EXPERIMENTS.md, 2026-11-25) and the tests check other configs against measured peaks.
 // With gradient checkpointing a layer keeps only its input, and one layer's intermediates live at a time.
@@ -65,7 +66,8 @@ export interface MemoryPlan {
 /** Floats per token of the activation model (see the top of this file). */
 const ACT = {
   head: 1.6, // per vocabulary entry, per position through the LM head (logits, the fused softmax cross-entropy, its gradient)
-  headWeight: 2.25, // per LM-head weight value, once: the transposed copies of the [V, D] matrix its products make
+  vocabWeight: 1, // per embedding value, once, every stage (a copy of the [V, D] matrix; measured at 0.5B's shape)
+  headWeight: 1.25, // per LM-head weight value, once more: the transposed copies of the [V, D] matrix its products make
   embed: 17.9, // per hidden unit, once (embedding, final norm, the head's input and their gradients)
   layerD: 23.6, // per hidden unit per layer (norms, q and o projections, residuals, the attention's output)
   layerI: 4.7, // per MLP unit per layer (gate, up, SiLU, product)
@@ -159,7 +161,7 @@ export function planMemory(i: MemoryPlanInput): MemoryPlan {
   const perLayer = ACT.layerD * D + ACT.layerI * c.intermediate_size + ACT.layerKV * kvWidth + (lora ? ACT.lora * adaptedOut : 0);
   const layers = gc ? N * (ACT.ckptKeep * D * L + ACT.ckptLayers * perLayer) : N * L * perLayer;
   const lmHead = i.stage === 'rm' ? 0 : ACT.head * headRows * c.vocab_size + ACT.headWeight * c.vocab_size * D;
-  const activations = lmHead + N * ACT.embed * D + layers;
+  const activations = lmHead + ACT.vocabWeight * c.vocab_size * D + N * ACT.embed * D + layers;
   const kvCache = i.stage === 'ppo' || i.stage === 'online' ? 2 * L * B * kvWidth * T : 0;
 
   const bytes = (values: number) => Math.round(values * 4);
