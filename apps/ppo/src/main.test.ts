@@ -139,7 +139,8 @@ describe('ppo train --lora-rank', () => {
     await rmModel.save(rmDir);
     rmModel.dispose();
     const out = path.join(dir, 'ppo-lora');
-    const r = ppo('train', '--model', policy, '--reward-model', rmDir, '--data', withTests, '--out', out, ...TINY, '--lora-rank', '4');
+    const merged = path.join(dir, 'ppo-lora-merged');
+    const r = ppo('train', '--model', policy, '--reward-model', rmDir, '--data', withTests, '--out', out, ...TINY, '--lora-rank', '4', '--merge-export', merged);
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/, LoRA r=4: [\d,]+ trainable, reference = the base without the adapter\); reward model \S+ \(an adapter on the same base\), value head from reward-model;/);
     const [m] = metricLines(out);
@@ -147,6 +148,8 @@ describe('ppo train --lora-rank', () => {
     expect(JSON.parse(readFileSync(path.join(out, 'adapter_config.json'), 'utf8'))).toMatchObject({ task_type: 'CAUSAL_LM', r: 4, base_model_name_or_path: policy });
     expect((await readSafetensors(path.join(out, 'value_head.safetensors'))).get('v_head.weight')?.shape).toEqual([1, 16]);
     expect(existsSync(path.join(out, 'model.safetensors'))).toBe(false);
+    expect(JSON.parse(readFileSync(path.join(merged, 'config.json'), 'utf8')).architectures).toEqual(['Qwen2ForCausalLM']);
+    expect((await readSafetensors(path.join(merged, 'model.safetensors'))).has('v_head.weight')).toBe(true);
   });
 });
 

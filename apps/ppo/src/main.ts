@@ -7,7 +7,7 @@ import { Command } from 'commander';
 import { runCli, settingsCommand, UsageError } from '@rlhf-code/cli';
 import { readPpoData, PpoRecord } from '@rlhf-code/data';
 import { heldOutSpec, renderSvg } from '@rlhf-code/eval';
-import { checkVocabulary, parameterCount } from '@rlhf-code/model';
+import { checkVocabulary, parameterCount, saveCheckpoint } from '@rlhf-code/model';
 import { loraConfigOf, RunDir } from '@rlhf-code/train';
 import { initBackend, shutdownBackend } from '@rlhf-code/backend';
 import {
@@ -165,6 +165,12 @@ async function train(f: PpoSettings): Promise<void> {
       seed: f.seed,
       heldOut: heldOut ?? undefined,
     });
+    if (f.mergeExport && !result.interrupted) {
+      const weights = models.policy.mergedWeights();
+      for (const [name, t] of models.valueHead?.hostWeights() ?? []) weights.set(name, t);
+      await saveCheckpoint(f.mergeExport, { config: models.policy.config, weights, tokenizerDir: f.model, extraFiles: { 'training_args.json': trainingArgs } });
+      console.error(`${f.algo}: merged the adapter into ${f.mergeExport}`);
+    }
     const first = result.history[0];
     const last = result.history[result.history.length - 1];
     console.log(

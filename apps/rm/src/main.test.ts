@@ -3,7 +3,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { readSafetensors } from '@rlhf-code/model';
+import { readSafetensors, RewardModel } from '@rlhf-code/model';
 import { BASE_MODEL as BASE, printedConfig, runApp, writeTinyModel } from '@rlhf-code/cli/testing';
 import { RmSettings } from '@rlhf-code/train';
 
@@ -97,8 +97,17 @@ describe('rm train', () => {
     expect(tensors.get('base_model.model.score.weight')?.shape).toEqual([1, 16]);
     expect(tensors.get('base_model.model.model.layers.0.self_attn.v_proj.lora_B.weight')?.shape).toEqual([8, 2]);
     expect(tensors.size).toBe(1 + 2 * 2);
-    const resumed = rm(...args, '--max-steps', '3', '--resume');
+    const merged = path.join(dir, 'rm-merged');
+    const resumed = rm(...args, '--max-steps', '3', '--resume', '--merge-export', merged);
     expect(resumed.code).toBe(0);
+    // The merged export is a plain Qwen2ForSequenceClassification checkpoint that scores as the adapter does.
+    expect(JSON.parse(readFileSync(path.join(merged, 'config.json'), 'utf8')).architectures).toEqual(['Qwen2ForSequenceClassification']);
+    const [adapted, full] = [await RewardModel.load(out), await RewardModel.load(merged)];
+    const rows = [[5, 6, 7, 8], [9, 10, 11]];
+    full.score(rows, 0).forEach((s, i) => expect(s).toBeCloseTo(adapted.score(rows, 0)[i], 4));
+    adapted.dispose();
+    full.dispose();
+    expect(rm('train', '--model', model, '--data', data, '--out', path.join(dir, 'x'), '--merge-export', merged).stderr).toBe('rm: error: --merge-export: needs LoRA (--lora-rank > 0)\n');
     expect(JSON.parse(resumed.stdout.trim().split('\n').pop()!)).toMatchObject({ step: 3 });
     const wrong = rm(...args, '--max-steps', '4', '--resume', '--lora-rank', '4');
     expect(wrong.code).toBe(1);

@@ -6,7 +6,7 @@ import * as path from 'path';
 import { Command } from 'commander';
 import { runCli, settingsCommand, UsageError } from '@rlhf-code/cli';
 import { readRmData, splitHeldOut, type RmRecord } from '@rlhf-code/data';
-import { parameterCount, RewardModel } from '@rlhf-code/model';
+import { parameterCount, RewardModel, saveCheckpoint } from '@rlhf-code/model';
 import { initBackend, shutdownBackend } from '@rlhf-code/backend';
 import { encodePair, loadTokenizer } from '@rlhf-code/tokenizer';
 import { loraConfigOf, RmExample, RmSettings, RunDir, runRmStage } from '@rlhf-code/train';
@@ -60,6 +60,10 @@ async function train(f: RmSettings): Promise<void> {
     pairCoef: f.pairCoef,
     extraFiles: { 'training_args.json': { stage: 'rm', base_model: f.model, ...f } },
   });
+  if (f.mergeExport && !result.interrupted) {
+    await saveCheckpoint(f.mergeExport, { config: rm.config, weights: rm.backbone.mergedWeights(), tokenizerDir: f.model, extraFiles: { 'training_args.json': { stage: 'rm', base_model: f.model, ...f } } });
+    console.error(`rm train: merged the adapter into ${f.mergeExport}`);
+  }
   console.log(JSON.stringify({ stage: 'rm', out: f.out, step: result.position.step, interrupted: result.interrupted, heldout: result.heldout }));
   if (result.interrupted) process.exitCode = 130; // stopped by Ctrl-C / SIGTERM: a checkpoint, not a finished run
 }

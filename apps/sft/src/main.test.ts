@@ -431,7 +431,7 @@ describe('sft train with LoRA', () => {
     const base = ['train', '--model', model, '--data', data, '--print-config'];
     expect(sft(...base, '--lora-rank', '1.5').stderr).toBe('sft: error: --lora-rank: Invalid input: expected int, received number\n');
     expect(sft(...base, '--lora-rank', '4', '--lora-targets', 'q_proj,qkv').stderr).toMatch(/^sft: error: --lora-targets \(item 2\): Invalid option/);
-    expect(sft(...base, '--merge-export', 'x').stderr).toBe('sft: error: --merge-export: needs LoRA (--lora-rank > 0); without it use --export\n');
+    expect(sft(...base, '--merge-export', 'x').stderr).toBe('sft: error: --merge-export: needs LoRA (--lora-rank > 0)\n');
     expect(sft(...base, '--lora-rank', '4', '--export', 'x').stderr).toBe('sft: error: --export: with LoRA, use --merge-export (the adapters merged into a full checkpoint)\n');
   });
 });

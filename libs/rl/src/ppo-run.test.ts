@@ -186,6 +186,22 @@ describe('runPpo', () => {
     [full.rm!, full.policy, full.reference].forEach((m) => m.dispose());
   });
 
+  it('LoRA GRPO: only the adapter trains (no value head), the reference is the base', async () => {
+    const models = await loadPpoModels({ modelDir: sft, algo: 'grpo', lora: LORA });
+    expect(models.valueHead).toBeNull();
+    expect(models.reference.params).toBe(models.policy.params);
+    const ppo = new PpoTrainer(models, scorer, PpoSettings.parse({ ...settings, algo: 'grpo', groupSize: 2 }), { padId: TINY_PAD, stopTokenIds: [TINY_EOS] });
+    const base = models.policy.hostWeights();
+    const m1 = await ppo.step(prompts.slice(0, 2));
+    const m2 = await ppo.step(prompts.slice(2, 4));
+    expect(m1['objective/kl']).toBe(0);
+    expect(Number.isFinite(m2['ppo/loss/total'])).toBe(true);
+    expect(Object.keys(ppo.trainer.params).every((n) => n.includes('.lora_'))).toBe(true);
+    for (const [name, t] of models.policy.hostWeights()) expect(Array.from(t.data)).toEqual(Array.from(base.get(name)!.data));
+    expect(models.policy.adapterWeights().size).toBeGreaterThan(0);
+    dispose(models, ppo);
+  });
+
   it('refuses fewer prompts than a batch', async () => {
     const models = await loadPpoModels({ modelDir: sft, algo: 'grpo' });
     const ppo = new PpoTrainer(models, scorer, PpoSettings.parse({ ...settings, algo: 'grpo' }), { padId: TINY_PAD, stopTokenIds: [TINY_EOS] });

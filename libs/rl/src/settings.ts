@@ -3,7 +3,7 @@
 // the reward sources. Defaults and descriptions live here once; flags, --help and --config come from this schema.
 import { z } from 'zod';
 import { PROMPT_TEMPLATES } from '@rlhf-code/tokenizer';
-import { checkOptim, loraFields, optimFields, runFields } from '@rlhf-code/train';
+import { checkMergeExport, checkOptim, loraFields, mergeExportField, optimFields, runFields } from '@rlhf-code/train';
 import { LOSS_AGGREGATIONS } from './masked';
 
 const int = () => z.number().int();
@@ -46,6 +46,7 @@ const shared = {
   loraRank: lora.loraRank.describe('LoRA rank r: train an adapter on the frozen --model (the reference is that base with the adapter off: no second copy); 0 = every weight'),
   loraAlpha: lora.loraAlpha,
   loraTargets: lora.loraTargets,
+  mergeExport: mergeExportField,
   heldoutData: z
     .string()
     .min(1)
@@ -68,7 +69,10 @@ const Ppo = z
     lam: z.number().min(0).max(1).default(0.95).describe('GAE lambda'),
     whitenAdvantages: z.boolean().default(true).describe('normalise advantages to mean 0, variance 1'),
   })
-  .superRefine(checkOptim);
+  .superRefine((s, ctx) => {
+    checkOptim(s, ctx);
+    checkMergeExport(s, ctx);
+  });
 
 const Grpo = z
   .strictObject({
@@ -76,7 +80,10 @@ const Grpo = z
     ...shared,
     groupSize: int().min(2).default(4).describe('responses sampled per prompt'),
   })
-  .superRefine(checkOptim);
+  .superRefine((s, ctx) => {
+    checkOptim(s, ctx);
+    checkMergeExport(s, ctx);
+  });
 
 /** PPO or GRPO settings; without `algo`, PPO. */
 export const PpoSettings = z.preprocess(

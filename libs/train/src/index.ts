@@ -13,4 +13,4 @@ export { evaluateLmLoss, lmMicroBatch } from './lm-loss';
 export { runLmStage } from './lm-stage';
 export { rmLoss, runRmStage } from './rm-stage';
 export type { RmExample } from './rm-stage';
-export { checkOptim, loraConfigOf, loraFields, optimFields, PretrainSettings, RmSettings, runFields, SftSettings, trainerConfig } from './settings';
+export { checkMergeExport, checkOptim, loraConfigOf, loraFields, mergeExportField, optimFields, PretrainSettings, RmSettings, runFields, SftSettings, trainerConfig } from './settings';

@@ -104,6 +104,18 @@ export function loraFields() {
   };
 }
 
+/** --merge-export: with LoRA, a full checkpoint with the adapter merged in, written at the end of the run. */
+export const mergeExportField = z
+  .string()
+  .min(1)
+  .optional()
+  .describe('with LoRA: at the end, also write a full checkpoint with the adapter merged into the weights here');
+
+/** --merge-export needs an adapter to merge. */
+export function checkMergeExport(s: { mergeExport?: string; loraRank: number }, ctx: z.RefinementCtx): void {
+  if (s.mergeExport && s.loraRank === 0) ctx.addIssue({ code: 'custom', path: ['mergeExport'], message: 'needs LoRA (--lora-rank > 0)' });
+}
+
 /** The model's LoRA configuration of a stage's settings, or null for full fine-tuning. */
 export function loraConfigOf(s: { loraRank: number; loraAlpha: number; loraDropout: number; loraTargets: LoraConfig['targets'] }): LoraConfig | null {
   return s.loraRank > 0 ? { r: s.loraRank, alpha: s.loraAlpha, dropout: s.loraDropout, targets: s.loraTargets } : null;
@@ -161,13 +173,13 @@ export const SftSettings = z
     fimMode: z.enum(FIM_MODES).optional().describe(`${FIM_ORDER} (default: the --model checkpoint's)`),
     ...exportFields,
     ...loraFields(),
-    mergeExport: z.string().min(1).optional().describe('with LoRA: at the end, also write a full checkpoint with the adapters merged into the weights here'),
+    mergeExport: mergeExportField,
     ...runFields({ out: 'results/sft', epochs: 3, batchSize: 8, gradAccum: 1, saveEvery: 0 }),
     ...optimFields({ lr: 3e-4, schedule: 'cosine', warmupSteps: 10, weightDecay: 0, beta2: 0.999 }),
   })
   .superRefine((s, ctx) => {
     checkOptim(s, ctx);
-    if (s.mergeExport && s.loraRank === 0) ctx.addIssue({ code: 'custom', path: ['mergeExport'], message: 'needs LoRA (--lora-rank > 0); without it use --export' });
+    checkMergeExport(s, ctx);
     if (s.export && s.loraRank > 0) ctx.addIssue({ code: 'custom', path: ['export'], message: 'with LoRA, use --merge-export (the adapters merged into a full checkpoint)' });
   });
 export type SftSettings = z.output<typeof SftSettings>;
@@ -195,8 +207,12 @@ export const RmSettings = z
       ),
     pairCoef: z.number().nonnegative().default(1).describe('weight of the within-prompt term'),
     ...loraFields(),
+    mergeExport: mergeExportField,
     ...runFields({ out: 'results/rm', epochs: 1, batchSize: 8, gradAccum: 1, saveEvery: 0 }),
     ...optimFields({ lr: 1e-4, schedule: 'cosine', warmupSteps: 10, weightDecay: 0, beta2: 0.999 }),
   })
-  .superRefine(checkOptim);
+  .superRefine((s, ctx) => {
+    checkOptim(s, ctx);
+    checkMergeExport(s, ctx);
+  });
 export type RmSettings = z.output<typeof RmSettings>;
