@@ -94,11 +94,11 @@ export class RewardModel {
    */
   static async onSharedBase(base: Qwen2Model, dir: string): Promise<RewardModel> {
     const a = await readRewardAdapter(dir);
+    const s = a.tensors.get(SCORE_TENSOR)!;
+    if (s.shape.join(',') !== `1,${base.config.hidden_size}`) throw new Error(`${dir}: ${SCORE_TENSOR} has shape [${s.shape}], expected [1,${base.config.hidden_size}]`);
     const before = base.activeAdapter;
     base.addLora(a.config, { name: 'reward', weights: a.tensors, where: dir });
     base.setAdapter(before);
-    const s = a.tensors.get(SCORE_TENSOR)!;
-    if (s.shape.join(',') !== `1,${base.config.hidden_size}`) throw new Error(`${dir}: ${SCORE_TENSOR} has shape [${s.shape}], expected [1,${base.config.hidden_size}]`);
     const t = tf.tensor(s.data, s.shape);
     const score = tf.variable(t, false, `shared_rm_${sharedInstances++}/score.weight`);
     t.dispose();

@@ -1,4 +1,4 @@
-// SandboxPool: at most `concurrency` python processes at a time (the machine's cores are shared with
+// SandboxPool: at most `concurrency` python runs at a time (test runs and interpreter calls alike) (the machine's cores are shared with
 // training), queued first come, first served.
 import type { SandboxOptions } from './options';
 import { runPython, type ExecResult } from './run';
@@ -25,9 +25,14 @@ export class SandboxPool {
   }
 
   async run(code: string, tests: readonly string[], setup?: string): Promise<ExecResult> {
+    return this.withSlot(() => runPython(code, tests, { ...this.opts, setup }));
+  }
+
+  /** Run `fn` (e.g. an interpreter call) once one of the pool's slots is free. */
+  async withSlot<T>(fn: () => Promise<T>): Promise<T> {
     await this.acquire();
     try {
-      return await runPython(code, tests, { ...this.opts, setup });
+      return await fn();
     } finally {
       this.release();
     }
