@@ -19,11 +19,6 @@ export interface ChatOptions {
   addGenerationPrompt?: boolean;
 }
 
-/** The same format as a Jinja chat_template, written into derived tokenizer_config.json files for Python users. */
-export const CHATML_TEMPLATE =
-  "{% for message in messages %}{{ '<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>' + '\\n' }}" +
-  "{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}";
-
 /** A bare prompt string is one user turn. */
 function toMessages(input: string | readonly ChatMessage[]): readonly ChatMessage[] {
   const messages = typeof input === 'string' ? [{ role: 'user' as const, content: input }] : input;

@@ -1,5 +1,5 @@
 import * as path from 'path';
-import { CHATML_TEMPLATE } from './chat';
+import { QWEN25_STYLE_TEMPLATE } from './chat-template';
 import { readCorpus } from '@rlhf-code/data';
 import { byteLevelAlphabet, deriveTokenizer, parseMerges, type DerivedTokenizer } from './derive';
 import { measureTokenizer } from './measure';
@@ -83,7 +83,7 @@ describe('deriveTokenizer', () => {
     expect(Object.entries(decoder).map(([id, t]) => [Number(id), t.content])).toEqual(
       small.tokenizer.added_tokens.map((t) => [t.id, t.content]),
     );
-    expect(small.config).toMatchObject({ eos_token: '<|endoftext|>', pad_token: '<|fim_pad|>', clean_up_tokenization_spaces: false, chat_template: CHATML_TEMPLATE });
+    expect(small.config).toMatchObject({ eos_token: '<|endoftext|>', pad_token: '<|fim_pad|>', clean_up_tokenization_spaces: false, chat_template: QWEN25_STYLE_TEMPLATE });
     expect(small.config.tokenizer_class).toBe(sourceConfig.tokenizer_class);
   });
 

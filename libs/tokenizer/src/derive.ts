@@ -14,7 +14,7 @@
 // Ids: kept BPE tokens in source id order get 0..M-1 (the byte symbols stay 0..255 for Qwen), then the added
 // tokens M..N-1 in source order, the layout Qwen itself uses.
 import { Tokenizer as HfTokenizer } from '@huggingface/tokenizers';
-import { CHATML_TEMPLATE } from './chat';
+import { QWEN25_STYLE_TEMPLATE } from './chat-template';
 import { PAD_CANDIDATES, REQUIRED_TOKENS, SPECIAL_TOKENS } from './special-tokens';
 import type { AddedTokenJson, TokenizerConfigJson, TokenizerJson } from './tokenizer';
 
@@ -210,7 +210,7 @@ export function deriveTokenizer(options: DeriveOptions): DerivedTokenizer {
     eos_token: SPECIAL_TOKENS.endOfText,
     pad_token: padName,
     clean_up_tokenization_spaces: false,
-    chat_template: CHATML_TEMPLATE,
+    chat_template: QWEN25_STYLE_TEMPLATE,
   };
 
   let total = 0;

@@ -164,6 +164,12 @@ export class Tokenizer {
   private readonly specialIdSet: ReadonlySet<number>;
 
   /** `source` names where the files came from, for error messages. */
+  /** tokenizer_config.json's "chat_template" (Jinja), if any. */
+  get chatTemplate(): string | undefined {
+    const t = this.config.chat_template;
+    return typeof t === 'string' ? t : undefined;
+  }
+
   constructor(json: TokenizerJson, config: TokenizerConfigJson = {}, readonly source = 'tokenizer.json') {
     this.json = json;
     this.config = config;
