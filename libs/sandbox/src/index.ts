@@ -14,3 +14,4 @@ export { scanPython, CODE, QUOTE, COMMENT } from './pyscan';
 export { executionScore } from './score';
 export { resolvePython } from './python';
 export { mutants } from './mutate';
+export { PythonInterpreter, type InterpreterOptions, type ToolResult } from './interpreter';

@@ -8,3 +8,5 @@ export { measureTokenizer } from './measure';
 export { encodePrompt, encodePair, endTokenId, stopTokenIds, PROMPT_TEMPLATES, type PromptTemplate, type StopSet } from './pair';
 export { encodeServedPrompt, PromptError, REPO_CONTEXT_MODES, SERVED_MIN_TOKENS, type RepoContextMode } from './served-prompt';
 export { DeriveTokenizerSettings } from './settings';
+export { chatTemplateOf, renderChatTemplate, type TemplateMessage, type ToolCall, type ToolSpec } from './chat-template';
+export { parseToolCalls } from './tool-call';

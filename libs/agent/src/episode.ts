@@ -1,0 +1,171 @@
+// Multi-turn episodes with a Python interpreter tool: the policy writes an assistant turn in the checkpoint's own chat
+// template; every <tool_call> in it is run (a malformed one gets an error message instead) and the answers come back
+// as the next turn, in the template's own tool-response form; until a turn without a tool call (the final answer),
+// or the turn or token limits.
+//
+// The episode is kept as the token sequence that was actually sampled: the prompt, each assistant turn's ids exactly
+// as generated (with its end token), and the tool turns' ids (the template's text between the end of one assistant
+// turn and the start of the next). `trainMask` is 1 on the model's own tokens only: the policy loss and the KL are
+// taken over those, never over prompt or tool tokens (as verl does), and log-probs are recomputed over this very
+// sequence, so no re-tokenization can shift them.
+import { renderChatTemplate, parseToolCalls, type TemplateMessage, type ToolCall, type ToolSpec, type Tokenizer } from '@rlhf-code/tokenizer';
+import { PythonInterpreter, type InterpreterOptions, type SandboxPool, type ToolResult } from '@rlhf-code/sandbox';
+
+export const PYTHON_TOOL: ToolSpec = {
+  type: 'function',
+  function: {
+    name: 'python_interpreter',
+    description: 'Run Python code and return what it printed (and the value of a last bare expression).',
+    parameters: { type: 'object', properties: { code: { type: 'string', description: 'Python source to run' } }, required: ['code'] },
+  },
+};
+/** The string arguments each tool needs, for the parser. */
+const TOOL_ARGS = { python_interpreter: ['code'] } as const;
+
+/** One assistant turn as the generator returns it. */
+export interface TurnSample {
+  /** Ids the model chose, without the end token. */
+  ids: number[];
+  /** The id that ended the turn (e.g. <|im_end|>), or null when cut at the token limit. */
+  stopId: number | null;
+  /** The sampler's log-probs of `ids`, then of the stop id. */
+  logprobs: number[];
+}
+
+/** Continue each of these token sequences by one assistant turn (at most maxNewTokens[i] tokens). */
+export type TurnGenerator = (sequences: readonly number[][], maxNewTokens: readonly number[]) => Promise<TurnSample[]>;
+
+/** Runs code for one episode; stateful interpreters keep variables until close(). */
+export interface EpisodeTool {
+  run(code: string): Promise<ToolResult>;
+  close(): Promise<void>;
+}
+
+export interface EpisodeOptions {
+  tokenizer: Tokenizer;
+  /** The checkpoint's chat template (tokenizer_config.json chat_template). */
+  template: string;
+  /** Assistant turns at most. */
+  maxTurns: number;
+  /** Tokens per assistant turn at most. */
+  maxTurnTokens: number;
+  /** Tokens of the whole sequence at most (prompt, turns and tool answers). */
+  maxTotalTokens: number;
+  /** A tool for each episode (a fresh stateful interpreter, or one shared stateless one). */
+  toolFor: (episode: number) => EpisodeTool;
+  /** Tool output beyond this many characters is cut (the model's context is short). */
+  maxToolChars?: number;
+}
+
+export type EpisodeEnd = 'answer' | 'turns' | 'tokens';
+
+export interface Episode {
+  /** The whole sequence as sampled. */
+  ids: number[];
+  /** 1 where the model chose the token (trained), 0 for prompt and tool tokens. */
+  trainMask: number[];
+  /** The sampler's log-prob at each position the mask marks, 0 elsewhere. */
+  samplerLogprobs: number[];
+  promptLength: number;
+  messages: TemplateMessage[];
+  /** The last assistant turn's text: the answer. */
+  finalText: string;
+  turns: number;
+  toolCalls: number;
+  malformedCalls: number;
+  end: EpisodeEnd;
+}
+
+/** Episode tools backed by the Python interpreter: a fresh stateful process per episode, or stateless calls. */
+export function interpreterTools(stateful: boolean, options: Omit<InterpreterOptions, 'stateful'> = {}, pool?: SandboxPool): (episode: number) => EpisodeTool {
+  return () => new PythonInterpreter({ ...options, stateful }, pool);
+}
+
+/** The template's text between an assistant turn's end token and the next assistant turn, around these tool answers. */
+function toolTurnText(o: EpisodeOptions, answers: readonly string[]): string {
+  const head: TemplateMessage[] = [{ role: 'user', content: 'u' }, { role: 'assistant', content: 'a' }];
+  const before = renderChatTemplate(o.template, head, { tools: [PYTHON_TOOL] });
+  const after = renderChatTemplate(o.template, [...head, ...answers.map((content) => ({ role: 'tool' as const, content }))], { tools: [PYTHON_TOOL], addGenerationPrompt: true });
+  const endText = o.tokenizer.decode([o.tokenizer.chat.imEnd], { skipSpecialTokens: false });
+  const cut = before.lastIndexOf(endText);
+  if (!after.startsWith(before) || cut < 0) throw new Error('chat template: cannot find where a tool turn starts (the assistant turn does not end with its end token)');
+  // The model's turn ends at its end token; what the template puts after it (a newline) belongs to the tool turn.
+  return before.slice(cut + endText.length) + after.slice(before.length);
+}
+
+/** Run `prompts` (their system/user messages) as episodes, one assistant turn of every live episode per step. */
+export async function runEpisodes(generate: TurnGenerator, prompts: readonly TemplateMessage[][], o: EpisodeOptions): Promise<Episode[]> {
+  const tok = o.tokenizer;
+  const maxToolChars = o.maxToolChars ?? 2000;
+  const episodes: Episode[] = prompts.map((messages) => {
+    const text = renderChatTemplate(o.template, messages, { tools: [PYTHON_TOOL], addGenerationPrompt: true });
+    const ids = tok.encode(text);
+    return { ids, trainMask: ids.map(() => 0), samplerLogprobs: ids.map(() => 0), promptLength: ids.length, messages: [...messages], finalText: '', turns: 0, toolCalls: 0, malformedCalls: 0, end: 'turns' };
+  });
+  const tools = episodes.map((_, i) => o.toolFor(i));
+  const live = new Set(episodes.map((_, i) => i));
+  try {
+    while (live.size > 0) {
+      const now = [...live].filter((i) => {
+        const room = o.maxTotalTokens - episodes[i].ids.length;
+        if (room > 0) return true;
+        episodes[i].end = 'tokens';
+        live.delete(i);
+        return false;
+      });
+      if (now.length === 0) break;
+      const samples = await generate(
+        now.map((i) => episodes[i].ids),
+        now.map((i) => Math.min(o.maxTurnTokens, o.maxTotalTokens - episodes[i].ids.length)),
+      );
+      for (const [k, i] of now.entries()) {
+        const e = episodes[i];
+        const s = samples[k];
+        const chosen = s.stopId === null ? s.ids : [...s.ids, s.stopId];
+        e.ids.push(...chosen);
+        e.trainMask.push(...chosen.map(() => 1));
+        e.samplerLogprobs.push(...s.logprobs.slice(0, chosen.length));
+        e.turns++;
+        const text = tok.decode(s.ids);
+        const parsed = parseToolCalls(text, TOOL_ARGS);
+        const calls = parsed.flatMap((p) => (p.ok ? [p.call] : []));
+        e.messages.push({ role: 'assistant', content: text.replace(/<tool_call>[\s\S]*?(<\/tool_call>|$)/g, '').trim(), ...(calls.length > 0 ? { tool_calls: calls } : {}) });
+        e.finalText = text;
+        if (s.stopId === null) {
+          e.end = 'tokens'; // cut mid-turn: no end token, no tool run
+          live.delete(i);
+          continue;
+        }
+        if (parsed.length === 0) {
+          e.end = 'answer';
+          live.delete(i);
+          continue;
+        }
+        if (e.turns >= o.maxTurns) {
+          e.end = 'turns';
+          live.delete(i);
+          continue;
+        }
+        const answers: string[] = [];
+        for (const p of parsed) {
+          if (!p.ok) {
+            e.malformedCalls++;
+            answers.push(`error: ${p.error}`);
+            continue;
+          }
+          e.toolCalls++;
+          const r = await tools[i].run(String((p.call as ToolCall).function.arguments.code));
+          answers.push(r.output.length > maxToolChars ? `${r.output.slice(0, maxToolChars)}\n[output cut at ${maxToolChars} characters]` : r.output);
+        }
+        for (const content of answers) e.messages.push({ role: 'tool', content });
+        const toolIds = tok.encode(toolTurnText(o, answers));
+        e.ids.push(...toolIds);
+        e.trainMask.push(...toolIds.map(() => 0));
+        e.samplerLogprobs.push(...toolIds.map(() => 0));
+      }
+    }
+  } finally {
+    await Promise.all(tools.map((t) => t.close()));
+  }
+  return episodes;
+}
