@@ -2,7 +2,7 @@
 // TRL-named metrics) and the PPO / GRPO training loop built on them.
 export { clippedUpdate, policyLoss } from './clipped-update';
 export { METRICS } from './metrics';
-export { layoutSequences } from './rollout';
+export { layoutSequences, type SequenceBatch } from './rollout';
 export { forwardResponses, responseLogProbs } from './policy-forward';
 export { executionScorer, type ExecPrompt } from './execution-scorer';
 export { combineScorers, rewardModelScorer, type Scorer } from './scorers';

@@ -1,0 +1,36 @@
+// The policy as a TurnGenerator: one assistant turn per sequence through the one generation entry point
+// (generateBatch), sampled at `temperature`, ending at the chat stop set (<|im_end|>, <|endoftext|>).
+import { generateBatch, type Qwen2Model, type Rng } from '@rlhf-code/model';
+import { layoutSequences, type SequenceBatch } from '@rlhf-code/rl';
+import type { Tokenizer } from '@rlhf-code/tokenizer';
+import type { Episode, TurnGenerator } from './episode';
+
+export function policyTurns(model: Qwen2Model, o: { tokenizer: Tokenizer; temperature: number; rng: Rng; batchSize?: number }): TurnGenerator {
+  return async (sequences, maxNewTokens) => {
+    const longest = Math.max(...maxNewTokens);
+    const out = await generateBatch(model, sequences as number[][], { maxNewTokens: longest, temperature: o.temperature, tokenizer: o.tokenizer, stop: 'chat', rng: o.rng, batchSize: o.batchSize });
+    // One call serves turns with different budgets: a turn past its own is cut there, as if it had run out of tokens.
+    return out.map((c, i) => {
+      const cap = maxNewTokens[i];
+      if (c.ids.length + (c.stopId === null ? 0 : 1) <= cap) return { ids: c.ids, stopId: c.stopId, logprobs: c.logprobs };
+      return { ids: c.ids.slice(0, cap), stopId: null, logprobs: c.logprobs.slice(0, cap) };
+    });
+  };
+}
+
+/**
+ * Episodes as a batch for the policy's forward pass: the prompt, then everything after it as the "response", whose
+ * mask is the episode's train mask (tool tokens are context, not targets).
+ */
+export function episodeBatch(episodes: readonly Episode[], padId: number): SequenceBatch {
+  const batch = layoutSequences(
+    episodes.map((e) => e.ids.slice(0, e.promptLength)),
+    episodes.map((e) => e.ids.slice(e.promptLength)),
+    padId,
+  );
+  batch.responseMask = episodes.map((e) => {
+    const m = e.trainMask.slice(e.promptLength);
+    return [...m, ...new Array<number>(batch.responseWidth - m.length).fill(0)];
+  });
+  return batch;
+}
