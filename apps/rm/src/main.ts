@@ -4,9 +4,9 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { Command } from 'commander';
-import { runCli, settingsCommand, UsageError } from '@rlhf-code/cli';
+import { runCli, settingsCommand } from '@rlhf-code/cli';
 import { readRmData, splitHeldOut, type RmRecord } from '@rlhf-code/data';
-import { parameterCount, RewardModel, saveCheckpoint } from '@rlhf-code/model';
+import { checkResumedRank, parameterCount, RewardModel, saveCheckpoint } from '@rlhf-code/model';
 import { initBackend, shutdownBackend } from '@rlhf-code/backend';
 import { encodePair, loadTokenizer } from '@rlhf-code/tokenizer';
 import { loraConfigOf, RmExample, RmSettings, RunDir, runRmStage } from '@rlhf-code/train';
@@ -30,11 +30,7 @@ async function train(f: RmSettings): Promise<void> {
   const rm = resuming ? await RewardModel.load(f.out) : await RewardModel.fromCausalLM(f.model, { padTokenId: tok.padId, seed: f.seed });
   rm.backbone.gradCheckpointing = f.gradCheckpointing;
   const lora = loraConfigOf(f);
-  const savedRank = rm.backbone.lora?.r ?? 0;
-  if (resuming && savedRank !== f.loraRank) {
-    rm.dispose();
-    throw new UsageError(`${f.out}: cannot resume: its adapter has rank ${savedRank}, --lora-rank is ${f.loraRank} (resume with the same settings)`);
-  }
+  if (resuming) checkResumedRank(f.out, rm.backbone.lora, f.loraRank);
   if (lora && !resuming) rm.addLora(lora, f.seed);
   if (lora) {
     const trainable = parameterCount(rm.trainableParams()).toLocaleString('en-US');

@@ -418,7 +418,7 @@ describe('sft train with LoRA', () => {
     expect(resumed.stderr).toContain(`sft: resuming from ${b} at step 2`);
     expect(adapterOf(b).equals(adapterOf(a))).toBe(true);
     const wrongRank = sft('train', ...flags.map((x) => (x === '4' ? '8' : x)), '--out', b, '--max-steps', '5', '--resume');
-    expect(wrongRank.stderr).toContain(`sft: error: ${b}: cannot resume: its adapters have rank 4, --lora-rank is 8 (resume with the same settings)\n`);
+    expect(wrongRank.stderr).toContain(`sft: error: ${b}: cannot resume: its adapter has rank 4, --lora-rank is 8 (resume with the same settings)\n`);
 
     // The adapter folder runs as a model (its base + the adapter), and the merged checkpoint gives the same greedy tokens.
     const gen = (m: string) => lastJson(runApp('generate', ['run', '--model', m, '--ids', '[5, 9, 2]', '--max-new-tokens', '6', '--json']).stdout).ids;

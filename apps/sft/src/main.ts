@@ -6,7 +6,7 @@ import * as path from 'path';
 import { Command } from 'commander';
 import { runCli, settingsCommand, UsageError } from '@rlhf-code/cli';
 import { corpusDirs, readCorpora, readSftData, splitHeldOut } from '@rlhf-code/data';
-import { checkVocabulary, InitSettings, makeConfig, parameterCount, Qwen2Config, Qwen2Model, readConfig, saveCheckpoint, writeRandomCheckpoint } from '@rlhf-code/model';
+import { checkResumedRank, checkVocabulary, InitSettings, makeConfig, parameterCount, Qwen2Config, Qwen2Model, readConfig, saveCheckpoint, writeRandomCheckpoint } from '@rlhf-code/model';
 import { initBackend, shutdownBackend } from '@rlhf-code/backend';
 import { defaultTokenizerDir, FimMode, loadTokenizer, readFimMode, Tokenizer } from '@rlhf-code/tokenizer';
 import { fimSftExample, LmExample, loraConfigOf, packExamples, PretrainSettings, pretrainWindows, RunDir, runLmStage, SftSettings, sftExample } from '@rlhf-code/train';
@@ -124,10 +124,7 @@ async function train(f: SftSettings): Promise<void> {
   model.gradCheckpointing = f.gradCheckpointing;
   checkVocabulary(tok, model.config.vocab_size, f.model);
   const lora = loraConfigOf(f);
-  if (from && (model.lora?.r ?? 0) !== f.loraRank) {
-    model.dispose();
-    throw new UsageError(`${from}: cannot resume: its adapters have rank ${model.lora?.r ?? 0}, --lora-rank is ${f.loraRank} (resume with the same settings)`);
-  }
+  if (from) checkResumedRank(from, model.lora, f.loraRank);
   if (lora && !from) model.addLora(lora, { seed: f.seed });
   if (lora) {
     const trainable = parameterCount(model.trainableParams()).toLocaleString('en-US');

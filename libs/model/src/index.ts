@@ -17,4 +17,4 @@ export type { Rng } from './sampling';
 export { GenerateLogitsSettings, GenerateRunSettings, InitSettings } from './settings';
 export { checkVocabulary, loadModelAndTokenizer } from './load';
 export { writeRandomCheckpoint } from './init-checkpoint';
-export { isAdapterFolder, LORA_TARGETS, type AdapterFiles, type LoraConfig } from './lora';
+export { checkResumedRank, isAdapterFolder, LORA_TARGETS, type AdapterFiles, type LoraConfig } from './lora';

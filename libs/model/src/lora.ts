@@ -51,6 +51,12 @@ export function checkLoraConfig(c: LoraConfig): void {
   if (bad !== undefined) throw new Error(`LoRA target "${bad}" is not a projection of a Qwen2 layer (${LORA_TARGETS.join(', ')})`);
 }
 
+/** Resuming needs the rank the run was saved with (0: a full checkpoint); `setting` names where the user sets it. */
+export function checkResumedRank(where: string, saved: LoraConfig | null, rank: number, setting = '--lora-rank'): void {
+  const have = saved?.r ?? 0;
+  if (have !== rank) throw new Error(`${where}: cannot resume: its adapter has rank ${have}, ${setting} is ${rank} (resume with the same settings)`);
+}
+
 /** PEFT's name of an adapter tensor: base_model.model.<module>.lora_A.weight */
 export const peftName = (module: string, which: 'A' | 'B') => `base_model.model.${module}.lora_${which}.weight`;
 

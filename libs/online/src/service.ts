@@ -13,7 +13,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import type { FastifyInstance } from 'fastify';
-import { isAdapterFolder, loadModelAndTokenizer, Qwen2Model } from '@rlhf-code/model';
+import { checkResumedRank, isAdapterFolder, loadModelAndTokenizer, Qwen2Model } from '@rlhf-code/model';
 import type { Tokenizer } from '@rlhf-code/tokenizer';
 import { loraConfigOf } from '@rlhf-code/train';
 import { ArmRouter } from './arms';
@@ -360,10 +360,12 @@ async function loadOnlineModels(config: OnlineConfig, checkpoint: string | null)
   }
   if (checkpoint && !isAdapterFolder(checkpoint)) throw new Error(`${checkpoint}: a full checkpoint; training.loraRank must be 0 to resume it`);
   const { model: base, tokenizer } = await loadModelAndTokenizer(config.model, { trainable: false, merge: !checkpoint, weightsDir: checkpoint ?? undefined });
-  if (!checkpoint) base.addLora(lora, { seed: config.seed });
-  else if (base.lora?.r !== lora.r) {
+  try {
+    if (checkpoint) checkResumedRank(checkpoint, base.lora, lora.r, 'training.loraRank');
+    else base.addLora(lora, { seed: config.seed });
+  } catch (e) {
     base.dispose();
-    throw new Error(`${checkpoint}: cannot resume: its adapter has rank ${base.lora?.r}, training.loraRank is ${lora.r}`);
+    throw e;
   }
   base.addLora(base.lora!, { name: 'served', weights: base.trainableWeights() });
   base.setAdapter('default');

@@ -6,6 +6,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import {
+  checkResumedRank,
   isAdapterFolder,
   isSequenceClassifier,
   loadMergedWeights,
@@ -92,11 +93,12 @@ async function loraPolicy(o: LoadPpoModelsOptions, policyDir: string) {
     policy.dispose();
     throw new Error(`${policyDir}: is a reward model (Qwen2ForSequenceClassification); PPO needs a causal LM policy`);
   }
-  if (!o.resumeDir) policy.addLora(lora, { seed: o.seed ?? 0 });
-  else if (policy.lora?.r !== lora.r) {
-    const r = policy.lora?.r ?? 0;
+  try {
+    if (o.resumeDir) checkResumedRank(policyDir, policy.lora, lora.r);
+    else policy.addLora(lora, { seed: o.seed ?? 0 });
+  } catch (e) {
     policy.dispose();
-    throw new Error(`${policyDir}: cannot resume: its adapter has rank ${r}, --lora-rank is ${lora.r} (resume with the same settings)`);
+    throw e;
   }
   const headFile = path.join(policyDir, VALUE_HEAD_FILE);
   const savedHead = o.resumeDir && o.algo === 'ppo' && fs.existsSync(headFile) ? valueHeadFromWeights(await readSafetensors(headFile), policy.config.hidden_size) : null;
