@@ -1,6 +1,8 @@
 // @rlhf-code/rl: the reinforcement-learning maths (rewards, GAE, whitening, clipped losses, KL control, GRPO,
 // TRL-named metrics) and the PPO / GRPO training loop built on them.
 export { clippedUpdate, policyLoss } from './clipped-update';
+export { groupAdvantages } from './grpo';
+export { maskedMean } from './masked';
 export { METRICS } from './metrics';
 export { layoutSequences, type SequenceBatch } from './rollout';
 export { forwardResponses, responseLogProbs } from './policy-forward';

@@ -3,7 +3,7 @@
 // --resume reads and writes), the LM and reward-model stages and their data.
 export { sparseCrossEntropy, tokenLogProbs, entropyFromLogits } from './losses';
 export { Trainer } from './trainer';
-export type { MicroBatch } from './trainer';
+export type { MicroBatch, TrainerConfig } from './trainer';
 export { TrainingRun, yieldToEventLoop, dropLinesAfter } from './run';
 export { RunDir } from './run-dir';
 export type { RunPosition } from './run';

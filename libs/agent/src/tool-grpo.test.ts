@@ -1,0 +1,84 @@
+// GRPO over tool episodes on a tiny LoRA policy with scripted turns (one success and one failure per task): the
+// update raises the log-probability of the successful episode's own tokens and lowers the failed one's, trains only
+// the adapter, reports the episode metrics, and leaks nothing.
+import * as tf from '@tensorflow/tfjs';
+import { initBackend } from '@rlhf-code/backend';
+import { createRng, loadModelAndTokenizer } from '@rlhf-code/model';
+import { saveTinyModel, tempDir, TOKENIZER_DIR } from '@rlhf-code/model/testing';
+import { forwardResponses } from '@rlhf-code/rl';
+import { chatTemplateOf } from '@rlhf-code/tokenizer';
+import { interpreterTools, type Episode, type TurnGenerator } from './episode';
+import { episodeBatch } from './policy-turns';
+import { ToolGrpoTrainer } from './tool-grpo';
+
+jest.setTimeout(60_000);
+beforeAll(() => initBackend({ quiet: true }));
+
+test('the successful episode gains probability, the failed one loses it; only the adapter moves', async () => {
+  const dir = tempDir('tool-grpo-');
+  await saveTinyModel(dir, { seed: 4, tokenizerDir: TOKENIZER_DIR });
+  const { model: policy, tokenizer } = await loadModelAndTokenizer(dir);
+  policy.addLora({ r: 4, alpha: 8, dropout: 0, targets: ['q_proj', 'v_proj', 'down_proj'] }, { seed: 1 });
+  const reference = policy.view(null);
+  const call = '<tool_call>\n{"name": "python_interpreter", "arguments": {"code": "print(2 ** 10)"}}\n</tool_call>';
+  // Even rows call the tool, then answer 1024; odd rows guess.
+  const script = (row: number, turn: number) => (row % 2 === 0 ? [call, 'The answer is 1024.'][turn] : 'It is 1000.');
+  const turnsSeen = new Map<number, number>();
+  const generate: TurnGenerator = async (sequences) =>
+    sequences.map((_, i) => {
+      // runEpisodes passes the live episodes in order; with these scripts row i is live until its last turn.
+      const turn = turnsSeen.get(i) ?? 0;
+      turnsSeen.set(i, turn + 1);
+      const ids = tokenizer.encode(script(i, turn), { parseSpecialTokens: false });
+      return { ids, stopId: tokenizer.chat.imEnd, logprobs: [...ids, 0].map(() => -1) };
+    });
+  const grpo = new ToolGrpoTrainer(
+    {
+      policy, reference, tokenizer, template: chatTemplateOf(tokenizer), toolFor: interpreterTools(true), generate, rng: createRng('t'),
+      success: (e: Episode) => /\b1024\b/.test(e.finalText),
+      trainer: { optimizer: { lr: 2e-2 }, schedule: { totalSteps: 10, kind: 'constant' }, maxGradNorm: 1 },
+    },
+    { groupSize: 2, klCoef: 0.001, entropyCoef: 0.01, cliprange: 0.2, ppoEpochs: 1, miniBatches: 1, microBatchSize: 2, temperature: 1, maxTurns: 3, maxTurnTokens: 64, maxTotalTokens: 600, malformedPenalty: 0.1 },
+  );
+  const base = policy.hostWeights();
+  const task = [{ role: 'user' as const, content: 'What is 2 to the power 10?' }];
+  // Score the two scripted episodes before and after one update.
+  const scoreOf = (episodes: Episode[]) =>
+    tf.tidy(() => {
+      const b = episodeBatch(episodes, tokenizer.padId);
+      const lp = forwardResponses(policy, b, { temperature: 1 }).logprobs.arraySync() as number[][];
+      return lp.map((row, i) => row.reduce((s, x, t) => s + x * b.responseMask[i][t], 0));
+    });
+  let episodes: Episode[] = [];
+  const record = grpo.parts.success;
+  grpo.parts.success = (e, t) => {
+    episodes.push(e);
+    return record(e, t);
+  };
+  const m = await grpo.step([task]);
+  expect(m['env/success_mean']).toBe(0.5);
+  expect(m['env/tool_calls_mean']).toBe(0.5);
+  expect(m['env/malformed_rate']).toBe(0);
+  expect(m['tokens/masked_share']).toBeGreaterThan(0);
+  expect(m['tokens/masked_share']).toBeLessThan(1);
+  expect(Number.isFinite(m['ppo/loss/total'])).toBe(true);
+  const [won, lost] = episodes;
+  expect(won.toolCalls).toBe(1);
+  episodes = [];
+  turnsSeen.clear();
+  const before = tf.memory().numTensors;
+  await grpo.step([task]);
+  expect(tf.memory().numTensors).toBe(before);
+  // The step just taken saw the same two episodes: compare their scores under the policy now and before any update.
+  const now = scoreOf([won, lost]);
+  const start = tf.tidy(() => {
+    const b = episodeBatch([won, lost], tokenizer.padId);
+    const lp = forwardResponses(reference, b, { temperature: 1 }).logprobs.arraySync() as number[][];
+    return lp.map((row, i) => row.reduce((s, x, t) => s + x * b.responseMask[i][t], 0));
+  });
+  expect(now[0]).toBeGreaterThan(start[0]);
+  expect(now[1]).toBeLessThan(start[1]);
+  for (const [name, t] of policy.hostWeights()) expect(Array.from(t.data)).toEqual(Array.from(base.get(name)!.data));
+  grpo.dispose();
+  policy.dispose();
+});

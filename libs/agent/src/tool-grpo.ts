@@ -1,0 +1,137 @@
+// GRPO over tool-use episodes: each task is tried `groupSize` times; an episode's reward is its success (the caller's
+// check of the final answer) minus `malformedPenalty` per malformed tool call; advantages are group-normalised
+// (libs/rl's groupAdvantages) and spread over the model's own tokens only. The loss per token of the model:
+// clipped surrogate + klCoef x k3 KL to the reference - entropyCoef x entropy (libs/rl's policyLoss and
+// clippedUpdate; the entropy bonus is new here). Tool tokens are context for the forward pass, never targets.
+import * as tf from '@tensorflow/tfjs';
+import type { Qwen2Model, Rng } from '@rlhf-code/model';
+import { clippedUpdate, forwardResponses, groupAdvantages, maskedMean, METRICS, policyLoss } from '@rlhf-code/rl';
+import type { TemplateMessage, Tokenizer } from '@rlhf-code/tokenizer';
+import { Trainer, type TrainerConfig } from '@rlhf-code/train';
+import { runEpisodes, type Episode, type EpisodeTool, type TurnGenerator } from './episode';
+import { episodeBatch, policyTurns } from './policy-turns';
+
+export interface ToolGrpoConfig {
+  groupSize: number;
+  klCoef: number;
+  entropyCoef: number;
+  cliprange: number;
+  ppoEpochs: number;
+  miniBatches: number;
+  /** Episodes per forward/backward pass. */
+  microBatchSize: number;
+  temperature: number;
+  maxTurns: number;
+  maxTurnTokens: number;
+  maxTotalTokens: number;
+  malformedPenalty: number;
+}
+
+export interface ToolGrpoParts {
+  policy: Qwen2Model;
+  /** The frozen start (with LoRA: policy.view(null)). */
+  reference: Qwen2Model;
+  tokenizer: Tokenizer;
+  template: string;
+  toolFor: (episode: number) => EpisodeTool;
+  /** Whether episode `e` solved task `task` (e.g. its final answer states the right value). */
+  success: (e: Episode, task: number) => boolean;
+  rng: Rng;
+  trainer: TrainerConfig;
+  /** Default: the policy sampling turns at the temperature. */
+  generate?: TurnGenerator;
+}
+
+/** Per-row host arrays of one forward pass without gradients, each as long as its row's response. */
+function logprobsOf(model: Qwen2Model, episodes: readonly Episode[], padId: number, temperature: number, chunk: number): number[][] {
+  const out: number[][] = [];
+  for (let i = 0; i < episodes.length; i += chunk) {
+    const part = episodes.slice(i, i + chunk);
+    const lp = tf.tidy(() => forwardResponses(model, episodeBatch(part, padId), { temperature }).logprobs.arraySync() as number[][]);
+    part.forEach((e, k) => out.push(lp[k].slice(0, e.ids.length - e.promptLength)));
+  }
+  return out;
+}
+
+export class ToolGrpoTrainer {
+  readonly trainer: Trainer;
+
+  constructor(readonly parts: ToolGrpoParts, readonly config: ToolGrpoConfig) {
+    this.trainer = new Trainer(parts.policy.trainableParams(), parts.trainer);
+  }
+
+  /** One iteration on these tasks' opening messages; returns the metrics. */
+  async step(tasks: readonly TemplateMessage[][]): Promise<Record<string, number>> {
+    const c = this.config;
+    const p = this.parts;
+    const rows = tasks.flatMap((m, t) => new Array<number>(c.groupSize).fill(t));
+    const generate = p.generate ?? policyTurns(p.policy, { tokenizer: p.tokenizer, temperature: c.temperature, rng: p.rng });
+    const episodes = await runEpisodes(generate, rows.map((t) => tasks[t]), {
+      tokenizer: p.tokenizer, template: p.template, maxTurns: c.maxTurns, maxTurnTokens: c.maxTurnTokens, maxTotalTokens: c.maxTotalTokens, toolFor: p.toolFor,
+    });
+    const solved = episodes.map((e, i) => p.success(e, rows[i]));
+    const rewards = episodes.map((e, i) => Number(solved[i]) - c.malformedPenalty * e.malformedCalls);
+    const g = groupAdvantages(rewards, c.groupSize);
+    const pad = p.tokenizer.padId;
+    const old = logprobsOf(p.policy, episodes, pad, c.temperature, c.microBatchSize);
+    const ref = logprobsOf(p.reference, episodes, pad, c.temperature, c.microBatchSize);
+    const u = await clippedUpdate({
+      trainer: this.trainer,
+      rows: episodes.length,
+      epochs: c.ppoEpochs,
+      miniBatches: c.miniBatches,
+      microBatches: (idx) => {
+        const out = [];
+        for (let i = 0; i < idx.length; i += c.microBatchSize) {
+          const part = idx.slice(i, i + c.microBatchSize);
+          const tokens = part.reduce((n, r) => n + episodes[r].trainMask.slice(episodes[r].promptLength).reduce((s, m) => s + m, 0), 0);
+          out.push({ weight: Math.max(1, tokens), loss: () => this.loss(part.map((r) => episodes[r]), part.map((r) => old[r]), part.map((r) => ref[r]), part.map((r) => g.advantages[r])) });
+        }
+        return out;
+      },
+    });
+    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+    const model = episodes.reduce((n, e) => n + e.trainMask.reduce((s, m) => s + m, 0), 0);
+    const after = episodes.reduce((n, e) => n + e.ids.length - e.promptLength, 0);
+    const calls = episodes.reduce((n, e) => n + e.toolCalls + e.malformedCalls, 0);
+    const malformed = episodes.reduce((n, e) => n + e.malformedCalls, 0);
+    return {
+      'env/success_mean': mean(solved.map(Number)),
+      'env/reward_mean': mean(rewards),
+      'env/tool_calls_mean': mean(episodes.map((e) => e.toolCalls)),
+      'env/turns_mean': mean(episodes.map((e) => e.turns)),
+      'env/malformed_rate': calls > 0 ? malformed / calls : 0, // of all tool calls
+      'tokens/masked_share': after > 0 ? 1 - model / after : 0,
+      [METRICS.zeroVarianceGroups]: g.zeroVarianceGroups,
+      ...u.means,
+      [METRICS.updates]: u.steps,
+    };
+  }
+
+  /** The loss of these episodes (inside the trainer's tape). */
+  private loss(episodes: Episode[], old: number[][], ref: number[][], adv: number[]): { loss: tf.Scalar; aux: Record<string, tf.Scalar> } {
+    const c = this.config;
+    const batch = episodeBatch(episodes, this.parts.tokenizer.padId);
+    const R = batch.responseWidth;
+    const B = episodes.length;
+    const widen = (rows: number[][]) => tf.tensor2d(rows.map((r) => [...r, ...new Array<number>(R - r.length).fill(0)]), [B, R], 'float32');
+    return tf.tidy(() => {
+      const mask = tf.tensor2d(batch.responseMask, [B, R], 'float32');
+      const f = forwardResponses(this.parts.policy, batch, { temperature: c.temperature, entropy: c.entropyCoef > 0 });
+      const advantages = tf.mul(tf.tensor2d(adv.map((a) => new Array<number>(R).fill(a)), [B, R], 'float32'), mask) as tf.Tensor2D;
+      const pg = policyLoss(f.logprobs, widen(old), advantages, mask, { clipRange: c.cliprange, aggregation: 'token-mean', klCoef: c.klCoef }, widen(ref));
+      let loss: tf.Scalar = pg.loss;
+      if (c.entropyCoef > 0) {
+        const entropy = maskedMean(f.entropy!, mask);
+        pg.aux['objective/entropy'] = entropy;
+        loss = tf.sub(loss, tf.mul(c.entropyCoef, entropy)) as tf.Scalar;
+      }
+      pg.aux[METRICS.lossTotal] = loss;
+      return { loss, aux: pg.aux };
+    });
+  }
+
+  dispose(): void {
+    this.trainer.dispose();
+  }
+}
