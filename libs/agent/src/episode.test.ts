@@ -4,13 +4,12 @@
 import * as path from 'path';
 import { chatTemplateOf, loadTokenizer, renderChatTemplate, type TemplateMessage } from '@rlhf-code/tokenizer';
 import { interpreterTools, PYTHON_TOOL, runEpisodes, type TurnGenerator } from './episode';
+import { toolCallText } from './warm-start';
 
 jest.setTimeout(30_000);
 
 const tok = loadTokenizer(path.join(__dirname, '../../../models/base'));
 const template = chatTemplateOf(tok);
-// As Qwen2.5's template writes a call (Python's JSON spacing), so the script's turns re-render identically.
-const callText = (code: string) => `<tool_call>\n{"name": "python_interpreter", "arguments": {"code": ${JSON.stringify(code)}}}\n</tool_call>`;
 
 /** A policy that says `turns[k]` at its k-th turn of each episode (ending it with <|im_end|>, or cut when too long). */
 function scripted(turns: string[]): TurnGenerator {
@@ -30,7 +29,7 @@ const question: TemplateMessage[] = [{ role: 'user', content: 'What is 6 times 7
 const base = { tokenizer: tok, template, maxTurns: 4, maxTurnTokens: 64, maxTotalTokens: 1024 };
 
 test('stateful: the sequence is the template rendering of the conversation; only the model tokens are marked', async () => {
-  const turns = [callText('x = 6 * 7\nprint(x)'), callText('x + 1'), 'The answer is 43.'];
+  const turns = [toolCallText('x = 6 * 7\nprint(x)'), toolCallText('x + 1'), 'The answer is 43.'];
   const [e] = await runEpisodes(scripted(turns), [question], { ...base, toolFor: interpreterTools(true) });
   expect(e).toMatchObject({ turns: 3, toolCalls: 2, malformedCalls: 0, end: 'answer', finalText: 'The answer is 43.' });
   expect(e.messages.filter((m) => m.role === 'tool').map((m) => m.content)).toEqual(['42\n', '43\n']);
@@ -45,7 +44,7 @@ test('stateful: the sequence is the template rendering of the conversation; only
 });
 
 test('stateless: variables do not survive between calls; a malformed call is answered with an error and counted', async () => {
-  const turns = [callText('x = 6 * 7'), callText('x + 1') + '\n<tool_call>{"name": "python_interpreter", "arguments": {"code": 1}}</tool_call>', 'I do not know.'];
+  const turns = [toolCallText('x = 6 * 7'), toolCallText('x + 1') + '\n<tool_call>{"name": "python_interpreter", "arguments": {"code": 1}}</tool_call>', 'I do not know.'];
   const [e] = await runEpisodes(scripted(turns), [question], { ...base, toolFor: interpreterTools(false) });
   expect(e).toMatchObject({ turns: 3, toolCalls: 2, malformedCalls: 1, end: 'answer' });
   const answers = e.messages.filter((m) => m.role === 'tool').map((m) => m.content);
@@ -55,7 +54,7 @@ test('stateless: variables do not survive between calls; a malformed call is ans
 });
 
 test('limits: turns, tokens per turn, tokens in all; several episodes at once', async () => {
-  const loop = [callText('print(1)')];
+  const loop = [toolCallText('print(1)')];
   const [a, b] = await runEpisodes(scripted(loop), [question, question], { ...base, maxTurns: 2, toolFor: interpreterTools(true) });
   for (const e of [a, b]) expect(e).toMatchObject({ turns: 2, toolCalls: 1, end: 'turns' });
   const [c] = await runEpisodes(scripted(['x'.repeat(500)]), [question], { ...base, maxTurnTokens: 8, toolFor: interpreterTools(true) });

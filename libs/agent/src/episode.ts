@@ -8,7 +8,7 @@
 // turn and the start of the next). `trainMask` is 1 on the model's own tokens only: the policy loss and the KL are
 // taken over those, never over prompt or tool tokens (as verl does), and log-probs are recomputed over this very
 // sequence, so no re-tokenization can shift them.
-import { renderChatTemplate, parseToolCalls, type TemplateMessage, type ToolCall, type ToolSpec, type Tokenizer } from '@rlhf-code/tokenizer';
+import { renderChatTemplate, parseToolCalls, withoutToolCalls, type TemplateMessage, type ToolCall, type ToolSpec, type Tokenizer } from '@rlhf-code/tokenizer';
 import { PythonInterpreter, type InterpreterOptions, type SandboxPool, type ToolResult } from '@rlhf-code/sandbox';
 
 export const PYTHON_TOOL: ToolSpec = {
@@ -129,7 +129,7 @@ export async function runEpisodes(generate: TurnGenerator, prompts: readonly Tem
         const text = tok.decode(s.ids);
         const parsed = parseToolCalls(text, TOOL_ARGS);
         const calls = parsed.flatMap((p) => (p.ok ? [p.call] : []));
-        e.messages.push({ role: 'assistant', content: text.replace(/<tool_call>[\s\S]*?(<\/tool_call>|$)/g, '').trim(), ...(calls.length > 0 ? { tool_calls: calls } : {}) });
+        e.messages.push({ role: 'assistant', content: withoutToolCalls(text), ...(calls.length > 0 ? { tool_calls: calls } : {}) });
         e.finalText = text;
         if (s.stopId === null) {
           e.end = 'tokens'; // cut mid-turn: no end token, no tool run

@@ -10,6 +10,7 @@ import { chatTemplateOf } from '@rlhf-code/tokenizer';
 import { interpreterTools, type Episode, type TurnGenerator } from './episode';
 import { episodeBatch } from './policy-turns';
 import { ToolGrpoTrainer } from './tool-grpo';
+import { toolCallText } from './warm-start';
 
 jest.setTimeout(60_000);
 beforeAll(() => initBackend({ quiet: true }));
@@ -20,7 +21,7 @@ test('the successful episode gains probability, the failed one loses it; only th
   const { model: policy, tokenizer } = await loadModelAndTokenizer(dir);
   policy.addLora({ r: 4, alpha: 8, dropout: 0, targets: ['q_proj', 'v_proj', 'down_proj'] }, { seed: 1 });
   const reference = policy.view(null);
-  const call = '<tool_call>\n{"name": "python_interpreter", "arguments": {"code": "print(2 ** 10)"}}\n</tool_call>';
+  const call = toolCallText('print(2 ** 10)');
   // Even rows call the tool, then answer 1024; odd rows guess.
   const script = (row: number, turn: number) => (row % 2 === 0 ? [call, 'The answer is 1024.'][turn] : 'It is 1000.');
   const turnsSeen = new Map<number, number>();
@@ -42,11 +43,11 @@ test('the successful episode gains probability, the failed one loses it; only th
   );
   const base = policy.hostWeights();
   const task = [{ role: 'user' as const, content: 'What is 2 to the power 10?' }];
-  // Score the two scripted episodes before and after one update.
-  const scoreOf = (episodes: Episode[]) =>
+  // The summed log-probability of each episode's own tokens under `model`.
+  const scoreOf = (model: typeof policy, episodes: Episode[]) =>
     tf.tidy(() => {
       const b = episodeBatch(episodes, tokenizer.padId);
-      const lp = forwardResponses(policy, b, { temperature: 1 }).logprobs.arraySync() as number[][];
+      const lp = forwardResponses(model, b, { temperature: 1 }).logprobs.arraySync() as number[][];
       return lp.map((row, i) => row.reduce((s, x, t) => s + x * b.responseMask[i][t], 0));
     });
   let episodes: Episode[] = [];
@@ -70,12 +71,8 @@ test('the successful episode gains probability, the failed one loses it; only th
   await grpo.step([task]);
   expect(tf.memory().numTensors).toBe(before);
   // The step just taken saw the same two episodes: compare their scores under the policy now and before any update.
-  const now = scoreOf([won, lost]);
-  const start = tf.tidy(() => {
-    const b = episodeBatch([won, lost], tokenizer.padId);
-    const lp = forwardResponses(reference, b, { temperature: 1 }).logprobs.arraySync() as number[][];
-    return lp.map((row, i) => row.reduce((s, x, t) => s + x * b.responseMask[i][t], 0));
-  });
+  const now = scoreOf(policy, [won, lost]);
+  const start = scoreOf(reference, [won, lost]); // the base without the adapter: the policy before any update
   expect(now[0]).toBeGreaterThan(start[0]);
   expect(now[1]).toBeLessThan(start[1]);
   for (const [name, t] of policy.hostWeights()) expect(Array.from(t.data)).toEqual(Array.from(base.get(name)!.data));

@@ -10,6 +10,7 @@ import {
   isAdapterFolder,
   isSequenceClassifier,
   loadMergedWeights,
+  modelConfigOf,
   Qwen2Model,
   readSafetensors,
   RewardModel,
@@ -47,6 +48,8 @@ export const VALUE_HEAD_FILE = 'value_head.safetensors';
 
 export async function loadPpoModels(o: LoadPpoModelsOptions): Promise<LoadedPpoModels> {
   const policyDir = o.resumeDir ?? o.modelDir;
+  // Checked on the config alone (an adapter folder's base), before any weights are read.
+  if (isSequenceClassifier(modelConfigOf(policyDir))) throw new Error(`${policyDir}: is a reward model (Qwen2ForSequenceClassification); PPO needs a causal LM policy`);
   const { policy, reference, savedHead } = o.lora ? await loraPolicy(o, policyDir) : await fullPolicy(o, policyDir);
   let rm: RewardModel | null = null;
   let rmSharesBase = false;
@@ -73,7 +76,6 @@ export async function loadPpoModels(o: LoadPpoModelsOptions): Promise<LoadedPpoM
 async function fullPolicy(o: LoadPpoModelsOptions, policyDir: string) {
   if (isAdapterFolder(policyDir) && o.resumeDir) throw new Error(`${policyDir}: holds a LoRA adapter; resume with the same --lora-rank`);
   const { config, weights } = await loadMergedWeights(policyDir);
-  if (isSequenceClassifier(config)) throw new Error(`${policyDir}: is a reward model (Qwen2ForSequenceClassification); PPO needs a causal LM policy`);
   const policy = Qwen2Model.fromWeights(config, weights);
   const reference = await Qwen2Model.load(o.modelDir, { trainable: false, merge: true });
   if (reference.config.vocab_size !== config.vocab_size || reference.config.hidden_size !== config.hidden_size) {
@@ -89,10 +91,6 @@ async function fullPolicy(o: LoadPpoModelsOptions, policyDir: string) {
 async function loraPolicy(o: LoadPpoModelsOptions, policyDir: string) {
   const lora = o.lora!;
   const policy = await Qwen2Model.load(policyDir, { merge: !o.resumeDir });
-  if (isSequenceClassifier(policy.config)) {
-    policy.dispose();
-    throw new Error(`${policyDir}: is a reward model (Qwen2ForSequenceClassification); PPO needs a causal LM policy`);
-  }
   try {
     if (o.resumeDir) checkResumedRank(policyDir, policy.lora, lora.r);
     else policy.addLora(lora, { seed: o.seed ?? 0 });

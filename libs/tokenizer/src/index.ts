@@ -9,4 +9,4 @@ export { encodePrompt, encodePair, endTokenId, stopTokenIds, PROMPT_TEMPLATES, t
 export { encodeServedPrompt, PromptError, REPO_CONTEXT_MODES, SERVED_MIN_TOKENS, type RepoContextMode } from './served-prompt';
 export { DeriveTokenizerSettings } from './settings';
 export { chatTemplateOf, renderChatTemplate, type TemplateMessage, type ToolCall, type ToolSpec } from './chat-template';
-export { parseToolCalls } from './tool-call';
+export { parseToolCalls, withoutToolCalls } from './tool-call';

@@ -8,6 +8,9 @@ export type ParsedCall = { ok: true; call: ToolCall } | { ok: false; error: stri
 
 const BLOCK = /<tool_call>([\s\S]*?)(<\/tool_call>|$)/g;
 
+/** `text` without its tool-call blocks (what the turn says besides the calls). */
+export const withoutToolCalls = (text: string): string => text.replace(BLOCK, '').trim();
+
 /** The tool-call blocks of `text`, in order, each parsed or with the reason it could not be. */
 export function parseToolCalls(text: string, tools: Readonly<Record<string, readonly string[]>>): ParsedCall[] {
   const out: ParsedCall[] = [];
