@@ -5,7 +5,7 @@
 // clippedUpdate; the entropy bonus is new here). Tool tokens are context for the forward pass, never targets.
 import * as tf from '@tensorflow/tfjs';
 import type { Qwen2Model, Rng } from '@rlhf-code/model';
-import { clippedUpdate, forwardResponses, groupAdvantages, maskedMean, METRICS, policyLoss } from '@rlhf-code/rl';
+import { clippedUpdate, forwardResponses, forwardResponsesToHost, groupAdvantages, maskedMean, METRICS, policyLoss, selectRows, takeRows, type SequenceBatch } from '@rlhf-code/rl';
 import type { TemplateMessage, Tokenizer } from '@rlhf-code/tokenizer';
 import { Trainer, type TrainerConfig } from '@rlhf-code/train';
 import { runEpisodes, type Episode, type EpisodeTool, type TurnGenerator } from './episode';
@@ -42,17 +42,6 @@ export interface ToolGrpoParts {
   generate?: TurnGenerator;
 }
 
-/** Per-row host arrays of one forward pass without gradients, each as long as its row's response. */
-function logprobsOf(model: Qwen2Model, episodes: readonly Episode[], padId: number, temperature: number, chunk: number): number[][] {
-  const out: number[][] = [];
-  for (let i = 0; i < episodes.length; i += chunk) {
-    const part = episodes.slice(i, i + chunk);
-    const lp = tf.tidy(() => forwardResponses(model, episodeBatch(part, padId), { temperature }).logprobs.arraySync() as number[][]);
-    part.forEach((e, k) => out.push(lp[k].slice(0, e.ids.length - e.promptLength)));
-  }
-  return out;
-}
-
 export class ToolGrpoTrainer {
   readonly trainer: Trainer;
 
@@ -73,8 +62,10 @@ export class ToolGrpoTrainer {
     const rewards = episodes.map((e, i) => Number(solved[i]) - c.malformedPenalty * e.malformedCalls);
     const g = groupAdvantages(rewards, c.groupSize);
     const pad = p.tokenizer.padId;
-    const old = logprobsOf(p.policy, episodes, pad, c.temperature, c.microBatchSize);
-    const ref = logprobsOf(p.reference, episodes, pad, c.temperature, c.microBatchSize);
+    const batch = episodeBatch(episodes, pad);
+    const chunk = { temperature: c.temperature, chunkSize: c.microBatchSize, padId: pad };
+    const old = forwardResponsesToHost(p.policy, batch, chunk).logprobs;
+    const ref = forwardResponsesToHost(p.reference, batch, chunk).logprobs;
     const u = await clippedUpdate({
       trainer: this.trainer,
       rows: episodes.length,
@@ -85,7 +76,7 @@ export class ToolGrpoTrainer {
         for (let i = 0; i < idx.length; i += c.microBatchSize) {
           const part = idx.slice(i, i + c.microBatchSize);
           const tokens = part.reduce((n, r) => n + episodes[r].trainMask.slice(episodes[r].promptLength).reduce((s, m) => s + m, 0), 0);
-          out.push({ weight: Math.max(1, tokens), loss: () => this.loss(part.map((r) => episodes[r]), part.map((r) => old[r]), part.map((r) => ref[r]), part.map((r) => g.advantages[r])) });
+          out.push({ weight: Math.max(1, tokens), loss: () => this.loss(selectRows(batch, part, pad), part, old, ref, g.advantages) });
         }
         return out;
       },
@@ -108,18 +99,17 @@ export class ToolGrpoTrainer {
     };
   }
 
-  /** The loss of these episodes (inside the trainer's tape). */
-  private loss(episodes: Episode[], old: number[][], ref: number[][], adv: number[]): { loss: tf.Scalar; aux: Record<string, tf.Scalar> } {
+  /** The loss of rows `rows` (laid out as `sub`) of the rollout's host arrays [N][R] (inside the trainer's tape). */
+  private loss(sub: SequenceBatch, rows: number[], old: number[][], ref: number[][], adv: number[]): { loss: tf.Scalar; aux: Record<string, tf.Scalar> } {
     const c = this.config;
-    const batch = episodeBatch(episodes, this.parts.tokenizer.padId);
-    const R = batch.responseWidth;
-    const B = episodes.length;
-    const widen = (rows: number[][]) => tf.tensor2d(rows.map((r) => [...r, ...new Array<number>(R - r.length).fill(0)]), [B, R], 'float32');
+    const R = sub.responseWidth;
+    const B = rows.length;
+    const host = (x: number[][]) => tf.tensor2d(takeRows(x, rows, R), [B, R], 'float32');
     return tf.tidy(() => {
-      const mask = tf.tensor2d(batch.responseMask, [B, R], 'float32');
-      const f = forwardResponses(this.parts.policy, batch, { temperature: c.temperature, entropy: c.entropyCoef > 0 });
-      const advantages = tf.mul(tf.tensor2d(adv.map((a) => new Array<number>(R).fill(a)), [B, R], 'float32'), mask) as tf.Tensor2D;
-      const pg = policyLoss(f.logprobs, widen(old), advantages, mask, { clipRange: c.cliprange, aggregation: 'token-mean', klCoef: c.klCoef }, widen(ref));
+      const mask = tf.tensor2d(sub.responseMask, [B, R], 'float32');
+      const f = forwardResponses(this.parts.policy, sub, { temperature: c.temperature, entropy: c.entropyCoef > 0 });
+      const advantages = tf.mul(tf.tensor2d(rows.map((r) => new Array<number>(R).fill(adv[r])), [B, R], 'float32'), mask) as tf.Tensor2D;
+      const pg = policyLoss(f.logprobs, host(old), advantages, mask, { clipRange: c.cliprange, aggregation: 'token-mean', klCoef: c.klCoef }, host(ref));
       let loss: tf.Scalar = pg.loss;
       if (c.entropyCoef > 0) {
         const entropy = maskedMean(f.entropy!, mask);

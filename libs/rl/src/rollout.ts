@@ -57,7 +57,10 @@ export function layoutSequences(promptIds: readonly number[][], responseIds: rea
 
 /** The rows `rows` of a batch, laid out again (narrower when they are shorter). */
 export function selectRows(batch: SequenceBatch, rows: readonly number[], padId: number): SequenceBatch {
-  return layoutSequences(rows.map((i) => batch.promptIds[i]), rows.map((i) => batch.responseIds[i]), padId);
+  const sub = layoutSequences(rows.map((i) => batch.promptIds[i]), rows.map((i) => batch.responseIds[i]), padId);
+  // The rows keep their own response masks (a multi-turn episode's marks only the model's tokens), cut to the width.
+  sub.responseMask = rows.map((i) => batch.responseMask[i].slice(0, sub.responseWidth));
+  return sub;
 }
 
 /** Rows `rows` of a [B][T] host matrix, cut to `width` columns (to match selectRows' layout). */
