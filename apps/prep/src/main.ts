@@ -4,10 +4,12 @@
 //           it against the task's tests in the sandbox
 //   syntax  {prompt, response} lines for `sft train`: function bodies a model wrote for the corpus's training files
 //           that compile (rejection sampling on the compiler's verdict)
+//   tools   tool-use tasks (data/tools): generated questions whose answer needs running code, split by kind, and MBPP
+//           problems as tool tasks with tests
 import { Command } from 'commander';
 import { runCli, settingsCommand, stagedProgress } from '@rlhf-code/cli';
 import { writeJsonl } from '@rlhf-code/data';
-import { buildRmData, PrepDataSettings, PrepRmSettings, PrepSyntaxSettings, runFimSyntaxData, runSyntaxData, writeMbppData } from '@rlhf-code/datagen';
+import { buildRmData, PrepDataSettings, PrepRmSettings, PrepSyntaxSettings, PrepToolsSettings, runFimSyntaxData, runSyntaxData, writeMbppData, writeToolTasks } from '@rlhf-code/datagen';
 import { shutdownBackend } from '@rlhf-code/backend';
 
 const seconds = (t0: number) => ((Date.now() - t0) / 1000).toFixed(1);
@@ -65,6 +67,12 @@ async function syntaxCommand(s: PrepSyntaxSettings): Promise<void> {
   process.stdout.write(`prep syntax: ${s.out} ${r.examples.length} examples from ${from} (${seconds(t0)} s)\n`);
 }
 
+async function toolsCommand(s: PrepToolsSettings): Promise<void> {
+  const t0 = Date.now();
+  const summary = await writeToolTasks(s);
+  process.stdout.write(`prep tools: ${summary} (${seconds(t0)} s)\n`);
+}
+
 const program = new Command('prep').description(
   'Build the datasets in data/ from MBPP (Austin et al. 2021, CC BY 4.0), and syntax training data from a model and the Python corpus.',
 );
@@ -93,6 +101,17 @@ settingsCommand(
     ),
   PrepSyntaxSettings,
   syntaxCommand,
+);
+
+settingsCommand(
+  program
+    .command('tools')
+    .description(
+      'write tool-use tasks to data/tools: generated questions whose answer is a computed value (each answer what its reference calls print in the ' +
+        'interpreter), training and held-out files split by kind, and MBPP train/validation problems as tool tasks judged by their tests',
+    ),
+  PrepToolsSettings,
+  toolsCommand,
 );
 
 void runCli(program, shutdownBackend);

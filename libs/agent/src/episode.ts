@@ -55,6 +55,8 @@ export interface EpisodeOptions {
   toolFor: (episode: number) => EpisodeTool;
   /** Tool output beyond this many characters is cut (the model's context is short). */
   maxToolChars?: number;
+  /** No tool: the prompt offers none and a turn's tool calls are not run (the turn is the final answer). */
+  noTool?: boolean;
 }
 
 export type EpisodeEnd = 'answer' | 'turns' | 'tokens';
@@ -98,7 +100,7 @@ export async function runEpisodes(generate: TurnGenerator, prompts: readonly Tem
   const tok = o.tokenizer;
   const maxToolChars = o.maxToolChars ?? 2000;
   const episodes: Episode[] = prompts.map((messages) => {
-    const text = renderChatTemplate(o.template, messages, { tools: [PYTHON_TOOL], addGenerationPrompt: true });
+    const text = renderChatTemplate(o.template, messages, { tools: o.noTool ? undefined : [PYTHON_TOOL], addGenerationPrompt: true });
     const ids = tok.encode(text);
     return { ids, trainMask: ids.map(() => 0), samplerLogprobs: ids.map(() => 0), promptLength: ids.length, messages: [...messages], finalText: '', turns: 0, toolCalls: 0, malformedCalls: 0, end: 'turns' };
   });
@@ -118,6 +120,9 @@ export async function runEpisodes(generate: TurnGenerator, prompts: readonly Tem
         now.map((i) => episodes[i].ids),
         now.map((i) => Math.min(o.maxTurnTokens, o.maxTotalTokens - episodes[i].ids.length)),
       );
+      // The turns' bookkeeping first, then every episode's tool calls at once (the pool bounds how many run), then
+      // the tool turns in episode order.
+      const pending: { i: number; parsed: ReturnType<typeof parseToolCalls> }[] = [];
       for (const [k, i] of now.entries()) {
         const e = episodes[i];
         const s = samples[k];
@@ -127,42 +132,45 @@ export async function runEpisodes(generate: TurnGenerator, prompts: readonly Tem
         e.samplerLogprobs.push(...s.logprobs.slice(0, chosen.length));
         e.turns++;
         const text = tok.decode(s.ids);
-        const parsed = parseToolCalls(text, TOOL_ARGS);
+        const parsed = o.noTool ? [] : parseToolCalls(text, TOOL_ARGS);
         const calls = parsed.flatMap((p) => (p.ok ? [p.call] : []));
         e.messages.push({ role: 'assistant', content: withoutToolCalls(text), ...(calls.length > 0 ? { tool_calls: calls } : {}) });
         e.finalText = text;
         if (s.stopId === null) {
           e.end = 'tokens'; // cut mid-turn: no end token, no tool run
           live.delete(i);
-          continue;
-        }
-        if (parsed.length === 0) {
+        } else if (parsed.length === 0) {
           e.end = 'answer';
           live.delete(i);
-          continue;
-        }
-        if (e.turns >= o.maxTurns) {
+        } else if (e.turns >= o.maxTurns) {
           e.end = 'turns';
           live.delete(i);
-          continue;
-        }
-        const answers: string[] = [];
-        for (const p of parsed) {
-          if (!p.ok) {
-            e.malformedCalls++;
-            answers.push(`error: ${p.error}`);
-            continue;
+        } else pending.push({ i, parsed });
+      }
+      const answered = await Promise.all(
+        pending.map(async ({ i, parsed }) => {
+          const answers: string[] = [];
+          for (const p of parsed) {
+            if (!p.ok) {
+              episodes[i].malformedCalls++;
+              answers.push(`error: ${p.error}`);
+              continue;
+            }
+            episodes[i].toolCalls++;
+            const r = await tools[i].run(String((p.call as ToolCall).function.arguments.code));
+            answers.push(r.output.length > maxToolChars ? `${r.output.slice(0, maxToolChars)}\n[output cut at ${maxToolChars} characters]` : r.output);
           }
-          e.toolCalls++;
-          const r = await tools[i].run(String((p.call as ToolCall).function.arguments.code));
-          answers.push(r.output.length > maxToolChars ? `${r.output.slice(0, maxToolChars)}\n[output cut at ${maxToolChars} characters]` : r.output);
-        }
-        for (const content of answers) e.messages.push({ role: 'tool', content });
-        const toolIds = tok.encode(toolTurnText(o, answers));
+          return answers;
+        }),
+      );
+      pending.forEach(({ i }, k) => {
+        const e = episodes[i];
+        for (const content of answered[k]) e.messages.push({ role: 'tool', content });
+        const toolIds = tok.encode(toolTurnText(o, answered[k]));
         e.ids.push(...toolIds);
         e.trainMask.push(...toolIds.map(() => 0));
         e.samplerLogprobs.push(...toolIds.map(() => 0));
-      }
+      });
     }
   } finally {
     await Promise.all(tools.map((t) => t.close()));

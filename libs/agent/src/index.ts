@@ -1,4 +1,6 @@
 // @rlhf-code/agent: multi-turn episodes in which the policy calls a Python interpreter tool (issue 18): the rollout
-// over the checkpoint's own chat template, with the model's own tokens marked for training (episode.ts). Its public
-// exports arrive with their first user (the tool-use GRPO stage); until then the tests import episode.ts directly.
-export {};
+// over the checkpoint's own chat template with the model's own tokens marked for training (episode.ts), GRPO over
+// those episodes (tool-grpo.ts), the SFT warm-start's traces (warm-start.ts), judging (judge.ts), and the three
+// stages of apps/tool-rl with their settings (stages.ts, settings.ts).
+export { runToolEval, runToolGrpo, runToolWarmStart } from './stages';
+export { ToolEvalSettings, ToolGrpoSettings, ToolWarmStartSettings } from './settings';

@@ -25,6 +25,7 @@ test('the successful episode gains probability, the failed one loses it; only th
   // Even rows call the tool, then answer 1024; odd rows guess.
   const script = (row: number, turn: number) => (row % 2 === 0 ? [call, 'The answer is 1024.'][turn] : 'It is 1000.');
   const turnsSeen = new Map<number, number>();
+  const judged: Episode[] = [];
   const generate: TurnGenerator = async (sequences) =>
     sequences.map((_, i) => {
       // runEpisodes passes the live episodes in order; with these scripts row i is live until its last turn.
@@ -36,7 +37,10 @@ test('the successful episode gains probability, the failed one loses it; only th
   const grpo = new ToolGrpoTrainer(
     {
       policy, reference, tokenizer, template: chatTemplateOf(tokenizer), toolFor: interpreterTools(true), generate, rng: createRng('t'),
-      success: (e: Episode) => /\b1024\b/.test(e.finalText),
+      judge: async (es: Episode[]) => {
+        judged.push(...es);
+        return es.map((e) => /\b1024\b/.test(e.finalText));
+      },
       trainer: { optimizer: { lr: 2e-2 }, schedule: { totalSteps: 10, kind: 'constant' }, maxGradNorm: 1 },
     },
     { groupSize: 2, klCoef: 0.001, entropyCoef: 0.01, cliprange: 0.2, ppoEpochs: 1, miniBatches: 1, microBatchSize: 2, temperature: 1, maxTurns: 3, maxTurnTokens: 64, maxTotalTokens: 600, malformedPenalty: 0.1 },
@@ -50,12 +54,6 @@ test('the successful episode gains probability, the failed one loses it; only th
       const lp = forwardResponses(model, b, { temperature: 1 }).logprobs.arraySync() as number[][];
       return lp.map((row, i) => row.reduce((s, x, t) => s + x * b.responseMask[i][t], 0));
     });
-  let episodes: Episode[] = [];
-  const record = grpo.parts.success;
-  grpo.parts.success = (e, t) => {
-    episodes.push(e);
-    return record(e, t);
-  };
   const m = await grpo.step([task]);
   expect(m['env/success_mean']).toBe(0.5);
   expect(m['env/tool_calls_mean']).toBe(0.5);
@@ -63,9 +61,9 @@ test('the successful episode gains probability, the failed one loses it; only th
   expect(m['tokens/masked_share']).toBeGreaterThan(0);
   expect(m['tokens/masked_share']).toBeLessThan(1);
   expect(Number.isFinite(m['ppo/loss/total'])).toBe(true);
-  const [won, lost] = episodes;
+  const [won, lost] = judged;
   expect(won.toolCalls).toBe(1);
-  episodes = [];
+  judged.length = 0;
   turnsSeen.clear();
   const before = tf.memory().numTensors;
   await grpo.step([task]);

@@ -34,10 +34,12 @@ export interface ToolGrpoParts {
   tokenizer: Tokenizer;
   template: string;
   toolFor: (episode: number) => EpisodeTool;
-  /** Whether episode `e` solved task `task` (e.g. its final answer states the right value). */
-  success: (e: Episode, task: number) => boolean;
+  /** Whether each episode solved its task (`tasks[i]` is the index of episode i's task in the step's list). */
+  judge: (episodes: Episode[], tasks: number[]) => Promise<boolean[]>;
   rng: Rng;
   trainer: TrainerConfig;
+  /** Tool answers beyond this many characters are cut (default: runEpisodes'). */
+  maxToolChars?: number;
   /** Default: the policy sampling turns at the temperature. */
   generate?: TurnGenerator;
 }
@@ -56,9 +58,9 @@ export class ToolGrpoTrainer {
     const rows = tasks.flatMap((m, t) => new Array<number>(c.groupSize).fill(t));
     const generate = p.generate ?? policyTurns(p.policy, { tokenizer: p.tokenizer, temperature: c.temperature, rng: p.rng });
     const episodes = await runEpisodes(generate, rows.map((t) => tasks[t]), {
-      tokenizer: p.tokenizer, template: p.template, maxTurns: c.maxTurns, maxTurnTokens: c.maxTurnTokens, maxTotalTokens: c.maxTotalTokens, toolFor: p.toolFor,
+      tokenizer: p.tokenizer, template: p.template, maxTurns: c.maxTurns, maxTurnTokens: c.maxTurnTokens, maxTotalTokens: c.maxTotalTokens, toolFor: p.toolFor, maxToolChars: p.maxToolChars,
     });
-    const solved = episodes.map((e, i) => p.success(e, rows[i]));
+    const solved = await p.judge(episodes, rows);
     const rewards = episodes.map((e, i) => Number(solved[i]) - c.malformedPenalty * e.malformedCalls);
     const g = groupAdvantages(rewards, c.groupSize);
     const pad = p.tokenizer.padId;

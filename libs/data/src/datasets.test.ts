@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { DataError } from './data-error';
-import { readFimData, readPpoData, readRmData, readSftData } from './datasets';
+import { readFimData, readPpoData, readRmData, readSftData, readToolTasks } from './datasets';
 import { writeJsonl } from './jsonl';
 
 let dir: string;
@@ -165,4 +165,26 @@ test('read -> writeJsonl -> read is the identity, extra fields included', async 
   const copy = join(dir, 'b.jsonl');
   await writeJsonl(copy, first);
   expect(await readPpoData(copy)).toEqual(records);
+});
+
+describe('tool tasks', () => {
+  test('answer or tests; calls optional; extra fields kept', async () => {
+    const f = jsonl('t.jsonl', [
+      { id: 'a-0', kind: 'a', question: 'What is 2 ** 10?', answer: '1024', calls: ['print(2 ** 10)'], note: 'kept' },
+      { question: 'Write add.', tests: ['assert add(1, 2) == 3'] },
+    ]);
+    const rs = await readToolTasks(f);
+    expect(rs).toHaveLength(2);
+    expect(rs[0]).toMatchObject({ answer: '1024', calls: ['print(2 ** 10)'], note: 'kept' });
+    expect(rs[1].tests).toEqual(['assert add(1, 2) == 3']);
+  });
+
+  test('a task with neither answer nor tests, or an empty call, names the file and line', async () => {
+    const f = jsonl('bad.jsonl', [{ question: 'q', answer: '1' }, { question: 'q' }, { question: 'q', answer: '1', calls: [''] }]);
+    const msg = await errorOf(readToolTasks, f);
+    expect(msg).toContain(`${f}:2`);
+    expect(msg).toContain('needs "answer" or "tests"');
+    expect(msg).toContain(`${f}:3`);
+    expect(msg).toContain('calls[0]');
+  });
 });

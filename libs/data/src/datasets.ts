@@ -6,10 +6,12 @@ import {
   PpoRecordSchema,
   RmRecordSchema,
   SftRecordSchema,
+  ToolTaskRecordSchema,
   type FimRecord,
   type PpoRecord,
   type RmRecord,
   type SftRecord,
+  type ToolTaskRecord,
 } from './schemas';
 
 /** Supervised fine-tuning pairs: `{prompt, response}`. */
@@ -23,3 +25,6 @@ export const readPpoData = (file: string): Promise<PpoRecord[]> => readJsonl(fil
 
 /** Fill-in-the-middle examples: `{prefix, suffix, middle, path?, split?}`. */
 export const readFimData = (file: string): Promise<FimRecord[]> => readJsonl(file, FimRecordSchema, { kind: 'fim' });
+
+/** Tool-use tasks: `{question, answer | tests, calls?, kind?, id?, setup?}`. */
+export const readToolTasks = (file: string): Promise<ToolTaskRecord[]> => readJsonl(file, ToolTaskRecordSchema, { kind: 'tool tasks' });

@@ -1,9 +1,9 @@
 // @rlhf-code/data: the datasets on disk: JSONL reading with errors at file:line, the record schemas (sft, rm, ppo, FIM),
 // MBPP and its split with the leak guard, the Python corpus (files, held-out rule, stdlib selection), seeded shuffles
 // and splits.
-export { type FimRecord, type PpoRecord, type RmRecord } from './schemas';
+export { type FimRecord, type PpoRecord, type RmRecord, type ToolTaskRecord } from './schemas';
 export { readJsonlRecords, writeJsonl } from './jsonl';
-export { readFimData, readPpoData, readRmData, readSftData } from './datasets';
+export { readFimData, readPpoData, readRmData, readSftData, readToolTasks } from './datasets';
 export { seededRandom, shuffle, type Seed } from './random';
 export { groupByLength, splitHeldOut } from './split';
 export { copyStdlibCorpus, corpusDirs, isHeldOut, listFiles, readCorpora, readCorpus, type CorpusFile } from './corpus';

@@ -57,6 +57,27 @@ export const FimRecordSchema = z.looseObject({
   split: z.string().optional(),
 });
 
+/**
+ * A tool-use task (issue 18): a question, and how success is judged: `answer` (the final reply states this value)
+ * or `tests` (the final reply's Python passes these asserts, after `setup`). `calls` are reference tool calls (the
+ * SFT warm-start's traces make them); `kind` names the template it came from (splits are by kind).
+ */
+export const ToolTaskRecordSchema = z
+  .looseObject({
+    id: z.union([z.string(), z.number()]).optional(),
+    kind: z.string().optional(),
+    question: z.string().min(1, nonEmpty),
+    answer: z.string().min(1, nonEmpty).optional(),
+    calls: z.array(z.string().min(1, nonEmpty)).min(1, nonEmpty).optional(),
+    tests: z
+      .array(z.string().refine((line) => line.trim() !== '', { error: 'must not be blank' }))
+      .min(1, nonEmpty)
+      .optional(),
+    setup: z.string().optional(),
+  })
+  .refine((r) => r.answer !== undefined || r.tests !== undefined, { error: 'needs "answer" or "tests" (how success is judged)' });
+
+export type ToolTaskRecord = z.infer<typeof ToolTaskRecordSchema>;
 export type SftRecord = z.infer<typeof SftRecordSchema>;
 export type RmRecord = z.infer<typeof RmRecordSchema>;
 export type PpoRecord = z.infer<typeof PpoRecordSchema>;

@@ -98,3 +98,15 @@ export const PrepFimSettings = z.strictObject({
   maxSuffixChars: int().positive().default(1000).describe('keep at most this much text after the middle'),
 });
 export type PrepFimSettings = z.output<typeof PrepFimSettings>;
+
+export const PrepToolsSettings = z.strictObject({
+  outDir: z.string().min(1).default('data/tools').describe('output folder: train.jsonl, heldout.jsonl, mbpp_train.jsonl, mbpp_validation.jsonl and README.md'),
+  perKind: int().positive().default(100).describe('training tasks per training kind'),
+  heldoutPerKind: int().positive().default(50).describe('held-out tasks per held-out kind'),
+  trainKinds: z.array(z.string().min(1)).min(1).optional().describe('kinds trained on (comma-separated; default: every kind not held out)'),
+  heldoutKinds: z.array(z.string().min(1)).min(1).optional().describe('kinds held out for evaluation (comma-separated; default: digit_count, reverse_words, multiples_sum, two_step_range)'),
+  seed: seedField('seed of the generated tasks (training and held-out tasks use different streams)'),
+  mbpp: mbppField.describe('MBPP JSONL file: its train (601-974) and validation (511-600) problems become tool tasks with tests, for real models ("none" = skip)'),
+  python: pythonField,
+});
+export type PrepToolsSettings = z.output<typeof PrepToolsSettings>;

@@ -1,136 +1,145 @@
-// Tasks that need execution (issue 18): questions whose answer is a computed value, too long or fiddly to get right
-// without running code at the shipped model's scale (12-digit products, modular powers, counts over long strings,
-// small simulations). Each kind is a template with a seeded generator, the exact answer (computed here, with BigInt
-// where numbers are large) and a reference Python solution (the synthetic tool-use traces of the SFT warm-start run
-// it). Splits are by kind: held-out tasks are of kinds never trained on.
+// Tasks that need execution (issue 18): questions whose answer is a computed value the shipped model cannot work out
+// in its head (24-digit products, modular powers, counts over long strings, small simulations), but can get by
+// running the right code. Each kind is a question template with a seeded generator and its reference tool calls;
+// the answer is what those calls print, run in the interpreter (solveToolTasks), so it is Python's own result.
+//
+// Most kinds ask for the value of a Python expression ("What is pow(417, 9021, 7919)?"): a model of the shipped
+// size can learn to copy an expression into a call and read the result back, and that skill carries to expressions
+// it never saw. Two-step kinds first define a variable, then ask about it: their reference traces make two calls
+// (define, then query), which only a stateful interpreter answers. Splits are by kind: held-out tasks are of kinds
+// never trained on.
+import { promises as fs } from 'fs';
+import * as path from 'path';
+import { mbppDatasets, readMbpp, writeJsonl } from '@rlhf-code/data';
 import { createRng, type Rng } from '@rlhf-code/model';
+import { PythonInterpreter, SandboxPool } from '@rlhf-code/sandbox';
+import type { PrepToolsSettings } from './settings';
 
 export interface ToolTask {
   id: string;
   kind: string;
   question: string;
-  /** The exact answer, as the final reply should state it. */
+  /** The exact answer, as the final reply should state it (the reference calls' printed value). */
   answer: string;
-  /** Python that prints the answer (what a good tool call runs). */
-  solution: string;
+  /** The reference tool calls, in order: the last one prints the answer. */
+  calls: string[];
 }
 
 const int = (rng: Rng, lo: number, hi: number) => lo + Math.floor(rng.next() * (hi - lo + 1));
 const digits = (rng: Rng, n: number) => String(int(rng, 1, 9)) + Array.from({ length: n - 1 }, () => int(rng, 0, 9)).join('');
 const letters = (rng: Rng, n: number, alphabet = 'abcde') => Array.from({ length: n }, () => alphabet[int(rng, 0, alphabet.length - 1)]).join('');
-const list = (rng: Rng, n: number, lo: number, hi: number) => Array.from({ length: n }, () => int(rng, lo, hi));
+const list = (rng: Rng, n: number, lo: number, hi: number) => `[${Array.from({ length: n }, () => int(rng, lo, hi)).join(', ')}]`;
+const word = (rng: Rng) => letters(rng, int(rng, 3, 5), 'abcdefghijklmnopqrstuvwxyz');
 
-function powMod(b: bigint, e: bigint, m: bigint): bigint {
-  let r = 1n;
-  b %= m;
-  while (e > 0n) {
-    if (e & 1n) r = (r * b) % m;
-    b = (b * b) % m;
-    e >>= 1n;
-  }
-  return r;
-}
+type Template = (rng: Rng) => { question: string; calls: string[] };
+/** "What is <expr>?", answered by printing it. */
+const expr = (e: string) => ({ question: `What is ${e}?`, calls: [`print(${e})`] });
+/** "Let <name> = <value>. What is <query>?", answered by defining the name in one call and printing the query in the next. */
+const twoStep = (name: string, value: string, query: string) => ({ question: `Let ${name} = ${value}. What is ${query}?`, calls: [`${name} = ${value}`, `print(${query})`] });
 
-type Template = (rng: Rng) => Omit<ToolTask, 'id' | 'kind'>;
-
-/** Every kind of task, by name. */
+/** Every kind of task, by name. Expressions and answers are kept short: the model copies both, token by token. */
 export const TOOL_TASK_KINDS: Record<string, Template> = {
-  big_product: (rng) => {
-    const [a, b] = [digits(rng, 12), digits(rng, 11)];
-    return { question: `What is ${a} * ${b}?`, answer: String(BigInt(a) * BigInt(b)), solution: `print(${a} * ${b})` };
+  product: (rng) => expr(`${digits(rng, int(rng, 4, 5))} * ${digits(rng, int(rng, 4, 5))}`),
+  power_mod: (rng) => expr(`pow(${int(rng, 2, 999)}, ${int(rng, 100, 9999)}, ${int(rng, 100, 9999)})`),
+  floor_mod: (rng) => expr(`${digits(rng, 6)} // ${int(rng, 7, 99)} + ${digits(rng, 5)} % ${int(rng, 7, 99)}`),
+  digit_sum: (rng) => expr(`sum(int(d) for d in str(${int(rng, 2, 99)} ** ${int(rng, 20, 80)}))`),
+  count_letter: (rng) => expr(`'${letters(rng, int(rng, 20, 30))}'.count('${letters(rng, 1)}')`),
+  kth_smallest: (rng) => expr(`sorted(${list(rng, 8, -99, 99)})[${int(rng, 1, 7)}]`),
+  sum_of_squares: (rng) => expr(`sum(x * x for x in ${list(rng, 8, -99, 99)})`),
+  divisor_count: (rng) => {
+    const n = int(rng, 1000, 99999);
+    return expr(`len([d for d in range(1, ${n} + 1) if ${n} % d == 0])`);
   },
-  power_mod: (rng) => {
-    const [b, e, m] = [int(rng, 2, 999), int(rng, 100, 100000), int(rng, 1000, 99999)];
-    return { question: `What is ${b} to the power ${e}, modulo ${m}?`, answer: String(powMod(BigInt(b), BigInt(e), BigInt(m))), solution: `print(pow(${b}, ${e}, ${m}))` };
-  },
-  digit_sum_factorial: (rng) => {
-    const n = int(rng, 25, 70);
-    let f = 1n;
-    for (let i = 2n; i <= BigInt(n); i++) f *= i;
-    const sum = [...String(f)].reduce((s, d) => s + Number(d), 0);
-    return { question: `What is the sum of the digits of ${n}! (${n} factorial)?`, answer: String(sum), solution: `import math\nprint(sum(int(d) for d in str(math.factorial(${n}))))` };
-  },
-  count_letter: (rng) => {
-    const s = letters(rng, int(rng, 50, 80));
-    const c = 'abcde'[int(rng, 0, 4)];
-    return { question: `How many times does the letter '${c}' appear in '${s}'?`, answer: String([...s].filter((x) => x === c).length), solution: `print('${s}'.count('${c}'))` };
-  },
-  kth_smallest: (rng) => {
-    const xs = list(rng, 20, -500, 500);
-    const k = int(rng, 2, 19);
-    return { question: `What is the ${k}th smallest number in ${JSON.stringify(xs).replace(/,/g, ', ')}?`, answer: String([...xs].sort((a, b) => a - b)[k - 1]), solution: `print(sorted(${JSON.stringify(xs)})[${k - 1}])` };
-  },
-  fibonacci: (rng) => {
-    const n = int(rng, 60, 120);
-    let [a, b] = [1n, 1n];
-    for (let i = 3; i <= n; i++) [a, b] = [b, a + b];
-    return { question: `With F(1) = F(2) = 1 and F(n) = F(n-1) + F(n-2), what is F(${n})?`, answer: String(b), solution: `a, b = 1, 1\nfor _ in range(${n} - 2):\n    a, b = b, a + b\nprint(b)` };
-  },
-  collatz_steps: (rng) => {
-    let n = int(rng, 1000, 99999);
-    const start = n;
-    let steps = 0;
-    while (n !== 1) {
-      n = n % 2 === 0 ? n / 2 : 3 * n + 1;
-      steps++;
-    }
-    return { question: `Starting from ${start}, how many steps of the Collatz rule (halve if even, else 3n + 1) does it take to reach 1?`, answer: String(steps), solution: `n, steps = ${start}, 0\nwhile n != 1:\n    n = n // 2 if n % 2 == 0 else 3 * n + 1\n    steps += 1\nprint(steps)` };
-  },
-  count_primes: (rng) => {
-    const n = int(rng, 1000, 30000);
-    const sieve = new Uint8Array(n);
-    let count = 0;
-    for (let i = 2; i < n; i++) {
-      if (sieve[i]) continue;
-      count++;
-      for (let j = i * i; j < n; j += i) sieve[j] = 1;
-    }
-    return { question: `How many prime numbers are smaller than ${n}?`, answer: String(count), solution: `n = ${n}\nis_prime = [True] * n\nfor i in range(2, int(n ** 0.5) + 1):\n    if is_prime[i]:\n        is_prime[i * i::i] = [False] * len(range(i * i, n, i))\nprint(sum(is_prime[2:]))` };
-  },
-  sum_of_squares: (rng) => {
-    const xs = list(rng, 25, -99, 99);
-    return { question: `What is the sum of the squares of ${JSON.stringify(xs).replace(/,/g, ', ')}?`, answer: String(xs.reduce((s, x) => s + x * x, 0)), solution: `print(sum(x * x for x in ${JSON.stringify(xs)}))` };
-  },
-  lcm_three: (rng) => {
-    const xs = list(rng, 3, 100, 9999).map(BigInt);
-    const gcd = (a: bigint, b: bigint): bigint => (b === 0n ? a : gcd(b, a % b));
-    const l = xs.reduce((a, b) => (a * b) / gcd(a, b));
-    return { question: `What is the least common multiple of ${xs.join(', ')}?`, answer: String(l), solution: `import math\nprint(math.lcm(${xs.join(', ')}))` };
-  },
-  reverse_words: (rng) => {
-    const words = Array.from({ length: int(rng, 6, 10) }, () => letters(rng, int(rng, 3, 7), 'abcdefghijklmnopqrstuvwxyz'));
-    const s = words.join(' ');
-    return { question: `Reverse the order of the words in '${s}'. What is the result?`, answer: [...words].reverse().join(' '), solution: `print(' '.join(reversed('${s}'.split())))` };
-  },
-  fizz_sum: (rng) => {
-    const n = int(rng, 500, 50000);
-    const [a, b] = [int(rng, 3, 7), int(rng, 8, 13)];
-    let s = 0;
-    for (let i = 1; i <= n; i++) if (i % a === 0 || i % b === 0) s += i;
-    return { question: `A counter starts at 0. For every i from 1 to ${n}, it adds i when i is divisible by ${a} or by ${b}. What is its final value?`, answer: String(s), solution: `print(sum(i for i in range(1, ${n} + 1) if i % ${a} == 0 or i % ${b} == 0))` };
-  },
+  two_step_list: (rng) => twoStep('xs', list(rng, 6, -99, 99), `sum(xs) * max(xs)`),
+  two_step_text: (rng) => twoStep('s', `'${letters(rng, int(rng, 15, 25))}'`, `s.count('${letters(rng, 1)}') * len(s)`),
+  // Held out by default (HELD_OUT_KINDS): expressions of other shapes, and a two-step kind with other names.
+  digit_count: (rng) => expr(`len(str(${int(rng, 2, 99)} ** ${int(rng, 100, 900)}))`),
+  reverse_words: (rng) => expr(`' '.join(reversed('${Array.from({ length: int(rng, 3, 5) }, () => word(rng)).join(' ')}'.split()))`),
+  multiples_sum: (rng) => expr(`sum(i for i in range(1, ${int(rng, 500, 5000)}) if i % ${int(rng, 3, 13)} == 0)`),
+  two_step_range: (rng) => twoStep('ys', list(rng, 6, -999, 999), `max(ys) - min(ys) + len(ys)`),
 };
 
 /** Kinds held out for evaluation by default: never trained on. */
-export const HELD_OUT_KINDS = ['lcm_three', 'reverse_words', 'fizz_sum'];
+export const HELD_OUT_KINDS = ['digit_count', 'reverse_words', 'multiples_sum', 'two_step_range'];
+/** The kinds trained on by default: the others. */
+export const TRAIN_KINDS = Object.keys(TOOL_TASK_KINDS).filter((k) => !HELD_OUT_KINDS.includes(k));
 
-/** `perKind` tasks of each of `kinds`, from one seed (the same seed and kinds give the same tasks). */
-export function generateToolTasks(kinds: readonly string[], perKind: number, seed: number | string): ToolTask[] {
-  const out: ToolTask[] = [];
+/** `perKind` tasks of each of `kinds`, from one seed (the same seed and kinds give the same tasks), answers unset. */
+export function generateToolTasks(kinds: readonly string[], perKind: number, seed: number | string): Omit<ToolTask, 'answer'>[] {
+  const out: Omit<ToolTask, 'answer'>[] = [];
   for (const kind of kinds) {
     const make = TOOL_TASK_KINDS[kind];
     if (!make) throw new Error(`tool tasks: unknown kind "${kind}" (known: ${Object.keys(TOOL_TASK_KINDS).join(', ')})`);
     const rng = createRng(`tool-tasks:${seed}:${kind}`);
-    for (let i = 0; i < perKind; i++) out.push({ id: `${kind}-${i}`, kind, ...make(rng) });
+    for (let i = 0; i < perKind; i++) out.push({ id: `${kind}-${seed}-${i}`, kind, ...make(rng) });
   }
   return out;
 }
 
 /**
- * Whether a final reply states the answer: the answer appears in it as a whole token (numbers not inside a longer
- * number, e.g. "43" does not match "143" or "43.5"), case and surrounding punctuation aside.
+ * The answers: each task's reference calls run in order in a fresh stateful interpreter (`interpreter()`), the last
+ * one's output, trimmed. A call that fails (an exception, a timeout) is an error naming the task: the generator is wrong.
  */
-export function answerMatches(reply: string, answer: string): boolean {
-  const esc = answer.toLowerCase().replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  return new RegExp(`(^|[^\\w.-])${esc}(?!\\w|\\.\\d)`).test(reply.toLowerCase());
+export async function solveToolTasks(tasks: readonly Omit<ToolTask, 'answer'>[], interpreter: () => PythonInterpreter): Promise<ToolTask[]> {
+  return Promise.all(
+    tasks.map(async (t) => {
+      const py = interpreter();
+      try {
+        let output = '';
+        for (const code of t.calls) {
+          const r = await py.run(code);
+          if (r.timedOut || /Traceback|Error:/.test(r.output)) throw new Error(`tool tasks: ${t.id}: its reference call failed: ${r.output.trim().split('\n').pop()}`);
+          output = r.output;
+        }
+        return { ...t, answer: output.trim() };
+      } finally {
+        await py.close();
+      }
+    }),
+  );
+}
+
+/** An MBPP problem as a tool task judged by its tests: the problem and its first test, the function asked for in a fenced block. */
+function mbppToolTask(row: { prompt: string; tests: string[]; setup?: string; task_id: number }) {
+  const text = row.prompt.trimEnd().split('\n').map((line) => line.replace(/^# ?/, '')).join('\n');
+  return { id: `mbpp-${row.task_id}`, kind: 'mbpp', question: `${text}\nReply with the function in a \`\`\`python block.`, tests: row.tests, ...(row.setup ? { setup: row.setup } : {}) };
+}
+
+const README = (s: PrepToolsSettings, train: readonly string[], heldOut: readonly string[], mbpp: boolean) => `# Tool-use tasks (issue 18)
+
+Written by \`npx nx run prep:tools\` (seed ${s.seed}); \`bash run_tools.sh\` makes them when missing.
+
+- \`train.jsonl\`: ${s.perKind} tasks of each training kind (${train.join(', ')}).
+- \`heldout.jsonl\`: ${s.heldoutPerKind} tasks of each held-out kind (${heldOut.join(', ')}): kinds never trained on.
+${mbpp ? '- `mbpp_train.jsonl`, `mbpp_validation.jsonl`: MBPP\'s train (601-974) and validation (511-600) problems, judged by their\n  tests, for real models (the test split 11-510 is never used here).\n' : ''}
+Each line: \`{"id", "kind", "question", "answer", "calls"}\`: the answer is what the reference calls print, run in the
+interpreter; \`calls\` are the tool calls of the SFT warm-start's traces. MBPP lines have \`"tests"\` (and \`"setup"\`)
+instead of an answer.
+
+License: the generated tasks are this project's (same license as the code). The MBPP problems are from Austin et al.
+2021, "Program Synthesis with Large Language Models", released under CC BY 4.0.
+`;
+
+/** `prep tools`: the generated task files (and MBPP's as tool tasks); returns one summary line. */
+export async function writeToolTasks(s: PrepToolsSettings): Promise<string> {
+  const heldOut = s.heldoutKinds ?? HELD_OUT_KINDS;
+  const train = s.trainKinds ?? Object.keys(TOOL_TASK_KINDS).filter((k) => !heldOut.includes(k));
+  const both = train.filter((k) => heldOut.includes(k));
+  if (both.length > 0) throw new Error(`--train-kinds and --heldout-kinds share ${both.join(', ')}: held-out kinds must never be trained on`);
+  const pool = new SandboxPool({ concurrency: 2, python: s.python });
+  const interpreter = () => new PythonInterpreter({ stateful: true, timeoutMs: 30_000, python: s.python }, pool);
+  const trainTasks = await solveToolTasks(generateToolTasks(train, s.perKind, `train-${s.seed}`), interpreter);
+  const heldTasks = await solveToolTasks(generateToolTasks(heldOut, s.heldoutPerKind, `heldout-${s.seed}`), interpreter);
+  const files = { train: path.join(s.outDir, 'train.jsonl'), heldout: path.join(s.outDir, 'heldout.jsonl') };
+  await writeJsonl(files.train, trainTasks);
+  await writeJsonl(files.heldout, heldTasks);
+  let mbppLine = '';
+  if (s.mbpp !== 'none') {
+    const d = mbppDatasets(await readMbpp(s.mbpp));
+    await writeJsonl(path.join(s.outDir, 'mbpp_train.jsonl'), d.ppo.map(mbppToolTask));
+    await writeJsonl(path.join(s.outDir, 'mbpp_validation.jsonl'), d.validation.map(mbppToolTask));
+    mbppLine = `, MBPP ${d.ppo.length} training / ${d.validation.length} validation problems`;
+  }
+  await fs.writeFile(path.join(s.outDir, 'README.md'), README(s, train, heldOut, s.mbpp !== 'none'));
+  return `${files.train} ${trainTasks.length} tasks (${train.length} kinds), ${files.heldout} ${heldTasks.length} tasks (${heldOut.length} kinds)${mbppLine}`;
 }

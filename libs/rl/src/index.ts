@@ -6,7 +6,7 @@ export { maskedMean } from './masked';
 export { METRICS } from './metrics';
 export { layoutSequences, selectRows, takeRows, type SequenceBatch } from './rollout';
 export { forwardResponses, forwardResponsesToHost, responseLogProbs } from './policy-forward';
-export { executionScorer, type ExecPrompt } from './execution-scorer';
+export { executionScorer, responseProgram, type ExecPrompt } from './execution-scorer';
 export { combineScorers, rewardModelScorer, type Scorer } from './scorers';
 export { PpoTrainer } from './ppo-trainer';
 export { createValueHead } from './value-head';

@@ -1,0 +1,59 @@
+// The three tool stages end to end on a tiny random model: warm-start -> GRPO -> eval writes the table in the shape
+// the issue names, each row paired with the baseline; bad --runs entries and task files fail with a clear message.
+import * as fs from 'fs';
+import * as path from 'path';
+import { initBackend } from '@rlhf-code/backend';
+import { saveTinyModel, tempDir, TOKENIZER_DIR } from '@rlhf-code/model/testing';
+import { ToolEvalSettings, ToolGrpoSettings, ToolWarmStartSettings } from './settings';
+import { parseEvalRuns, runToolEval, runToolGrpo, runToolWarmStart } from './stages';
+
+jest.setTimeout(120_000);
+beforeAll(() => initBackend({ quiet: true }));
+
+test('parseEvalRuns: name=checkpoint:tool rows; errors name the entry', () => {
+  expect(parseEvalRuns('a=results/x:stateful, b=/abs/y:none')).toEqual([
+    { name: 'a', dir: 'results/x', tool: 'stateful' },
+    { name: 'b', dir: '/abs/y', tool: 'none' },
+  ]);
+  expect(() => parseEvalRuns('a=results/x')).toThrow('--runs: "a=results/x" is not name=checkpoint:tool');
+  expect(() => parseEvalRuns('a=results/x:docker')).toThrow('tool must be one of stateful, stateless, none, got "docker"');
+  expect(() => parseEvalRuns('a=x:none,a=y:none')).toThrow('the name "a" is used twice');
+});
+
+test('warm-start -> GRPO -> eval on a tiny model: checkpoints, metrics and eval.json', async () => {
+  const dir = tempDir('tool-stages-');
+  const base = path.join(dir, 'base');
+  await saveTinyModel(base, { seed: 5, tokenizerDir: TOKENIZER_DIR });
+  const task = (i: number) => ({ id: `t${i}`, kind: i % 2 ? 'odd' : 'even', question: `What is ${i} + 1000?`, answer: String(i + 1000), calls: [`print(${i} + 1000)`] });
+  const data = path.join(dir, 'tasks.jsonl');
+  fs.writeFileSync(data, [0, 1, 2, 3].map((i) => JSON.stringify(task(i))).join('\n') + '\n');
+  const quiet = () => {};
+
+  const ws = await runToolWarmStart(ToolWarmStartSettings.parse({ model: base, data, out: path.join(dir, 'sft'), maxSteps: 2, batchSize: 2, heldoutFraction: 0, quiet: true }), quiet);
+  expect(ws).toMatchObject({ stage: 'tool-warmstart', step: 2, traces: 4 });
+  expect(fs.existsSync(path.join(dir, 'sft', 'model.safetensors'))).toBe(true);
+
+  const limits = { maxTurns: 2, maxTurnTokens: 8, maxTotalTokens: 400 };
+  const g = await runToolGrpo(ToolGrpoSettings.parse({ model: path.join(dir, 'sft'), data, out: path.join(dir, 'grpo'), steps: 2, batchSize: 2, groupSize: 2, microBatchSize: 2, quiet: true, ...limits }), quiet);
+  expect(g).toMatchObject({ stage: 'tool-grpo', step: 2, interrupted: false });
+  const metrics = fs.readFileSync(path.join(dir, 'grpo', 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  expect(metrics.map((m) => m.step)).toEqual([1, 2]);
+  for (const k of ['env/success_mean', 'env/tool_calls_mean', 'env/turns_mean', 'env/malformed_rate', 'tokens/masked_share']) expect(typeof metrics[0][k]).toBe('number');
+
+  const out = path.join(dir, 'eval.json');
+  const runs = `ws=${path.join(dir, 'sft')}:stateful,grpo=${path.join(dir, 'grpo')}:stateless,none=${path.join(dir, 'grpo')}:none`;
+  const r = await runToolEval(ToolEvalSettings.parse({ runs, baseline: 'ws', data, out, samplesPerTask: 2, ...limits }), quiet);
+  const json = JSON.parse(fs.readFileSync(out, 'utf8'));
+  expect(json).toEqual(JSON.parse(JSON.stringify(r)));
+  expect(json).toMatchObject({ n_tasks: 4, samples_per_task: 2 });
+  expect(Object.keys(json.models)).toEqual(['ws', 'grpo', 'none']);
+  for (const row of Object.values(json.models) as Record<string, unknown>[]) {
+    for (const k of ['success', 'se', 'tool_calls', 'turns', 'malformed']) expect(row).toHaveProperty(k);
+  }
+  expect(json.models.none.tool_calls).toBe(0); // no tool offered, none run
+  expect(Object.keys(json.vs_sft)).toEqual(['grpo', 'none']);
+  expect(json.vs_sft.grpo.diff).toBeCloseTo(json.models.grpo.success - json.models.ws.success, 10);
+
+  await expect(runToolEval(ToolEvalSettings.parse({ runs, baseline: 'sft', data, out }), quiet)).rejects.toThrow('--baseline sft: no such row in --runs (rows: ws, grpo, none)');
+  await expect(runToolEval(ToolEvalSettings.parse({ runs: `a=${dir}/nothing:none`, baseline: 'a', data, out }), quiet)).rejects.toThrow(`--runs a: ${dir}/nothing is not a checkpoint folder`);
+});

@@ -1,0 +1,256 @@
+// The tool-use stages behind `tool-rl warmstart | train | eval` (apps/tool-rl is their command line):
+//   runToolWarmStart  SFT on synthetic traces of the tasks' reference calls (the format, before RL)
+//   runToolGrpo       GRPO over multi-turn episodes with the interpreter
+//   runToolEval       success on held-out tasks per (checkpoint, interpreter) row, each row paired with a baseline
+import * as fs from 'fs';
+import * as path from 'path';
+import { readToolTasks, shuffle, type ToolTaskRecord } from '@rlhf-code/data';
+import { checkResumedRank, createRng, loadModelAndTokenizer, parameterCount, Qwen2Model, type LoraConfig } from '@rlhf-code/model';
+import { loadPpoModels, savePpoCheckpoint } from '@rlhf-code/rl';
+import { SandboxPool } from '@rlhf-code/sandbox';
+import { meanSe, paired, type PairedDiff } from '@rlhf-code/stats';
+import { chatTemplateOf, loadTokenizer, type TemplateMessage } from '@rlhf-code/tokenizer';
+import { loraConfigOf, RunDir, runLmStage, trainerConfig, TrainingRun, yieldToEventLoop, type LmExample } from '@rlhf-code/train';
+import { interpreterTools, runEpisodes, type Episode } from './episode';
+import { judgeEpisodes } from './judge';
+import { policyTurns } from './policy-turns';
+import { TOOL_MODES, type ToolEvalSettings, type ToolGrpoSettings, type ToolMode, type ToolWarmStartSettings } from './settings';
+import { ToolGrpoTrainer } from './tool-grpo';
+import { warmStartExamples } from './warm-start';
+
+type EpisodeLimits = Pick<ToolGrpoSettings, 'maxTurns' | 'maxTurnTokens' | 'maxTotalTokens' | 'toolTimeoutMs' | 'toolMemoryMb' | 'toolOutputChars' | 'toolWorkers' | 'system'>;
+
+/** The opening messages of a task: the optional system message, then the question. */
+export function taskMessages(t: Pick<ToolTaskRecord, 'question'>, system?: string): TemplateMessage[] {
+  return [...(system ? [{ role: 'system' as const, content: system }] : []), { role: 'user' as const, content: t.question }];
+}
+
+/** The interpreter options of the settings (the pool is the concurrency limit). */
+const interpreterOptions = (f: EpisodeLimits) => ({ timeoutMs: f.toolTimeoutMs, memoryMb: f.toolMemoryMb, outputChars: Math.max(f.toolOutputChars, 64) });
+
+/** Tasks of a file, the first `limit` (0 = all), with at least `min` of them. */
+async function readTasks(file: string, limit: number, flag: string, min = 1): Promise<ToolTaskRecord[]> {
+  let tasks = await readToolTasks(file);
+  if (limit > 0) tasks = tasks.slice(0, limit);
+  if (tasks.length < min) throw new Error(`${flag} ${file}: need at least ${min} tasks, found ${tasks.length}`);
+  return tasks;
+}
+
+export async function runToolWarmStart(f: ToolWarmStartSettings, log: (line: string) => void = console.error) {
+  const tok = loadTokenizer(f.model);
+  const template = chatTemplateOf(tok);
+  const records = await readTasks(f.data, 0, '--data');
+  const withCalls = records.filter((r) => r.calls && r.answer !== undefined);
+  if (withCalls.length === 0) throw new Error(`--data ${f.data}: no task has "calls" and "answer" (the warm-start traces make the reference calls)`);
+  const rng = createRng(`warmstart:${f.seed}`);
+  const tasks = withCalls.map((r) => ({ question: r.question, answer: r.answer!, calls: r.calls!, direct: rng.next() < f.directShare }));
+  const pool = new SandboxPool({ concurrency: 2 });
+  const { examples: all } = await warmStartExamples(tasks, { tokenizer: tok, template, toolFor: interpreterTools(f.interpreter === 'stateful', { timeoutMs: 30_000 }, pool), system: f.system });
+  const fits = all.filter((e) => e.ids.length <= f.maxLen);
+  const order = shuffle(fits, `warmstart-split:${f.seed}`);
+  const nHeld = Math.round(order.length * f.heldoutFraction);
+  const heldOut = order.slice(0, nHeld);
+  const examples = order.slice(nHeld);
+  const direct = tasks.filter((t) => t.direct).length;
+  log(
+    `tool-rl warmstart: ${records.length} tasks in ${f.data}: ${withCalls.length} with reference calls (${records.length - withCalls.length} without, skipped); ` +
+      `${direct} traces answer without the tool; ${all.length - fits.length} longer than --max-len ${f.maxLen} dropped; ${examples.length} training / ${heldOut.length} held-out traces`,
+  );
+  const from = new RunDir(f.out).resumeFrom(f.resume);
+  const model = await Qwen2Model.load(from ?? f.model);
+  model.gradCheckpointing = f.gradCheckpointing;
+  const lora = loraConfigOf(f);
+  if (from) checkResumedRank(from, model.lora, f.loraRank);
+  if (lora && !from) model.addLora(lora, { seed: f.seed });
+  if (lora) log(`tool-rl warmstart: LoRA r=${lora.r}: ${parameterCount(model.trainableParams()).toLocaleString('en-US')} trainable parameters`);
+  try {
+    const result = await runLmStage({
+      label: 'tool warm-start',
+      model,
+      tokenizerDir: f.model,
+      padId: tok.padId,
+      outDir: f.out,
+      examplesOf: () => examples,
+      heldOut,
+      epochs: f.epochs,
+      maxSteps: f.maxSteps,
+      batchSize: f.batchSize,
+      gradAccum: 1,
+      optim: f,
+      saveEvery: f.saveEvery,
+      seed: f.seed,
+      resume: f.resume,
+      quiet: f.quiet,
+      extraFiles: { 'training_args.json': { stage: 'tool-warmstart', base_model: f.model, ...f } },
+      baseModel: f.model,
+    });
+    if (f.mergeExport && !result.interrupted) {
+      await new RunDir(f.mergeExport).save({ config: model.config, weights: model.mergedWeights(), tokenizerDir: f.model, extraFiles: { 'training_args.json': { stage: 'tool-warmstart', base_model: f.model, ...f } } });
+    }
+    return { stage: 'tool-warmstart', out: f.out, step: result.position.step, interrupted: result.interrupted, traces: examples.length, direct, ...result.lastEval };
+  } finally {
+    model.dispose();
+  }
+}
+
+export async function runToolGrpo(f: ToolGrpoSettings, log: (line: string) => void = console.error) {
+  const tasks = await readTasks(f.data, f.limit, '--data', 1);
+  const tok = loadTokenizer(f.model);
+  const template = chatTemplateOf(tok);
+  const lora: LoraConfig | null = f.loraRank > 0 ? { r: f.loraRank, alpha: f.loraAlpha, dropout: 0, targets: f.loraTargets } : null;
+  const { policy, reference } = await loadPpoModels({ modelDir: f.model, algo: 'grpo', rewardModelDir: null, lora, seed: f.seed });
+  const pool = new SandboxPool({ concurrency: f.toolWorkers });
+  let batch: ToolTaskRecord[] = [];
+  const grpo = new ToolGrpoTrainer(
+    {
+      policy,
+      reference,
+      tokenizer: tok,
+      template,
+      toolFor: interpreterTools(f.interpreter === 'stateful', interpreterOptions(f), pool),
+      judge: (episodes, rows) => judgeEpisodes(episodes, rows.map((r) => batch[r]), pool),
+      rng: createRng(`tool-grpo:${f.seed}`),
+      trainer: trainerConfig(f, f.steps * f.ppoEpochs * f.miniBatches),
+      maxToolChars: f.toolOutputChars,
+    },
+    f,
+  );
+  log(`tool-rl train: ${tasks.length} tasks from ${f.data}; ${f.steps} iterations of ${f.batchSize} tasks x ${f.groupSize} episodes, ${f.interpreter} interpreter` + (lora ? `, LoRA r=${lora.r}` : ''));
+  const run = new TrainingRun({ outDir: f.out, label: 'tool grpo', totalSteps: f.steps, quiet: f.quiet });
+  const save = (step: number) =>
+    savePpoCheckpoint(f.out, { policy, valueHead: null }, { tokenizerDir: f.model, baseModel: f.model, extraFiles: { 'training_args.json': { stage: 'tool-grpo', base_model: f.model, step, ...f } } });
+  let order: ToolTaskRecord[] = [];
+  let step = 0;
+  const t0 = Date.now();
+  try {
+    for (step = 1; step <= f.steps && !run.stopRequested; step++) {
+      // Tasks in a fresh seeded order every pass over the file.
+      const pass = Math.floor(((step - 1) * f.batchSize) / tasks.length);
+      if (order.length === 0 || ((step - 1) * f.batchSize) % tasks.length < f.batchSize) order = shuffle(tasks, `tool-grpo:${f.seed}:${pass}`);
+      const at = ((step - 1) * f.batchSize) % tasks.length;
+      batch = [...order, ...order].slice(at, at + Math.min(f.batchSize, tasks.length));
+      const m = await grpo.step(batch.map((t) => taskMessages(t, f.system)));
+      run.log(step, m, ['env/success_mean', 'env/tool_calls_mean']);
+      if (f.saveEvery > 0 && step % f.saveEvery === 0 && step < f.steps) await save(step);
+      await yieldToEventLoop();
+    }
+    step--;
+    await save(step);
+  } finally {
+    run.close();
+    grpo.dispose();
+    policy.dispose();
+    reference.dispose();
+  }
+  return { stage: 'tool-grpo', out: f.out, step, interrupted: step < f.steps, seconds: (Date.now() - t0) / 1000 };
+}
+
+/** One row of the evaluation: a checkpoint with an interpreter (or none). */
+export interface EvalRun {
+  name: string;
+  dir: string;
+  tool: ToolMode;
+}
+
+/** `name=dir:tool,...` -> rows; errors name the entry. */
+export function parseEvalRuns(spec: string): EvalRun[] {
+  const runs = spec.split(',').map((entry) => {
+    const m = /^([\w.-]+)=(.+):(\w+)$/.exec(entry.trim());
+    if (!m) throw new Error(`--runs: "${entry}" is not name=checkpoint:tool (tool = ${TOOL_MODES.join(', ')})`);
+    if (!(TOOL_MODES as readonly string[]).includes(m[3])) throw new Error(`--runs: "${entry}": tool must be one of ${TOOL_MODES.join(', ')}, got "${m[3]}"`);
+    return { name: m[1], dir: m[2], tool: m[3] as ToolMode };
+  });
+  const names = runs.map((r) => r.name);
+  const dup = names.find((n, i) => names.indexOf(n) !== i);
+  if (dup) throw new Error(`--runs: the name "${dup}" is used twice`);
+  return runs;
+}
+
+export interface EvalRow {
+  success: number;
+  se: number | null;
+  tool_calls: number;
+  turns: number;
+  malformed: number;
+  answered: number;
+  by_kind: Record<string, { success: number; se: number | null; n: number }>;
+  checkpoint: string;
+  tool: ToolMode;
+  seconds: number;
+}
+
+/** Episodes of one row: every task `k` times, the same seed for every row (paired sampling noise). */
+async function evalRow(r: EvalRun, tasks: readonly ToolTaskRecord[], f: ToolEvalSettings, pool: SandboxPool): Promise<{ row: EvalRow; perTask: number[] }> {
+  const t0 = Date.now();
+  const { model, tokenizer } = await loadModelAndTokenizer(r.dir, { trainable: false, merge: true });
+  try {
+    const template = chatTemplateOf(tokenizer);
+    const rows = tasks.flatMap((t) => new Array<ToolTaskRecord>(f.samplesPerTask).fill(t));
+    const episodes: Episode[] = await runEpisodes(policyTurns(model, { tokenizer, temperature: f.temperature, rng: createRng(`tool-eval:${f.seed}`), batchSize: f.batchSize }), rows.map((t) => taskMessages(t, f.system)), {
+      tokenizer,
+      template,
+      maxTurns: f.maxTurns,
+      maxTurnTokens: f.maxTurnTokens,
+      maxTotalTokens: f.maxTotalTokens,
+      maxToolChars: f.toolOutputChars,
+      noTool: r.tool === 'none',
+      toolFor: interpreterTools(r.tool === 'stateful', interpreterOptions(f), pool),
+    });
+    const ok = (await judgeEpisodes(episodes, rows, pool)).map(Number);
+    const k = f.samplesPerTask;
+    const perTask = tasks.map((_, i) => ok.slice(i * k, (i + 1) * k).reduce((a, b) => a + b, 0) / k);
+    const s = meanSe(perTask);
+    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+    const calls = episodes.reduce((n, e) => n + e.toolCalls + e.malformedCalls, 0);
+    const byKind: EvalRow['by_kind'] = {};
+    for (const kind of new Set(tasks.map((t) => t.kind ?? 'task'))) {
+      const xs = perTask.filter((_, i) => (tasks[i].kind ?? 'task') === kind);
+      const ks = meanSe(xs);
+      byKind[kind] = { success: ks.mean, se: ks.se, n: xs.length };
+    }
+    return {
+      perTask,
+      row: {
+        success: s.mean,
+        se: s.se,
+        tool_calls: mean(episodes.map((e) => e.toolCalls)),
+        turns: mean(episodes.map((e) => e.turns)),
+        malformed: calls > 0 ? episodes.reduce((n, e) => n + e.malformedCalls, 0) / calls : 0,
+        answered: mean(episodes.map((e) => Number(e.end === 'answer'))),
+        by_kind: byKind,
+        checkpoint: r.dir,
+        tool: r.tool,
+        seconds: (Date.now() - t0) / 1000,
+      },
+    };
+  } finally {
+    model.dispose();
+  }
+}
+
+export async function runToolEval(f: ToolEvalSettings, log: (line: string) => void = console.error) {
+  const runs = parseEvalRuns(f.runs);
+  if (!runs.some((r) => r.name === f.baseline)) throw new Error(`--baseline ${f.baseline}: no such row in --runs (rows: ${runs.map((r) => r.name).join(', ')})`);
+  for (const r of runs) if (!fs.existsSync(path.join(r.dir, 'config.json')) && !fs.existsSync(path.join(r.dir, 'adapter_config.json'))) throw new Error(`--runs ${r.name}: ${r.dir} is not a checkpoint folder (no config.json)`);
+  const tasks = await readTasks(f.data, f.limit, '--data', 2);
+  const pool = new SandboxPool({ concurrency: f.toolWorkers });
+  const models: Record<string, EvalRow> = {};
+  const perTask: Record<string, number[]> = {};
+  for (const r of runs) {
+    const { row, perTask: p } = await evalRow(r, tasks, f, pool);
+    models[r.name] = row;
+    perTask[r.name] = p;
+    log(`tool-rl eval: ${r.name.padEnd(16)} success ${row.success.toFixed(3)} ± ${row.se?.toFixed(3) ?? 'n/a'}  calls ${row.tool_calls.toFixed(2)}  turns ${row.turns.toFixed(2)}  malformed ${row.malformed.toFixed(3)}  (${row.seconds.toFixed(0)} s)`);
+  }
+  const vs: Record<string, PairedDiff & { n: number; z: number | null }> = {};
+  for (const r of runs) {
+    if (r.name === f.baseline) continue;
+    const d = paired(perTask[r.name], perTask[f.baseline]);
+    vs[r.name] = { ...d, n: tasks.length, z: d.se ? d.diff / d.se : null };
+    log(`tool-rl eval: ${r.name} - ${f.baseline}: ${d.diff >= 0 ? '+' : ''}${d.diff.toFixed(3)} ± ${d.se?.toFixed(3) ?? 'n/a'} (95% CI ${d.ci95 ? d.ci95.map((x) => x.toFixed(3)).join(' .. ') : 'n/a'})`);
+  }
+  const result = { n_tasks: tasks.length, samples_per_task: f.samplesPerTask, data: f.data, baseline: f.baseline, temperature: f.temperature, models, vs_sft: vs };
+  fs.mkdirSync(path.dirname(f.out), { recursive: true });
+  fs.writeFileSync(f.out, JSON.stringify(result, null, 2) + '\n');
+  return result;
+}

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Multi-turn RL with a Python interpreter tool (issue 18), on the shipped base model:
+#   prep tasks (if missing) -> SFT warm-start on tool-use traces -> GRPO with the interpreter -> eval
+# ending with the table of results/tools/eval.json: success ± SE on held-out kinds of task (never trained on) for
+# the warm-started model with the tool, the GRPO model with a stateful and with a stateless interpreter, and the GRPO
+# model without the tool; every row paired per task with the warm-started model (difference, SE, 95% interval).
+#
+#   bash run_tools.sh                 default preset (about 13-15 minutes on 2 otherwise idle CPU cores)
+#   PRESET=smoke bash run_tools.sh    a few steps per stage (CI: checks the wiring, not the quality)
+#
+# Settings can be overridden from the environment (e.g. GRPO_STEPS=60 GRPO_INTERPRETER=stateless bash run_tools.sh),
+# free-form flags go to a stage through WARMSTART_ARGS, GRPO_ARGS, EVAL_ARGS (`npx nx run tool-rl:<target> -- --help`).
+# MODEL_PATH must be a Qwen2 checkpoint whose tokenizer_config.json has a chat_template (the shipped one has a
+# Qwen2.5-style template); results go to $RESULTS/tools.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+PRESET="${PRESET:-default}"
+case "$PRESET" in
+  default)
+    : "${WARMSTART_STEPS:=150}" "${WARMSTART_BATCH:=8}" "${WARMSTART_LR:=1e-3}" "${WARMSTART_DIRECT:=0.3}"
+    : "${GRPO_STEPS:=20}" "${GRPO_BATCH:=8}" "${GRPO_GROUP:=4}" "${GRPO_LR:=1e-4}"
+    : "${EVAL_LIMIT:=0}" "${EVAL_SAMPLES:=2}"
+    ;;
+  smoke)
+    : "${WARMSTART_STEPS:=2}" "${WARMSTART_BATCH:=4}" "${WARMSTART_LR:=1e-3}" "${WARMSTART_DIRECT:=0.3}"
+    : "${GRPO_STEPS:=1}" "${GRPO_BATCH:=2}" "${GRPO_GROUP:=2}" "${GRPO_LR:=1e-4}"
+    : "${EVAL_LIMIT:=4}" "${EVAL_SAMPLES:=1}"
+    ;;
+  *)
+    echo "run_tools: unknown PRESET '$PRESET' (use default or smoke)" >&2
+    exit 2
+    ;;
+esac
+: "${GRPO_INTERPRETER:=stateful}"
+MODEL_PATH="${MODEL_PATH:-models/base}"
+RESULTS="${RESULTS:-results}"
+TOOLS="$RESULTS/tools"
+DATA="${TOOLS_DATA:-data/tools}"
+read -r -a WARMSTART_EXTRA <<< "${WARMSTART_ARGS:-}"
+read -r -a GRPO_EXTRA <<< "${GRPO_ARGS:-}"
+read -r -a EVAL_EXTRA <<< "${EVAL_ARGS:-}"
+
+if [[ ! -f "$MODEL_PATH/config.json" ]]; then
+  echo "run_tools: MODEL_PATH=$MODEL_PATH has no config.json (expected a Hugging Face Qwen2 folder)" >&2
+  exit 2
+fi
+mkdir -p "$TOOLS/logs"
+export NX_DAEMON=false NX_NO_CLOUD=true NX_TUI=false
+T0=$SECONDS
+
+# stage NAME COMMAND...: runs one stage, its output shown and kept in $TOOLS/logs/NAME.log; stops the script if it fails.
+stage() {
+  local name="$1"
+  shift
+  local log="$TOOLS/logs/$name.log" t=$SECONDS
+  echo
+  echo "=== run_tools [$PRESET]: $name ==="
+  echo "+ $*"
+  if "$@" 2>&1 | tee "$log"; then
+    echo "=== $name done in $((SECONDS - t)) s ==="
+  else
+    local code=${PIPESTATUS[0]}
+    echo
+    echo "run_tools: stage '$name' failed (exit $code) after $((SECONDS - t)) s. Its output is in $log; the error:" >&2
+    grep -iE 'error|failed' "$log" | grep -v '^ *at ' | tail -5 >&2 || tail -5 "$log" >&2
+    exit "$code"
+  fi
+}
+
+nxrun() {
+  local target="$1"
+  shift
+  npx nx run "$target" --skip-nx-cache --output-style=stream "$@"
+}
+
+# 1. Tasks: shipped in data/tools; rebuilt only when missing.
+if [[ ! -f "$DATA/train.jsonl" || ! -f "$DATA/heldout.jsonl" ]]; then
+  stage prep-tools nxrun prep:tools -- --out-dir "$DATA"
+fi
+
+# 2. SFT warm-start: traces that call the interpreter with each training task's reference code and state its output
+#    (a share answers without the tool); the loss on the model's turns only.
+stage warmstart nxrun tool-rl:warmstart -- --model "$MODEL_PATH" --data "$DATA/train.jsonl" --out "$TOOLS/sft" \
+  --max-steps "$WARMSTART_STEPS" --epochs 100 --batch-size "$WARMSTART_BATCH" --lr "$WARMSTART_LR" --direct-share "$WARMSTART_DIRECT" \
+  "${WARMSTART_EXTRA[@]}"
+
+# 3. GRPO with the interpreter from the warm-started model: group of $GRPO_GROUP episodes per task, KL 0.001, entropy 0.01.
+stage grpo nxrun tool-rl:train -- --model "$TOOLS/sft" --data "$DATA/train.jsonl" --out "$TOOLS/grpo" --steps "$GRPO_STEPS" \
+  --batch-size "$GRPO_BATCH" --group-size "$GRPO_GROUP" --lr "$GRPO_LR" --interpreter "$GRPO_INTERPRETER" "${GRPO_EXTRA[@]}"
+
+# 4. Evaluation on held-out kinds: every row paired per task with the warm-started model.
+RUNS="warmstart=$TOOLS/sft:stateful,grpo_stateful=$TOOLS/grpo:stateful,grpo_stateless=$TOOLS/grpo:stateless,grpo_no_tool=$TOOLS/grpo:none"
+stage eval nxrun tool-rl:eval -- --runs "${EVAL_RUNS:-$RUNS}" --data "$DATA/heldout.jsonl" --out "$TOOLS/eval.json" \
+  --limit "$EVAL_LIMIT" --samples-per-task "$EVAL_SAMPLES" "${EVAL_EXTRA[@]}"
+
+echo
+echo "=== run_tools [$PRESET] finished in $((SECONDS - T0)) s; results in $TOOLS/ ==="
+cat "$TOOLS/eval.json"
