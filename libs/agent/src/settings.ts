@@ -75,7 +75,7 @@ export const ToolGrpoSettings = z
     cliprange: z.number().positive().default(0.2).describe('policy ratio clip'),
     ppoEpochs: int().positive().default(1).describe('passes over each iteration\'s episodes'),
     miniBatches: int().positive().default(2).describe('optimizer steps per pass'),
-    microBatchSize: int().positive().default(8).describe('episodes per forward/backward pass (gradient accumulation)'),
+    microBatchSize: int().positive().default(4).describe('episodes per forward/backward pass (gradient accumulation; also the chunk of the log-prob passes)'),
     malformedPenalty: z.number().nonnegative().default(0).describe('subtracted from an episode\'s reward per malformed tool call (0 = success alone)'),
     interpreter: z.enum(INTERPRETERS).default('stateful').describe('stateful: one Python process per episode, variables kept across calls; stateless: a fresh python3 -I per call (SandboxFusion)'),
     limit: int().nonnegative().default(0).describe('use only the first n tasks (0 = all)'),

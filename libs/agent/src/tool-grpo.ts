@@ -56,11 +56,14 @@ export class ToolGrpoTrainer {
     const c = this.config;
     const p = this.parts;
     const rows = tasks.flatMap((m, t) => new Array<number>(c.groupSize).fill(t));
+    const t0 = performance.now();
     const generate = p.generate ?? policyTurns(p.policy, { tokenizer: p.tokenizer, temperature: c.temperature, rng: p.rng });
     const episodes = await runEpisodes(generate, rows.map((t) => tasks[t]), {
       tokenizer: p.tokenizer, template: p.template, maxTurns: c.maxTurns, maxTurnTokens: c.maxTurnTokens, maxTotalTokens: c.maxTotalTokens, toolFor: p.toolFor, maxToolChars: p.maxToolChars,
     });
+    const t1 = performance.now();
     const solved = await p.judge(episodes, rows);
+    const t2 = performance.now();
     const rewards = episodes.map((e, i) => Number(solved[i]) - c.malformedPenalty * e.malformedCalls);
     const g = groupAdvantages(rewards, c.groupSize);
     const pad = p.tokenizer.padId;
@@ -68,6 +71,7 @@ export class ToolGrpoTrainer {
     const chunk = { temperature: c.temperature, chunkSize: c.microBatchSize, padId: pad };
     const old = forwardResponsesToHost(p.policy, batch, chunk).logprobs;
     const ref = forwardResponsesToHost(p.reference, batch, chunk).logprobs;
+    const t3 = performance.now();
     const u = await clippedUpdate({
       trainer: this.trainer,
       rows: episodes.length,
@@ -98,6 +102,10 @@ export class ToolGrpoTrainer {
       [METRICS.zeroVarianceGroups]: g.zeroVarianceGroups,
       ...u.means,
       [METRICS.updates]: u.steps,
+      'time/episodes_s': (t1 - t0) / 1000, // sampling the turns + running the tool calls
+      [METRICS.timeScore]: (t2 - t1) / 1000,
+      'time/logprobs_s': (t3 - t2) / 1000, // the no-gradient passes (policy, reference)
+      [METRICS.timeUpdate]: (performance.now() - t3) / 1000,
     };
   }
 

@@ -100,11 +100,13 @@ export const PrepFimSettings = z.strictObject({
 export type PrepFimSettings = z.output<typeof PrepFimSettings>;
 
 export const PrepToolsSettings = z.strictObject({
-  outDir: z.string().min(1).default('data/tools').describe('output folder: train.jsonl, heldout.jsonl, mbpp_train.jsonl, mbpp_validation.jsonl and README.md'),
-  perKind: int().positive().default(100).describe('training tasks per training kind'),
-  heldoutPerKind: int().positive().default(50).describe('held-out tasks per held-out kind'),
-  trainKinds: z.array(z.string().min(1)).min(1).optional().describe('kinds trained on (comma-separated; default: every kind not held out)'),
-  heldoutKinds: z.array(z.string().min(1)).min(1).optional().describe('kinds held out for evaluation (comma-separated; default: digit_count, reverse_words, multiples_sum, two_step_range)'),
+  outDir: z.string().min(1).default('data/tools').describe('output folder: train.jsonl, heldout.jsonl, heldout_new_ops.jsonl, mbpp_train.jsonl, mbpp_validation.jsonl and README.md'),
+  perKind: int().positive().default(100).describe('training tasks per training operation'),
+  heldoutPerKind: int().positive().default(8).describe('held-out tasks per operation (in heldout.jsonl and in heldout_new_ops.jsonl)'),
+  trainKinds: z.array(z.string().min(1)).min(1).optional().describe('operations trained on (comma-separated; default: all but the new-operation ones)'),
+  newOperationKinds: z.array(z.string().min(1)).optional().describe('operations never trained on, for heldout_new_ops.jsonl (default: digit_count, reverse_words, multiples_sum, two_step_range)'),
+  trainTemplates: z.array(z.string().min(1)).min(1).optional().describe('question templates trained on (default: what_is, calculate, value_of)'),
+  heldoutTemplates: z.array(z.string().min(1)).min(1).optional().describe('question templates of the held-out file, never trained on (default: compute, evaluate, result_of)'),
   seed: seedField('seed of the generated tasks (training and held-out tasks use different streams)'),
   mbpp: mbppField.describe('MBPP JSONL file: its train (601-974) and validation (511-600) problems become tool tasks with tests, for real models ("none" = skip)'),
   python: pythonField,

@@ -1,6 +1,6 @@
 // The tool tasks: seeded, split by kind, and every answer confirmed by running its reference solution in the sandbox.
 import { PythonInterpreter } from '@rlhf-code/sandbox';
-import { generateToolTasks, HELD_OUT_KINDS, solveToolTasks, TOOL_TASK_KINDS, TRAIN_KINDS } from './tool-tasks';
+import { generateToolTasks, HELD_OUT_TEMPLATES, NEW_OPERATION_KINDS, solveToolTasks, TOOL_TASK_KINDS, TRAIN_KINDS, TRAIN_TEMPLATES } from './tool-tasks';
 
 jest.setTimeout(60_000);
 
@@ -20,14 +20,24 @@ test('every kind: the reference calls run and print one value; two-step kinds ne
   await expect(solveToolTasks(twoStep.slice(0, 1), () => new PythonInterpreter({ stateful: false }))).rejects.toThrow(/tool tasks: two_step_\w+-check-0: its reference call failed: NameError/);
 });
 
-test('seeded and split by kind', () => {
+test('seeded; split by template and by operation', () => {
   const kinds = Object.keys(TOOL_TASK_KINDS);
   expect(generateToolTasks(kinds, 4, 7)).toEqual(generateToolTasks(kinds, 4, 7));
   expect(generateToolTasks(kinds, 4, 7)).not.toEqual(generateToolTasks(kinds, 4, 8));
   // A kind's tasks do not depend on which other kinds are generated with it.
   expect(generateToolTasks(['power_mod'], 4, 7)).toEqual(generateToolTasks(kinds, 4, 7).filter((t) => t.kind === 'power_mod'));
-  expect(HELD_OUT_KINDS.every((k) => k in TOOL_TASK_KINDS)).toBe(true);
+  expect(NEW_OPERATION_KINDS.every((k) => k in TOOL_TASK_KINDS && !TRAIN_KINDS.includes(k))).toBe(true);
   expect(TRAIN_KINDS.length).toBeGreaterThanOrEqual(6);
-  expect(TRAIN_KINDS.some((k) => HELD_OUT_KINDS.includes(k))).toBe(false);
+  expect(TRAIN_TEMPLATES.some((t) => HELD_OUT_TEMPLATES.includes(t))).toBe(false);
+  // Templates take turns; the same computation phrased by a held-out template differs only in the question.
+  const train = generateToolTasks(['product', 'two_step_list'], 6, 1, TRAIN_TEMPLATES);
+  const held = generateToolTasks(['product', 'two_step_list'], 6, 1, HELD_OUT_TEMPLATES);
+  expect(train.map((t) => t.template)).toEqual([...TRAIN_TEMPLATES, ...TRAIN_TEMPLATES, ...TRAIN_TEMPLATES, ...TRAIN_TEMPLATES]);
+  expect(held.map((t) => t.calls)).toEqual(train.map((t) => t.calls));
+  for (const [i, t] of held.entries()) {
+    expect(t.question).not.toBe(train[i].question);
+    expect(t.question).toContain(t.calls[t.calls.length - 1].replace(/^print\((.*)\)$/, '$1')); // the expression is in the question
+  }
   expect(() => generateToolTasks(['sudoku'], 1, 0)).toThrow('tool tasks: unknown kind "sudoku"');
+  expect(() => generateToolTasks(['product'], 1, 0, ['riddle'])).toThrow('tool tasks: unknown template "riddle"');
 });

@@ -68,8 +68,12 @@ def run(code):
         print(f"SystemExit: {e.code}")
     except BaseException:
         kind, value, tb = sys.exc_info()
-        # The traceback without this file's frames: what the model's own code raised.
-        print("".join(traceback.format_exception(kind, value, tb.tb_next if tb else None)).rstrip())
+        if isinstance(value, SyntaxError):
+            # Raised by the parser: the offending line and the message, no parser frames.
+            print("".join(traceback.format_exception_only(kind, value)).rstrip())
+        else:
+            # The traceback without this file's frames: what the model's own code raised.
+            print("".join(traceback.format_exception(kind, value, tb.tb_next if tb else None)).rstrip())
     finally:
         sys.stdout, sys.stderr = real
     return {"output": out.text(), "truncated": out.truncated}

@@ -13,6 +13,8 @@ test('stateless: every call is a fresh process; a last expression is shown, an e
   const r = await py.run('def f(:\n  pass');
   expect(r.output).toMatch(/SyntaxError/);
   expect(r.output).not.toContain('interpreter.py'); // the worker's own frames are not shown
+  expect(r.output).not.toContain('Traceback'); // nor the parser's: the line and the message
+  expect(r.output).toMatch(/^  File "<tool>", line 1\n    def f\(:\n.*\nSyntaxError: /s);
   await py.close();
 });
 

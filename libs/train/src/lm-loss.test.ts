@@ -101,6 +101,29 @@ test('gradients flow only through counted targets', () => {
   expect(lossOf(otherPad)).toBeCloseTo(l0, 6);
 });
 
+test('the LM head on the target positions alone: the same loss and gradients as on every position', () => {
+  const batch = padLmBatch(examples, PAD); // 10 targets of 24 positions: the gathered path
+  const full = () =>
+    tf.tidy(() => {
+      const B = batch.ids.length;
+      const T = batch.ids[0].length;
+      const logits = tf.slice(model.logits(tf.tensor2d(batch.ids, [B, T], 'int32'), { mask: tf.tensor2d(batch.attention, [B, T], 'int32') }), [0, 0, 0], [B, T - 1, V]);
+      const flat = tf.reshape(logits, [-1, V]);
+      const targets = tf.reshape(tf.slice(tf.tensor2d(batch.ids, [B, T], 'int32'), [0, 1], [B, T - 1]), [-1]);
+      const mask = tf.tensor1d(batch.loss.flatMap((r) => r.slice(1)), 'float32');
+      const nll = tf.neg(tf.sum(tf.mul(tf.logSoftmax(flat), tf.oneHot(targets, V)), -1));
+      return tf.div(tf.sum(tf.mul(nll, mask)), tf.sum(mask)) as tf.Scalar;
+    });
+  const a = gradientsOf(model.params, () => ({ loss: causalLmLoss(model, batch) }));
+  const b = gradientsOf(model.params, () => ({ loss: full() }));
+  expect(a.loss).toBeCloseTo(b.loss, 5);
+  for (const [name, g] of Object.entries(a.grads)) {
+    const err = tf.tidy(() => tf.div(tf.max(tf.abs(tf.sub(g, b.grads[name]))), tf.add(tf.max(tf.abs(b.grads[name])), 1e-12)).dataSync()[0]);
+    if (err > 1e-4) throw new Error(`${name}: gradients differ by ${err} (relative)`);
+  }
+  tf.dispose([...Object.values(a.grads), ...Object.values(b.grads)]);
+});
+
 test('lmMicroBatch weighs by target tokens; evaluateLmLoss is the token-weighted mean', () => {
   const b1 = padLmBatch(examples.slice(0, 2), PAD);
   const b2 = padLmBatch(examples.slice(2), PAD);

@@ -15,11 +15,20 @@ export function causalLmLoss(model: Qwen2Model, batch: LmBatch): tf.Scalar {
     const ids = tf.tensor2d(batch.ids, [B, T], 'int32');
     const hidden = model.forward(ids, { mask: tf.tensor2d(batch.attention, [B, T], 'int32') }); // [B, T, D]
     const D = hidden.shape[2];
-    // Only the first T-1 positions have a next token: apply the LM head to those alone.
+    // Only positions with a target need the LM head (a quarter of the forward pass of this model size, and of the
+    // backward): with a prompt or tool answers in the window (SFT) those are gathered first; when nearly every
+    // position has one (pretraining) the first T-1 are taken whole.
     const h = tf.reshape(tf.slice(hidden, [0, 0, 0], [B, T - 1, D]), [B * (T - 1), D]);
-    const logits = model.lmHead(h as tf.Tensor2D); // [B*(T-1), V]
     const targets = tf.reshape(tf.slice(ids, [0, 1], [B, T - 1]), [-1]);
-    const mask = tf.reshape(tf.slice(tf.tensor2d(batch.loss, [B, T], 'float32'), [0, 1], [B, T - 1]), [-1]);
+    const loss = batch.loss.flatMap((row) => row.slice(1));
+    const at = loss.flatMap((m, i) => (m > 0 ? [i] : []));
+    if (at.length > 0 && at.length < 0.75 * loss.length) {
+      const idx = tf.tensor1d(at, 'int32');
+      const logits = model.lmHead(tf.gather(h, idx) as tf.Tensor2D); // [N, V], N = target tokens
+      return sparseCrossEntropy(logits, tf.gather(targets, idx), tf.tensor1d(at.map((i) => loss[i]), 'float32'));
+    }
+    const logits = model.lmHead(h as tf.Tensor2D); // [B*(T-1), V]
+    const mask = tf.tensor1d(loss, 'float32');
     return sparseCrossEntropy(logits, targets, mask);
   });
 }
