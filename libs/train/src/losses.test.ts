@@ -210,4 +210,19 @@ describe('entropyFromLogits', () => {
     expectAllClose(ours.dataSync(), expected, 5);
     tf.dispose([uniform, peaked, ours]);
   });
+
+  it('has the gradient of the float64 reference: dH/dx = -p (log p + H) / temperature', () => {
+    const temperature = 2;
+    const x = tf.tensor2d(logitsData, [N, V]);
+    const dy = Array.from({ length: N }, (_, n) => 0.5 + n); // a different weight per row
+    const grad = tf.grad((l: tf.Tensor) => tf.sum(tf.mul(entropyFromLogits(l, temperature), tf.tensor1d(dy))))(x);
+    const expected = Array.from({ length: N }, (_, n) => {
+      const row = logitsData.slice(n * V, (n + 1) * V).map((v) => v / temperature);
+      const lp = row.map((_, j) => refLogProb(row, j));
+      const h = -lp.reduce((s, l) => s + Math.exp(l) * l, 0);
+      return lp.map((l) => (dy[n] * -Math.exp(l) * (l + h)) / temperature);
+    }).flat();
+    expectAllClose(grad.dataSync(), expected, 5);
+    tf.dispose([x, grad]);
+  });
 });
