@@ -18,8 +18,8 @@ cd "$(dirname "$0")"
 PRESET="${PRESET:-default}"
 case "$PRESET" in
   default)
-    : "${WARMSTART_STEPS:=150}" "${WARMSTART_BATCH:=8}" "${WARMSTART_LR:=1e-3}" "${WARMSTART_DIRECT:=0.3}"
-    : "${GRPO_STEPS:=20}" "${GRPO_BATCH:=8}" "${GRPO_GROUP:=4}" "${GRPO_LR:=1e-4}"
+    : "${WARMSTART_STEPS:=400}" "${WARMSTART_BATCH:=8}" "${WARMSTART_LR:=1e-3}" "${WARMSTART_DIRECT:=0.3}"
+    : "${GRPO_STEPS:=20}" "${GRPO_BATCH:=8}" "${GRPO_GROUP:=4}" "${GRPO_LR:=2e-4}"
     : "${EVAL_LIMIT:=0}" "${EVAL_SAMPLES:=2}"
     ;;
   smoke)
@@ -96,4 +96,4 @@ stage eval nxrun tool-rl:eval -- --runs "${EVAL_RUNS:-$RUNS}" --data "$DATA/held
 
 echo
 echo "=== run_tools [$PRESET] finished in $((SECONDS - T0)) s; results in $TOOLS/ ==="
-cat "$TOOLS/eval.json"
+cat "$TOOLS/eval.md"

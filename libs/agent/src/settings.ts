@@ -30,7 +30,7 @@ const episodeFields = {
   system: z.string().optional().describe('system message before the tools (default: none, the template\'s own preamble)'),
 };
 
-const { gradAccum: _g, ...warmRun } = runFields({ out: 'results/tools/sft', epochs: 1, batchSize: 8, gradAccum: 1, saveEvery: 0 });
+const { gradAccum: _g, ...warmRun } = runFields({ out: 'results/tools/sft', epochs: 4, batchSize: 8, gradAccum: 1, saveEvery: 0 });
 
 export const ToolWarmStartSettings = z
   .strictObject({
@@ -64,7 +64,7 @@ export const ToolGrpoSettings = z
   .strictObject({
     model: model('results/tools/sft', 'starting policy (the warm-started checkpoint); also the frozen reference and the tokenizer'),
     data: z.string().min(1).default('data/tools/train.jsonl').describe('training tasks, one {"question", "answer" | "tests"} per line'),
-    steps: int().positive().default(30).describe('iterations (episodes + update)'),
+    steps: int().positive().default(20).describe('iterations (episodes + update)'),
     ...rlRun,
     batchSize: rlRun.batchSize.describe('tasks per iteration, each tried --group-size times'),
     saveEvery: rlRun.saveEvery.describe('also save every n iterations (0 = only at the end)'),
@@ -80,7 +80,7 @@ export const ToolGrpoSettings = z
     interpreter: z.enum(INTERPRETERS).default('stateful').describe('stateful: one Python process per episode, variables kept across calls; stateless: a fresh python3 -I per call (SandboxFusion)'),
     limit: int().nonnegative().default(0).describe('use only the first n tasks (0 = all)'),
     ...episodeFields,
-    ...optimFields({ lr: 1e-4, schedule: 'constant', warmupSteps: 0, weightDecay: 0, beta2: 0.999 }),
+    ...optimFields({ lr: 2e-4, schedule: 'constant', warmupSteps: 0, weightDecay: 0, beta2: 0.999 }),
     loraRank: lora.loraRank.describe('LoRA rank r: train an adapter on the frozen --model (the reference is that base with the adapter off); 0 = every weight'),
     loraAlpha: lora.loraAlpha,
     loraTargets: lora.loraTargets,

@@ -252,5 +252,23 @@ export async function runToolEval(f: ToolEvalSettings, log: (line: string) => vo
   const result = { n_tasks: tasks.length, samples_per_task: f.samplesPerTask, data: f.data, baseline: f.baseline, temperature: f.temperature, models, vs_sft: vs };
   fs.mkdirSync(path.dirname(f.out), { recursive: true });
   fs.writeFileSync(f.out, JSON.stringify(result, null, 2) + '\n');
+  fs.writeFileSync(f.out.replace(/\.json$/, '') + '.md', evalTable(result));
   return result;
+}
+
+/** eval.json as a Markdown table (eval.md beside it): one row per run, the paired difference with the baseline. */
+function evalTable(r: { n_tasks: number; samples_per_task: number; data: string; baseline: string; models: Record<string, EvalRow>; vs_sft: Record<string, PairedDiff> }): string {
+  const n = (x: number | null, d = 3) => (x === null ? 'n/a' : x.toFixed(d));
+  const lines = [
+    `${r.n_tasks} tasks of ${r.data} x ${r.samples_per_task} episodes; success = mean over tasks ± SE; the difference is paired per task with ${r.baseline} (95% t interval).`,
+    '',
+    `| run | tool | success | - ${r.baseline} (95% CI) | tool calls | turns | malformed |`,
+    '| --- | --- | --- | --- | --- | --- | --- |',
+  ];
+  for (const [name, m] of Object.entries(r.models)) {
+    const d = r.vs_sft[name];
+    const diff = d ? `${d.diff >= 0 ? '+' : ''}${n(d.diff)} ± ${n(d.se)} (${d.ci95 ? d.ci95.map((x) => n(x)).join(' .. ') : 'n/a'})` : '(baseline)';
+    lines.push(`| ${name} | ${m.tool} | ${n(m.success)} ± ${n(m.se)} | ${diff} | ${n(m.tool_calls, 2)} | ${n(m.turns, 2)} | ${n(m.malformed)} |`);
+  }
+  return lines.join('\n') + '\n';
 }

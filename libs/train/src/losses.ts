@@ -95,14 +95,16 @@ export function tokenLogProbs(logits: tf.Tensor, targets: tf.Tensor, temperature
  * over [..., V] instead of the tape of softmax, max and log (which made an entropy bonus cost 4x the rest of a
  * policy update).
  */
-const softmaxEntropy = tf.customGrad((x: tf.Tensor, save: tf.GradSaveFunc) => {
+const softmaxEntropy = tf.customGrad((...args: (tf.Tensor | tf.GradSaveFunc)[]) => {
+  const [x, save] = args as [tf.Tensor, tf.GradSaveFunc];
   const logp = tf.logSoftmax(x); // [..., V]
   const p = tf.exp(logp);
   const h = tf.neg(tf.sum(tf.mul(p, logp), -1)); // [...]
   save([p, logp, h]);
   return {
     value: h,
-    gradFunc: (dy: tf.Tensor, [ps, lps, hs]: tf.Tensor[]) => tf.mul(tf.expandDims(dy, -1), tf.neg(tf.mul(ps, tf.add(lps, tf.expandDims(hs, -1))))),
+    // dH/dx = -p (log p + H), times the incoming gradient of each row.
+    gradFunc: (dy: tf.Tensor | tf.Tensor[], [ps, lps, hs]: tf.Tensor[]) => tf.mul(tf.expandDims(dy as tf.Tensor, -1), tf.neg(tf.mul(ps, tf.add(lps, tf.expandDims(hs, -1))))),
   };
 });
 
