@@ -63,30 +63,9 @@ mkdir -p "$RESULTS/logs"
 export NX_DAEMON=false NX_NO_CLOUD=true NX_TUI=false
 T0=$SECONDS
 
-# stage NAME COMMAND...: runs one stage, its output shown and kept in $RESULTS/logs/NAME.log; stops the script if it fails.
-stage() {
-  local name="$1"
-  shift
-  local log="$RESULTS/logs/$name.log" t=$SECONDS
-  echo
-  echo "=== run_all [$PRESET]: $name ==="
-  echo "+ $*"
-  if "$@" 2>&1 | tee "$log"; then
-    echo "=== $name done in $((SECONDS - t)) s ==="
-  else
-    local code=${PIPESTATUS[0]}
-    echo
-    echo "run_all: stage '$name' failed (exit $code) after $((SECONDS - t)) s. Its output is in $log; the error:" >&2
-    grep -iE 'error|failed' "$log" | grep -v '^ *at ' | tail -5 >&2 || tail -5 "$log" >&2
-    exit "$code"
-  fi
-}
-
-nxrun() {
-  local target="$1"
-  shift
-  npx nx run "$target" --skip-nx-cache --output-style=stream "$@"
-}
+SCRIPT_NAME=run_all LOG_DIR="$RESULTS/logs"
+# shellcheck source=tools/stages.sh
+source tools/stages.sh
 
 # 1. Data: shipped in data/; rebuilt from data/mbpp/mbpp.jsonl only when missing.
 if [[ ! -f data/sft_data.jsonl || ! -f data/ppo_prompts.jsonl || ! -f data/eval_mbpp_test.jsonl ]]; then

@@ -19,7 +19,7 @@ PRESET="${PRESET:-default}"
 case "$PRESET" in
   default)
     : "${WARMSTART_STEPS:=400}" "${WARMSTART_BATCH:=8}" "${WARMSTART_LR:=1e-3}" "${WARMSTART_DIRECT:=0.3}"
-    : "${GRPO_STEPS:=20}" "${GRPO_BATCH:=8}" "${GRPO_GROUP:=4}" "${GRPO_LR:=2e-4}"
+    : "${GRPO_STEPS:=20}" "${GRPO_BATCH:=8}" "${GRPO_GROUP:=4}" "${GRPO_LR:=1e-4}"
     : "${EVAL_LIMIT:=0}" "${EVAL_SAMPLES:=2}"
     ;;
   smoke)
@@ -49,30 +49,9 @@ mkdir -p "$TOOLS/logs"
 export NX_DAEMON=false NX_NO_CLOUD=true NX_TUI=false
 T0=$SECONDS
 
-# stage NAME COMMAND...: runs one stage, its output shown and kept in $TOOLS/logs/NAME.log; stops the script if it fails.
-stage() {
-  local name="$1"
-  shift
-  local log="$TOOLS/logs/$name.log" t=$SECONDS
-  echo
-  echo "=== run_tools [$PRESET]: $name ==="
-  echo "+ $*"
-  if "$@" 2>&1 | tee "$log"; then
-    echo "=== $name done in $((SECONDS - t)) s ==="
-  else
-    local code=${PIPESTATUS[0]}
-    echo
-    echo "run_tools: stage '$name' failed (exit $code) after $((SECONDS - t)) s. Its output is in $log; the error:" >&2
-    grep -iE 'error|failed' "$log" | grep -v '^ *at ' | tail -5 >&2 || tail -5 "$log" >&2
-    exit "$code"
-  fi
-}
-
-nxrun() {
-  local target="$1"
-  shift
-  npx nx run "$target" --skip-nx-cache --output-style=stream "$@"
-}
+SCRIPT_NAME=run_tools LOG_DIR="$TOOLS/logs"
+# shellcheck source=tools/stages.sh
+source tools/stages.sh
 
 # 1. Tasks: shipped in data/tools; rebuilt only when missing.
 if [[ ! -f "$DATA/train.jsonl" || ! -f "$DATA/heldout.jsonl" ]]; then

@@ -80,7 +80,7 @@ export const ToolGrpoSettings = z
     interpreter: z.enum(INTERPRETERS).default('stateful').describe('stateful: one Python process per episode, variables kept across calls; stateless: a fresh python3 -I per call (SandboxFusion)'),
     limit: int().nonnegative().default(0).describe('use only the first n tasks (0 = all)'),
     ...episodeFields,
-    ...optimFields({ lr: 2e-4, schedule: 'constant', warmupSteps: 0, weightDecay: 0, beta2: 0.999 }),
+    ...optimFields({ lr: 1e-4, schedule: 'constant', warmupSteps: 0, weightDecay: 0, beta2: 0.999 }),
     loraRank: lora.loraRank.describe('LoRA rank r: train an adapter on the frozen --model (the reference is that base with the adapter off); 0 = every weight'),
     loraAlpha: lora.loraAlpha,
     loraTargets: lora.loraTargets,
