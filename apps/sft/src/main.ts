@@ -6,10 +6,10 @@ import * as path from 'path';
 import { Command } from 'commander';
 import { runCli, settingsCommand, UsageError } from '@rlhf-code/cli';
 import { corpusDirs, readCorpora, readSftData, splitHeldOut } from '@rlhf-code/data';
-import { checkResumedRank, checkVocabulary, InitSettings, makeConfig, parameterCount, Qwen2Config, Qwen2Model, readConfig, saveCheckpoint, writeRandomCheckpoint } from '@rlhf-code/model';
+import { checkVocabulary, InitSettings, makeConfig, Qwen2Config, Qwen2Model, readConfig, saveCheckpoint, writeRandomCheckpoint } from '@rlhf-code/model';
 import { initBackend, shutdownBackend } from '@rlhf-code/backend';
 import { defaultTokenizerDir, FimMode, loadTokenizer, readFimMode, Tokenizer } from '@rlhf-code/tokenizer';
-import { fimSftExample, LmExample, loraConfigOf, packExamples, PretrainSettings, pretrainWindows, RunDir, runLmStage, SftSettings, sftExample } from '@rlhf-code/train';
+import { fimSftExample, LmExample, loadLmStageModel, packExamples, PretrainSettings, pretrainWindows, RunDir, runLmStage, SftSettings, sftExample } from '@rlhf-code/train';
 
 /** With --resume and a checkpoint in --out, training continues from the weights saved there. */
 const resumeDir = (f: { resume: boolean; out: string }) => new RunDir(f.out).resumeFrom(f.resume);
@@ -118,18 +118,8 @@ async function train(f: SftSettings): Promise<void> {
   const records = await readSftData(f.data);
   const { train: trainRecords, heldOut: heldRecords } = splitHeldOut(records, { fraction: f.heldoutFraction, seed: f.seed });
   const backend = await initBackend({ backend: f.backend });
-  // A LoRA run's checkpoint is an adapter folder: loading it gives the base (--model) with the saved adapters.
-  const from = resumeDir(f);
-  const model = await Qwen2Model.load(from ?? f.model);
-  model.gradCheckpointing = f.gradCheckpointing;
+  const model = await loadLmStageModel(f, resumeDir(f), (line) => console.error(`sft train: ${line}`));
   checkVocabulary(tok, model.config.vocab_size, f.model);
-  const lora = loraConfigOf(f);
-  if (from) checkResumedRank(from, model.lora, f.loraRank);
-  if (lora && !from) model.addLora(lora, { seed: f.seed });
-  if (lora) {
-    const trainable = parameterCount(model.trainableParams()).toLocaleString('en-US');
-    console.error(`sft train: LoRA r=${lora.r} alpha=${lora.alpha} on ${lora.targets.join(', ')}: ${trainable} trainable of ${model.numParams.toLocaleString('en-US')} parameters`);
-  }
   // A record with a `suffix` is a fill-in-the-middle example (the raw FIM form, whatever --template says).
   const toExample = (r: { prompt: string; response: string; suffix?: string }): LmExample =>
     r.suffix === undefined

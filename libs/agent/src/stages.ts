@@ -5,12 +5,12 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { readToolTasks, shuffle, type ToolTaskRecord } from '@rlhf-code/data';
-import { checkResumedRank, createRng, loadModelAndTokenizer, parameterCount, Qwen2Model, type LoraConfig } from '@rlhf-code/model';
+import { createRng, loadModelAndTokenizer } from '@rlhf-code/model';
 import { loadPpoModels, savePpoCheckpoint } from '@rlhf-code/rl';
 import { SandboxPool } from '@rlhf-code/sandbox';
 import { meanSe, paired, type PairedDiff } from '@rlhf-code/stats';
 import { chatTemplateOf, loadTokenizer, type TemplateMessage } from '@rlhf-code/tokenizer';
-import { loraConfigOf, RunDir, runLmStage, trainerConfig, TrainingRun, yieldToEventLoop, type LmExample } from '@rlhf-code/train';
+import { loadLmStageModel, loraConfigOf, RunDir, runLmStage, trainerConfig, TrainingRun, yieldToEventLoop } from '@rlhf-code/train';
 import { interpreterTools, runEpisodes, type Episode } from './episode';
 import { judgeEpisodes } from './judge';
 import { policyTurns } from './policy-turns';
@@ -56,13 +56,7 @@ export async function runToolWarmStart(f: ToolWarmStartSettings, log: (line: str
     `tool-rl warmstart: ${records.length} tasks in ${f.data}: ${withCalls.length} with reference calls (${records.length - withCalls.length} without, skipped); ` +
       `${direct} traces answer without the tool; ${all.length - fits.length} longer than --max-len ${f.maxLen} dropped; ${examples.length} training / ${heldOut.length} held-out traces`,
   );
-  const from = new RunDir(f.out).resumeFrom(f.resume);
-  const model = await Qwen2Model.load(from ?? f.model);
-  model.gradCheckpointing = f.gradCheckpointing;
-  const lora = loraConfigOf(f);
-  if (from) checkResumedRank(from, model.lora, f.loraRank);
-  if (lora && !from) model.addLora(lora, { seed: f.seed });
-  if (lora) log(`tool-rl warmstart: LoRA r=${lora.r}: ${parameterCount(model.trainableParams()).toLocaleString('en-US')} trainable parameters`);
+  const model = await loadLmStageModel(f, new RunDir(f.out).resumeFrom(f.resume), (line) => log(`tool-rl warmstart: ${line}`));
   try {
     const result = await runLmStage({
       label: 'tool warm-start',
@@ -97,7 +91,7 @@ export async function runToolGrpo(f: ToolGrpoSettings, log: (line: string) => vo
   const tasks = await readTasks(f.data, f.limit, '--data', 1);
   const tok = loadTokenizer(f.model);
   const template = chatTemplateOf(tok);
-  const lora: LoraConfig | null = f.loraRank > 0 ? { r: f.loraRank, alpha: f.loraAlpha, dropout: 0, targets: f.loraTargets } : null;
+  const lora = loraConfigOf({ ...f, loraDropout: 0 }); // no dropout in RL: rollout and update log-probs must agree
   const { policy, reference } = await loadPpoModels({ modelDir: f.model, algo: 'grpo', rewardModelDir: null, lora, seed: f.seed });
   const pool = new SandboxPool({ concurrency: f.toolWorkers });
   let batch: ToolTaskRecord[] = [];
@@ -119,16 +113,18 @@ export async function runToolGrpo(f: ToolGrpoSettings, log: (line: string) => vo
   const run = new TrainingRun({ outDir: f.out, label: 'tool grpo', totalSteps: f.steps, quiet: f.quiet });
   const save = (step: number) =>
     savePpoCheckpoint(f.out, { policy, valueHead: null }, { tokenizerDir: f.model, baseModel: f.model, extraFiles: { 'training_args.json': { stage: 'tool-grpo', base_model: f.model, step, ...f } } });
-  let order: ToolTaskRecord[] = [];
+  // Tasks in a fresh seeded order every pass over the file, --batch-size at a time (a pass's remainder is skipped, as
+  // PPO's epochs do).
+  const perPass = Math.max(1, Math.floor(tasks.length / f.batchSize));
+  const batchOf = (step: number) => {
+    const k = (step - 1) % perPass;
+    return shuffle(tasks, `tool-grpo:${f.seed}:${Math.floor((step - 1) / perPass)}`).slice(k * f.batchSize, (k + 1) * f.batchSize);
+  };
   let step = 0;
   const t0 = Date.now();
   try {
     for (step = 1; step <= f.steps && !run.stopRequested; step++) {
-      // Tasks in a fresh seeded order every pass over the file.
-      const pass = Math.floor(((step - 1) * f.batchSize) / tasks.length);
-      if (order.length === 0 || ((step - 1) * f.batchSize) % tasks.length < f.batchSize) order = shuffle(tasks, `tool-grpo:${f.seed}:${pass}`);
-      const at = ((step - 1) * f.batchSize) % tasks.length;
-      batch = [...order, ...order].slice(at, at + Math.min(f.batchSize, tasks.length));
+      batch = batchOf(step);
       const m = await grpo.step(batch.map((t) => taskMessages(t, f.system)));
       run.log(step, m, ['env/success_mean', 'env/tool_calls_mean']);
       if (f.saveEvery > 0 && step % f.saveEvery === 0 && step < f.steps) await save(step);

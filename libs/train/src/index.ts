@@ -11,6 +11,7 @@ export { pretrainWindows, sftExample, fimSftExample, packExamples, padLmBatch } 
 export type { LmExample } from './lm-data';
 export { evaluateLmLoss, lmMicroBatch } from './lm-loss';
 export { runLmStage } from './lm-stage';
+export { loadLmStageModel } from './lm-model';
 export { rmLoss, runRmStage } from './rm-stage';
 export type { RmExample } from './rm-stage';
 export { checkMergeExport, checkOptim, loraConfigOf, loraFields, mergeExportField, optimFields, PretrainSettings, RmSettings, runFields, SftSettings, trainerConfig } from './settings';

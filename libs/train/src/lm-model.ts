@@ -1,0 +1,35 @@
+// The model an LM stage (sft, the tool warm-start) trains: the checkpoint it resumes from or its --model, with
+// gradient checkpointing as set, and a new LoRA adapter when the settings ask for one (a resumed adapter folder
+// brings its own, which must have the requested rank).
+import { checkResumedRank, parameterCount, Qwen2Model } from '@rlhf-code/model';
+import { loraConfigOf } from './settings';
+
+export interface LmModelSettings {
+  model: string;
+  loraRank: number;
+  loraAlpha: number;
+  loraDropout: number;
+  loraTargets: Parameters<typeof loraConfigOf>[0]['loraTargets'];
+  gradCheckpointing: boolean;
+  seed: number;
+}
+
+/** `from`: the run folder to resume (undefined: start from f.model). `log` gets one line about the adapter. */
+export async function loadLmStageModel(f: LmModelSettings, from: string | undefined, log: (line: string) => void): Promise<Qwen2Model> {
+  // A LoRA run's checkpoint is an adapter folder: loading it gives the base (--model) with the saved adapters.
+  const model = await Qwen2Model.load(from ?? f.model);
+  try {
+    model.gradCheckpointing = f.gradCheckpointing;
+    const lora = loraConfigOf(f);
+    if (from) checkResumedRank(from, model.lora, f.loraRank);
+    if (lora && !from) model.addLora(lora, { seed: f.seed });
+    if (lora) {
+      const trainable = parameterCount(model.trainableParams()).toLocaleString('en-US');
+      log(`LoRA r=${lora.r} alpha=${lora.alpha} on ${lora.targets.join(', ')}: ${trainable} trainable of ${model.numParams.toLocaleString('en-US')} parameters`);
+    }
+    return model;
+  } catch (e) {
+    model.dispose();
+    throw e;
+  }
+}
