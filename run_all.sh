@@ -55,17 +55,10 @@ read -r -a RM_EXTRA <<< "${RM_ARGS:-}"
 read -r -a PPO_EXTRA <<< "${PPO_ARGS:-}"
 read -r -a EVAL_EXTRA <<< "${EVAL_ARGS:-}"
 
-if [[ ! -f "$MODEL_PATH/config.json" ]]; then
-  echo "run_all: MODEL_PATH=$MODEL_PATH has no config.json (expected a Hugging Face Qwen2 folder)" >&2
-  exit 2
-fi
-mkdir -p "$RESULTS/logs"
-export NX_DAEMON=false NX_NO_CLOUD=true NX_TUI=false
-T0=$SECONDS
-
 SCRIPT_NAME=run_all LOG_DIR="$RESULTS/logs"
 # shellcheck source=tools/stages.sh
 source tools/stages.sh
+start_run
 
 # 1. Data: shipped in data/; rebuilt from data/mbpp/mbpp.jsonl only when missing.
 if [[ ! -f data/sft_data.jsonl || ! -f data/ppo_prompts.jsonl || ! -f data/eval_mbpp_test.jsonl ]]; then

@@ -41,17 +41,10 @@ read -r -a WARMSTART_EXTRA <<< "${WARMSTART_ARGS:-}"
 read -r -a GRPO_EXTRA <<< "${GRPO_ARGS:-}"
 read -r -a EVAL_EXTRA <<< "${EVAL_ARGS:-}"
 
-if [[ ! -f "$MODEL_PATH/config.json" ]]; then
-  echo "run_tools: MODEL_PATH=$MODEL_PATH has no config.json (expected a Hugging Face Qwen2 folder)" >&2
-  exit 2
-fi
-mkdir -p "$TOOLS/logs"
-export NX_DAEMON=false NX_NO_CLOUD=true NX_TUI=false
-T0=$SECONDS
-
 SCRIPT_NAME=run_tools LOG_DIR="$TOOLS/logs"
 # shellcheck source=tools/stages.sh
 source tools/stages.sh
+start_run
 
 # 1. Tasks: shipped in data/tools; rebuilt only when missing.
 if [[ ! -f "$DATA/train.jsonl" || ! -f "$DATA/heldout.jsonl" ]]; then
