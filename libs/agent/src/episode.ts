@@ -78,6 +78,11 @@ export interface Episode {
   end: EpisodeEnd;
 }
 
+/** The opening messages of a task: the optional system message, then the question. */
+export function taskMessages(t: { question: string }, system?: string): TemplateMessage[] {
+  return [...(system ? [{ role: 'system' as const, content: system }] : []), { role: 'user' as const, content: t.question }];
+}
+
 /** Episode tools backed by the Python interpreter: a fresh stateful process per episode, or stateless calls. */
 export function interpreterTools(stateful: boolean, options: Omit<InterpreterOptions, 'stateful'> = {}, pool?: SandboxPool): (episode: number) => EpisodeTool {
   return () => new PythonInterpreter({ ...options, stateful }, pool);

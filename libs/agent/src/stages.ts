@@ -9,9 +9,9 @@ import { createRng, loadModelAndTokenizer } from '@rlhf-code/model';
 import { loadPpoModels, savePpoCheckpoint } from '@rlhf-code/rl';
 import { SandboxPool } from '@rlhf-code/sandbox';
 import { meanSe, paired, type PairedDiff } from '@rlhf-code/stats';
-import { chatTemplateOf, loadTokenizer, type TemplateMessage } from '@rlhf-code/tokenizer';
+import { chatTemplateOf, loadTokenizer } from '@rlhf-code/tokenizer';
 import { loadLmStageModel, loraConfigOf, RunDir, runLmStage, trainerConfig, TrainingRun, yieldToEventLoop } from '@rlhf-code/train';
-import { interpreterTools, runEpisodes, type Episode } from './episode';
+import { interpreterTools, runEpisodes, taskMessages, type Episode } from './episode';
 import { judgeEpisodes } from './judge';
 import { policyTurns } from './policy-turns';
 import { TOOL_MODES, type ToolEvalSettings, type ToolGrpoSettings, type ToolMode, type ToolWarmStartSettings } from './settings';
@@ -19,11 +19,6 @@ import { ToolGrpoTrainer } from './tool-grpo';
 import { warmStartExamples } from './warm-start';
 
 type EpisodeLimits = Pick<ToolGrpoSettings, 'maxTurns' | 'maxTurnTokens' | 'maxTotalTokens' | 'toolTimeoutMs' | 'toolMemoryMb' | 'toolOutputChars' | 'toolWorkers' | 'system'>;
-
-/** The opening messages of a task: the optional system message, then the question. */
-export function taskMessages(t: Pick<ToolTaskRecord, 'question'>, system?: string): TemplateMessage[] {
-  return [...(system ? [{ role: 'system' as const, content: system }] : []), { role: 'user' as const, content: t.question }];
-}
 
 /** The interpreter options of the settings (the pool is the concurrency limit). */
 const interpreterOptions = (f: EpisodeLimits) => ({ timeoutMs: f.toolTimeoutMs, memoryMb: f.toolMemoryMb, outputChars: Math.max(f.toolOutputChars, 64) });

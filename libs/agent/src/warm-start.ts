@@ -8,9 +8,9 @@
 //
 // `direct: true` marks a task whose trace answers at once, without the tool (the answer stated as if computed in the
 // head): a warm-start that mixes both teaches a policy that sometimes trusts itself, as instruct models do before RL.
-import type { TemplateMessage, Tokenizer } from '@rlhf-code/tokenizer';
+import type { Tokenizer } from '@rlhf-code/tokenizer';
 import type { LmExample } from '@rlhf-code/train';
-import { runEpisodes, type EpisodeTool, type TurnGenerator } from './episode';
+import { runEpisodes, taskMessages, type EpisodeTool, type TurnGenerator } from './episode';
 
 export interface SolvedTask {
   question: string;
@@ -48,7 +48,7 @@ export async function warmStartExamples(
       turn++;
       return out;
     };
-    const prompts: TemplateMessage[][] = members.map((i) => [...(o.system ? [{ role: 'system' as const, content: o.system }] : []), { role: 'user' as const, content: tasks[i].question }]);
+    const prompts = members.map((i) => taskMessages(tasks[i], o.system));
     const episodes = await runEpisodes(generate, prompts, { tokenizer: tok, template: o.template, maxTurns: n, maxTurnTokens: 1 << 16, maxTotalTokens: 1 << 20, toolFor: o.toolFor });
     episodes.forEach((e, k) => {
       examples[members[k]] = { ids: e.ids, lossMask: e.trainMask };
