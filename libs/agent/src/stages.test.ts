@@ -3,6 +3,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { initBackend } from '@rlhf-code/backend';
+import { loadMergedWeights } from '@rlhf-code/model';
 import { saveTinyModel, tempDir, TOKENIZER_DIR } from '@rlhf-code/model/testing';
 import { ToolEvalSettings, ToolGrpoSettings, ToolWarmStartSettings } from './settings';
 import { parseEvalRuns, runToolEval, runToolGrpo, runToolWarmStart } from './stages';
@@ -39,6 +40,14 @@ test('warm-start -> GRPO -> eval on a tiny model: checkpoints, metrics and eval.
   const metrics = fs.readFileSync(path.join(dir, 'grpo', 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
   expect(metrics.map((m) => m.step)).toEqual([1, 2]);
   for (const k of ['env/success_mean', 'env/tool_calls_mean', 'env/turns_mean', 'env/malformed_rate', 'tokens/masked_share']) expect(typeof metrics[0][k]).toBe('number');
+
+  // With LoRA: the adapter folder, and --merge-export's full checkpoint holding the same merged weights.
+  const merged = path.join(dir, 'grpo-merged');
+  await runToolGrpo(ToolGrpoSettings.parse({ model: path.join(dir, 'sft'), data, out: path.join(dir, 'grpo-lora'), steps: 1, batchSize: 2, groupSize: 2, microBatchSize: 2, loraRank: 2, mergeExport: merged, quiet: true, ...limits }), quiet);
+  const fromAdapter = await loadMergedWeights(path.join(dir, 'grpo-lora'));
+  const fromExport = await loadMergedWeights(merged);
+  expect([...fromExport.weights.keys()].sort()).toEqual([...fromAdapter.weights.keys()].sort());
+  for (const [name, t] of fromAdapter.weights) expect(Array.from(fromExport.weights.get(name)!.data)).toEqual(Array.from(t.data));
 
   const out = path.join(dir, 'eval.json');
   const runs = `ws=${path.join(dir, 'sft')}:stateful,grpo=${path.join(dir, 'grpo')}:stateless,none=${path.join(dir, 'grpo')}:none`;

@@ -127,6 +127,10 @@ export async function runToolGrpo(f: ToolGrpoSettings, log: (line: string) => vo
     }
     step--;
     await save(step);
+    if (f.mergeExport && step === f.steps) {
+      await new RunDir(f.mergeExport).save({ config: policy.config, weights: policy.mergedWeights(), tokenizerDir: f.model, extraFiles: { 'training_args.json': { stage: 'tool-grpo', base_model: f.model, step, ...f } } });
+      log(`tool-rl train: merged the adapter into ${f.mergeExport}`);
+    }
   } finally {
     run.close();
     grpo.dispose();

@@ -5,7 +5,7 @@ import * as tf from '@tensorflow/tfjs';
 import { initBackend } from '@rlhf-code/backend';
 import { createRng, loadModelAndTokenizer } from '@rlhf-code/model';
 import { saveTinyModel, tempDir, TOKENIZER_DIR } from '@rlhf-code/model/testing';
-import { forwardResponses } from '@rlhf-code/rl';
+import { forwardResponses, layoutSequences } from '@rlhf-code/rl';
 import { chatTemplateOf } from '@rlhf-code/tokenizer';
 import { interpreterTools, type Episode, type TurnGenerator } from './episode';
 import { episodeBatch } from './policy-turns';
@@ -15,7 +15,7 @@ import { toolCallText } from './warm-start';
 jest.setTimeout(60_000);
 beforeAll(() => initBackend({ quiet: true }));
 
-test('the successful episode gains probability, the failed one loses it; only the adapter moves', async () => {
+test.each(['token-mean', 'seq-mean'] as const)('%s: the successful episode gains probability, the failed one loses it; only the adapter moves', async (lossAggregation) => {
   const dir = tempDir('tool-grpo-');
   await saveTinyModel(dir, { seed: 4, tokenizerDir: TOKENIZER_DIR });
   const { model: policy, tokenizer } = await loadModelAndTokenizer(dir);
@@ -32,7 +32,9 @@ test('the successful episode gains probability, the failed one loses it; only th
       const turn = turnsSeen.get(i) ?? 0;
       turnsSeen.set(i, turn + 1);
       const ids = tokenizer.encode(script(i, turn), { parseSpecialTokens: false });
-      return { ids, stopId: tokenizer.chat.imEnd, logprobs: [...ids, 0].map(() => -1) };
+      // The policy's own log-probs of the scripted turn (the trainer takes them as the sampling policy's).
+      const logprobs = tf.tidy(() => forwardResponses(policy, layoutSequences([[...sequences[i]]], [[...ids, tokenizer.chat.imEnd]], tokenizer.padId), { temperature: 1 }).logprobs.arraySync() as number[][])[0];
+      return { ids, stopId: tokenizer.chat.imEnd, logprobs };
     });
   const grpo = new ToolGrpoTrainer(
     {
@@ -43,7 +45,7 @@ test('the successful episode gains probability, the failed one loses it; only th
       },
       trainer: { optimizer: { lr: 2e-2 }, schedule: { totalSteps: 10, kind: 'constant' }, maxGradNorm: 1 },
     },
-    { groupSize: 2, klCoef: 0.001, entropyCoef: 0.01, cliprange: 0.2, ppoEpochs: 1, miniBatches: 1, microBatchSize: 2, temperature: 1, maxTurns: 3, maxTurnTokens: 64, maxTotalTokens: 600, malformedPenalty: 0.1 },
+    { groupSize: 2, klCoef: 0.001, entropyCoef: 0.01, cliprange: 0.2, ppoEpochs: 1, miniBatches: 1, microBatchSize: 2, temperature: 1, maxTurns: 3, maxTurnTokens: 64, maxTotalTokens: 600, malformedPenalty: 0.1, lossAggregation },
   );
   const base = policy.hostWeights();
   const task = [{ role: 'user' as const, content: 'What is 2 to the power 10?' }];

@@ -5,7 +5,7 @@
 // clippedUpdate; the entropy bonus is new here). Tool tokens are context for the forward pass, never targets.
 import * as tf from '@tensorflow/tfjs';
 import type { Qwen2Model, Rng } from '@rlhf-code/model';
-import { clippedUpdate, forwardResponses, forwardResponsesToHost, groupAdvantages, maskedMean, METRICS, policyLoss, selectRows, takeRows, type SequenceBatch } from '@rlhf-code/rl';
+import { clippedUpdate, forwardResponses, forwardResponsesToHost, aggregate, groupAdvantages, METRICS, policyLoss, selectRows, takeRows, type LossAggregation, type SequenceBatch } from '@rlhf-code/rl';
 import type { TemplateMessage, Tokenizer } from '@rlhf-code/tokenizer';
 import { Trainer, type TrainerConfig } from '@rlhf-code/train';
 import { runEpisodes, type Episode, type EpisodeTool, type TurnGenerator } from './episode';
@@ -25,6 +25,8 @@ export interface ToolGrpoConfig {
   maxTurnTokens: number;
   maxTotalTokens: number;
   malformedPenalty: number;
+  /** token-mean: every model token counts once; seq-mean: every episode counts once (long failed episodes no more). */
+  lossAggregation: LossAggregation;
 }
 
 export interface ToolGrpoParts {
@@ -69,7 +71,13 @@ export class ToolGrpoTrainer {
     const pad = p.tokenizer.padId;
     const batch = episodeBatch(episodes, pad);
     const chunk = { temperature: c.temperature, chunkSize: c.microBatchSize, padId: pad };
-    const old = forwardResponsesToHost(p.policy, batch, chunk).logprobs;
+    // The ratio's denominator is the sampling policy's log-prob of each token as sampled (the policy before this
+    // iteration's updates, at the same temperature: a recomputed pass gives the same numbers, tested in
+    // policy-turns.test.ts), so only the reference needs a pass.
+    const old = episodes.map((e) => {
+      const row = e.samplerLogprobs.slice(e.promptLength);
+      return [...row, ...new Array<number>(batch.responseWidth - row.length).fill(0)];
+    });
     const ref = forwardResponsesToHost(p.reference, batch, chunk).logprobs;
     const t3 = performance.now();
     const u = await clippedUpdate({
@@ -82,7 +90,7 @@ export class ToolGrpoTrainer {
         for (let i = 0; i < idx.length; i += c.microBatchSize) {
           const part = idx.slice(i, i + c.microBatchSize);
           const tokens = part.reduce((n, r) => n + episodes[r].trainMask.slice(episodes[r].promptLength).reduce((s, m) => s + m, 0), 0);
-          out.push({ weight: Math.max(1, tokens), loss: () => this.loss(selectRows(batch, part, pad), part, old, ref, g.advantages) });
+          out.push({ weight: c.lossAggregation === 'token-mean' ? Math.max(1, tokens) : part.length, loss: () => this.loss(selectRows(batch, part, pad), part, old, ref, g.advantages) });
         }
         return out;
       },
@@ -104,7 +112,7 @@ export class ToolGrpoTrainer {
       [METRICS.updates]: u.steps,
       'time/episodes_s': (t1 - t0) / 1000, // sampling the turns + running the tool calls
       [METRICS.timeScore]: (t2 - t1) / 1000,
-      'time/logprobs_s': (t3 - t2) / 1000, // the no-gradient passes (policy, reference)
+      'time/logprobs_s': (t3 - t2) / 1000, // the reference's no-gradient pass
       [METRICS.timeUpdate]: (performance.now() - t3) / 1000,
     };
   }
@@ -119,10 +127,10 @@ export class ToolGrpoTrainer {
       const mask = tf.tensor2d(sub.responseMask, [B, R], 'float32');
       const f = forwardResponses(this.parts.policy, sub, { temperature: c.temperature, entropy: c.entropyCoef > 0 });
       const advantages = tf.mul(tf.tensor2d(rows.map((r) => new Array<number>(R).fill(adv[r])), [B, R], 'float32'), mask) as tf.Tensor2D;
-      const pg = policyLoss(f.logprobs, host(old), advantages, mask, { clipRange: c.cliprange, aggregation: 'token-mean', klCoef: c.klCoef }, host(ref));
+      const pg = policyLoss(f.logprobs, host(old), advantages, mask, { clipRange: c.cliprange, aggregation: c.lossAggregation, klCoef: c.klCoef }, host(ref));
       let loss: tf.Scalar = pg.loss;
       if (c.entropyCoef > 0) {
-        const entropy = maskedMean(f.entropy!, mask);
+        const entropy = aggregate(f.entropy!, mask, c.lossAggregation);
         pg.aux['objective/entropy'] = entropy;
         loss = tf.sub(loss, tf.mul(c.entropyCoef, entropy)) as tf.Scalar;
       }

@@ -2,7 +2,7 @@
 // TRL-named metrics) and the PPO / GRPO training loop built on them.
 export { clippedUpdate, policyLoss } from './clipped-update';
 export { groupAdvantages } from './grpo';
-export { maskedMean } from './masked';
+export { aggregate, maskedMean, type LossAggregation } from './masked';
 export { METRICS } from './metrics';
 export { layoutSequences, selectRows, takeRows, type SequenceBatch } from './rollout';
 export { forwardResponses, forwardResponsesToHost, responseLogProbs } from './policy-forward';
@@ -10,7 +10,7 @@ export { executionScorer, responseProgram, type ExecPrompt } from './execution-s
 export { combineScorers, rewardModelScorer, type Scorer } from './scorers';
 export { PpoTrainer } from './ppo-trainer';
 export { createValueHead } from './value-head';
-export { PpoSettings } from './settings';
+export { lossAggregationField, PpoSettings } from './settings';
 export { loadPpoModels, savePpoCheckpoint } from './ppo-checkpoint';
 export { runPpo } from './ppo-run';
 export { HeldOutProbe, HELDOUT_SVG, type HeldOutRecord } from './heldout';

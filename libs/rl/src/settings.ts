@@ -6,6 +6,9 @@ import { PROMPT_TEMPLATES } from '@rlhf-code/tokenizer';
 import { checkMergeExport, checkOptim, loraFields, mergeExportField, optimFields, runFields } from '@rlhf-code/train';
 import { LOSS_AGGREGATIONS } from './masked';
 
+/** How the per-token policy loss is averaged (PPO, GRPO and the tool GRPO). */
+export const lossAggregationField = z.enum(LOSS_AGGREGATIONS as unknown as ['token-mean', 'seq-mean']).default('token-mean').describe('token-mean: every token counts once; seq-mean: every response counts once');
+
 const int = () => z.number().int();
 const { epochs: _epochs, maxSteps: _maxSteps, gradAccum: _gradAccum, ...run } = runFields({ out: 'results/ppo', epochs: 1, batchSize: 16, gradAccum: 1, saveEvery: 10 });
 
@@ -36,7 +39,7 @@ const shared = {
   klHorizon: z.number().positive().default(10000).describe('adaptive KL: horizon in samples'),
   targetKlStop: z.number().nonnegative().default(0).describe("stop an iteration's epochs when a minibatch's approx KL exceeds this (0 = never)"),
   cliprange: z.number().positive().default(0.2).describe('policy ratio clip'),
-  lossAggregation: z.enum(LOSS_AGGREGATIONS as unknown as ['token-mean', 'seq-mean']).default('token-mean').describe('token-mean: every token counts once; seq-mean: every response counts once'),
+  lossAggregation: lossAggregationField,
   missingEosPenalty: z.number().nonnegative().default(1).describe('subtracted from the score of responses that never emitted EOS (0 = off)'),
   scoreClip: z.number().nonnegative().default(5).describe('clip scores to [-x, x] (0 = off)'),
   rmWeight: z.number().nonnegative().default(1).describe('weight of the reward-model score'),
