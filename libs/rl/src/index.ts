@@ -2,7 +2,7 @@
 // TRL-named metrics) and the PPO / GRPO training loop built on them.
 export { clippedUpdate, policyLoss } from './clipped-update';
 export { groupAdvantages } from './grpo';
-export { aggregate, maskedMean, type LossAggregation } from './masked';
+export { aggregate, type LossAggregation } from './masked';
 export { METRICS } from './metrics';
 export { layoutSequences, selectRows, takeRows, type SequenceBatch } from './rollout';
 export { forwardResponses, forwardResponsesToHost, responseLogProbs } from './policy-forward';
