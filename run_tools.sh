@@ -32,7 +32,7 @@ case "$PRESET" in
     exit 2
     ;;
 esac
-: "${GRPO_INTERPRETER:=stateful}"
+: "${GRPO_INTERPRETER:=stateful}" "${GRPO_ENTROPY:=0}" "${GRPO_MALFORMED_PENALTY:=0.05}"
 MODEL_PATH="${MODEL_PATH:-models/base}"
 RESULTS="${RESULTS:-results}"
 TOOLS="$RESULTS/tools"
@@ -65,7 +65,7 @@ LORA_ARGS=(--lora-rank "$GRPO_LORA_RANK")
 [[ "$GRPO_LORA_RANK" != 0 ]] && LORA_ARGS+=(--lora-alpha "$((2 * GRPO_LORA_RANK))")
 stage grpo nxrun tool-rl:train -- --model "$TOOLS/sft" --data "$DATA/train.jsonl" --out "$TOOLS/grpo" --steps "$GRPO_STEPS" \
   --batch-size "$GRPO_BATCH" --group-size "$GRPO_GROUP" --lr "$GRPO_LR" --interpreter "$GRPO_INTERPRETER" \
-  "${LORA_ARGS[@]}" --entropy-coef "${GRPO_ENTROPY:-0}" --malformed-penalty "${GRPO_MALFORMED_PENALTY:-0.05}" "${GRPO_EXTRA[@]}"
+  "${LORA_ARGS[@]}" --entropy-coef "$GRPO_ENTROPY" --malformed-penalty "$GRPO_MALFORMED_PENALTY" "${GRPO_EXTRA[@]}"
 
 # 4. Evaluation on held-out kinds: every row paired per task with the warm-started model.
 RUNS="warmstart=$TOOLS/sft:stateful,grpo_stateful=$TOOLS/grpo:stateful,grpo_stateless=$TOOLS/grpo:stateless,grpo_no_tool=$TOOLS/grpo:none"

@@ -28,9 +28,12 @@ export function episodeBatch(episodes: readonly Episode[], padId: number): Seque
     episodes.map((e) => e.ids.slice(e.promptLength)),
     padId,
   );
-  batch.responseMask = episodes.map((e) => {
-    const m = e.trainMask.slice(e.promptLength);
-    return [...m, ...new Array<number>(batch.responseWidth - m.length).fill(0)];
-  });
+  batch.responseMask = episodes.map((e) => afterPrompt(e, e.trainMask, batch.responseWidth));
   return batch;
+}
+
+/** One of an episode's per-position arrays (`values`, as long as its ids) from the prompt's end, padded with 0 to `width`. */
+export function afterPrompt(e: Episode, values: readonly number[], width: number): number[] {
+  const row = values.slice(e.promptLength);
+  return [...row, ...new Array<number>(width - row.length).fill(0)];
 }

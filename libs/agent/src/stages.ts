@@ -5,7 +5,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { readToolTasks, shuffle, type ToolTaskRecord } from '@rlhf-code/data';
-import { createRng, loadModelAndTokenizer } from '@rlhf-code/model';
+import { createRng, loadModelAndTokenizer, type Qwen2Model } from '@rlhf-code/model';
 import { loadPpoModels, savePpoCheckpoint } from '@rlhf-code/rl';
 import { SandboxPool } from '@rlhf-code/sandbox';
 import { meanSe, paired, type PairedDiff } from '@rlhf-code/stats';
@@ -73,13 +73,16 @@ export async function runToolWarmStart(f: ToolWarmStartSettings, log: (line: str
       extraFiles: { 'training_args.json': { stage: 'tool-warmstart', base_model: f.model, ...f } },
       baseModel: f.model,
     });
-    if (f.mergeExport && !result.interrupted) {
-      await new RunDir(f.mergeExport).save({ config: model.config, weights: model.mergedWeights(), tokenizerDir: f.model, extraFiles: { 'training_args.json': { stage: 'tool-warmstart', base_model: f.model, ...f } } });
-    }
+    if (f.mergeExport && !result.interrupted) await saveMerged(f.mergeExport, model, f.model, { stage: 'tool-warmstart', base_model: f.model, ...f });
     return { stage: 'tool-warmstart', out: f.out, step: result.position.step, interrupted: result.interrupted, traces: examples.length, direct, ...result.lastEval };
   } finally {
     model.dispose();
   }
+}
+
+/** --merge-export: a full checkpoint in `dir` with the LoRA adapter folded into the weights. */
+async function saveMerged(dir: string, model: Qwen2Model, tokenizerDir: string, trainingArgs: object): Promise<void> {
+  await new RunDir(dir).save({ config: model.config, weights: model.mergedWeights(), tokenizerDir, extraFiles: { 'training_args.json': trainingArgs } });
 }
 
 export async function runToolGrpo(f: ToolGrpoSettings, log: (line: string) => void = console.error) {
@@ -128,7 +131,7 @@ export async function runToolGrpo(f: ToolGrpoSettings, log: (line: string) => vo
     step--;
     await save(step);
     if (f.mergeExport && step === f.steps) {
-      await new RunDir(f.mergeExport).save({ config: policy.config, weights: policy.mergedWeights(), tokenizerDir: f.model, extraFiles: { 'training_args.json': { stage: 'tool-grpo', base_model: f.model, step, ...f } } });
+      await saveMerged(f.mergeExport, policy, f.model, { stage: 'tool-grpo', base_model: f.model, step, ...f });
       log(`tool-rl train: merged the adapter into ${f.mergeExport}`);
     }
   } finally {

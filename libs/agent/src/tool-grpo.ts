@@ -5,11 +5,11 @@
 // clippedUpdate; the entropy bonus is new here). Tool tokens are context for the forward pass, never targets.
 import * as tf from '@tensorflow/tfjs';
 import type { Qwen2Model, Rng } from '@rlhf-code/model';
-import { clippedUpdate, forwardResponses, forwardResponsesToHost, aggregate, groupAdvantages, METRICS, policyLoss, selectRows, takeRows, type LossAggregation, type SequenceBatch } from '@rlhf-code/rl';
+import { aggregate, clippedUpdate, forwardResponses, forwardResponsesToHost, groupAdvantages, METRICS, policyLoss, selectRows, takeRows, type LossAggregation, type SequenceBatch } from '@rlhf-code/rl';
 import type { TemplateMessage, Tokenizer } from '@rlhf-code/tokenizer';
 import { Trainer, type TrainerConfig } from '@rlhf-code/train';
 import { runEpisodes, type Episode, type EpisodeTool, type TurnGenerator } from './episode';
-import { episodeBatch, policyTurns } from './policy-turns';
+import { afterPrompt, episodeBatch, policyTurns } from './policy-turns';
 
 export interface ToolGrpoConfig {
   groupSize: number;
@@ -74,10 +74,7 @@ export class ToolGrpoTrainer {
     // The ratio's denominator is the sampling policy's log-prob of each token as sampled (the policy before this
     // iteration's updates, at the same temperature: a recomputed pass gives the same numbers, tested in
     // policy-turns.test.ts), so only the reference needs a pass.
-    const old = episodes.map((e) => {
-      const row = e.samplerLogprobs.slice(e.promptLength);
-      return [...row, ...new Array<number>(batch.responseWidth - row.length).fill(0)];
-    });
+    const old = episodes.map((e) => afterPrompt(e, e.samplerLogprobs, batch.responseWidth));
     const ref = forwardResponsesToHost(p.reference, batch, chunk).logprobs;
     const t3 = performance.now();
     const u = await clippedUpdate({
