@@ -5,6 +5,8 @@
 //
 //   batching    `batchSize` prompts decode together (default: all at once). With `byLength` the prompts are first
 //               stably sorted by length, so a batch wastes less compute on padding. Results come back in input order.
+//               Within a batch, once half of the rows still decoding have finished, the finished ones leave it (and
+//               the KV cache), so a few long continuations do not pay for the whole batch every step.
 //   decoding    greedy (also temperature 0), or sampling from softmax(logits / temperature) with optional top-k and
 //               top-p (sampling.ts). No stop id can be chosen before minNewTokens.
 //   seeding     one rule: a root stream (createRng(seed), seed 0 by default, or the caller's own `rng`) gives each

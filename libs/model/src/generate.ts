@@ -142,34 +142,34 @@ export async function generate(model: Qwen2Model, prompts: readonly (readonly nu
     }
     let input = tf.tensor2d(columns(ids, start, T), [B, T - start], 'int32');
     let inputMask = tf.tensor2d(columns(mask, start, T), [B, T - start]);
-    for (let step = 0; step < opts.maxNewTokens && rows.some((r) => !r.done); step++) {
+    // active[k]: the row at position k of the decoding batch. Once half of them have finished, the finished ones
+    // leave the batch (and the cache): a few long continuations no longer pay for the whole batch every step.
+    let active = rows.map((_, b) => b);
+    for (let step = 0; step < opts.maxNewTokens && active.length > 0; step++) {
       // A turn of the event loop between steps: a server's other requests, status calls and disconnects get handled
       // while a generation runs (awaiting a settled promise alone would not let them in).
       await nextTurn();
       if (opts.beforeStep) await opts.beforeStep();
       const logits = tf.tidy(() => {
-        const hidden = model.forward(input, { mask: inputMask, cache }); // [B, t, D]
-        const [b, t, d] = hidden.shape;
-        const last = tf.reshape(tf.slice(hidden, [0, t - 1, 0], [b, 1, d]), [b, d]) as tf.Tensor2D;
-        return model.lmHead(last); // [B, V]
+        const hidden = model.forward(input, { mask: inputMask, cache }); // [A, t, D]
+        const [a, t, d] = hidden.shape;
+        const last = tf.reshape(tf.slice(hidden, [0, t - 1, 0], [a, 1, d]), [a, d]) as tf.Tensor2D;
+        return model.lmHead(last); // [A, V]
       });
       const V = logits.shape[1];
       const host = (await logits.data()) as Float32Array;
       logits.dispose();
       tf.dispose([input, inputMask]);
 
-      const next = new Int32Array(B).fill(opts.padId);
-      const nextMask = new Float32Array(B);
-      rows.forEach((row, b) => {
+      active.forEach((b, k) => {
+        const row = rows[b];
         if (row.done) return;
-        const rowLogits = host.subarray(b * V, (b + 1) * V);
+        const rowLogits = host.subarray(k * V, (k + 1) * V);
         // min_new_tokens: the stop ids are masked out, so the token and its log-prob come from the renormalised rest.
         if (row.ids.length < minNew) for (const id of stopIds) rowLogits[id] = -Infinity;
         const { token, logprob } = sampleToken(rowLogits, opts, opts.rngs?.[b]);
         row.ids.push(token);
         row.logprobs.push(logprob);
-        next[b] = token;
-        nextMask[b] = 1;
         if (stopIds.has(token)) {
           row.done = true;
           row.finishReason = 'stop';
@@ -177,8 +177,15 @@ export async function generate(model: Qwen2Model, prompts: readonly (readonly nu
         if (opts.decode) updateText(row, b, stopIds, stops, opts);
         if (opts.onText) streamText(row, b, stops, opts.onText);
       });
-      input = tf.tensor2d(next, [B, 1], 'int32');
-      inputMask = tf.tensor2d(nextMask, [B, 1]);
+      const live = active.filter((b) => !rows[b].done);
+      if (live.length <= active.length / 2 && live.length > 0) {
+        cache.keepRows(live.map((b) => active.indexOf(b)));
+        active = live;
+      }
+      // Finished rows still in the batch get a masked pad token.
+      input = tf.tensor2d(Int32Array.from(active, (b) => (rows[b].done ? opts.padId : rows[b].ids[rows[b].ids.length - 1])), [active.length, 1], 'int32');
+      inputMask = tf.tensor2d(Float32Array.from(active, (b) => (rows[b].done ? 0 : 1)), [active.length, 1]);
+      if (live.length === 0) active = [];
     }
     tf.dispose([input, inputMask]);
   } finally {

@@ -80,6 +80,27 @@ export class KVCache {
     if (this.realTokens.length === 0) this.realTokens = new Array<number>(batch).fill(0);
   }
 
+  /** Keep only these batch rows, in this order (a generation drops its finished rows; both layouts). */
+  keepRows(rows: readonly number[]): void {
+    const idx = tf.tensor1d(Int32Array.from(rows), 'int32');
+    const take = <T extends tf.Tensor>(t: T): T => {
+      const kept = tf.keep(tf.gather(t, idx, 0)) as T;
+      t.dispose();
+      return kept;
+    };
+    this.layers = this.layers.map((kv) => ({ k: take(kv.k), v: take(kv.v) }));
+    if (this.mask) this.mask = take(this.mask);
+    if (this.buffers.length > 0) {
+      const capacity = this.buffers[0].k.shape[2];
+      this.buffers = this.buffers.map((kv) => ({ k: take(kv.k), v: take(kv.v) }));
+      const mask = new Float32Array(rows.length * capacity);
+      rows.forEach((r, b) => mask.set(this.hostMask.subarray(r * capacity, (r + 1) * capacity), b * capacity));
+      this.hostMask = mask;
+      this.realTokens = rows.map((r) => this.realTokens[r]);
+    }
+    idx.dispose();
+  }
+
   dispose(): void {
     this.fused.dispose();
     for (const kv of this.layers) tf.dispose([kv.k, kv.v]);

@@ -5,9 +5,10 @@ import * as tf from '@tensorflow/tfjs';
 import { hasNativeKernels, initBackend } from '@rlhf-code/backend';
 import { closeness, nativeAddonBuilt, withoutNativeKernels } from '@rlhf-code/backend/testing';
 import { makeConfig } from './config';
-import { generate } from './generate';
+import { generate, type Generation } from './generate';
 import { KVCache } from './kv-cache';
 import { Qwen2Model } from './model';
+import { createRng } from './sampling';
 
 // A config with sizes that are multiples of the kernels' vector width, and one with odd sizes everywhere (head dim 14,
 // 3 query heads on 1 kv head, hidden 42, MLP 50, 13 positions).
@@ -98,6 +99,27 @@ describe.each(CONFIGS)('$name', ({ config, T }) => {
       const base = await generate(m.view(null), prompts, { maxNewTokens: 8, greedy: true, padId: 0 });
       expect(withAdapter.map((g) => g.logprobs)).not.toEqual(base.map((g) => g.logprobs));
       m.dispose();
+    });
+
+    test('finished rows leave the batch: each row samples what it samples alone, on both paths', async () => {
+      // Five prompts of different lengths; a third of the vocabulary stops a row, so rows finish at different steps.
+      const prompts = [3, 7, T, 5, 9].map((n, r) => ids.slice(r, r + n));
+      const rngs = () => prompts.map((_, r) => createRng(`row${r}`));
+      const opts = { maxNewTokens: 12, temperature: 1, padId: 0, stopTokenIds: Array.from({ length: Math.floor(config.vocab_size / 3) }, (_, i) => i) };
+      const keepRows = jest.spyOn(KVCache.prototype, 'keepRows');
+      for (const path of [(f: () => Promise<Generation[]>) => f(), withoutNativeKernels]) {
+        const tensors = tf.memory().numTensors;
+        const singles: Generation[] = [];
+        for (const [r, p] of prompts.entries()) singles.push((await path(() => generate(model, [p], { ...opts, rngs: [rngs()[r]] })))[0]);
+        keepRows.mockClear();
+        const batch = await path(() => generate(model, prompts, { ...opts, rngs: rngs() }));
+        expect(keepRows).toHaveBeenCalled(); // the case under test happened
+        expect(new Set(batch.map((g) => g.ids.length)).size).toBeGreaterThan(1);
+        expect(batch.map((g) => g.ids)).toEqual(singles.map((g) => g.ids));
+        batch.forEach((g, r) => expect(closeness(g.logprobs, singles[r].logprobs, 1e-5, 1e-4)).toBeLessThanOrEqual(1));
+        expect(tf.memory().numTensors).toBe(tensors);
+      }
+      keepRows.mockRestore();
     });
 
     test('the decode cache grows past its capacity and keeps what it held', async () => {

@@ -26,13 +26,27 @@ export function createRng(seed: number | string, state?: object): Rng {
   return { next: () => prng(), state: () => prng.state() };
 }
 
-/** log of the sum of exp(x[i] / t) */
-function logSumExp(x: Float32Array, t: number): number {
+/**
+ * exp((x[i] - max) / t) into `out` (a reused scratch buffer); returns max / t and log of the sum, so that
+ * log p(i) = x[i] / t - lse with lse = max / t + log(sum). One exp per token: the sampler's whole cost.
+ */
+function softmaxTerms(x: Float32Array, t: number, out: Float64Array): { lse: number; sum: number } {
   let max = -Infinity;
   for (let i = 0; i < x.length; i++) if (x[i] > max) max = x[i];
-  let s = 0;
-  for (let i = 0; i < x.length; i++) s += Math.exp((x[i] - max) / t);
-  return max / t + Math.log(s);
+  const inv = 1 / t;
+  let sum = 0;
+  for (let i = 0; i < x.length; i++) {
+    const e = Math.exp((x[i] - max) * inv);
+    out[i] = e;
+    sum += e;
+  }
+  return { lse: max * inv + Math.log(sum), sum };
+}
+
+let scratch = new Float64Array(0);
+function scratchOf(n: number): Float64Array {
+  if (scratch.length < n) scratch = new Float64Array(n);
+  return scratch.subarray(0, n);
 }
 
 /** How many of the sorted tokens it takes to reach probability p; -1 when they never do. */
@@ -60,7 +74,9 @@ export function sampleToken(logits: Float32Array, opts: SamplingOptions, rng?: R
   const greedy = opts.greedy || (opts.temperature ?? 1) === 0;
   const t = greedy ? 1 : (opts.temperature ?? 1);
   if (!(t > 0)) throw new Error(`sampling: temperature must be > 0, got ${opts.temperature}`);
-  const lse = logSumExp(logits, t);
+  // weights[i] = exp((logits[i] - max) / t): the probabilities up to the factor `sum`.
+  const weights = scratchOf(logits.length);
+  const { lse, sum } = softmaxTerms(logits, t, weights);
   const logprob = (token: number) => ({ token, logprob: logits[token] / t - lse });
   if (greedy) return logprob(argmax(logits));
   if (!rng) throw new Error('sampling: a seeded rng is required unless greedy');
@@ -69,39 +85,43 @@ export function sampleToken(logits: Float32Array, opts: SamplingOptions, rng?: R
   const topP = opts.topP ?? 1;
   if (topK < 0 || !Number.isInteger(topK)) throw new Error(`sampling: topK must be an integer >= 0, got ${topK}`);
   if (!(topP > 0 && topP <= 1)) throw new Error(`sampling: topP must be in (0, 1], got ${topP}`);
-  const probs = new Float64Array(logits.length);
-  for (let i = 0; i < logits.length; i++) probs[i] = Math.exp(logits[i] / t - lse);
 
-  let candidates: number[] | null = null; // null = the whole vocabulary
-  if (topK > 0 || topP < 1) {
-    const byProb = (a: number, b: number) => probs[b] - probs[a] || a - b;
-    // Sorting 151,936 tokens every step is slow; for top-p alone, sort only the tokens above a tiny floor
-    // first, and sort everything only when those do not reach p.
-    const floor = topK === 0 ? 1e-9 : -1;
-    let idx: number[] = [];
-    for (let i = 0; i < probs.length; i++) if (probs[i] > floor) idx.push(i);
-    idx.sort(byProb);
-    if (topK > 0) idx = idx.slice(0, topK);
-    if (topP < 1) {
-      // As in HF, top-p applies to the distribution renormalised after top-k.
-      const target = topP * (topK > 0 ? idx.reduce((m, i) => m + probs[i], 0) : 1);
-      let n = nucleusSize(idx, probs, target);
-      if (n < 0) {
-        idx = Array.from(probs.keys()).sort(byProb);
-        n = nucleusSize(idx, probs, target);
-      }
-      idx = idx.slice(0, n < 0 ? idx.length : n);
+  if (topK === 0 && topP === 1) {
+    // The whole vocabulary: inverse CDF in id order, on the unnormalised weights (no index list, no second exp).
+    let u = rng.next() * sum;
+    for (let i = 0; i < weights.length; i++) {
+      u -= weights[i];
+      if (u < 0) return logprob(i);
     }
-    candidates = idx;
+    for (let i = weights.length - 1; i >= 0; i--) if (weights[i] > 0) return logprob(i); // rounding left u >= 0
   }
 
-  const list = candidates ?? Array.from(probs.keys());
+  const probs = new Float64Array(logits.length);
+  for (let i = 0; i < logits.length; i++) probs[i] = weights[i] / sum;
+  const byProb = (a: number, b: number) => probs[b] - probs[a] || a - b;
+  // Sorting 151,936 tokens every step is slow; for top-p alone, sort only the tokens above a tiny floor
+  // first, and sort everything only when those do not reach p.
+  const floor = topK === 0 ? 1e-9 : -1;
+  let idx: number[] = [];
+  for (let i = 0; i < probs.length; i++) if (probs[i] > floor) idx.push(i);
+  idx.sort(byProb);
+  if (topK > 0) idx = idx.slice(0, topK);
+  if (topP < 1) {
+    // As in HF, top-p applies to the distribution renormalised after top-k.
+    const target = topP * (topK > 0 ? idx.reduce((m, i) => m + probs[i], 0) : 1);
+    let n = nucleusSize(idx, probs, target);
+    if (n < 0) {
+      idx = Array.from(probs.keys()).sort(byProb);
+      n = nucleusSize(idx, probs, target);
+    }
+    idx = idx.slice(0, n < 0 ? idx.length : n);
+  }
   let total = 0;
-  for (const i of list) total += probs[i];
+  for (const i of idx) total += probs[i];
   let u = rng.next() * total;
-  for (const i of list) {
+  for (const i of idx) {
     u -= probs[i];
     if (u < 0) return logprob(i);
   }
-  return logprob(list[list.length - 1]); // rounding left u >= 0
+  return logprob(idx[idx.length - 1]); // rounding left u >= 0
 }
