@@ -5,7 +5,7 @@
 // clippedUpdate; the entropy bonus is new here). Tool tokens are context for the forward pass, never targets.
 import * as tf from '@tensorflow/tfjs';
 import type { Qwen2Model, Rng } from '@rlhf-code/model';
-import { aggregate, clippedUpdate, forwardResponses, forwardResponsesToHost, groupAdvantages, METRICS, policyLoss, selectRows, takeRows, type LossAggregation, type SequenceBatch } from '@rlhf-code/rl';
+import { aggregate, chunksByLength, clippedUpdate, forwardResponses, forwardResponsesToHost, groupAdvantages, METRICS, policyLoss, selectRows, takeRows, type LossAggregation, type SequenceBatch } from '@rlhf-code/rl';
 import type { TemplateMessage, Tokenizer } from '@rlhf-code/tokenizer';
 import { Trainer, type TrainerConfig } from '@rlhf-code/train';
 import { runEpisodes, type Episode, type EpisodeTool, type TurnGenerator } from './episode';
@@ -84,8 +84,7 @@ export class ToolGrpoTrainer {
       miniBatches: c.miniBatches,
       microBatches: (idx) => {
         const out = [];
-        for (let i = 0; i < idx.length; i += c.microBatchSize) {
-          const part = idx.slice(i, i + c.microBatchSize);
+        for (const part of chunksByLength(idx, c.microBatchSize, (r) => episodes[r].ids.length)) {
           const tokens = part.reduce((n, r) => n + episodes[r].trainMask.slice(episodes[r].promptLength).reduce((s, m) => s + m, 0), 0);
           out.push({ weight: c.lossAggregation === 'token-mean' ? Math.max(1, tokens) : part.length, loss: () => this.loss(selectRows(batch, part, pad), part, old, ref, g.advantages) });
         }

@@ -88,6 +88,21 @@ function pendingStopPrefix(text: string, stops: string[]): number {
   return keep;
 }
 
+/** Shared prompt tokens worth prefilling once (fewer are prefilled with the rest). */
+const MIN_SHARED_PREFIX = 8;
+
+/** How many first tokens every prompt shares, leaving each at least one of its own; 0 when under MIN_SHARED_PREFIX. */
+function sharedPrefixLength(prompts: readonly (readonly number[])[]): number {
+  let n = Math.min(...prompts.map((p) => p.length)) - 1;
+  const first = prompts[0];
+  for (const p of prompts) {
+    let i = 0;
+    while (i < n && p[i] === first[i]) i++;
+    n = i;
+  }
+  return n >= MIN_SHARED_PREFIX ? n : 0;
+}
+
 class RowState {
   ids: number[] = [];
   logprobs: number[] = [];
@@ -109,28 +124,50 @@ export async function generate(model: Qwen2Model, prompts: readonly (readonly nu
   const stopIds = new Set(opts.stopTokenIds ?? []);
   const B = prompts.length;
   if (opts.rngs && opts.rngs.length !== B) throw new Error(`generate: ${B} prompts need ${B} random streams, got ${opts.rngs.length}`);
-  const T = Math.max(...prompts.map((p) => p.length));
   const rows = prompts.map(() => new RowState());
+
+  // The prompts' common first tokens (a shared system prompt, a group of copies of one prompt) are prefilled once, in
+  // one row that is then copied to every row of the cache; the batch prefills only the rest. Each row keeps at least
+  // its last prompt token in the rest (it gives the first logits). Between the shared part and a shorter row's rest
+  // sit pad columns: masked keys, and positions count real tokens only, so every row sees what it would see alone.
+  const shared = B > 1 && opts.maxNewTokens > 0 ? sharedPrefixLength(prompts) : 0;
+  const rests = prompts.map((p) => p.slice(shared));
+  const T = Math.max(...rests.map((p) => p.length));
 
   // Left padding: every row's last prompt token sits at column T-1, so all rows decode in lockstep.
   const ids = new Int32Array(B * T).fill(opts.padId);
   const mask = new Float32Array(B * T);
-  prompts.forEach((p, b) => {
+  rests.forEach((p, b) => {
     ids.set(p, b * T + T - p.length);
     mask.fill(1, b * T + T - p.length, (b + 1) * T);
   });
 
-  const cache = new KVCache({ capacity: T + opts.maxNewTokens });
+  const cache = new KVCache({ capacity: shared + T + opts.maxNewTokens });
   // Columns [from, to) of the left-padded prompt block.
   const columns = <A extends Int32Array | Float32Array>(a: A, from: number, to: number): A => {
     const out = new (a.constructor as new (n: number) => A)(B * (to - from));
     for (let b = 0; b < B; b++) out.set(a.subarray(b * T + from, b * T + to), b * (to - from));
     return out;
   };
+  const chunk = opts.prefillChunk ?? 0;
   try {
+    if (shared > 0) {
+      const prefix = prompts[0].slice(0, shared);
+      const piece = chunk > 0 ? chunk : shared;
+      for (let at = 0; at < shared; at += piece) {
+        if (at > 0) {
+          await nextTurn();
+          if (opts.beforeStep) await opts.beforeStep();
+        }
+        const n = Math.min(piece, shared - at);
+        tf.tidy(() => {
+          model.forward(tf.tensor2d(prefix.slice(at, at + n), [1, n], 'int32'), { mask: tf.ones([1, n]), cache });
+        });
+      }
+      cache.keepRows(new Array<number>(B).fill(0));
+    }
     // Chunked prefill: all but the last piece of the prompt go into the cache first, one piece per event-loop turn.
     let start = 0;
-    const chunk = opts.prefillChunk ?? 0;
     if (chunk > 0 && opts.maxNewTokens > 0) {
       for (; T - start > chunk; start += chunk) {
         await nextTurn();

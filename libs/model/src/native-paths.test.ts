@@ -122,6 +122,27 @@ describe.each(CONFIGS)('$name', ({ config, T }) => {
       keepRows.mockRestore();
     });
 
+    test('a prefix every prompt shares is prefilled once: each row samples what it samples alone, on both paths', async () => {
+      // A 9-token shared start, then rests of different lengths (two prompts identical, as in a GRPO group).
+      const head = ids.slice(0, 9);
+      const prompts = [[5], [5], ids.slice(T, T + 4), ids.slice(T + 1, T + 3)].map((rest) => [...head, ...rest]);
+      const rngs = () => prompts.map((_, r) => createRng(`row${r}`));
+      const opts = { maxNewTokens: 6, temperature: 1, padId: 0 };
+      const forward = jest.spyOn(model, 'forward');
+      for (const path of [(f: () => Promise<Generation[]>) => f(), withoutNativeKernels]) {
+        const singles: Generation[] = [];
+        for (const [r, p] of prompts.entries()) singles.push((await path(() => generate(model, [p], { ...opts, rngs: [rngs()[r]] })))[0]);
+        forward.mockClear();
+        const batch = await path(() => generate(model, prompts, { ...opts, rngs: rngs() }));
+        // The shared part in one row, then the rests (4 columns wide) for every row.
+        expect(forward.mock.calls[0][0].shape).toEqual([1, 9]);
+        expect(forward.mock.calls[1][0].shape).toEqual([4, 4]);
+        expect(batch.map((g) => g.ids)).toEqual(singles.map((g) => g.ids));
+        batch.forEach((g, r) => expect(closeness(g.logprobs, singles[r].logprobs, 1e-5, 1e-4)).toBeLessThanOrEqual(1));
+      }
+      forward.mockRestore();
+    });
+
     test('the decode cache grows past its capacity and keeps what it held', async () => {
       const prompt = tf.tensor2d(ids.slice(0, T), [1, T], 'int32');
       const step = tf.tensor2d([7], [1, 1], 'int32');

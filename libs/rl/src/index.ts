@@ -4,7 +4,7 @@ export { clippedUpdate, policyLoss } from './clipped-update';
 export { groupAdvantages } from './grpo';
 export { aggregate, type LossAggregation } from './masked';
 export { METRICS } from './metrics';
-export { layoutSequences, selectRows, takeRows, type SequenceBatch } from './rollout';
+export { chunksByLength, layoutSequences, selectRows, takeRows, type SequenceBatch } from './rollout';
 export { forwardResponses, forwardResponsesToHost, responseLogProbs } from './policy-forward';
 export { executionScorer, responseProgram, type ExecPrompt } from './execution-scorer';
 export { combineScorers, rewardModelScorer, type Scorer } from './scorers';

@@ -1,7 +1,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { createRng, Qwen2Model, ScalarHead } from '@rlhf-code/model';
 import { forwardResponses, forwardResponsesToHost, responseLogProbs } from './policy-forward';
-import { layoutSequences, sampleResponses, selectRows, takeRows } from './rollout';
+import { chunksByLength, layoutSequences, sampleResponses, selectRows, takeRows } from './rollout';
 import { tinyConfig, TINY_EOS, TINY_PAD } from './testing/tiny';
 import { useTestBackend } from './testing/backend';
 
@@ -25,6 +25,13 @@ describe('layoutSequences', () => {
     expect([sub.promptWidth, sub.responseWidth]).toEqual([3, 2]);
     expect(takeRows(b.responseMask, [2, 0], 2)).toEqual(sub.responseMask);
     expect(() => layoutSequences([[1]], [[]], 0)).toThrow('response 0 is empty');
+  });
+
+  it('chunksByLength: every row once, in chunks of at most the size, shortest rows first (ties keep their order)', () => {
+    const len = [7, 3, 9, 3, 1];
+    expect(chunksByLength([0, 1, 2, 3, 4], 2, (r) => len[r])).toEqual([[4, 1], [3, 0], [2]]);
+    expect(chunksByLength([2, 0], 5, (r) => len[r])).toEqual([[0, 2]]);
+    expect(chunksByLength([], 3, (r) => len[r])).toEqual([]);
   });
 });
 
@@ -62,8 +69,11 @@ describe('forwardResponses', () => {
     });
     tf.dispose([f.logprobs, f.values!, f.entropy!]);
     // The chunked host version (each chunk laid out narrower) gives the same numbers, 0 on padding.
-    const host = forwardResponsesToHost(model, b, { temperature: T, valueHead: head, chunkSize: 2, padId: TINY_PAD });
+    // Chunks are taken in order of length (rows 2, then 0 and 1) and the results put back in row order.
+    const host = forwardResponsesToHost(model, b, { temperature: T, valueHead: head, entropy: true, chunkSize: 2, padId: TINY_PAD });
     host.logprobs.forEach((row, i) => row.forEach((x, t) => expect(x).toBeCloseTo(b.responseMask[i][t] ? logp[i][t] : 0, 4)));
+    host.values!.forEach((row, i) => row.forEach((x, t) => expect(x).toBeCloseTo(b.responseMask[i][t] ? values[i][t] : 0, 4)));
+    host.entropy!.forEach((row, i) => row.forEach((x, t) => expect(x).toBeCloseTo(entropy[i][t], 4)));
     head.dispose();
   });
 

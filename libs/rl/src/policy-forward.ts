@@ -6,7 +6,7 @@
 import * as tf from '@tensorflow/tfjs';
 import type { Qwen2Model, ScalarHead } from '@rlhf-code/model';
 import { entropyFromLogits, tokenLogProbs } from '@rlhf-code/train';
-import { layoutSequences, selectRows, SequenceBatch } from './rollout';
+import { chunksByLength, layoutSequences, selectRows, SequenceBatch } from './rollout';
 
 export interface ResponseForwardOptions {
   /** Logits are divided by it, as in sampling. */
@@ -47,7 +47,10 @@ export function forwardResponses(model: Qwen2Model, batch: SequenceBatch, opts: 
   }) as unknown as ResponseForward;
 }
 
-/** The same, without gradients, in chunks of `chunkSize` rows, copied to host arrays [B][R]. */
+/**
+ * The same, without gradients, in chunks of `chunkSize` rows, copied to host arrays [B][R]. Rows go into chunks in
+ * order of length, so a chunk of short rows is not padded to a long one; the results come back in row order.
+ */
 export function forwardResponsesToHost(
   model: Qwen2Model,
   batch: SequenceBatch,
@@ -56,19 +59,19 @@ export function forwardResponsesToHost(
   const B = batch.ids.length;
   const R = batch.responseWidth;
   const chunk = opts.chunkSize && opts.chunkSize > 0 ? opts.chunkSize : B;
-  const logprobs: number[][] = [];
-  const values: number[][] = [];
-  const entropy: number[][] = [];
+  const logprobs: number[][] = new Array(B);
+  const values: number[][] = new Array(B);
+  const entropy: number[][] = new Array(B);
   // Each chunk is laid out again (narrower), then padded back to width R; padding positions hold 0.
-  const widen = (rows: number[][], from: number) =>
-    rows.map((r, k) => [...r, ...new Array<number>(R - r.length).fill(0)].map((x, t) => (batch.responseMask[from + k][t] ? x : 0)));
-  for (let i = 0; i < B; i += chunk) {
-    const rows = Array.from({ length: Math.min(chunk, B - i) }, (_, k) => i + k);
+  const widen = (row: number[], r: number) => [...row, ...new Array<number>(R - row.length).fill(0)].map((x, t) => (batch.responseMask[r][t] ? x : 0));
+  const all = Array.from({ length: B }, (_, r) => r);
+  for (const rows of chunksByLength(all, chunk, (r) => batch.promptIds[r].length + batch.responseIds[r].length)) {
     const sub = selectRows(batch, rows, opts.padId);
     const f = forwardResponses(model, sub, opts);
-    logprobs.push(...widen(f.logprobs.arraySync(), i));
-    if (f.values) values.push(...widen(f.values.arraySync(), i));
-    if (f.entropy) entropy.push(...widen(f.entropy.arraySync(), i));
+    const put = (t: tf.Tensor2D | undefined, into: number[][]) => t?.arraySync().forEach((row, k) => (into[rows[k]] = widen(row, rows[k])));
+    put(f.logprobs, logprobs);
+    put(f.values, values);
+    put(f.entropy, entropy);
     tf.dispose([f.logprobs, f.values, f.entropy].filter((t): t is tf.Tensor2D => t !== undefined));
   }
   return { logprobs, values: opts.valueHead ? values : undefined, entropy: opts.entropy ? entropy : undefined };

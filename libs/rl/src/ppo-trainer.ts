@@ -24,7 +24,7 @@ import { mean, METRICS, MetricRecord, rolloutMetrics } from './metrics';
 import { forwardResponses, forwardResponsesToHost } from './policy-forward';
 import { clippedUpdate, policyLoss } from './clipped-update';
 import { applyMissingEosPenalty, clipScores, perTokenRewards } from './rewards';
-import { layoutSequences, sampleResponses, selectRows, SequenceBatch, takeRows } from './rollout';
+import { chunksByLength, layoutSequences, sampleResponses, selectRows, SequenceBatch, takeRows } from './rollout';
 import { CombinedScorer, rolloutSamples } from './scorers';
 import type { PpoSettings } from './settings';
 import { clippedValueLoss } from './value-loss';
@@ -229,8 +229,7 @@ export class PpoTrainer {
     const cfg = this.config;
     const size = cfg.microBatchSize > 0 ? cfg.microBatchSize : rows.length;
     const out: MicroBatch[] = [];
-    for (let i = 0; i < rows.length; i += size) {
-      const part = rows.slice(i, i + size);
+    for (const part of chunksByLength(rows, size, (i) => r.batch.promptIds[i].length + r.batch.responseIds[i].length)) {
       const sub = selectRows(r.batch, part, this.tokens.padId);
       const tokens = sub.responseMask.flat().reduce((s, m) => s + m, 0);
       out.push({ loss: () => this.loss(r, part, sub, valueOnly), weight: cfg.lossAggregation === 'token-mean' ? tokens : part.length });

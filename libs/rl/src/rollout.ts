@@ -63,6 +63,17 @@ export function selectRows(batch: SequenceBatch, rows: readonly number[], padId:
   return sub;
 }
 
+/**
+ * `rows` in chunks of at most `size`, rows of similar `length` together: a chunk laid out by selectRows is padded to
+ * its longest row, so this pads least. Summed over chunks (gradient accumulation), the result does not depend on it.
+ */
+export function chunksByLength(rows: readonly number[], size: number, length: (row: number) => number): number[][] {
+  const sorted = [...rows].sort((a, b) => length(a) - length(b));
+  const out: number[][] = [];
+  for (let i = 0; i < sorted.length; i += size) out.push(sorted.slice(i, i + size));
+  return out;
+}
+
 /** Rows `rows` of a [B][T] host matrix, cut to `width` columns (to match selectRows' layout). */
 export function takeRows(x: readonly (readonly number[])[], rows: readonly number[], width: number): number[][] {
   return rows.map((i) => x[i].slice(0, width));
