@@ -80,13 +80,19 @@ export class KVCache {
     if (this.realTokens.length === 0) this.realTokens = new Array<number>(batch).fill(0);
   }
 
-  /** Keep only these batch rows, in this order (a generation drops its finished rows; both layouts). */
+  /**
+   * Keep only these batch rows, in this order (a generation drops its finished rows, or copies a shared prompt's one
+   * row to every row; both layouts). Rows are copied on the host: the wasm gather kernel is about ten times slower.
+   */
   keepRows(rows: readonly number[]): void {
-    const idx = tf.tensor1d(Int32Array.from(rows), 'int32');
     const take = <T extends tf.Tensor>(t: T): T => {
-      const kept = tf.keep(tf.gather(t, idx, 0)) as T;
+      const data = t.dataSync() as Float32Array;
+      const row = t.size / t.shape[0];
+      const out = new Float32Array(rows.length * row);
+      rows.forEach((r, b) => out.set(data.subarray(r * row, (r + 1) * row), b * row));
+      const shape = [rows.length, ...t.shape.slice(1)];
       t.dispose();
-      return kept;
+      return tf.keep(tf.tensor(out, shape, 'float32')) as T;
     };
     this.layers = this.layers.map((kv) => ({ k: take(kv.k), v: take(kv.v) }));
     if (this.mask) this.mask = take(this.mask);
@@ -98,7 +104,6 @@ export class KVCache {
       this.hostMask = mask;
       this.realTokens = rows.map((r) => this.realTokens[r]);
     }
-    idx.dispose();
   }
 
   dispose(): void {

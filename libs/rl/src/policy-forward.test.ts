@@ -1,5 +1,6 @@
 import * as tf from '@tensorflow/tfjs';
 import { createRng, Qwen2Model, ScalarHead } from '@rlhf-code/model';
+import { tokenLogProbs } from '@rlhf-code/train';
 import { forwardResponses, forwardResponsesToHost, responseLogProbs } from './policy-forward';
 import { chunksByLength, layoutSequences, sampleResponses, selectRows, takeRows } from './rollout';
 import { tinyConfig, TINY_EOS, TINY_PAD } from './testing/tiny';
@@ -75,6 +76,34 @@ describe('forwardResponses', () => {
     host.values!.forEach((row, i) => row.forEach((x, t) => expect(x).toBeCloseTo(b.responseMask[i][t] ? values[i][t] : 0, 4)));
     host.entropy!.forEach((row, i) => row.forEach((x, t) => expect(x).toBeCloseTo(entropy[i][t], 4)));
     head.dispose();
+  });
+
+  it('the LM head only at masked-in positions: the gradients of a masked sum are those of the head over every position', () => {
+    const T = 0.9;
+    const b = layoutSequences(prompts, responses, TINY_PAD);
+    b.responseMask[1] = [1, 0, 0, 1]; // as a tool episode's mask: holes inside the response
+    const B = prompts.length;
+    const R = b.responseWidth;
+    const mask = () => tf.tensor2d(b.responseMask, [B, R], 'float32');
+    const sparse = () => tf.sum(tf.mul(forwardResponses(model, b, { temperature: T, entropy: true }).logprobs, mask())) as tf.Scalar;
+    const dense = () =>
+      tf.tidy(() => {
+        const P = b.promptWidth;
+        const hidden = model.forward(tf.tensor2d(b.ids, [B, P + R], 'int32'), { mask: tf.tensor2d(b.attention, [B, P + R], 'int32') });
+        const h = tf.reshape(tf.slice(hidden, [0, P - 1, 0], [B, R, hidden.shape[2]]), [B * R, -1]) as tf.Tensor2D;
+        const lp = tf.reshape(tokenLogProbs(model.lmHead(h), tf.tensor1d(b.targets.flat(), 'int32'), T), [B, R]);
+        return tf.sum(tf.mul(lp, mask())) as tf.Scalar;
+      });
+    const a = tf.variableGrads(sparse);
+    const d = tf.variableGrads(dense);
+    expect(a.value.dataSync()[0]).toBeCloseTo(d.value.dataSync()[0], 4);
+    for (const name of ['model.embed_tokens.weight', 'model.layers.0.self_attn.q_proj.weight', 'model.norm.weight']) {
+      const key = model.params[name].name;
+      const x = a.grads[key].dataSync();
+      const y = d.grads[key].dataSync();
+      x.forEach((v, i) => expect(v).toBeCloseTo(y[i], 4));
+    }
+    tf.dispose([a.value, d.value, ...Object.values(a.grads), ...Object.values(d.grads)]);
   });
 
   it('responseLogProbs: free rows (left padded in chunks) at temperature T, one number per response token, [] when empty', () => {

@@ -16,7 +16,7 @@ export interface ResponseForwardOptions {
 }
 
 export interface ResponseForward {
-  /** [B, R] log p(response token) under softmax(logits / temperature); padding positions hold junk (mask them). */
+  /** [B, R] log p(response token) under softmax(logits / temperature) where the response mask is 1; 0 or junk elsewhere (mask them). */
   logprobs: tf.Tensor2D;
   /** [B, R] value estimates of the state before each response token. */
   values?: tf.Tensor2D;
@@ -33,15 +33,34 @@ export function forwardResponses(model: Qwen2Model, batch: SequenceBatch, opts: 
     const hidden = model.forward(ids, { mask: tf.tensor2d(batch.attention, [B, P + R], 'int32') }); // [B, P+R, D]
     const D = hidden.shape[2];
     const h = tf.slice(hidden, [0, P - 1, 0], [B, R, D]) as tf.Tensor3D; // [B, R, D]
-    const logits = model.lmHead(tf.reshape(h, [B * R, D]) as tf.Tensor2D); // [B*R, V]
+    const flat = tf.reshape(h, [B * R, D]) as tf.Tensor2D;
     const targets = tf.tensor1d(batch.targets.flat(), 'int32'); // [B*R]
+    const mask = batch.responseMask.flat();
+    // The LM head (as much compute as the rest of this model's forward pass) only where the mask is 1: padding and a
+    // multi-turn episode's tool tokens are left out, as causalLmLoss does. The N results go back to their [B, R]
+    // places through one gather over [results, 0]; the rest hold 0.
+    const at = mask.flatMap((m, i) => (m > 0 ? [i] : []));
+    const sparse = at.length > 0 && at.length < 0.9 * mask.length;
+    let spread = (x: tf.Tensor1D): tf.Tensor2D => tf.reshape(x, [B, R]) as tf.Tensor2D;
+    let logits: tf.Tensor2D;
+    let chosen = targets;
+    if (sparse) {
+      const idx = tf.tensor1d(at, 'int32');
+      logits = model.lmHead(tf.gather(flat, idx) as tf.Tensor2D); // [N, V]
+      chosen = tf.gather(targets, idx) as tf.Tensor1D;
+      const place = new Int32Array(B * R).fill(at.length);
+      at.forEach((i, k) => (place[i] = k));
+      const back = tf.tensor1d(place, 'int32');
+      spread = (x) => tf.reshape(tf.gather(tf.concat([x, tf.zeros([1])]), back), [B, R]) as tf.Tensor2D;
+    } else {
+      logits = model.lmHead(flat); // [B*R, V]
+    }
     const out: ResponseForward = {
-      logprobs: tf.reshape(tokenLogProbs(logits, targets, opts.temperature), [B, R]) as tf.Tensor2D,
+      logprobs: spread(tokenLogProbs(logits, chosen, opts.temperature) as tf.Tensor1D),
     };
     if (opts.valueHead) out.values = opts.valueHead.perToken(h);
     if (opts.entropy) {
-      const mask = tf.tensor2d(batch.responseMask, [B, R], 'float32');
-      out.entropy = tf.mul(tf.reshape(entropyFromLogits(logits, opts.temperature), [B, R]), mask) as tf.Tensor2D;
+      out.entropy = tf.mul(spread(entropyFromLogits(logits, opts.temperature) as tf.Tensor1D), tf.tensor2d(batch.responseMask, [B, R], 'float32')) as tf.Tensor2D;
     }
     return out as unknown as tf.TensorContainerObject;
   }) as unknown as ResponseForward;
