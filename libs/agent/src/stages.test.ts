@@ -49,6 +49,22 @@ test('warm-start -> GRPO -> eval on a tiny model: checkpoints, metrics and eval.
   expect([...fromExport.weights.keys()].sort()).toEqual([...fromAdapter.weights.keys()].sort());
   for (const [name, t] of fromAdapter.weights) expect(Array.from(fromExport.weights.get(name)!.data)).toEqual(Array.from(t.data));
 
+  // --resume: one iteration, then on to two from the checkpoint, is the two-iteration run (adapter, metrics, the
+  // sampling stream: the second iteration's episodes are the same).
+  const lora = { data, steps: 2, batchSize: 2, groupSize: 2, microBatchSize: 2, loraRank: 2, quiet: true, ...limits, model: path.join(dir, 'sft') };
+  await runToolGrpo(ToolGrpoSettings.parse({ ...lora, out: path.join(dir, 'straight') }), quiet);
+  await runToolGrpo(ToolGrpoSettings.parse({ ...lora, steps: 1, out: path.join(dir, 'resumed') }), quiet);
+  const resumed = await runToolGrpo(ToolGrpoSettings.parse({ ...lora, resume: true, out: path.join(dir, 'resumed') }), quiet);
+  expect(resumed).toMatchObject({ step: 2, interrupted: false });
+  const w1 = await loadMergedWeights(path.join(dir, 'straight'));
+  const w2 = await loadMergedWeights(path.join(dir, 'resumed'));
+  for (const [name, t] of w1.weights) expect(Array.from(w2.weights.get(name)!.data)).toEqual(Array.from(t.data));
+  const untimed = (d: string) =>
+    fs.readFileSync(path.join(dir, d, 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => Object.fromEntries(Object.entries(JSON.parse(l)).filter(([k]) => !k.startsWith('time'))));
+  expect(untimed('resumed')).toEqual(untimed('straight'));
+  fs.writeFileSync(path.join(dir, 'straight', 'trainer_state.json'), JSON.stringify({ position: { step: 4, epoch: 0, stepInEpoch: 0 } }));
+  await expect(runToolGrpo(ToolGrpoSettings.parse({ ...lora, resume: true, out: path.join(dir, 'straight') }), quiet)).rejects.toThrow('trainer_state.json has no tool GRPO state');
+
   const out = path.join(dir, 'eval.json');
   const runs = `ws=${path.join(dir, 'sft')}:stateful,grpo=${path.join(dir, 'grpo')}:stateless,none=${path.join(dir, 'grpo')}:none`;
   const r = await runToolEval(ToolEvalSettings.parse({ runs, baseline: 'ws', data, out, samplesPerTask: 2, ...limits }), quiet);

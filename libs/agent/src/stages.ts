@@ -85,13 +85,28 @@ async function saveMerged(dir: string, model: Qwen2Model, tokenizerDir: string, 
   await new RunDir(dir).save({ config: model.config, weights: model.mergedWeights(), tokenizerDir, extraFiles: { 'training_args.json': trainingArgs } });
 }
 
+/** What a tool GRPO checkpoint's trainer_state.json keeps beside the optimizer: the iteration and the sampling stream. */
+interface ToolGrpoState {
+  iteration: number;
+  rng: object;
+}
+
 export async function runToolGrpo(f: ToolGrpoSettings, log: (line: string) => void = console.error) {
   const tasks = await readTasks(f.data, f.limit, '--data', 1);
   const tok = loadTokenizer(f.model);
   const template = chatTemplateOf(tok);
   const lora = loraConfigOf({ ...f, loraDropout: 0 }); // no dropout in RL: rollout and update log-probs must agree
-  const { policy, reference } = await loadPpoModels({ modelDir: f.model, algo: 'grpo', rewardModelDir: null, lora, seed: f.seed });
+  // --resume: the policy (or adapter) saved in --out, the reference still from --model; then the optimizer, the
+  // iteration and the sampling stream from its trainer_state.json, so the run goes on as if never stopped.
+  const runDir = new RunDir(f.out);
+  const resumeDir = runDir.resumeFrom(f.resume);
+  const saved = resumeDir ? (await runDir.load()).extra.toolGrpo as ToolGrpoState | undefined : undefined;
+  if (resumeDir && !(saved && Number.isInteger(saved.iteration) && typeof saved.rng === 'object')) {
+    throw new Error(`${f.out}: cannot resume: trainer_state.json has no tool GRPO state (iteration, rng); was it written by tool-rl train?`);
+  }
+  const { policy, reference } = await loadPpoModels({ modelDir: f.model, resumeDir, algo: 'grpo', rewardModelDir: null, lora, seed: f.seed });
   const pool = new SandboxPool({ concurrency: f.toolWorkers });
+  const rng = createRng(`tool-grpo:${f.seed}`, saved?.rng);
   let batch: ToolTaskRecord[] = [];
   const grpo = new ToolGrpoTrainer(
     {
@@ -101,16 +116,25 @@ export async function runToolGrpo(f: ToolGrpoSettings, log: (line: string) => vo
       template,
       toolFor: interpreterTools(f.interpreter === 'stateful', interpreterOptions(f), pool),
       judge: (episodes, rows) => judgeEpisodes(episodes, rows.map((r) => batch[r]), pool),
-      rng: createRng(`tool-grpo:${f.seed}`),
+      rng,
       trainer: trainerConfig(f, f.steps * f.ppoEpochs * f.miniBatches),
       maxToolChars: f.toolOutputChars,
     },
     f,
   );
+  const done = saved?.iteration ?? 0;
+  if (resumeDir) await runDir.restore(grpo.trainer);
   log(`tool-rl train: ${tasks.length} tasks from ${f.data}; ${f.steps} iterations of ${f.batchSize} tasks x ${f.groupSize} episodes, ${f.interpreter} interpreter` + (lora ? `, LoRA r=${lora.r}` : ''));
-  const run = new TrainingRun({ outDir: f.out, label: 'tool grpo', totalSteps: f.steps, quiet: f.quiet });
+  const run = new TrainingRun({ outDir: f.out, label: 'tool grpo', totalSteps: f.steps, append: resumeDir !== undefined, resumeStep: resumeDir ? done : undefined, quiet: f.quiet });
+  if (resumeDir) run.print(`tool-rl train: resuming from ${f.out} at iteration ${done}`);
+  else if (f.resume) run.print(`tool-rl train: --resume: no checkpoint in ${f.out} yet, starting from iteration 0`);
   const save = (step: number) =>
-    savePpoCheckpoint(f.out, { policy, valueHead: null }, { tokenizerDir: f.model, baseModel: f.model, extraFiles: { 'training_args.json': { stage: 'tool-grpo', base_model: f.model, step, ...f } } });
+    savePpoCheckpoint(f.out, { policy, valueHead: null }, {
+      tokenizerDir: f.model,
+      baseModel: f.model,
+      trainingState: RunDir.stateOf(grpo.trainer, { step: grpo.trainer.stepCount, epoch: 0, stepInEpoch: 0 }, { toolGrpo: { iteration: step, rng: rng.state() } satisfies ToolGrpoState }),
+      extraFiles: { 'training_args.json': { stage: 'tool-grpo', base_model: f.model, step, ...f } },
+    });
   // Tasks in a fresh seeded order every pass over the file, --batch-size at a time (a pass's remainder is skipped, as
   // PPO's epochs do).
   const perPass = Math.max(1, Math.floor(tasks.length / f.batchSize));
@@ -118,10 +142,10 @@ export async function runToolGrpo(f: ToolGrpoSettings, log: (line: string) => vo
     const k = (step - 1) % perPass;
     return shuffle(tasks, `tool-grpo:${f.seed}:${Math.floor((step - 1) / perPass)}`).slice(k * f.batchSize, (k + 1) * f.batchSize);
   };
-  let step = 0;
+  let step = done;
   const t0 = Date.now();
   try {
-    for (step = 1; step <= f.steps && !run.stopRequested; step++) {
+    for (step = done + 1; step <= f.steps && !run.stopRequested; step++) {
       batch = batchOf(step);
       const m = await grpo.step(batch.map((t) => taskMessages(t, f.system)));
       run.log(step, m, ['env/success_mean', 'env/tool_calls_mean']);
