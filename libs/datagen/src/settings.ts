@@ -102,7 +102,7 @@ export type PrepFimSettings = z.output<typeof PrepFimSettings>;
 export const PrepToolsSettings = z.strictObject({
   outDir: z.string().min(1).default('data/tools').describe('output folder: train.jsonl, heldout.jsonl, heldout_new_ops.jsonl, mbpp_train.jsonl, mbpp_validation.jsonl and README.md'),
   perKind: int().positive().default(100).describe('training tasks per training operation'),
-  heldoutPerKind: int().positive().default(16).describe('held-out tasks per operation (in heldout.jsonl and in heldout_new_ops.jsonl)'),
+  heldoutPerKind: int().positive().default(32).describe('held-out tasks per operation (in heldout.jsonl and in heldout_new_ops.jsonl)'),
   trainKinds: z.array(z.string().min(1)).min(1).optional().describe('operations trained on (comma-separated; default: all but the new-operation ones)'),
   newOperationKinds: z.array(z.string().min(1)).optional().describe('operations never trained on, for heldout_new_ops.jsonl (default: digit_count, reverse_words, multiples_sum, two_step_range)'),
   trainTemplates: z.array(z.string().min(1)).min(1).optional().describe('question templates trained on (default: what_is, calculate, value_of)'),
