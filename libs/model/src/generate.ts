@@ -182,7 +182,7 @@ export async function generate(model: Qwen2Model, prompts: readonly (readonly nu
     // active[k]: the row at position k of the decoding batch. Once half of them have finished, the finished ones
     // leave the batch (and the cache): a few long continuations no longer pay for the whole batch every step.
     let active = rows.map((_, b) => b);
-    for (let step = 0; step < opts.maxNewTokens && active.length > 0; step++) {
+    for (let step = 0; step < opts.maxNewTokens; step++) {
       // A turn of the event loop between steps: a server's other requests, status calls and disconnects get handled
       // while a generation runs (awaiting a settled promise alone would not let them in).
       await nextTurn();
@@ -215,14 +215,14 @@ export async function generate(model: Qwen2Model, prompts: readonly (readonly nu
         if (opts.onText) streamText(row, b, stops, opts.onText);
       });
       const live = active.filter((b) => !rows[b].done);
-      if (live.length <= active.length / 2 && live.length > 0) {
+      if (live.length === 0) break;
+      if (live.length <= active.length / 2) {
         cache.keepRows(live.map((b) => active.indexOf(b)));
         active = live;
       }
       // Finished rows still in the batch get a masked pad token.
       input = tf.tensor2d(Int32Array.from(active, (b) => (rows[b].done ? opts.padId : rows[b].ids[rows[b].ids.length - 1])), [active.length, 1], 'int32');
       inputMask = tf.tensor2d(Float32Array.from(active, (b) => (rows[b].done ? 0 : 1)), [active.length, 1]);
-      if (live.length === 0) active = [];
     }
     tf.dispose([input, inputMask]);
   } finally {
