@@ -100,7 +100,8 @@ export async function runToolGrpo(f: ToolGrpoSettings, log: (line: string) => vo
   // iteration and the sampling stream from its trainer_state.json, so the run goes on as if never stopped.
   const runDir = new RunDir(f.out);
   const resumeDir = runDir.resumeFrom(f.resume);
-  const saved = resumeDir ? (await runDir.load()).extra.toolGrpo as ToolGrpoState | undefined : undefined;
+  const state = resumeDir ? await runDir.load() : undefined;
+  const saved = state?.extra.toolGrpo as ToolGrpoState | undefined;
   if (resumeDir && !(saved && Number.isInteger(saved.iteration) && typeof saved.rng === 'object')) {
     throw new Error(`${f.out}: cannot resume: trainer_state.json has no tool GRPO state (iteration, rng); was it written by tool-rl train?`);
   }
@@ -123,7 +124,7 @@ export async function runToolGrpo(f: ToolGrpoSettings, log: (line: string) => vo
     f,
   );
   const done = saved?.iteration ?? 0;
-  if (resumeDir) await runDir.restore(grpo.trainer);
+  if (state) await runDir.restore(grpo.trainer, state);
   log(`tool-rl train: ${tasks.length} tasks from ${f.data}; ${f.steps} iterations of ${f.batchSize} tasks x ${f.groupSize} episodes, ${f.interpreter} interpreter` + (lora ? `, LoRA r=${lora.r}` : ''));
   const run = new TrainingRun({ outDir: f.out, label: 'tool grpo', totalSteps: f.steps, append: resumeDir !== undefined, resumeStep: resumeDir ? done : undefined, quiet: f.quiet });
   if (resumeDir) run.print(`tool-rl train: resuming from ${f.out} at iteration ${done}`);

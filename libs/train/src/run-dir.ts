@@ -69,9 +69,12 @@ export class RunDir {
     return { tensors: trainer.optimizer.getState(), state: { ...extra, position } };
   }
 
-  /** Load the state and put the optimizer moments into `trainer`; its step count must match the position. */
-  async restore(trainer: Trainer): Promise<{ position: RunPosition; extra: Record<string, unknown> }> {
-    const s = await this.load();
+  /**
+   * Load the state (or take `loaded`, from an earlier load(): a stage that needs its own state before building the
+   * trainer) and put the optimizer moments into `trainer`; its step count must match the position.
+   */
+  async restore(trainer: Trainer, loaded?: SavedState): Promise<{ position: RunPosition; extra: Record<string, unknown> }> {
+    const s = loaded ?? (await this.load());
     trainer.optimizer.setState(s.optimizer, trainer.params);
     if (trainer.stepCount !== s.position.step) {
       throw new Error(`${this.dir}: cannot resume: the optimizer has ${trainer.stepCount} steps but the position is step ${s.position.step}`);
