@@ -219,7 +219,9 @@ async function experimentCommand(f: ExperimentSettings): Promise<void> {
   const ci = (c: typeof h.start) => (c.acceptance_ci95 ? `[${pct(c.acceptance_ci95[0])}, ${pct(c.acceptance_ci95[1])}]` : '');
   process.stdout.write(`\nHeld out (${heldOut.length} examples, each model once; trained = policy v${h.trained_version}):\n`);
   process.stdout.write('| model | requests | shown | accepted | accepted / shown (95% CI) | accepted / request |\n| --- | ---: | ---: | ---: | ---: | ---: |\n');
-  for (const [name, c] of [['start', h.start], ['trained', h.trained]] as const) {
+  const rows: [string, typeof h.start][] = [['start', h.start], ['trained', h.trained]];
+  if (h.trained_no_gate) rows.push(['trained, gate off', h.trained_no_gate]);
+  for (const [name, c] of rows) {
     process.stdout.write(`| ${name} | ${c.requests} | ${c.shown} | ${c.accepted} | ${pct(c.acceptance_rate)} ${ci(c)} | ${pct(c.accepted_per_request)} |\n`);
   }
   const x = (r: number | null) => (r === null ? 'n/a' : `${r.toFixed(2)}x`);

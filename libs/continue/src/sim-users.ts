@@ -3,9 +3,12 @@
 //   exact       accepts when the suggestion's first line, trimmed, is the first line of what they were about to type
 //   compiles    accepts any one-line suggestion after which their file still compiles (and that is not blank)
 //   no-comment  as `compiles`, but never accepts a suggestion that contains a comment (a style preference)
+//   coin        the negative control: accepts 40% of suggestions whatever they say (a hash of the file and the
+//               suggestion decides, so a repeat gets the same answer); nothing can be learnt, so any "gain" is noise
+import { createHash } from 'crypto';
 import { checkSyntax, COMMENT, scanPython } from '@rlhf-code/sandbox';
 
-export const SIM_USERS = ['exact', 'compiles', 'no-comment'] as const;
+export const SIM_USERS = ['exact', 'compiles', 'no-comment', 'coin'] as const;
 export type SimUserName = (typeof SIM_USERS)[number];
 
 /** The situation a user judges: the file around the cursor, the true middle, and what Continue displayed. */
@@ -33,6 +36,9 @@ async function compilesInFile(cases: readonly Judged[]): Promise<boolean[]> {
   return checkSyntax(cases.map((c) => c.prefix + c.shown + c.suffix));
 }
 
+/** A uniform number in [0, 1) from a hash of the case: the coin user's answer does not depend on the suggestion's merit. */
+const coin = (c: Judged) => createHash('sha256').update(`${c.prefix}\u0000${c.shown}\u0000${c.suffix}`).digest().readUInt32BE(0) / 2 ** 32;
+
 const oneLine = (s: string) => s.trim() !== '' && !s.replace(/^\n/, '').includes('\n');
 
 export function simUser(name: SimUserName): SimUser {
@@ -46,5 +52,7 @@ export function simUser(name: SimUserName): SimUser {
         name,
         accepts: async (cases) => (await compilesInFile(cases)).map((ok, i) => ok && oneLine(cases[i].shown) && !hasComment(cases[i].shown)),
       };
+    case 'coin':
+      return { name, accepts: async (cases) => cases.map((c) => c.shown.trim() !== '' && coin(c) < 0.4) };
   }
 }

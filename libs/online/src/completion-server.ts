@@ -63,6 +63,20 @@ export interface CompletionServerOptions {
    * it had received): Continue shows and reports what it kept of an aborted stream too.
    */
   onServed?: (record: ServedRecord, prompt: string, text: string) => void | Promise<void>;
+  /**
+   * The show gate (gate.ts), for policy-arm FIM suggestions: while `active()`, a suggestion is held until complete,
+   * then sent whole or replaced by an empty completion (Continue shows nothing) as `judge` decides.
+   */
+  gate?: { active(): boolean; judge(choices: GateChoice[]): Promise<boolean[]> };
+}
+
+/** A finished suggestion the gate judges; `id` is the completion id its outcome will carry. */
+export interface GateChoice {
+  id: string;
+  prompt: string;
+  text: string;
+  tokens: number;
+  endedByModel: boolean;
 }
 
 /** The client went away mid-stream: stop generating. */
@@ -189,19 +203,33 @@ export function buildCompletionServer(opts: CompletionServerOptions): FastifyIns
   const startVersion = (job: Job) => job.versions[0] ?? (job.arm === 'policy' ? opts.policy.version : 0);
   const distinct = (v: number[]) => [...new Set(v)];
 
-  type Served = Pick<Completion, 'text' | 'finishReason' | 'stopId'> & { tokens: number; aborted?: boolean };
+  type Served = Pick<Completion, 'text' | 'finishReason' | 'stopId'> & { tokens: number; aborted?: boolean; gated?: boolean };
   const servedOf = (g: Completion): Served => ({ ...g, tokens: sampledIds(g).length });
+
+  const choiceId = (job: Job, i: number) => (job.prompts.length > 1 ? `${job.id}-${i}` : job.id);
+
+  /** Gated jobs: policy-arm FIM requests while the gate is active (their suggestions are held until judged). */
+  const gated = (job: Job) => job.arm === 'policy' && opts.gate?.active() === true && job.prompts.every((p) => p.rule !== null);
+
+  /** The gate's verdict on each finished choice: hidden ones become empty completions that say so. */
+  async function judge(job: Job, gens: Completion[]): Promise<(Completion & { gated?: boolean })[]> {
+    const shown = await opts.gate!.judge(
+      gens.map((g, i) => ({ id: choiceId(job, i), prompt: job.prompts[i].text, text: g.text, tokens: sampledIds(g).length, endedByModel: g.stopId !== null })),
+    );
+    return gens.map((g, i) => (shown[i] || g.text.trim() === '' ? g : { ...g, text: '', gated: true }));
+  }
 
   function record(job: Job, gens: Served[]): void {
     if (!opts.onServed) return;
     gens.forEach((g, i) => {
       const rec: ServedRecord = {
-        id: job.prompts.length > 1 ? `${job.id}-${i}` : job.id,
+        id: choiceId(job, i),
         version: startVersion(job),
         versions: distinct(job.versions.length > 0 ? job.versions : [startVersion(job)]),
         arm: job.arm,
         promptHash: hashPrompt(job.prompts[i].text),
         blank: g.text.trim() === '',
+        ...(g.gated ? { gated: true } : {}),
         finishReason: g.aborted ? 'abort' : g.finishReason,
         endedByModel: !g.aborted && g.stopId !== null, // a stop string, the line rule or an abort end it before any stop token
         promptTokens: job.prompts[i].ids.length,
@@ -225,7 +253,8 @@ export function buildCompletionServer(opts: CompletionServerOptions): FastifyIns
   }
 
   async function complete(reply: FastifyReply, job: Job, stops: string[], s: Sampling) {
-    const gens = await run(job, stops, s);
+    let gens: (Completion & { gated?: boolean })[] = await run(job, stops, s);
+    if (gated(job)) gens = await judge(job, gens);
     stamp(reply, job);
     const answer = {
       id: job.id,
@@ -271,8 +300,10 @@ export function buildCompletionServer(opts: CompletionServerOptions): FastifyIns
     // chunk never ends mid-line and the stream never holds a newline the final text drops (see line-rule.ts).
     const received = job.prompts.map(() => '');
     const sent = job.prompts.map(() => 0);
+    const hold = gated(job); // the gate judges whole suggestions: nothing leaves before it has
     const onText = (row: number, delta: string) => {
       received[row] += delta;
+      if (hold) return;
       if (!config.lineChunks || !job.prompts[row].rule) return send(chunk(row, delta, null));
       for (let end = received[row].indexOf('\n', sent[row] + 1); end >= 0; end = received[row].indexOf('\n', sent[row] + 1)) {
         send(chunk(row, received[row].slice(sent[row], end), null));
@@ -280,9 +311,14 @@ export function buildCompletionServer(opts: CompletionServerOptions): FastifyIns
       }
     };
     try {
-      const gens = await run(job, stops, s, onText, () => closed);
+      let gens: (Completion & { gated?: boolean })[] = await run(job, stops, s, onText, () => closed);
+      if (hold) gens = await judge(job, gens);
       gens.forEach((g, i) => {
-        if (config.lineChunks && job.prompts[i].rule && g.text.length > sent[i]) send(chunk(i, g.text.slice(sent[i]), null));
+        if (hold) {
+          // Whole lines, each newline in front of the next line (as the line chunks below).
+          const lines = g.text.split('\n');
+          lines.forEach((line, k) => (line !== '' || k > 0 ? send(chunk(i, (k > 0 ? '\n' : '') + line, null)) : undefined));
+        } else if (config.lineChunks && job.prompts[i].rule && g.text.length > sent[i]) send(chunk(i, g.text.slice(sent[i]), null));
         send({ ...chunk(i, '', g.finishReason), policy_versions: distinct(job.versions) });
       });
       send('[DONE]');

@@ -162,6 +162,29 @@ export const TrainingSchema = z.strictObject({
   reward: RewardSchema.default(RewardSchema.parse({})),
 });
 
+/** The show gate (gate.ts): a logistic regression on features of each policy suggestion, fitted from the outcomes. */
+export const GateSchema = z.strictObject({
+  /** Learn the gate and let it hide policy suggestions it predicts will be rejected (the start arm is never gated). */
+  enabled: z.boolean().default(true),
+  /** Outcomes needed before the gate is first fitted (until then every suggestion is shown). */
+  minOutcomes: positiveInt.default(48),
+  /** ... of which at least this many accepted and this many rejected. */
+  minEach: positiveInt.default(4),
+  /** Refit after this many new outcomes. */
+  refitEvery: positiveInt.default(8),
+  /** Fit on the most recent this many outcomes (the policy, and so its suggestions, change as it trains). */
+  window: positiveInt.default(2000),
+  /** L2 penalty on the standardised weights (the bias is not penalised). */
+  l2: z.number().min(0).default(1),
+  /**
+   * Hide the least likely suggestions that together hold at most this share of the expected accepts: accepted per
+   * request may fall by about this much while acceptance of what is shown rises.
+   */
+  maxLostAccepts: z.number().min(0).lt(1).default(0.05),
+  /** Show a suggestion the gate would hide with this probability, so it keeps learning what it hides. */
+  explore: z.number().min(0).max(1).default(0.1),
+});
+
 export const OnlineConfigSchema = z.strictObject({
   /** Starting model folder (Hugging Face layout with tokenizer.json). */
   model: z.string().min(1).default('models/base'),
@@ -174,6 +197,7 @@ export const OnlineConfigSchema = z.strictObject({
   completion: CompletionServerSchema.default(CompletionServerSchema.parse({})),
   feedback: FeedbackServerSchema.default(FeedbackServerSchema.parse({})),
   training: TrainingSchema.default(TrainingSchema.parse({})),
+  gate: GateSchema.default(GateSchema.parse({})),
 });
 
 export type OnlineConfig = z.output<typeof OnlineConfigSchema>;

@@ -11,7 +11,7 @@ import type { FimRecord } from '@rlhf-code/data';
 import { fisherExact } from '@rlhf-code/stats';
 import { listCheckpoints } from './checkpoints';
 import { parseOnlineConfig, type OnlineConfigInput } from './config';
-import { startMeasuringService, startOnlineService } from './service';
+import { startMeasuringService, startOnlineService, type OnlineStatus } from './service';
 import type { CountsWithRates } from './stats';
 
 export interface ExperimentOptions {
@@ -36,6 +36,8 @@ export interface ExperimentOptions {
 export interface HeldOutComparison {
   start: CountsWithRates;
   trained: CountsWithRates;
+  /** The trained policy served without its show gate (null when the gate was off or never fitted). */
+  trained_no_gate: CountsWithRates | null;
   trained_version: number;
   /** trained / start acceptance of shown suggestions; null when the start model had none accepted or shown. */
   acceptance_ratio: number | null;
@@ -49,6 +51,8 @@ export interface ExperimentResult {
   form: PromptForm;
   events: number;
   train: SimulationSummary;
+  /** The show gate at the end of training (status().gate): what the trained policy is measured with. */
+  gate: OnlineStatus['gate'];
   heldout: HeldOutComparison;
 }
 
@@ -69,6 +73,7 @@ export async function runOnlineExperiment(o: ExperimentOptions): Promise<Experim
   });
   const service = await startOnlineService(config, { log: say });
   let train: SimulationSummary;
+  let gate: OnlineStatus['gate'];
   try {
     train = await runSimulation({
       ...sim,
@@ -79,14 +84,15 @@ export async function runOnlineExperiment(o: ExperimentOptions): Promise<Experim
       reportEvery: 50,
     });
     await service.idle();
+    gate = service.status().gate;
   } finally {
     await service.close(); // writes the checkpoint of the last version
   }
   const newest = listCheckpoints(o.stateDir)[0];
 
-  const evaluate = async (model: string): Promise<CountsWithRates> => {
+  const evaluate = async (model: string, gateEnabled = o.config?.gate?.enabled ?? true): Promise<CountsWithRates> => {
     // The training service's completion settings, except the exploration floor: held out, requests are served as asked.
-    const { service: s, stop } = await startMeasuringService(model, { ...o.config?.completion, temperatureFloor: 0 });
+    const { service: s, stop } = await startMeasuringService(model, { ...o.config?.completion, temperatureFloor: 0 }, { ...o.config?.gate, enabled: gateEnabled });
     try {
       const r = await runSimulation({ ...sim, examples: o.heldOut, events: o.heldOut.length, completionUrl: `${s.completionUrl}/v1/completions`, feedbackUrl: null, reportEvery: 0 });
       return r.totals;
@@ -96,15 +102,19 @@ export async function runOnlineExperiment(o: ExperimentOptions): Promise<Experim
   };
   const start = await evaluate(o.model);
   const trained = newest ? await evaluate(newest.dir) : start;
+  // What the policy update alone did: the trained policy with its gate switched off (an ablation, no test).
+  const trainedNoGate = newest && gate.active ? await evaluate(newest.dir, false) : null;
   const fisher = (a: number, n: number, c: number, m: number) => fisherExact(a, n - a, c, m - c);
   return {
     user: o.user,
     form: o.form,
     events: o.events,
     train,
+    gate,
     heldout: {
       start,
       trained,
+      trained_no_gate: trainedNoGate,
       trained_version: newest?.version ?? 0,
       acceptance_ratio: ratio(trained.acceptance_rate, start.acceptance_rate),
       acceptance_fisher_p: fisher(trained.accepted, trained.shown, start.accepted, start.shown),

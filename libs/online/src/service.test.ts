@@ -10,6 +10,8 @@ import { jsonOf } from './testing/http';
 import { loadMergedWeights, type HostTensor } from '@rlhf-code/model';
 import { tempDir } from '@rlhf-code/model/testing';
 import { makeTinyModelDir } from './testing/tiny-model';
+import { GATE_FEATURES, loadGateModel } from './gate';
+import { listCheckpoints } from './checkpoints';
 
 beforeAll(() => initBackend({ quiet: true }));
 
@@ -259,4 +261,62 @@ test('the measuring service serves with the completion settings it is given, and
   } finally {
     await stop();
   }
+});
+
+test('show gate: a fitted gate.json hides policy suggestions (a blank answer, no silent sample), never the start arm', async () => {
+  // A gate that predicts P(accept) ~ 0 for everything, with threshold 0.5: every policy suggestion is hidden.
+  const gated = path.join(tempDir(), 'model');
+  fs.cpSync(modelDir, gated, { recursive: true });
+  const d = GATE_FEATURES.length;
+  const hideAll = { features: [...GATE_FEATURES], mean: new Array(d).fill(0), std: new Array(d).fill(1), weights: [-10, ...new Array(d).fill(0)], threshold: 0.5, n: 0, accepted: 0 };
+  fs.writeFileSync(path.join(gated, 'gate.json'), JSON.stringify(hideAll));
+  const request = async (s: OnlineService, stream: boolean) =>
+    fetch(`${s.completionUrl}/v1/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ prompt: formatFim('q = ', '\n'), max_tokens: 6, min_tokens: 6, temperature: 1, stream }),
+    });
+  const stateDir = tempDir();
+  const s = await startOnlineService(parseOnlineConfig({ model: gated, stateDir, abFraction: 0, completion: { port: 0 }, feedback: { port: 0 }, gate: { explore: 0 } }), { log: () => undefined });
+  try {
+    expect(s.status().gate).toMatchObject({ enabled: true, active: true, threshold: 0.5, outcomes: 0 });
+    expect((await jsonOf(request(s, false))).choices[0]).toMatchObject({ text: '' });
+    const streamed = await streamCompletion(`${s.completionUrl}/v1/completions`, { prompt: formatFim('q = ', '\n'), max_tokens: 6, min_tokens: 6, temperature: 1, stream: true }, { 'content-type': 'application/json' });
+    expect(streamed.text).toBe('');
+    await new Promise((r) => setTimeout(r, 50));
+    expect(s.status().gate).toMatchObject({ judged: 2, hidden: 2, explored: 0 });
+    expect(s.status().acceptance_by_arm.policy).toMatchObject({ requests: 2, silent: 2 });
+    expect(s.log.all()).toHaveLength(0); // hidden is not the policy choosing silence: nothing to train on
+  } finally {
+    await s.close();
+  }
+  const served = fs.readFileSync(path.join(stateDir, 'requests.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  expect(served.map((r) => [r.blank, r.gated])).toEqual([[true, true], [true, true]]);
+  // The start arm (abFraction 1) is the control: never gated; and with the gate disabled nothing is hidden either.
+  for (const extra of [{ abFraction: 1 }, { gate: { enabled: false } }]) {
+    const t = await startOnlineService(parseOnlineConfig({ model: gated, stateDir: tempDir(), abFraction: 0, completion: { port: 0 }, feedback: { port: 0 }, ...extra }), { log: () => undefined });
+    try {
+      expect((await jsonOf(request(t, false))).choices[0].text).not.toBe('');
+      expect(t.status().gate.hidden).toBe(0);
+    } finally {
+      await t.close();
+    }
+  }
+});
+
+test('show gate: outcomes of served suggestions train it, and a checkpoint carries it as gate.json', async () => {
+  const stateDir = tempDir();
+  const s = await start(stateDir, { gate: { minOutcomes: 4, minEach: 1, refitEvery: 1 }, training: { batchSize: 4 } });
+  try {
+    for (let i = 0; i < 4; i++) await serveAndReport(s, `v${i} = `, i % 2 === 0);
+    await s.idle();
+    for (let i = 0; i < 50 && s.status().gate.outcomes < 4; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(s.status().gate).toMatchObject({ outcomes: 4, active: true });
+    expect(Object.keys(s.status().gate.weights!)).toEqual(['bias', ...GATE_FEATURES]);
+  } finally {
+    await s.close();
+  }
+  expect(fs.readFileSync(path.join(stateDir, 'gate.jsonl'), 'utf8').trim().split('\n')).toHaveLength(4);
+  const ckpt = listCheckpoints(stateDir)[0].dir;
+  expect(loadGateModel(ckpt)!.n).toBe(4);
 });

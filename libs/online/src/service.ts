@@ -20,6 +20,7 @@ import { ArmRouter } from './arms';
 import { listCheckpoints, loadOnlineState, saveOnlineCheckpoint, type OnlineTrainerState } from './checkpoints';
 import { buildCompletionServer } from './completion-server';
 import { parseOnlineConfig, type OnlineConfig, type OnlineConfigInput } from './config';
+import { gateFeatures, loadGateModel, ShowGate, type GateModel } from './gate';
 import { FeedbackLog, type LoggedEvent, type SkipReason, type ServedRef } from './feedback-log';
 import { buildFeedbackServer, type SubmitResult } from './feedback-server';
 import { OnlineTrainer, type UpdateMetrics } from './online-trainer';
@@ -49,6 +50,17 @@ export interface OnlineStatus {
   unmatched_outcomes: number;
   last_losses: { update: number; policy_version: number | null; loss: number; kl: number; clipfrac: number; reward_mean: number; discarded: string | null }[];
   last_error: string | null;
+  /** The show gate (gate.ts): fitted or not, on how many outcomes, its threshold on P(accept) and what it did. */
+  gate: {
+    enabled: boolean;
+    active: boolean;
+    outcomes: number;
+    threshold: number | null;
+    judged: number;
+    hidden: number;
+    explored: number;
+    weights: Record<string, number> | null;
+  };
 }
 
 export interface StartOptions {
@@ -83,6 +95,8 @@ interface Parts {
   version: number;
   resumed: Awaited<ReturnType<typeof loadOnlineState>> | null;
   log: FeedbackLog;
+  /** A fitted gate the served folder came with (its gate.json), or null. */
+  gate: GateModel | null;
 }
 
 /**
@@ -96,6 +110,7 @@ export class OnlineService {
   readonly trainer: OnlineTrainer;
   readonly log: FeedbackLog;
   readonly tokenizer: Tokenizer;
+  readonly gate: ShowGate;
   completionUrl = '';
   feedbackUrl = '';
 
@@ -140,6 +155,7 @@ export class OnlineService {
     });
     if (p.resumed) this.trainer.trainer.optimizer.setState(p.resumed.optimizer, p.trainModel.trainableParams());
     this.policy = new PolicyHolder(p.served, p.version);
+    this.gate = new ShowGate(config.gate, { stateDir: config.stateDir, initial: p.gate, seed: config.seed });
     this.updates = p.resumed?.state.updates ?? 0;
     this.lastCheckpointVersion = p.version;
     this.secrets = [...config.feedback.tokens, ...config.completion.apiKeys];
@@ -151,6 +167,7 @@ export class OnlineService {
       router: new ArmRouter(config.abFraction, config.seed),
       seed: config.seed,
       onServed: (rec, prompt, text) => this.onServed(rec, prompt, text),
+      gate: { active: () => this.gate.active, judge: (choices) => this.judge(choices) },
     });
     this.feedbackServer = buildFeedbackServer({ config: config.feedback, status: () => this.status(), submit: (posted) => this.submit(posted) });
   }
@@ -196,6 +213,14 @@ export class OnlineService {
       unmatched_outcomes: this.stats.unmatchedOutcomes,
       last_losses: this.lastLosses.slice(),
       last_error: this.lastError,
+      gate: {
+        enabled: this.config.gate.enabled,
+        active: this.gate.active,
+        outcomes: this.gate.outcomes,
+        threshold: this.gate.model?.threshold ?? null,
+        ...this.gate.counts,
+        weights: this.gate.model ? Object.fromEntries(['bias', ...this.gate.model.features].map((f, i) => [f, this.gate.model!.weights[i]])) : null,
+      },
     };
   }
 
@@ -212,6 +237,7 @@ export class OnlineService {
       await this.idle();
       if (this.policy.latestVersion !== this.lastCheckpointVersion) await this.checkpoint();
       await this.log.close();
+      await this.gate.close();
       const end = (s: fs.WriteStream) => new Promise<void>((resolve) => s.end(resolve));
       await Promise.all([end(this.requestsLog), end(this.metricsLog)]);
       this.trainer.dispose();
@@ -228,22 +254,50 @@ export class OnlineService {
     return served.arm === 'start' && !t.trainOnStartArm ? 'startArm' : null;
   }
 
-  /** A served completion: counted, remembered for its outcome, logged; a blank one is the server's own silent sample. */
+  /**
+   * A served completion: counted, remembered for its outcome, logged; a policy suggestion's gate features are
+   * computed (when the gate did not already); a blank one is the server's own silent sample, unless the gate hid it.
+   */
   private async onServed(rec: ServedRecord, prompt: string, text: string): Promise<void> {
     this.stats.recordServed(rec);
     this.servedIndex.remember(rec, prompt, text);
     this.requestsLog.write(JSON.stringify(rec) + '\n');
-    if (!rec.blank || this.closing || rec.finishReason === 'abort') return;
+    if (this.config.gate.enabled && rec.arm === 'policy' && !rec.blank && !this.gate.has(rec.id)) {
+      const features = gateFeatures([{ prompt, text, tokens: rec.completionTokens, endedByModel: rec.endedByModel }]).then((f) => f[0]);
+      features.catch(() => undefined); // a failed check drops this suggestion from the gate's data (observe rejects it)
+      this.gate.remember(rec.id, features);
+    }
+    if (!rec.blank || rec.gated || this.closing || rec.finishReason === 'abort') return;
     // Stayed silent: Continue shows and reports nothing, so the server records the sample itself (reward 0).
     const outcome: AutocompleteOutcome = { completionId: rec.id, prompt, completion: '', accepted: false };
     const served: ServedRef = { id: rec.id, version: rec.version, arm: rec.arm, typed: 0, eos: rec.endedByModel && text === '' };
     await this.record({ received: rec.time, source: 'server', served, skip: this.skipOf(outcome, served), outcome });
   }
 
+  /** The gate's verdict on finished policy suggestions; their features are kept for their outcomes. */
+  private async judge(choices: { id: string; prompt: string; text: string; tokens: number; endedByModel: boolean }[]): Promise<boolean[]> {
+    let features: number[][];
+    try {
+      features = await gateFeatures(choices);
+    } catch (e) {
+      this.say(`[online] gate: features failed, showing the suggestion: ${(e as Error).message}`);
+      return choices.map(() => true); // fail open: a broken sandbox must not silence the server
+    }
+    return choices.map((c, i) => {
+      if (c.text.trim() === '') return true;
+      const d = this.gate.decide(features[i]);
+      if (d.show) this.gate.remember(c.id, features[i]); // a hidden one gets no outcome
+      return d.show;
+    });
+  }
+
   /** A client's outcome: credentials removed before anything is stored or logged, matched, recorded. */
   private submit(posted: AutocompleteOutcome): Promise<SubmitResult> {
     const outcome = scrubOutcome(posted, this.secrets);
     const served = this.servedIndex.match(outcome.prompt, outcome.completion);
+    if (served?.arm === 'policy' && outcome.cacheHit !== true) {
+      this.gate.observe(served.id, outcome.accepted).catch((e) => this.say(`[online] gate: outcome of ${served.id} dropped: ${(e as Error).message}`));
+    }
     return this.record({ received: new Date().toISOString(), source: 'continue', served, skip: this.skipOf(outcome, served), outcome });
   }
 
@@ -307,6 +361,7 @@ export class OnlineService {
       tokenizerDir: config.model,
       keep: config.training.keepCheckpoints,
     });
+    this.gate.save(dir);
     this.lastCheckpointVersion = state.policy_version;
     this.say(`[online] checkpoint ${dir}`);
   }
@@ -339,7 +394,8 @@ export async function startOnlineService(config: OnlineConfig, opts: StartOption
   trainModel.gradCheckpointing = config.training.gradCheckpointing;
   if (resumed) say(`[online] resuming policy version ${version} from ${latest!.dir}`);
   const log = await FeedbackLog.open(path.join(config.stateDir, 'feedback.jsonl'), version);
-  const service = new OnlineService({ config, say, tokenizer, start, trainModel, served, version, resumed, log });
+  const gate = loadGateModel(latest?.dir ?? config.model);
+  const service = new OnlineService({ config, say, tokenizer, start, trainModel, served, version, resumed, log, gate });
   await service.listen();
   return service;
 }
@@ -379,9 +435,18 @@ async function loadOnlineModels(config: OnlineConfig, checkpoint: string | null)
 export async function startMeasuringService(
   model: string,
   completion: OnlineConfigInput['completion'] = {},
+  gate: OnlineConfigInput['gate'] = {},
 ): Promise<{ service: OnlineService; stop: () => Promise<void> }> {
   const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'online-measure-'));
-  const config = parseOnlineConfig({ model, stateDir, abFraction: 0, completion: { ...completion, port: 0 }, feedback: { port: 0 }, training: { batchSize: 1_000_000 } });
+  const config = parseOnlineConfig({
+    model,
+    stateDir,
+    abFraction: 0,
+    completion: { ...completion, port: 0 },
+    feedback: { port: 0 },
+    training: { batchSize: 1_000_000 },
+    gate: { ...gate, explore: 0 }, // the folder's gate.json as it is: no exploring (and no outcomes to refit on)
+  });
   const service = await startOnlineService(config, { log: () => undefined });
   return {
     service,

@@ -26,6 +26,8 @@ export interface ServedRecord {
   versions: number[];
   /** The answer was blank: nothing for Continue to show. (Older logs have `shown` = not blank instead.) */
   blank: boolean;
+  /** The show gate hid the suggestion (gate.ts): answered blank, not a sample of the policy's silence. */
+  gated?: boolean;
   /** stop | length | abort (the client went away; the text is what it had received). */
   finishReason: string;
   /** The model ended the text with its own end token (not a stop string, the line rule, max_tokens or an abort). */

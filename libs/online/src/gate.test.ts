@@ -1,0 +1,127 @@
+import * as fs from 'fs';
+import * as path from 'path';
+import { tempDir } from '@rlhf-code/model/testing';
+import { formatFim } from '@rlhf-code/tokenizer';
+import { GateSchema } from './config';
+import { fitLogistic, GATE_FEATURES, gateFeatures, gateProbability, loadGateModel, lostAcceptsThreshold, ShowGate } from './gate';
+
+const feature = (x: number[], name: (typeof GATE_FEATURES)[number]) => x[GATE_FEATURES.indexOf(name)];
+
+test('features: the compile checks, comments, lines and the cursor, from a FIM prompt', async () => {
+  const prompt = formatFim('import os\n\ndef f(x):\n    y = ', '\n    return y\n');
+  const [good, broken, comment, two] = await gateFeatures([
+    { prompt, text: 'x + 1', tokens: 3, endedByModel: true },
+    { prompt, text: 'x +', tokens: 2, endedByModel: false },
+    { prompt, text: 'x  # the input', tokens: 4, endedByModel: true },
+    { prompt, text: 'x\n    z = y:', tokens: 6, endedByModel: false },
+  ]);
+  expect([feature(good, 'compiles'), feature(good, 'block_compiles'), feature(good, 'has_comment'), feature(good, 'lines')]).toEqual([1, 1, 0, 1]);
+  expect(feature(good, 'log_tokens')).toBeCloseTo(Math.log(4));
+  expect(feature(good, 'ended_by_model')).toBe(1);
+  expect([feature(broken, 'compiles'), feature(broken, 'block_compiles'), feature(broken, 'ended_by_model')]).toEqual([0, 0, 0]);
+  expect(feature(good, 'window_compiles')).toBe(0); // `y = ` with nothing after it does not compile
+  expect(feature(comment, 'has_comment')).toBe(1);
+  expect([feature(two, 'lines'), feature(two, 'ends_colon'), feature(two, 'compiles')]).toEqual([2, 1, 0]);
+  // The enclosing top-level statement: a window cut inside an earlier block still judges the suggestion's own block.
+  const cut = formatFim('        return 1\n\ndef g():\n    return ', '\n\nprint(g())\n');
+  const [inCut] = await gateFeatures([{ prompt: cut, text: '2', tokens: 1, endedByModel: true }]);
+  expect([feature(inCut, 'compiles'), feature(inCut, 'block_compiles')]).toEqual([0, 1]);
+  // A line the file already has; text after the cursor on its line.
+  const mid = formatFim('a = 1\nb = ', ' + a\nc = 3\n');
+  const [repeat] = await gateFeatures([{ prompt: mid, text: 'c = 3', tokens: 3, endedByModel: true }]);
+  expect([feature(repeat, 'repeats_line'), feature(repeat, 'mid_line')]).toEqual([1, 1]);
+  // A plain-text prompt has no file to compile in.
+  const [plain] = await gateFeatures([{ prompt: 'def f():', text: ' pass', tokens: 1, endedByModel: true }]);
+  expect([feature(plain, 'compiles'), feature(plain, 'window_compiles'), feature(plain, 'mid_line')]).toEqual([0, 0, 0]);
+});
+
+/** A seeded stream of uniform numbers (a linear congruential generator: enough for test data). */
+function lcg(seed: number) {
+  let s = seed;
+  return () => ((s = (s * 1664525 + 1013904223) % 4294967296) / 4294967296);
+}
+
+test('fitLogistic: the penalised log-likelihood is stationary at its answer, and it finds the informative feature', () => {
+  const u = lcg(7);
+  const d = GATE_FEATURES.length;
+  const xs: number[][] = [];
+  const ys: boolean[] = [];
+  for (let i = 0; i < 300; i++) {
+    const x = Array.from({ length: d }, () => u());
+    x[3] = u() < 0.5 ? 1 : 0; // "compiles"
+    xs.push(x);
+    ys.push(u() < (x[3] === 1 ? 0.8 : 0.1));
+  }
+  const l2 = 1;
+  const m = fitLogistic(xs, ys, l2);
+  // Gradient of sum log-lik - l2/2 |w|^2 (bias unpenalised) in the standardised coordinates: zero at the optimum.
+  const grad = new Array(d + 1).fill(0);
+  xs.forEach((x, i) => {
+    const r = (ys[i] ? 1 : 0) - gateProbability({ ...m, threshold: 0 }, x);
+    grad[0] += r;
+    for (let j = 0; j < d; j++) grad[j + 1] += r * ((x[j] - m.mean[j]) / m.std[j]);
+  });
+  for (let j = 1; j <= d; j++) grad[j] -= l2 * m.weights[j];
+  for (const g of grad) expect(Math.abs(g)).toBeLessThan(1e-6);
+  // The compile feature carries it: log-odds 0.8 vs 0.1 differ by 3.6, i.e. about 1.8 per standard deviation of a 0/1 feature.
+  const w = m.weights.slice(1).map(Math.abs);
+  expect(w.indexOf(Math.max(...w))).toBe(3);
+  expect(m.weights[4]).toBeGreaterThan(1.2);
+});
+
+test('lostAcceptsThreshold: hides the least likely suggestions up to the share of expected accepts', () => {
+  // Expected accepts 0.05 + 0.05 + 0.1 + 0.8 = 1; 10% may be lost: the two at 0.05 go, the one at 0.1 stays.
+  expect(lostAcceptsThreshold([0.8, 0.05, 0.1, 0.05], 0.1)).toBe(0.05);
+  expect(lostAcceptsThreshold([0.8, 0.05, 0.1, 0.05], 0.2)).toBe(0.1);
+  expect(lostAcceptsThreshold([0.8, 0.05, 0.1, 0.05], 0)).toBe(0);
+});
+
+test('ShowGate: shows everything until fitted, then hides what the outcomes say is rejected; replays, saves, loads', async () => {
+  const dir = tempDir();
+  const config = GateSchema.parse({ minOutcomes: 20, minEach: 3, refitEvery: 4, explore: 0 });
+  const gate = new ShowGate(config, { stateDir: dir, seed: 1 });
+  const x = (compiles: number) => GATE_FEATURES.map((f) => (f === 'compiles' ? compiles : f === 'log_tokens' ? 2 : 0));
+  expect(gate.decide(x(0))).toEqual({ show: true, explored: false, p: null });
+  // A user who accepts 2 of 3 compiling suggestions and nothing else.
+  for (let i = 0; i < 30; i++) {
+    gate.remember(`c${i}`, x(1));
+    await gate.observe(`c${i}`, i % 3 !== 0);
+    gate.remember(`b${i}`, Promise.resolve(x(0)));
+    await gate.observe(`b${i}`, false);
+  }
+  await gate.observe('never-served', true); // an outcome without remembered features is not data
+  expect(gate.outcomes).toBe(60);
+  expect(gate.active).toBe(true);
+  expect(gate.decide(x(1)).show).toBe(true);
+  const hidden = gate.decide(x(0));
+  expect(hidden.show).toBe(false);
+  expect(hidden.p!).toBeLessThan(0.1);
+  expect(gate.counts).toEqual({ judged: 2, hidden: 1, explored: 0 });
+  await gate.close();
+  // A restart replays gate.jsonl into the same fit.
+  const again = new ShowGate(config, { stateDir: dir, seed: 1 });
+  expect(again.model!.weights).toEqual(gate.model!.weights);
+  await again.close();
+  // gate.json round trip: a service on that folder starts with it.
+  gate.save(dir);
+  const loaded = loadGateModel(dir)!;
+  expect(loaded.threshold).toBe(gate.model!.threshold);
+  const fresh = new ShowGate(config, { initial: loaded });
+  expect(fresh.decide(x(0)).show).toBe(false);
+  // Exploring: a hidden suggestion is shown at about the configured rate.
+  const explorer = new ShowGate({ ...config, explore: 0.5 }, { initial: loaded, seed: 3 });
+  const shown = Array.from({ length: 400 }, () => explorer.decide(x(0))).filter((d) => d.show && d.explored).length;
+  expect(shown).toBeGreaterThan(160);
+  expect(shown).toBeLessThan(240);
+  // A disabled gate never hides.
+  expect(new ShowGate({ ...config, enabled: false }, { initial: loaded }).decide(x(0)).show).toBe(true);
+  expect(loadGateModel(tempDir())).toBeNull();
+});
+
+test('loadGateModel: a broken gate.json is an error naming the file', () => {
+  const dir = tempDir();
+  fs.writeFileSync(path.join(dir, 'gate.json'), '{"weights": [1, 2]');
+  expect(() => loadGateModel(dir)).toThrow(`${path.join(dir, 'gate.json')}: not JSON`);
+  fs.writeFileSync(path.join(dir, 'gate.json'), '{"weights": [1, 2]}');
+  expect(() => loadGateModel(dir)).toThrow(/gate\.json: expected a gate over 12 features/);
+});

@@ -1,0 +1,331 @@
+// The show gate: a contextual filter, learnt online, that decides whether a policy suggestion is worth showing.
+//
+// Copilot's "contextual filter" idea: a small logistic regression on features of the suggestion in its file predicts
+// P(accepted); suggestions below a threshold are answered with an empty completion (Continue then shows nothing).
+// The gate is never told who the user is: it is fitted from the accept / reject outcomes alone, so for a user who
+// rejects what does not compile it learns the compile features, for one who rejects comments the comment feature,
+// for one who wants the exact next line the length features.
+//
+//   features   what a user can see in the suggestion and its file (GATE_FEATURES below); the three compile checks run
+//              in one sandboxed python process (checkSyntax: compile(), nothing is executed)
+//   fit        L2-regularised logistic regression on standardised features, Newton's method (IRLS), refitted after
+//              every `refitEvery` new outcomes, once `minOutcomes` with at least `minEach` accepted and rejected exist
+//   threshold  hide the least likely suggestions that together hold at most `maxLostAccepts` of the expected accepts
+//              (on the outcomes seen so far, by the fitted probabilities): acceptance of what is shown rises while
+//              accepted per request falls by at most that share
+//   explore    a hidden suggestion is still shown with probability `explore`, so the gate keeps seeing outcomes of
+//              what it would hide (a held-out measurement serves with explore 0)
+//
+// Observations (features and the outcome, numbers only: no code) go to <stateDir>/gate.jsonl and are replayed on a
+// restart; a checkpoint folder gets the fitted gate as gate.json, which a service started on that folder begins with.
+import * as fs from 'fs';
+import * as path from 'path';
+import { lusolve } from 'mathjs';
+import { createRng, type Rng } from '@rlhf-code/model';
+import { checkSyntax, COMMENT, scanPython } from '@rlhf-code/sandbox';
+import { parseFim } from '@rlhf-code/tokenizer';
+import type { GateSchema } from './config';
+import type { z } from 'zod';
+
+export type GateConfig = z.output<typeof GateSchema>;
+
+/** Feature names, in the order of a feature vector. */
+export const GATE_FEATURES = [
+  'log_tokens', // log(1 + completion tokens)
+  'log_chars', // log(1 + characters of the suggestion)
+  'lines', // non-blank lines of the suggestion, up to 5
+  'compiles', // prompt prefix + suggestion + prompt suffix compiles
+  'window_compiles', // prompt prefix + prompt suffix compiles (the window itself is checkable)
+  'block_compiles', // the top-level statement around the cursor compiles with the suggestion in it
+  'has_comment', // the suggestion contains a comment
+  'ended_by_model', // the model ended it with its own end token (not the line rule or max_tokens)
+  'starts_newline', // the suggestion starts with a line break
+  'ends_colon', // its last non-blank line ends with ':' (opens a block it does not fill)
+  'mid_line', // the cursor is mid-line (text follows it on its line)
+  'repeats_line', // its first non-blank line is already a line of the file
+] as const;
+
+/** What the gate judges: a served suggestion and the prompt it answers. */
+export interface GateInput {
+  prompt: string;
+  text: string;
+  tokens: number;
+  endedByModel: boolean;
+}
+
+/** The top-level statement around the cursor: from the last column-0 code line of the prefix to the next one after. */
+function enclosingBlock(prefix: string, suffix: string): { before: string; after: string } {
+  const startsStatement = (line: string) => /^[^\s#)\]}]/.test(line) && !/^(else|elif|except|finally)\b/.test(line);
+  const pre = prefix.split('\n');
+  let from = 0;
+  for (let i = pre.length - 2; i >= 0; i--) { // the cursor's own line (last) is part of the block
+    if (startsStatement(pre[i])) {
+      from = i;
+      break;
+    }
+  }
+  while (from > 0 && pre[from - 1].startsWith('@')) from -= 1; // decorators belong to their def
+  const post = suffix.split('\n');
+  let to = post.length;
+  for (let i = 1; i < post.length; i++) { // line 0 is the rest of the cursor's line
+    if (startsStatement(post[i]) && !post[i].startsWith('@')) {
+      to = i;
+      break;
+    }
+  }
+  return { before: pre.slice(from).join('\n'), after: post.slice(0, to).join('\n') };
+}
+
+const firstNonBlank = (s: string) => s.split('\n').find((l) => l.trim() !== '')?.trim() ?? '';
+
+/** One feature vector per input (a plain-text prompt has no file: its compile features are 0). */
+export async function gateFeatures(inputs: readonly GateInput[]): Promise<number[][]> {
+  const parts = inputs.map((x) => {
+    try {
+      return parseFim(x.prompt);
+    } catch {
+      return null;
+    }
+  });
+  const codes: string[] = [];
+  for (let i = 0; i < inputs.length; i++) {
+    const p = parts[i];
+    if (!p) continue;
+    const b = enclosingBlock(p.prefix, p.suffix);
+    codes.push(p.prefix + inputs[i].text + p.suffix, p.prefix + p.suffix, b.before + inputs[i].text + b.after);
+  }
+  const ok = await checkSyntax(codes, { timeoutMs: 5000 });
+  let k = 0;
+  return inputs.map((x, i) => {
+    const p = parts[i];
+    const [compiles, windowCompiles, blockCompiles] = p ? [ok[k++], ok[k++], ok[k++]] : [false, false, false];
+    const lines = x.text.split('\n').filter((l) => l.trim() !== '');
+    const first = firstNonBlank(x.text);
+    const fileLines = p ? new Set((p.prefix + '\n' + p.suffix).split('\n').map((l) => l.trim())) : new Set<string>();
+    const f: Record<(typeof GATE_FEATURES)[number], number> = {
+      log_tokens: Math.log1p(x.tokens),
+      log_chars: Math.log1p(x.text.length),
+      lines: Math.min(lines.length, 5),
+      compiles: +compiles,
+      window_compiles: +windowCompiles,
+      block_compiles: +blockCompiles,
+      has_comment: +scanPython(x.text).kind.includes(COMMENT),
+      ended_by_model: +x.endedByModel,
+      starts_newline: +x.text.startsWith('\n'),
+      ends_colon: +(lines.length > 0 && lines[lines.length - 1].trimEnd().endsWith(':')),
+      mid_line: +(p !== null && p.suffix.split('\n')[0].trim() !== ''),
+      repeats_line: +(first !== '' && fileLines.has(first)),
+    };
+    return GATE_FEATURES.map((name) => f[name]);
+  });
+}
+
+/** A fitted gate: standardisation, weights (bias first) and the show threshold on P(accept). */
+export interface GateModel {
+  features: string[];
+  mean: number[];
+  std: number[];
+  weights: number[];
+  threshold: number;
+  /** Outcomes it was fitted on, and how many of them were accepted. */
+  n: number;
+  accepted: number;
+}
+
+const sigmoid = (z: number) => 1 / (1 + Math.exp(-z));
+
+/** P(accept) under a fitted gate. */
+export function gateProbability(m: GateModel, x: readonly number[]): number {
+  let z = m.weights[0];
+  for (let j = 0; j < x.length; j++) z += m.weights[j + 1] * ((x[j] - m.mean[j]) / m.std[j]);
+  return sigmoid(z);
+}
+
+/**
+ * L2-regularised logistic regression (the bias unpenalised) on standardised features by Newton's method:
+ * w <- w + (X' W X + l2 I)^-1 (X' (y - p) - l2 w), W = diag(p (1 - p)). Converges in a few steps at these sizes.
+ */
+export function fitLogistic(xs: readonly (readonly number[])[], ys: readonly boolean[], l2: number): Omit<GateModel, 'threshold'> {
+  const n = xs.length;
+  const d = xs[0].length;
+  const mean = Array.from({ length: d }, (_, j) => xs.reduce((s, x) => s + x[j], 0) / n);
+  const std = mean.map((m, j) => Math.sqrt(xs.reduce((s, x) => s + (x[j] - m) ** 2, 0) / n) || 1); // constant feature: its weight stays 0
+  const z = xs.map((x) => [1, ...x.map((v, j) => (v - mean[j]) / std[j])]);
+  const w = new Array(d + 1).fill(0);
+  for (let iter = 0; iter < 25; iter++) {
+    const H = Array.from({ length: d + 1 }, (_, a) => Array.from({ length: d + 1 }, (_, b) => (a === b && a > 0 ? l2 : 0)));
+    const g = w.map((wj, j) => (j > 0 ? -l2 * wj : 0));
+    for (let i = 0; i < n; i++) {
+      const p = sigmoid(z[i].reduce((s, v, j) => s + v * w[j], 0));
+      const r = (ys[i] ? 1 : 0) - p;
+      const h = Math.max(p * (1 - p), 1e-9);
+      for (let a = 0; a <= d; a++) {
+        g[a] += z[i][a] * r;
+        for (let b = 0; b <= d; b++) H[a][b] += h * z[i][a] * z[i][b];
+      }
+    }
+    const step = (lusolve(H, g) as number[][]).map((row) => row[0]);
+    let moved = 0;
+    for (let j = 0; j <= d; j++) {
+      w[j] += step[j];
+      moved = Math.max(moved, Math.abs(step[j]));
+    }
+    if (moved < 1e-8) break;
+  }
+  return { features: [...GATE_FEATURES].slice(0, d), mean, std, weights: w, n, accepted: ys.filter(Boolean).length };
+}
+
+/**
+ * The largest probability t such that the outcomes with P(accept) <= t hold at most `share` of the expected accepts
+ * (the sum of the probabilities): hiding them costs at most that share of the accepts.
+ */
+export function lostAcceptsThreshold(probs: readonly number[], share: number): number {
+  const sorted = [...probs].sort((a, b) => a - b);
+  const total = sorted.reduce((s, p) => s + p, 0);
+  let cum = 0;
+  let t = 0;
+  for (const p of sorted) {
+    cum += p;
+    if (cum > share * total) break;
+    t = p;
+  }
+  return t;
+}
+
+interface Observation {
+  x: number[];
+  accepted: boolean;
+}
+
+export type GateDecision = { show: boolean; explored: boolean; p: number | null };
+
+/** The online gate: remembers served suggestions' features, observes their outcomes, refits, decides. */
+export class ShowGate {
+  private readonly observations: Observation[] = [];
+  private readonly rng: Rng;
+  private sinceFit = 0;
+  private fitted: GateModel | null;
+  private readonly log: fs.WriteStream | null = null;
+  /** Features of served suggestions awaiting their outcome, by completion id (bounded, oldest forgotten first). */
+  private readonly pending = new Map<string, Promise<number[]>>();
+  /** Suggestions judged, hidden, and shown although below the threshold (exploration). */
+  readonly counts = { judged: 0, hidden: 0, explored: 0 };
+
+  /**
+   * `stateDir`: observations are replayed from and appended to its gate.jsonl (null: in memory only). `initial`: a
+   * fitted gate to start from (a checkpoint's gate.json), used until the observations give a fit of their own.
+   */
+  constructor(
+    private readonly config: GateConfig,
+    opts: { stateDir?: string | null; initial?: GateModel | null; seed?: number } = {},
+  ) {
+    this.rng = createRng(`${opts.seed ?? 0}:gate`);
+    this.fitted = opts.initial ?? null;
+    if (!opts.stateDir) return;
+    const file = path.join(opts.stateDir, 'gate.jsonl');
+    if (fs.existsSync(file)) {
+      for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
+        try {
+          const o = JSON.parse(line) as Observation;
+          if (Array.isArray(o.x) && o.x.length === GATE_FEATURES.length) this.observations.push(o);
+        } catch {
+          // a torn last line after a crash
+        }
+      }
+      this.refit();
+    }
+    this.log = fs.createWriteStream(file, { flags: 'a' });
+  }
+
+  /** Fitted and allowed to hide suggestions. */
+  get active(): boolean {
+    return this.config.enabled && this.fitted !== null;
+  }
+
+  get model(): GateModel | null {
+    return this.fitted;
+  }
+
+  /** Outcomes observed (replayed ones included). */
+  get outcomes(): number {
+    return this.observations.length;
+  }
+
+  /** Remember a served suggestion's features (possibly still being computed) until its outcome arrives. */
+  remember(id: string, x: Promise<number[]> | number[]): void {
+    this.pending.set(id, Promise.resolve(x));
+    if (this.pending.size > 5000) this.pending.delete(this.pending.keys().next().value!);
+  }
+
+  has(id: string): boolean {
+    return this.pending.has(id);
+  }
+
+  /** An outcome for a remembered suggestion: stored, and the gate refitted when due. */
+  async observe(id: string, accepted: boolean): Promise<void> {
+    const features = this.pending.get(id);
+    if (!features || !this.config.enabled) return;
+    this.pending.delete(id);
+    const o = { x: await features, accepted };
+    this.observations.push(o);
+    this.log?.write(JSON.stringify(o) + '\n');
+    if (++this.sinceFit >= this.config.refitEvery) this.refit();
+  }
+
+  /** Show this suggestion? Always yes while the gate is not fitted. */
+  decide(x: readonly number[]): GateDecision {
+    if (!this.active) return { show: true, explored: false, p: null };
+    this.counts.judged += 1;
+    const p = gateProbability(this.fitted!, x);
+    if (p > this.fitted!.threshold) return { show: true, explored: false, p };
+    if (this.rng.next() < this.config.explore) {
+      this.counts.explored += 1;
+      return { show: true, explored: true, p };
+    }
+    this.counts.hidden += 1;
+    return { show: false, explored: false, p };
+  }
+
+  private refit(): void {
+    this.sinceFit = 0;
+    const obs = this.observations.slice(-this.config.window);
+    const acc = obs.filter((o) => o.accepted).length;
+    if (obs.length < this.config.minOutcomes || acc < this.config.minEach || obs.length - acc < this.config.minEach) return;
+    const m = fitLogistic(
+      obs.map((o) => o.x),
+      obs.map((o) => o.accepted),
+      this.config.l2,
+    );
+    const threshold = lostAcceptsThreshold(
+      obs.map((o) => gateProbability({ ...m, threshold: 0 }, o.x)),
+      this.config.maxLostAccepts,
+    );
+    this.fitted = { ...m, threshold };
+  }
+
+  /** The fitted gate as a checkpoint's gate.json (nothing when not fitted). */
+  save(dir: string): void {
+    if (this.fitted) fs.writeFileSync(path.join(dir, 'gate.json'), JSON.stringify(this.fitted, null, 2) + '\n');
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve) => (this.log ? this.log.end(resolve) : resolve()));
+  }
+}
+
+/** A checkpoint folder's gate.json, or null; a broken file is an error naming it. */
+export function loadGateModel(dir: string): GateModel | null {
+  const file = path.join(dir, 'gate.json');
+  if (!fs.existsSync(file)) return null;
+  let m: GateModel;
+  try {
+    m = JSON.parse(fs.readFileSync(file, 'utf8')) as GateModel;
+  } catch (e) {
+    throw new Error(`${file}: not JSON: ${(e as Error).message}`);
+  }
+  const d = GATE_FEATURES.length;
+  if (!Array.isArray(m.weights) || m.weights.length !== d + 1 || m.mean?.length !== d || m.std?.length !== d || typeof m.threshold !== 'number') {
+    throw new Error(`${file}: expected a gate over ${d} features (${GATE_FEATURES.join(', ')}) with mean, std, weights (${d + 1}) and threshold`);
+  }
+  return m;
+}
