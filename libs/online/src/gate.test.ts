@@ -30,6 +30,10 @@ test('features: the compile checks, comments, lines and the cursor, from a FIM p
   const mid = formatFim('a = 1\nb = ', ' + a\nc = 3\n');
   const [repeat] = await gateFeatures([{ prompt: mid, text: 'c = 3', tokens: 3, endedByModel: true }]);
   expect([feature(repeat, 'repeats_line'), feature(repeat, 'mid_line')]).toEqual([1, 1]);
+  // Names: `a` is in the file, `zeta` is not; keywords and builtins do not count.
+  const [names] = await gateFeatures([{ prompt: mid, text: 'len(a) + zeta', tokens: 5, endedByModel: true }]);
+  expect(feature(names, 'known_names')).toBe(0.5);
+  expect(feature(repeat, 'known_names')).toBe(1);
   // A plain-text prompt has no file to compile in.
   const [plain] = await gateFeatures([{ prompt: 'def f():', text: ' pass', tokens: 1, endedByModel: true }]);
   expect([feature(plain, 'compiles'), feature(plain, 'window_compiles'), feature(plain, 'mid_line')]).toEqual([0, 0, 0]);
@@ -123,5 +127,5 @@ test('loadGateModel: a broken gate.json is an error naming the file', () => {
   fs.writeFileSync(path.join(dir, 'gate.json'), '{"weights": [1, 2]');
   expect(() => loadGateModel(dir)).toThrow(`${path.join(dir, 'gate.json')}: not JSON`);
   fs.writeFileSync(path.join(dir, 'gate.json'), '{"weights": [1, 2]}');
-  expect(() => loadGateModel(dir)).toThrow(/gate\.json: expected a gate over 12 features/);
+  expect(() => loadGateModel(dir)).toThrow(/gate\.json: expected a gate over 13 features/);
 });

@@ -4,7 +4,7 @@
 // P(accepted); suggestions below a threshold are answered with an empty completion (Continue then shows nothing).
 // The gate is never told who the user is: it is fitted from the accept / reject outcomes alone, so for a user who
 // rejects what does not compile it learns the compile features, for one who rejects comments the comment feature,
-// for one who wants the exact next line the length features.
+// for one who wants the exact next line the length features and whether the names it uses exist in the file.
 //
 //   features   what a user can see in the suggestion and its file (GATE_FEATURES below); the three compile checks run
 //              in one sandboxed python process (checkSyntax: compile(), nothing is executed)
@@ -43,6 +43,7 @@ export const GATE_FEATURES = [
   'ends_colon', // its last non-blank line ends with ':' (opens a block it does not fill)
   'mid_line', // the cursor is mid-line (text follows it on its line)
   'repeats_line', // its first non-blank line is already a line of the file
+  'known_names', // share of its names (identifiers that are not keywords or builtins) that the file already uses
 ] as const;
 
 /** What the gate judges: a served suggestion and the prompt it answers. */
@@ -74,6 +75,23 @@ function enclosingBlock(prefix: string, suffix: string): { before: string; after
     }
   }
   return { before: pre.slice(from).join('\n'), after: post.slice(0, to).join('\n') };
+}
+
+// Names a suggestion may use without the file defining them.
+const PYTHON_WORDS = new Set(
+  ('False None True and as assert async await break class continue def del elif else except finally for from global if import in ' +
+    'is lambda nonlocal not or pass raise return try while with yield self cls print len range str int float list dict set tuple ' +
+    'bool isinstance enumerate zip open super type object min max sum sorted reversed any all map filter iter next getattr ' +
+    'setattr hasattr repr format abs round Exception ValueError TypeError KeyError IndexError RuntimeError').split(' '),
+);
+const names = (code: string) => (code.match(/[A-Za-z_][A-Za-z0-9_]*/g) ?? []).filter((n) => !PYTHON_WORDS.has(n));
+
+/** Share of the suggestion's names that occur in the file (1 when it uses none). */
+function knownNames(text: string, file: string): number {
+  const used = names(text);
+  if (used.length === 0) return 1;
+  const known = new Set(names(file));
+  return used.filter((n) => known.has(n)).length / used.length;
 }
 
 const firstNonBlank = (s: string) => s.split('\n').find((l) => l.trim() !== '')?.trim() ?? '';
@@ -115,6 +133,7 @@ export async function gateFeatures(inputs: readonly GateInput[]): Promise<number
       ends_colon: +(lines.length > 0 && lines[lines.length - 1].trimEnd().endsWith(':')),
       mid_line: +(p !== null && p.suffix.split('\n')[0].trim() !== ''),
       repeats_line: +(first !== '' && fileLines.has(first)),
+      known_names: knownNames(x.text, p ? p.prefix + '\n' + p.suffix : x.prompt),
     };
     return GATE_FEATURES.map((name) => f[name]);
   });
