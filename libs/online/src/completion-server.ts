@@ -25,6 +25,7 @@ import type { Tokenizer } from '@rlhf-code/tokenizer';
 import type { ArmRouter } from './arms';
 import type { CompletionServerSchema } from './config';
 import type { Arm } from './feedback-log';
+import type { GateInput } from './gate';
 import { encodeServedPrompt, PromptError } from '@rlhf-code/tokenizer';
 import { bearerToken, errorBody, installJsonHandling, sendError } from './http';
 import type { PolicyHolder } from './policy';
@@ -71,13 +72,7 @@ export interface CompletionServerOptions {
 }
 
 /** A finished suggestion the gate judges; `id` is the completion id its outcome will carry. */
-export interface GateChoice {
-  id: string;
-  prompt: string;
-  text: string;
-  tokens: number;
-  endedByModel: boolean;
-}
+export type GateChoice = GateInput & { id: string };
 
 /** The client went away mid-stream: stop generating. */
 class Aborted extends Error {}

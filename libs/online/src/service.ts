@@ -18,7 +18,7 @@ import type { Tokenizer } from '@rlhf-code/tokenizer';
 import { loraConfigOf } from '@rlhf-code/train';
 import { ArmRouter } from './arms';
 import { listCheckpoints, loadOnlineState, saveOnlineCheckpoint, type OnlineTrainerState } from './checkpoints';
-import { buildCompletionServer } from './completion-server';
+import { buildCompletionServer, type GateChoice } from './completion-server';
 import { parseOnlineConfig, type OnlineConfig, type OnlineConfigInput } from './config';
 import { gateFeatures, loadGateModel, ShowGate, type GateModel } from './gate';
 import { FeedbackLog, type LoggedEvent, type SkipReason, type ServedRef } from './feedback-log';
@@ -275,7 +275,7 @@ export class OnlineService {
   }
 
   /** The gate's verdict on finished policy suggestions; their features are kept for their outcomes. */
-  private async judge(choices: { id: string; prompt: string; text: string; tokens: number; endedByModel: boolean }[]): Promise<boolean[]> {
+  private async judge(choices: GateChoice[]): Promise<boolean[]> {
     let features: number[][];
     try {
       features = await gateFeatures(choices);
