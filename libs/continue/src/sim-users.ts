@@ -3,12 +3,14 @@
 //   exact       accepts when the suggestion's first line, trimmed, is the first line of what they were about to type
 //   compiles    accepts any one-line suggestion after which their file still compiles (and that is not blank)
 //   no-comment  as `compiles`, but never accepts a suggestion that contains a comment (a style preference)
+//   long        accepts a suggestion of at least 20 characters after which the file compiles (several lines allowed):
+//               someone who wants more than a token or two
 //   coin        the negative control: accepts 40% of suggestions whatever they say (a hash of the file and the
 //               suggestion decides, so a repeat gets the same answer); nothing can be learnt, so any "gain" is noise
 import { createHash } from 'crypto';
 import { checkSyntax, COMMENT, scanPython } from '@rlhf-code/sandbox';
 
-export const SIM_USERS = ['exact', 'compiles', 'no-comment', 'coin'] as const;
+export const SIM_USERS = ['exact', 'compiles', 'no-comment', 'long', 'coin'] as const;
 export type SimUserName = (typeof SIM_USERS)[number];
 
 /** The situation a user judges: the file around the cursor, the true middle, and what Continue displayed. */
@@ -52,6 +54,8 @@ export function simUser(name: SimUserName): SimUser {
         name,
         accepts: async (cases) => (await compilesInFile(cases)).map((ok, i) => ok && oneLine(cases[i].shown) && !hasComment(cases[i].shown)),
       };
+    case 'long':
+      return { name, accepts: async (cases) => (await compilesInFile(cases)).map((ok, i) => ok && cases[i].shown.trim().length >= 20) };
     case 'coin':
       return { name, accepts: async (cases) => cases.map((c) => c.shown.trim() !== '' && coin(c) < 0.4) };
   }

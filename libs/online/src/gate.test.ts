@@ -78,6 +78,9 @@ test('lostAcceptsThreshold: hides the least likely suggestions up to the share o
   expect(lostAcceptsThreshold([0.8, 0.05, 0.1, 0.05], 0.1)).toBe(0.05);
   expect(lostAcceptsThreshold([0.8, 0.05, 0.1, 0.05], 0.2)).toBe(0.1);
   expect(lostAcceptsThreshold([0.8, 0.05, 0.1, 0.05], 0)).toBe(0);
+  // Ties go together: four equal suggestions hold 25% each, more than 5%: none is hidden.
+  expect(lostAcceptsThreshold([0.3, 0.3, 0.3, 0.3], 0.05)).toBe(0);
+  expect(lostAcceptsThreshold([0.01, 0.01, 0.3, 0.3, 0.3], 0.05)).toBe(0.01);
 });
 
 test('ShowGate: shows everything until fitted, then hides what the outcomes say is rejected; replays, saves, loads', async () => {

@@ -11,8 +11,8 @@
 //   fit        L2-regularised logistic regression on standardised features, Newton's method (IRLS), refitted after
 //              every `refitEvery` new outcomes, once `minOutcomes` with at least `minEach` accepted and rejected exist
 //   threshold  hide the least likely suggestions that together hold at most `maxLostAccepts` of the expected accepts
-//              (on the outcomes seen so far, by the fitted probabilities): acceptance of what is shown rises while
-//              accepted per request falls by at most that share
+//              (by the fitted probabilities, over the recent policy suggestions served, hidden ones included):
+//              acceptance of what is shown rises while accepted per request falls by at most that share
 //   explore    a hidden suggestion is still shown with probability `explore`, so the gate keeps seeing outcomes of
 //              what it would hide (a held-out measurement serves with explore 0)
 //
@@ -203,10 +203,15 @@ export function lostAcceptsThreshold(probs: readonly number[], share: number): n
   const total = sorted.reduce((s, p) => s + p, 0);
   let cum = 0;
   let t = 0;
-  for (const p of sorted) {
-    cum += p;
-    if (cum > share * total) break;
-    t = p;
+  for (let i = 0; i < sorted.length; ) {
+    // Equal probabilities are hidden together or not at all (the gate cannot tell them apart).
+    let j = i;
+    let mass = 0;
+    while (j < sorted.length && sorted[j] === sorted[i]) mass += sorted[j++];
+    if (cum + mass > share * total) break;
+    cum += mass;
+    t = sorted[i];
+    i = j;
   }
   return t;
 }
@@ -227,6 +232,12 @@ export class ShowGate {
   private readonly log: fs.WriteStream | null = null;
   /** Features of served suggestions awaiting their outcome, by completion id (bounded, oldest forgotten first). */
   private readonly pending = new Map<string, Promise<number[]>>();
+  /**
+   * Features of every policy suggestion served, shown or hidden (the last `window`): the population the threshold is
+   * set on. Setting it on the outcomes instead would ratchet: they are the suggestions the gate let through, so each
+   * refit would see fewer unlikely ones and raise the threshold again.
+   */
+  private readonly served: number[][] = [];
   /** Suggestions judged, hidden, and shown although below the threshold (exploration). */
   readonly counts = { judged: 0, hidden: 0, explored: 0 };
 
@@ -280,6 +291,12 @@ export class ShowGate {
     return this.pending.has(id);
   }
 
+  /** A policy suggestion was served (shown or hidden): its features join the threshold's population. */
+  noteServed(x: number[]): void {
+    this.served.push(x);
+    if (this.served.length > this.config.window) this.served.shift();
+  }
+
   /** An outcome for a remembered suggestion: stored, and the gate refitted when due. */
   async observe(id: string, accepted: boolean): Promise<void> {
     const features = this.pending.get(id);
@@ -295,6 +312,7 @@ export class ShowGate {
   decide(x: readonly number[]): GateDecision {
     if (!this.active) return { show: true, explored: false, p: null };
     this.counts.judged += 1;
+    this.noteServed([...x]);
     const p = gateProbability(this.fitted!, x);
     if (p > this.fitted!.threshold) return { show: true, explored: false, p };
     if (this.rng.next() < this.config.explore) {
@@ -315,8 +333,10 @@ export class ShowGate {
       obs.map((o) => o.accepted),
       this.config.l2,
     );
+    // On what was served (after a restart, until enough is served again: on the outcomes).
+    const population = this.served.length >= this.config.minOutcomes ? this.served : obs.map((o) => o.x);
     const threshold = lostAcceptsThreshold(
-      obs.map((o) => gateProbability({ ...m, threshold: 0 }, o.x)),
+      population.map((x) => gateProbability({ ...m, threshold: 0 }, x)),
       this.config.maxLostAccepts,
     );
     this.fitted = { ...m, threshold };

@@ -264,7 +264,7 @@ export class OnlineService {
     this.requestsLog.write(JSON.stringify(rec) + '\n');
     if (this.config.gate.enabled && rec.arm === 'policy' && !rec.blank && !this.gate.has(rec.id)) {
       const features = gateFeatures([{ prompt, text, tokens: rec.completionTokens, endedByModel: rec.endedByModel }]).then((f) => f[0]);
-      features.catch(() => undefined); // a failed check drops this suggestion from the gate's data (observe rejects it)
+      features.then((x) => this.gate.noteServed(x)).catch(() => undefined); // a failed check: observe drops its outcome
       this.gate.remember(rec.id, features);
     }
     if (!rec.blank || rec.gated || this.closing || rec.finishReason === 'abort') return;
