@@ -295,25 +295,23 @@ export function buildCompletionServer(opts: CompletionServerOptions): FastifyIns
     // chunk never ends mid-line and the stream never holds a newline the final text drops (see line-rule.ts).
     const received = job.prompts.map(() => '');
     const sent = job.prompts.map(() => 0);
-    const hold = gated(job); // the gate judges whole suggestions: nothing leaves before it has
-    const onText = (row: number, delta: string) => {
+    const emit = (row: number, delta: string) => {
       received[row] += delta;
-      if (hold) return;
       if (!config.lineChunks || !job.prompts[row].rule) return send(chunk(row, delta, null));
       for (let end = received[row].indexOf('\n', sent[row] + 1); end >= 0; end = received[row].indexOf('\n', sent[row] + 1)) {
         send(chunk(row, received[row].slice(sent[row], end), null));
         sent[row] = end;
       }
     };
+    const hold = gated(job); // the gate judges whole suggestions: nothing leaves before it has
     try {
-      let gens: (Completion & { gated?: boolean })[] = await run(job, stops, s, onText, () => closed);
-      if (hold) gens = await judge(job, gens);
+      let gens: (Completion & { gated?: boolean })[] = await run(job, stops, s, hold ? undefined : emit, () => closed);
+      if (hold) {
+        gens = await judge(job, gens);
+        gens.forEach((g, i) => emit(i, g.text));
+      }
       gens.forEach((g, i) => {
-        if (hold) {
-          // Whole lines, each newline in front of the next line (as the line chunks below).
-          const lines = g.text.split('\n');
-          lines.forEach((line, k) => (line !== '' || k > 0 ? send(chunk(i, (k > 0 ? '\n' : '') + line, null)) : undefined));
-        } else if (config.lineChunks && job.prompts[i].rule && g.text.length > sent[i]) send(chunk(i, g.text.slice(sent[i]), null));
+        if (config.lineChunks && job.prompts[i].rule && g.text.length > sent[i]) send(chunk(i, g.text.slice(sent[i]), null));
         send({ ...chunk(i, '', g.finishReason), policy_versions: distinct(job.versions) });
       });
       send('[DONE]');

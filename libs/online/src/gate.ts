@@ -25,6 +25,7 @@ import { createRng, type Rng } from '@rlhf-code/model';
 import { checkSyntax, COMMENT, scanPython } from '@rlhf-code/sandbox';
 import { parseFim } from '@rlhf-code/tokenizer';
 import type { GateSchema } from './config';
+import { readJsonLines } from './json-lines';
 import type { z } from 'zod';
 
 export type GateConfig = z.output<typeof GateSchema>;
@@ -253,17 +254,10 @@ export class ShowGate {
     this.fitted = opts.initial ?? null;
     if (!opts.stateDir) return;
     const file = path.join(opts.stateDir, 'gate.jsonl');
-    if (fs.existsSync(file)) {
-      for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
-        try {
-          const o = JSON.parse(line) as Observation;
-          if (Array.isArray(o.x) && o.x.length === GATE_FEATURES.length) this.observations.push(o);
-        } catch {
-          // a torn last line after a crash
-        }
-      }
-      this.refit();
+    for (const o of readJsonLines(file) as Observation[]) {
+      if (Array.isArray(o.x) && o.x.length === GATE_FEATURES.length) this.observations.push(o); // another feature set: not data
     }
+    this.refit();
     this.log = fs.createWriteStream(file, { flags: 'a' });
   }
 

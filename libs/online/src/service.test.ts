@@ -292,6 +292,20 @@ test('show gate: a fitted gate.json hides policy suggestions (a blank answer, no
   }
   const served = fs.readFileSync(path.join(stateDir, 'requests.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
   expect(served.map((r) => [r.blank, r.gated])).toEqual([[true, true], [true, true]]);
+  // A gate that shows everything: the held suggestion is sent whole, in line chunks, once judged.
+  fs.writeFileSync(path.join(gated, 'gate.json'), JSON.stringify({ ...hideAll, weights: [10, ...new Array(d).fill(0)] }));
+  const shows = await startOnlineService(parseOnlineConfig({ model: gated, stateDir: tempDir(), abFraction: 0, completion: { port: 0 }, feedback: { port: 0 } }), { log: () => undefined });
+  try {
+    const body = { prompt: formatFim('q = ', '\n'), max_tokens: 6, min_tokens: 6, temperature: 1, seed: 5 };
+    const held = await streamCompletion(`${shows.completionUrl}/v1/completions`, { ...body, stream: true }, { 'content-type': 'application/json' });
+    const whole = (await jsonOf(fetch(`${shows.completionUrl}/v1/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }))).choices[0].text;
+    expect(held.text).not.toBe('');
+    expect(held.text).toBe(whole); // the same seed: streamed held text = the plain answer
+    expect(held.pieces.slice(1).map((p) => p.text).filter((t) => t !== '').every((t) => t.startsWith('\n'))).toBe(true);
+    expect(shows.status().gate).toMatchObject({ judged: 2, hidden: 0 });
+  } finally {
+    await shows.close();
+  }
   // The start arm (abFraction 1) is the control: never gated; and with the gate disabled nothing is hidden either.
   for (const extra of [{ abFraction: 1 }, { gate: { enabled: false } }]) {
     const t = await startOnlineService(parseOnlineConfig({ model: gated, stateDir: tempDir(), abFraction: 0, completion: { port: 0 }, feedback: { port: 0 }, ...extra }), { log: () => undefined });

@@ -21,6 +21,7 @@ import { listCheckpoints, loadOnlineState, saveOnlineCheckpoint, type OnlineTrai
 import { buildCompletionServer, type GateChoice } from './completion-server';
 import { parseOnlineConfig, type OnlineConfig, type OnlineConfigInput } from './config';
 import { gateFeatures, loadGateModel, ShowGate, type GateModel } from './gate';
+import { readJsonLines } from './json-lines';
 import { FeedbackLog, type LoggedEvent, type SkipReason, type ServedRef } from './feedback-log';
 import { buildFeedbackServer, type SubmitResult } from './feedback-server';
 import { OnlineTrainer, type UpdateMetrics } from './online-trainer';
@@ -66,20 +67,6 @@ export interface OnlineStatus {
 export interface StartOptions {
   /** One line per update and lifecycle messages; default: stdout. */
   log?: (line: string) => void;
-}
-
-function readJsonLines(file: string): unknown[] {
-  if (!fs.existsSync(file)) return [];
-  const out: unknown[] = [];
-  for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
-    if (line.trim() === '') continue;
-    try {
-      out.push(JSON.parse(line));
-    } catch {
-      // a torn last line after a crash: this log is statistics only, so skip it
-    }
-  }
-  return out;
 }
 
 const fmt = (x: number | null, digits = 4) => (x === null || !Number.isFinite(x) ? String(x) : x.toFixed(digits));
