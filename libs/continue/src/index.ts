@@ -3,7 +3,7 @@
 // it ends a suggestion (line-rule.ts, which the completion server follows too), the AutocompleteOutcome it posts, and
 // simulated users who judge its suggestions. No server here: the online lib serves, this lib is the client.
 export { CONTINUE_STOP_STRINGS, PROMPT_FORMS, continuePrompt, continueRequestBody, continueHeaders, streamCompletion, showCompletion, acceptsCompletion, type PromptForm } from './continue-client';
-export { LineRule, lineRuleFor, MULTILINE_MODES } from './line-rule';
+export { LineRule, lineRuleFor, wholeCut, MULTILINE_MODES, type LineRuleOptions } from './line-rule';
 export { parseOutcome, type AutocompleteOutcome } from './outcome';
 export { withRates, zeroCounts, type Counts, type CountsWithRates } from './counts';
 export { simUser, SIM_USERS, type SimUserName } from './sim-users';

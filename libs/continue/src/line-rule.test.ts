@@ -1,4 +1,4 @@
-import { isMultiline, LineRule, lineBelowCursor, lineRuleFor } from './line-rule';
+import { isMultiline, LineRule, lineBelowCursor, lineRuleFor, wholeCut } from './line-rule';
 
 /** Feed `text` one character at a time at the given clock; the first cut, or null. */
 function run(rule: LineRule, text: string, clock: (i: number) => number = () => 0): number | null {
@@ -57,4 +57,15 @@ test("the 150 ms rule: the first line finished after the deadline ends it, once 
   expect(run(rule, text, clock)).toBe('\n    a = 1\n    b = 2'.length);
   // A later call with a later clock does not move the cut back to line "a".
   expect(rule.cut(text, 10_000)).toBe('\n    a = 1\n    b = 2'.length);
+});
+
+test('a suggestion that arrives whole: past 150 ms only its first non-blank line is shown; in time, all of it (the same rules otherwise)', () => {
+  const o = { multiline: true, showWithinMs: 150, lineBelow: '' };
+  const text = '\n    a = 1\n    b = 2';
+  expect(wholeCut(text, o, 200)).toBe('\n    a = 1'.length);
+  expect(wholeCut(text, o, 100)).toBe(text.length);
+  expect(wholeCut('x = 1\n\ny = 2', o, 100)).toBe('x = 1'.length); // a blank line ends it whatever the time
+  expect(wholeCut('a = 1\nb = 2', { ...o, multiline: false }, 0)).toBe('a = 1'.length);
+  expect(wholeCut('', o, 200)).toBe(0);
+  expect(wholeCut('x = 1\n', o, 100)).toBe('x = 1\n'.length); // a final newline (before the end token) is not a blank line
 });

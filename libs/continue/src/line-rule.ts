@@ -84,3 +84,13 @@ export class LineRule {
     }
   }
 }
+
+/**
+ * Where a suggestion that reaches Continue whole ends (an index into `text`): every line arrives `elapsedMs` after the
+ * request began, so past `showWithinMs` it ends after the first non-blank line. A server that holds a suggestion until
+ * it is complete (the online show gate) sends it this way.
+ */
+export function wholeCut(text: string, o: LineRuleOptions, elapsedMs: number): number {
+  const cut = new LineRule(o).cut(text.endsWith('\n') ? text : text + '\n', elapsedMs); // the last line is complete too
+  return cut === null ? text.length : Math.min(cut, text.length);
+}

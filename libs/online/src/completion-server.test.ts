@@ -5,7 +5,7 @@ import { initBackend } from '@rlhf-code/backend';
 import { promoteToken } from '@rlhf-code/model/testing';
 import { loadTokenizer, formatFim, parseFim, type Tokenizer } from '@rlhf-code/tokenizer';
 import { ArmRouter } from './arms';
-import { buildCompletionServer } from './completion-server';
+import { buildCompletionServer, type GateChoice } from './completion-server';
 import { CompletionServerSchema } from './config';
 import { CONTINUE_STOP_STRINGS } from '@rlhf-code/continue';
 import { LineRule, lineRuleFor } from '@rlhf-code/continue';
@@ -380,6 +380,48 @@ describe('serving as Continue reads it (default config: line chunks, the line ru
       }
     } finally {
       (holder as { beforeStep: () => Promise<void> }).beforeStep = orig;
+    }
+  });
+
+  test('a held (gated) answer is judged and sent as Continue shows a whole answer arriving past 150 ms: its first non-blank line', async () => {
+    const nonBlank = (t: string) => t.split('\n').filter((l) => l.trim() !== '').length;
+    const seeds: { seed: number; text: string }[] = [];
+    for (let seed = 0; seed < 60 && seeds.length < 3; seed++) {
+      const text: string = (await jsonOf(call({ prompt: PROMPT, max_tokens: 32, temperature: 1, seed }))).choices[0].text;
+      if (nonBlank(text) >= 2) seeds.push({ seed, text });
+    }
+    expect(seeds.length).toBeGreaterThan(0);
+    const judged: string[] = [];
+    const gate = {
+      active: () => true,
+      judge: async (choices: GateChoice[]) => {
+        judged.push(...choices.map((c) => c.text));
+        await new Promise((r) => setTimeout(r, 200)); // a verdict that lands past the deadline
+        return choices.map(() => true);
+      },
+    };
+    const apps = [{ maxTokensCap: 32 }, { maxTokensCap: 32, showWithinMs: 1e9 }].map((config) =>
+      buildCompletionServer({ config: CompletionServerSchema.parse(config), tokenizer: tok, policy: holder, start: startModel, router: new ArmRouter(0), gate }),
+    );
+    try {
+      const [timed, untimed] = await Promise.all(apps.map(async (app) => `http://127.0.0.1:${(await app.listen({ port: 0, host: '127.0.0.1' })).split(':').pop()}/v1/completions`));
+      // The server learns how long verdicts take from the ones it gets: one first, then it cuts before judging.
+      await readSse(await call({ prompt: PROMPT, max_tokens: 4, temperature: 1, stream: true }, timed));
+      for (const { seed, text } of seeds) {
+        judged.length = 0;
+        const body = { prompt: PROMPT, max_tokens: 32, temperature: 1, seed, stream: true };
+        const pieces = (await readSse(await call(body, timed))).slice(0, -1).map((e) => JSON.parse(e).choices[0].text as string);
+        const shown = pieces.join('');
+        expect(nonBlank(shown)).toBe(1);
+        expect(text.startsWith(shown) && text.slice(shown.length).startsWith('\n')).toBe(true);
+        expect(judged).toEqual([shown]); // the gate judged what Continue will display
+        judged.length = 0;
+        const whole = (await jsonOf(call({ ...body, stream: false }, untimed))).choices[0].text;
+        expect(whole).toBe(text); // no deadline: every line
+        expect(judged).toEqual([text]);
+      }
+    } finally {
+      await Promise.all(apps.map((app) => app.close()));
     }
   });
 

@@ -29,7 +29,7 @@ import type { GateInput } from './gate';
 import { encodeServedPrompt, PromptError } from '@rlhf-code/tokenizer';
 import { bearerToken, errorBody, installJsonHandling, sendError } from './http';
 import type { PolicyHolder } from './policy';
-import { LineRule, lineRuleFor } from '@rlhf-code/continue';
+import { LineRule, lineRuleFor, wholeCut, type LineRuleOptions } from '@rlhf-code/continue';
 import { hashPrompt, type ServedRecord } from './stats';
 
 const nullable = <T extends z.ZodType>(t: T) => t.nullish();
@@ -83,7 +83,10 @@ interface Job {
   model: string;
   created: number;
   arm: Arm;
-  prompts: { text: string; ids: number[]; rule: LineRule | null }[]; // one per choice (prompt x n); rule: FIM prompts only
+  // One per choice (prompt x n); `line` and `rule`: FIM prompts only (Continue's line rule, and its state while decoding).
+  prompts: { text: string; ids: number[]; line: LineRuleOptions | null; rule: LineRule | null }[];
+  /** Held for the gate: sent whole once judged (so Continue sees every line arrive at that moment). */
+  held: boolean;
   /** Date.now() when the request arrived: the line rule's clock. */
   t0: number;
   maxTokens: number;
@@ -143,11 +146,12 @@ export function buildCompletionServer(opts: CompletionServerOptions): FastifyIns
       model: body.model ?? config.modelName,
       created: Math.floor(Date.now() / 1000),
       arm: opts.router.route(),
+      held: false,
       t0,
       prompts: texts.flatMap((text, i) => {
         const e = encoded[i];
-        const rule = () => (e.prefix === null ? null : new LineRule(lineRuleFor({ prefix: e.prefix, suffix: e.suffix! }, config.multiline, config.showWithinMs)));
-        return Array.from({ length: n }, () => ({ text, ids: e.ids, rule: rule() }));
+        const line = e.prefix === null ? null : lineRuleFor({ prefix: e.prefix, suffix: e.suffix! }, config.multiline, config.showWithinMs);
+        return Array.from({ length: n }, () => ({ text, ids: e.ids, line, rule: line && new LineRule(line) }));
       }),
       maxTokens,
       minTokens: body.min_tokens ?? config.minTokens,
@@ -182,7 +186,8 @@ export function buildCompletionServer(opts: CompletionServerOptions): FastifyIns
           stop: 'fim',
           stopStrings: stops,
           prefillChunk: config.prefillChunk,
-          stopWhen: (row, text) => job.prompts[row].rule?.cut(text, Date.now() - job.t0) ?? null,
+          // A held suggestion reaches Continue only after the gate: its lines count as arriving that much later.
+          stopWhen: (row, text) => job.prompts[row].rule?.cut(text, Date.now() - job.t0 + (job.held ? judgeMs() : 0)) ?? null,
           onText,
           beforeStep: async () => {
             if (aborted?.()) throw new Aborted();
@@ -206,12 +211,32 @@ export function buildCompletionServer(opts: CompletionServerOptions): FastifyIns
   /** Gated jobs: policy-arm FIM requests while the gate is active (their suggestions are held until judged). */
   const gated = (job: Job) => job.arm === 'policy' && opts.gate?.active() === true && job.prompts.every((p) => p.rule !== null);
 
-  /** The gate's verdict on each finished choice: hidden ones become empty completions that say so. */
+  // How long the gate takes to judge (the 90th percentile of its last 32 verdicts; 50 ms before the first).
+  const judgeTimes: number[] = [];
+  const judgeMs = () => (judgeTimes.length === 0 ? 50 : [...judgeTimes].sort((a, b) => a - b)[Math.floor(0.9 * (judgeTimes.length - 1))]);
+
+  /** A held choice as Continue will show it when it arrives whole `elapsedMs` after the request (line-rule.ts wholeCut). */
+  function heldCut(job: Job, i: number, g: Completion, elapsedMs: number): Completion {
+    const cut = wholeCut(g.text, job.prompts[i].line!, elapsedMs);
+    if (cut === g.text.length) return g;
+    const text = g.text.slice(0, cut);
+    return { ...g, text, ids: tok.encode(text), stopId: null, finishReason: 'stop' }; // cut by the line rule, not ended by the model
+  }
+
+  /**
+   * The gate's verdict on each finished choice, judged as Continue will display it (cut to its first line when it will
+   * arrive past the line rule's deadline); hidden ones become empty completions that say so.
+   */
   async function judge(job: Job, gens: Completion[]): Promise<(Completion & { gated?: boolean })[]> {
+    const started = Date.now();
+    const cut = gens.map((g, i) => heldCut(job, i, g, started - job.t0 + judgeMs()));
     const shown = await opts.gate!.judge(
-      gens.map((g, i) => ({ id: choiceId(job, i), prompt: job.prompts[i].text, text: g.text, tokens: sampledIds(g).length, endedByModel: g.stopId !== null })),
+      cut.map((g, i) => ({ id: choiceId(job, i), prompt: job.prompts[i].text, text: g.text, tokens: sampledIds(g).length, endedByModel: g.stopId !== null })),
     );
-    return gens.map((g, i) => (shown[i] || g.text.trim() === '' ? g : { ...g, text: '', gated: true }));
+    judgeTimes.push(Date.now() - started);
+    if (judgeTimes.length > 32) judgeTimes.shift();
+    // A verdict slower than expected: cut again at the real time (what Continue shows is what is recorded).
+    return cut.map((g, i) => (shown[i] || g.text.trim() === '' ? heldCut(job, i, g, Date.now() - job.t0) : { ...g, text: '', gated: true }));
   }
 
   function record(job: Job, gens: Served[]): void {
@@ -248,8 +273,9 @@ export function buildCompletionServer(opts: CompletionServerOptions): FastifyIns
   }
 
   async function complete(reply: FastifyReply, job: Job, stops: string[], s: Sampling) {
+    job.held = gated(job);
     let gens: (Completion & { gated?: boolean })[] = await run(job, stops, s);
-    if (gated(job)) gens = await judge(job, gens);
+    if (job.held) gens = await judge(job, gens);
     stamp(reply, job);
     const answer = {
       id: job.id,
@@ -303,10 +329,10 @@ export function buildCompletionServer(opts: CompletionServerOptions): FastifyIns
         sent[row] = end;
       }
     };
-    const hold = gated(job); // the gate judges whole suggestions: nothing leaves before it has
+    job.held = gated(job); // the gate judges whole suggestions: nothing leaves before it has
     try {
-      let gens: (Completion & { gated?: boolean })[] = await run(job, stops, s, hold ? undefined : emit, () => closed);
-      if (hold) {
+      let gens: (Completion & { gated?: boolean })[] = await run(job, stops, s, job.held ? undefined : emit, () => closed);
+      if (job.held) {
         gens = await judge(job, gens);
         gens.forEach((g, i) => emit(i, g.text));
       }
