@@ -183,6 +183,11 @@ export const GateSchema = z.strictObject({
   maxLostAccepts: z.number().min(0).lt(1).default(0.05),
   /** Show a suggestion the gate would hide with this probability, so it keeps learning what it hides. */
   explore: z.number().min(0).max(1).default(0.1),
+  /**
+   * Hide only when hiding holds up on outcomes the gate was not fitted on: in 5-fold cross-validation, what it would
+   * hide was accepted less often than what it would show, Fisher's exact test p below this (1: no check).
+   */
+  validateP: z.number().gt(0).max(1).default(0.05),
 });
 
 export const OnlineConfigSchema = z.strictObject({

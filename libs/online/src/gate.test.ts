@@ -3,7 +3,7 @@ import * as path from 'path';
 import { tempDir } from '@rlhf-code/model/testing';
 import { formatFim } from '@rlhf-code/tokenizer';
 import { GateSchema } from './config';
-import { fitLogistic, GATE_FEATURES, gateFeatures, gateProbability, loadGateModel, lostAcceptsThreshold, ShowGate } from './gate';
+import { crossValidate, enclosingBlock, fitLogistic, GATE_FEATURES, gateFeatures, gateProbability, loadGateModel, lostAcceptsThreshold, ShowGate } from './gate';
 
 const feature = (x: number[], name: (typeof GATE_FEATURES)[number]) => x[GATE_FEATURES.indexOf(name)];
 
@@ -39,6 +39,15 @@ test('features: the compile checks, comments, lines and the cursor, from a FIM p
   expect([feature(plain, 'compiles'), feature(plain, 'window_compiles'), feature(plain, 'mid_line')]).toEqual([0, 0, 0]);
 });
 
+test('enclosingBlock: the outermost statement the window shows whole, dedented; a top-level one as it is', () => {
+  // A window that starts inside a class: the method around the cursor, up to the next method.
+  const prefix = '        return 1\n\n    @property\n    def g(self):\n        if self.a:\n            x = ';
+  const suffix = '\n        else:\n            x = 2\n        return x\n\n    def h(self):\n        pass\n';
+  expect(enclosingBlock(prefix, suffix)('1')).toBe('@property\ndef g(self):\n    if self.a:\n        x = 1\n    else:\n        x = 2\n    return x\n');
+  // Top level: from the last column-0 statement to the next (a decorator starts one).
+  expect(enclosingBlock('import os\n\ndef f():\n    return ', '\n\n@dec\ndef g(): pass\n')('1')).toBe('def f():\n    return 1\n');
+});
+
 /** A seeded stream of uniform numbers (a linear congruential generator: enough for test data). */
 function lcg(seed: number) {
   let s = seed;
@@ -61,7 +70,7 @@ test('fitLogistic: the penalised log-likelihood is stationary at its answer, and
   // Gradient of sum log-lik - l2/2 |w|^2 (bias unpenalised) in the standardised coordinates: zero at the optimum.
   const grad = new Array(d + 1).fill(0);
   xs.forEach((x, i) => {
-    const r = (ys[i] ? 1 : 0) - gateProbability({ ...m, threshold: 0 }, x);
+    const r = (ys[i] ? 1 : 0) - gateProbability(m, x);
     grad[0] += r;
     for (let j = 0; j < d; j++) grad[j + 1] += r * ((x[j] - m.mean[j]) / m.std[j]);
   });
@@ -71,6 +80,35 @@ test('fitLogistic: the penalised log-likelihood is stationary at its answer, and
   const w = m.weights.slice(1).map(Math.abs);
   expect(w.indexOf(Math.max(...w))).toBe(3);
   expect(m.weights[4]).toBeGreaterThan(1.2);
+});
+
+/** Outcomes of a user who accepts compiling suggestions at rate `hit` and others at `miss` (feature 3: compiles). */
+function outcomes(n: number, hit: number, miss: number, seed: number) {
+  const u = lcg(seed);
+  const xs: number[][] = [];
+  const ys: boolean[] = [];
+  for (let i = 0; i < n; i++) {
+    const x = GATE_FEATURES.map(() => u());
+    x[3] = u() < 0.5 ? 1 : 0;
+    xs.push(x);
+    ys.push(u() < (x[3] === 1 ? hit : miss));
+  }
+  return { xs, ys };
+}
+
+test('crossValidate: out of sample, what a gate hides is accepted less often when the features predict the user, not for a coin flip', () => {
+  const config = GateSchema.parse({ maxLostAccepts: 0.1 });
+  const real = outcomes(200, 0.6, 0.05, 11);
+  const v = crossValidate(real.xs, real.ys, config);
+  expect(v.shown + v.hidden).toBe(200); // every outcome judged once, by a gate not fitted on it
+  expect(v.shown_accepted + v.hidden_accepted).toBe(real.ys.filter(Boolean).length);
+  expect(v.hidden).toBeGreaterThan(20);
+  expect(v.hidden_accepted / v.hidden).toBeLessThan(0.15);
+  expect(v.p).toBeLessThan(1e-4);
+  // A coin user (40% whatever the suggestion): the hidden ones are accepted as often as the shown ones.
+  const coin = outcomes(200, 0.4, 0.4, 12);
+  const c = crossValidate(coin.xs, coin.ys, config);
+  expect(c.p).toBeGreaterThan(0.05);
 });
 
 test('lostAcceptsThreshold: hides the least likely suggestions up to the share of expected accepts', () => {
@@ -90,15 +128,17 @@ test('ShowGate: shows everything until fitted, then hides what the outcomes say 
   const x = (compiles: number) => GATE_FEATURES.map((f) => (f === 'compiles' ? compiles : f === 'log_tokens' ? 2 : 0));
   expect(gate.decide(x(0))).toEqual({ show: true, explored: false, p: null });
   // A user who accepts 2 of 3 compiling suggestions and nothing else.
-  for (let i = 0; i < 30; i++) {
+  for (let i = 0; i < 50; i++) {
     gate.remember(`c${i}`, x(1));
     await gate.observe(`c${i}`, i % 3 !== 0);
     gate.remember(`b${i}`, Promise.resolve(x(0)));
     await gate.observe(`b${i}`, false);
   }
   await gate.observe('never-served', true); // an outcome without remembered features is not data
-  expect(gate.outcomes).toBe(60);
+  expect(gate.outcomes).toBe(100);
   expect(gate.active).toBe(true);
+  expect(gate.model!.validated).toBe(true);
+  expect(gate.model!.validation.hidden_accepted).toBe(0); // out of sample, nothing it hid was accepted
   expect(gate.decide(x(1)).show).toBe(true);
   const hidden = gate.decide(x(0));
   expect(hidden.show).toBe(false);
@@ -123,6 +163,22 @@ test('ShowGate: shows everything until fitted, then hides what the outcomes say 
   // A disabled gate never hides.
   expect(new ShowGate({ ...config, enabled: false }, { initial: loaded }).decide(x(0)).show).toBe(true);
   expect(loadGateModel(tempDir())).toBeNull();
+});
+
+test('ShowGate: a user the features do not predict (a coin flip) gets a fitted but unvalidated gate that hides nothing; memory is the window', async () => {
+  const config = GateSchema.parse({ minOutcomes: 20, refitEvery: 10, window: 100, explore: 0 });
+  const gate = new ShowGate(config, { seed: 2 });
+  const coin = outcomes(300, 0.4, 0.4, 5);
+  for (let i = 0; i < coin.xs.length; i++) {
+    gate.remember(`s${i}`, coin.xs[i]);
+    await gate.observe(`s${i}`, coin.ys[i]);
+  }
+  expect(gate.outcomes).toBe(300);
+  expect(gate.model!.n).toBe(100); // fitted on the last `window` outcomes only
+  expect(gate.model!.validated).toBe(false);
+  expect(gate.active).toBe(false);
+  expect(coin.xs.every((x) => gate.decide(x).show)).toBe(true);
+  expect(gate.counts.hidden).toBe(0);
 });
 
 test('loadGateModel: a broken gate.json is an error naming the file', () => {

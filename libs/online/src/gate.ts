@@ -15,6 +15,10 @@
 //              acceptance of what is shown rises while accepted per request falls by at most that share
 //   explore    a hidden suggestion is still shown with probability `explore`, so the gate keeps seeing outcomes of
 //              what it would hide (a held-out measurement serves with explore 0)
+//   validated  it hides only while hiding holds up out of sample: 5-fold cross-validation on its outcomes (fit and
+//              threshold on four folds, judge the fifth) must find what it would hide accepted less often than what it
+//              would show (Fisher's exact test, p < `validateP`); for a user whose choices the features do not predict
+//              (a coin flip) it stays off instead of hiding noise
 //
 // Observations (features and the outcome, numbers only: no code) go to <stateDir>/gate.jsonl and are replayed on a
 // restart; a checkpoint folder gets the fitted gate as gate.json, which a service started on that folder begins with.
@@ -22,6 +26,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { lusolve } from 'mathjs';
 import { createRng, type Rng } from '@rlhf-code/model';
+import { fisherExact } from '@rlhf-code/stats';
 import { checkSyntax, COMMENT, scanPython } from '@rlhf-code/sandbox';
 import { parseFim } from '@rlhf-code/tokenizer';
 import type { GateSchema } from './config';
@@ -37,7 +42,7 @@ export const GATE_FEATURES = [
   'lines', // non-blank lines of the suggestion, up to 5
   'compiles', // prompt prefix + suggestion + prompt suffix compiles
   'window_compiles', // prompt prefix + prompt suffix compiles (the window itself is checkable)
-  'block_compiles', // the top-level statement around the cursor compiles with the suggestion in it
+  'block_compiles', // the outermost statement around the cursor that the window shows whole compiles with the suggestion in it (enclosingBlock)
   'has_comment', // the suggestion contains a comment
   'ended_by_model', // the model ended it with its own end token (not the line rule or max_tokens)
   'starts_newline', // the suggestion starts with a line break
@@ -55,27 +60,41 @@ export interface GateInput {
   endedByModel: boolean;
 }
 
-/** The top-level statement around the cursor: from the last column-0 code line of the prefix to the next one after. */
-function enclosingBlock(prefix: string, suffix: string): { before: string; after: string } {
-  const startsStatement = (line: string) => /^[^\s#)\]}]/.test(line) && !/^(else|elif|except|finally)\b/.test(line);
+const indentOf = (line: string) => line.length - line.trimStart().length;
+const isCode = (line: string) => line.trim() !== '' && !line.trimStart().startsWith('#');
+
+/**
+ * The outermost statement around the cursor that the window shows whole: the window's least indented code lines set
+ * its indentation (0 when the window holds a top-level line; more when it starts inside a class or a function); the
+ * block runs from the last statement at that indentation before the cursor (with its decorators) to the next one after
+ * it, and is dedented by it so that it compiles on its own. `code(text)` is that block with `text` at the cursor.
+ */
+export function enclosingBlock(prefix: string, suffix: string): (text: string) => string {
   const pre = prefix.split('\n');
+  const codeLines = pre.filter(isCode);
+  const base = codeLines.length === 0 ? 0 : Math.min(...codeLines.map(indentOf));
+  const continues = (line: string) => /^(else|elif|except|finally)\b/.test(line.trimStart());
+  const opens = (line: string) => isCode(line) && indentOf(line) === base && !/^[)\]}]/.test(line.trimStart()) && !continues(line);
   let from = 0;
   for (let i = pre.length - 2; i >= 0; i--) { // the cursor's own line (last) is part of the block
-    if (startsStatement(pre[i])) {
+    if (opens(pre[i])) {
       from = i;
       break;
     }
   }
-  while (from > 0 && pre[from - 1].startsWith('@')) from -= 1; // decorators belong to their def
+  while (from > 0 && opens(pre[from - 1]) && pre[from - 1].trimStart().startsWith('@')) from -= 1; // decorators belong to their def
   const post = suffix.split('\n');
   let to = post.length;
   for (let i = 1; i < post.length; i++) { // line 0 is the rest of the cursor's line
-    if (startsStatement(post[i]) && !post[i].startsWith('@')) {
+    if (isCode(post[i]) && (indentOf(post[i]) < base || opens(post[i]))) {
       to = i;
       break;
     }
   }
-  return { before: pre.slice(from).join('\n'), after: post.slice(0, to).join('\n') };
+  const before = pre.slice(from).join('\n');
+  const after = post.slice(0, to).join('\n');
+  const dedent = (line: string) => line.slice(Math.min(base, indentOf(line)));
+  return (text) => (before + text + after).split('\n').map(dedent).join('\n');
 }
 
 // Names a suggestion may use without the file defining them.
@@ -110,8 +129,7 @@ export async function gateFeatures(inputs: readonly GateInput[]): Promise<number
   for (let i = 0; i < inputs.length; i++) {
     const p = parts[i];
     if (!p) continue;
-    const b = enclosingBlock(p.prefix, p.suffix);
-    codes.push(p.prefix + inputs[i].text + p.suffix, p.prefix + p.suffix, b.before + inputs[i].text + b.after);
+    codes.push(p.prefix + inputs[i].text + p.suffix, p.prefix + p.suffix, enclosingBlock(p.prefix, p.suffix)(inputs[i].text));
   }
   const ok = await checkSyntax(codes, { timeoutMs: 5000 });
   let k = 0;
@@ -150,12 +168,24 @@ export interface GateModel {
   /** Outcomes it was fitted on, and how many of them were accepted. */
   n: number;
   accepted: number;
+  /** Its cross-validation (crossValidate), and whether that allows it to hide. */
+  validation: Validation;
+  validated: boolean;
+}
+
+/** Out-of-sample outcomes of the gate's decision, pooled over the folds, and Fisher's p of hidden vs shown. */
+export interface Validation {
+  shown: number;
+  shown_accepted: number;
+  hidden: number;
+  hidden_accepted: number;
+  p: number;
 }
 
 const sigmoid = (z: number) => 1 / (1 + Math.exp(-z));
 
 /** P(accept) under a fitted gate. */
-export function gateProbability(m: GateModel, x: readonly number[]): number {
+export function gateProbability(m: Pick<GateModel, 'mean' | 'std' | 'weights'>, x: readonly number[]): number {
   let z = m.weights[0];
   for (let j = 0; j < x.length; j++) z += m.weights[j + 1] * ((x[j] - m.mean[j]) / m.std[j]);
   return sigmoid(z);
@@ -165,7 +195,7 @@ export function gateProbability(m: GateModel, x: readonly number[]): number {
  * L2-regularised logistic regression (the bias unpenalised) on standardised features by Newton's method:
  * w <- w + (X' W X + l2 I)^-1 (X' (y - p) - l2 w), W = diag(p (1 - p)). Converges in a few steps at these sizes.
  */
-export function fitLogistic(xs: readonly (readonly number[])[], ys: readonly boolean[], l2: number): Omit<GateModel, 'threshold'> {
+export function fitLogistic(xs: readonly (readonly number[])[], ys: readonly boolean[], l2: number): Omit<GateModel, 'threshold' | 'validation' | 'validated'> {
   const n = xs.length;
   const d = xs[0].length;
   const mean = Array.from({ length: d }, (_, j) => xs.reduce((s, x) => s + x[j], 0) / n);
@@ -217,6 +247,35 @@ export function lostAcceptsThreshold(probs: readonly number[], share: number): n
   return t;
 }
 
+/** Fit, and the threshold on the suggestions `population` (the fitted outcomes when not given). */
+function fitGate(xs: number[][], ys: boolean[], c: Pick<GateConfig, 'l2' | 'maxLostAccepts'>, population: number[][] = xs) {
+  const m = fitLogistic(xs, ys, c.l2);
+  return { ...m, threshold: lostAcceptsThreshold(population.map((x) => gateProbability(m, x)), c.maxLostAccepts) };
+}
+
+/**
+ * k-fold cross-validation of the gate's decision (fold of outcome i: i mod k): fit and set the threshold on the other
+ * folds, then count, in the fold, the outcomes it would show and hide and how many of each were accepted.
+ */
+export function crossValidate(xs: number[][], ys: boolean[], c: Pick<GateConfig, 'l2' | 'maxLostAccepts'>, k = 5): Validation {
+  const v = { shown: 0, shown_accepted: 0, hidden: 0, hidden_accepted: 0 };
+  for (let f = 0; f < k; f++) {
+    const train = xs.map((_, i) => i).filter((i) => i % k !== f);
+    if (train.length === 0 || train.every((i) => ys[i] === ys[train[0]])) continue; // nothing to fit on
+    const m = fitGate(train.map((i) => xs[i]), train.map((i) => ys[i]), c);
+    for (let i = f; i < xs.length; i += k) {
+      const show = gateProbability(m, xs[i]) > m.threshold;
+      v[show ? 'shown' : 'hidden'] += 1;
+      if (ys[i]) v[show ? 'shown_accepted' : 'hidden_accepted'] += 1;
+    }
+  }
+  const p = fisherExact(v.shown_accepted, v.shown - v.shown_accepted, v.hidden_accepted, v.hidden - v.hidden_accepted);
+  return { ...v, p };
+}
+
+/** Cross-validation allows hiding: hidden outcomes were accepted less often than shown ones, significantly. */
+const hidingHelps = (v: Validation, maxP: number) => v.hidden > 0 && v.hidden_accepted / v.hidden < v.shown_accepted / Math.max(v.shown, 1) && v.p < maxP;
+
 interface Observation {
   x: number[];
   accepted: boolean;
@@ -226,7 +285,9 @@ export type GateDecision = { show: boolean; explored: boolean; p: number | null 
 
 /** The online gate: remembers served suggestions' features, observes their outcomes, refits, decides. */
 export class ShowGate {
+  /** The last `window` outcomes (older ones are neither fitted on nor kept). */
   private readonly observations: Observation[] = [];
+  private total = 0;
   private readonly rng: Rng;
   private sinceFit = 0;
   private fitted: GateModel | null;
@@ -255,15 +316,15 @@ export class ShowGate {
     if (!opts.stateDir) return;
     const file = path.join(opts.stateDir, 'gate.jsonl');
     for (const o of readJsonLines(file) as Observation[]) {
-      if (Array.isArray(o.x) && o.x.length === GATE_FEATURES.length) this.observations.push(o); // another feature set: not data
+      if (Array.isArray(o.x) && o.x.length === GATE_FEATURES.length) this.add(o); // another feature set: not data
     }
     this.refit();
     this.log = fs.createWriteStream(file, { flags: 'a' });
   }
 
-  /** Fitted and allowed to hide suggestions. */
+  /** Fitted, validated, and allowed to hide suggestions. */
   get active(): boolean {
-    return this.config.enabled && this.fitted !== null;
+    return this.config.enabled && this.fitted !== null && this.fitted.validated;
   }
 
   get model(): GateModel | null {
@@ -272,7 +333,13 @@ export class ShowGate {
 
   /** Outcomes observed (replayed ones included). */
   get outcomes(): number {
-    return this.observations.length;
+    return this.total;
+  }
+
+  private add(o: Observation): void {
+    this.observations.push(o);
+    this.total += 1;
+    if (this.observations.length > this.config.window) this.observations.shift();
   }
 
   /** Remember a served suggestion's features (possibly still being computed) until its outcome arrives. */
@@ -297,7 +364,7 @@ export class ShowGate {
     if (!features || !this.config.enabled) return;
     this.pending.delete(id);
     const o = { x: await features, accepted };
-    this.observations.push(o);
+    this.add(o);
     this.log?.write(JSON.stringify(o) + '\n');
     if (++this.sinceFit >= this.config.refitEvery) this.refit();
   }
@@ -319,21 +386,15 @@ export class ShowGate {
 
   private refit(): void {
     this.sinceFit = 0;
-    const obs = this.observations.slice(-this.config.window);
+    const obs = this.observations;
     const acc = obs.filter((o) => o.accepted).length;
     if (obs.length < this.config.minOutcomes || acc < this.config.minEach || obs.length - acc < this.config.minEach) return;
-    const m = fitLogistic(
-      obs.map((o) => o.x),
-      obs.map((o) => o.accepted),
-      this.config.l2,
-    );
-    // On what was served (after a restart, until enough is served again: on the outcomes).
-    const population = this.served.length >= this.config.minOutcomes ? this.served : obs.map((o) => o.x);
-    const threshold = lostAcceptsThreshold(
-      population.map((x) => gateProbability({ ...m, threshold: 0 }, x)),
-      this.config.maxLostAccepts,
-    );
-    this.fitted = { ...m, threshold };
+    const xs = obs.map((o) => o.x);
+    const ys = obs.map((o) => o.accepted);
+    // The threshold on what was served (after a restart, until enough is served again: on the outcomes).
+    const m = fitGate(xs, ys, this.config, this.served.length >= this.config.minOutcomes ? this.served : xs);
+    const validation = crossValidate(xs, ys, this.config);
+    this.fitted = { ...m, validation, validated: this.config.validateP >= 1 || hidingHelps(validation, this.config.validateP) };
   }
 
   /** The fitted gate as a checkpoint's gate.json (nothing when not fitted). */
@@ -357,8 +418,15 @@ export function loadGateModel(dir: string): GateModel | null {
     throw new Error(`${file}: not JSON: ${(e as Error).message}`);
   }
   const d = GATE_FEATURES.length;
-  if (!Array.isArray(m.weights) || m.weights.length !== d + 1 || m.mean?.length !== d || m.std?.length !== d || typeof m.threshold !== 'number') {
-    throw new Error(`${file}: expected a gate over ${d} features (${GATE_FEATURES.join(', ')}) with mean, std, weights (${d + 1}) and threshold`);
+  if (
+    !Array.isArray(m.weights) ||
+    m.weights.length !== d + 1 ||
+    m.mean?.length !== d ||
+    m.std?.length !== d ||
+    typeof m.threshold !== 'number' ||
+    typeof m.validated !== 'boolean'
+  ) {
+    throw new Error(`${file}: expected a gate over ${d} features (${GATE_FEATURES.join(', ')}) with mean, std, weights (${d + 1}), threshold and validated`);
   }
   return m;
 }

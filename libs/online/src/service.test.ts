@@ -268,7 +268,7 @@ test('show gate: a fitted gate.json hides policy suggestions (a blank answer, no
   const gated = path.join(tempDir(), 'model');
   fs.cpSync(modelDir, gated, { recursive: true });
   const d = GATE_FEATURES.length;
-  const hideAll = { features: [...GATE_FEATURES], mean: new Array(d).fill(0), std: new Array(d).fill(1), weights: [-10, ...new Array(d).fill(0)], threshold: 0.5, n: 0, accepted: 0 };
+  const hideAll = { features: [...GATE_FEATURES], mean: new Array(d).fill(0), std: new Array(d).fill(1), weights: [-10, ...new Array(d).fill(0)], threshold: 0.5, n: 0, accepted: 0, validated: true };
   fs.writeFileSync(path.join(gated, 'gate.json'), JSON.stringify(hideAll));
   const request = async (s: OnlineService, stream: boolean) =>
     fetch(`${s.completionUrl}/v1/completions`, {
@@ -320,12 +320,12 @@ test('show gate: a fitted gate.json hides policy suggestions (a blank answer, no
 
 test('show gate: outcomes of served suggestions train it, and a checkpoint carries it as gate.json', async () => {
   const stateDir = tempDir();
-  const s = await start(stateDir, { gate: { minOutcomes: 4, minEach: 1, refitEvery: 1 }, training: { batchSize: 4 } });
+  const s = await start(stateDir, { gate: { minOutcomes: 4, minEach: 1, refitEvery: 1, validateP: 1 }, training: { batchSize: 4 } });
   try {
     for (let i = 0; i < 4; i++) await serveAndReport(s, `v${i} = `, i % 2 === 0);
     await s.idle();
     for (let i = 0; i < 50 && s.status().gate.outcomes < 4; i++) await new Promise((r) => setTimeout(r, 10));
-    expect(s.status().gate).toMatchObject({ outcomes: 4, active: true });
+    expect(s.status().gate).toMatchObject({ outcomes: 4, active: true, validated: true }); // validateP 1: no cross-validation needed
     expect(Object.keys(s.status().gate.weights!)).toEqual(['bias', ...GATE_FEATURES]);
   } finally {
     await s.close();

@@ -20,7 +20,7 @@ import { ArmRouter } from './arms';
 import { listCheckpoints, loadOnlineState, saveOnlineCheckpoint, type OnlineTrainerState } from './checkpoints';
 import { buildCompletionServer, type GateChoice } from './completion-server';
 import { parseOnlineConfig, type OnlineConfig, type OnlineConfigInput } from './config';
-import { gateFeatures, loadGateModel, ShowGate, type GateModel } from './gate';
+import { gateFeatures, loadGateModel, ShowGate, type GateModel, type Validation } from './gate';
 import { readJsonLines } from './json-lines';
 import { FeedbackLog, type LoggedEvent, type SkipReason, type ServedRef } from './feedback-log';
 import { buildFeedbackServer, type SubmitResult } from './feedback-server';
@@ -51,11 +51,16 @@ export interface OnlineStatus {
   unmatched_outcomes: number;
   last_losses: { update: number; policy_version: number | null; loss: number; kl: number; clipfrac: number; reward_mean: number; discarded: string | null }[];
   last_error: string | null;
-  /** The show gate (gate.ts): fitted or not, on how many outcomes, its threshold on P(accept) and what it did. */
+  /**
+   * The show gate (gate.ts): fitted or not, validated or not (active = enabled, fitted and validated), on how many
+   * outcomes, its cross-validation, its threshold on P(accept) and what it did.
+   */
   gate: {
     enabled: boolean;
     active: boolean;
     outcomes: number;
+    validated: boolean | null;
+    validation: Validation | null;
     threshold: number | null;
     judged: number;
     hidden: number;
@@ -204,6 +209,8 @@ export class OnlineService {
         enabled: this.config.gate.enabled,
         active: this.gate.active,
         outcomes: this.gate.outcomes,
+        validated: this.gate.model?.validated ?? null,
+        validation: this.gate.model?.validation ?? null,
         threshold: this.gate.model?.threshold ?? null,
         ...this.gate.counts,
         weights: this.gate.model ? Object.fromEntries(['bias', ...this.gate.model.features].map((f, i) => [f, this.gate.model!.weights[i]])) : null,
