@@ -10,6 +10,13 @@ test('the simulated users: exact first line, compiles on one line, no comments, 
   expect(await simUser('long').accepts(cases)).toEqual([false, false, false, false, false, false, true, false]);
 });
 
+test('the close user: the first non-blank line within 30% edits of the line they meant', async () => {
+  const meant = 'total = compute(a, b)'; // 21 characters
+  // Edits / longer length: 0, 1/21, 3/21 (after the blank line), 6/25, 7/21, 11/32, blank.
+  const cases = [meant, 'total = compute(a, c)', '\ntotal = comp(a, b)', 'total = compute(x, y, zz)', 'total = f(a, b)', 'total = compute(a, b)  # the sum', '  '];
+  expect(await simUser('close').accepts(cases.map((shown) => judged(shown, meant)))).toEqual([true, true, true, true, false, false, false]);
+});
+
 test('the coin user (negative control): 40% of suggestions whatever they are, the same answer for the same case', async () => {
   const cases = Array.from({ length: 2000 }, (_, i) => judged(`x = ${i % 2 === 0 ? '(' : ''}${i}`));
   const answers = await simUser('coin').accepts(cases);

@@ -5,12 +5,17 @@
 //   no-comment  as `compiles`, but never accepts a suggestion that contains a comment (a style preference)
 //   long        accepts a suggestion of at least 20 characters after which the file compiles (several lines allowed):
 //               someone who wants more than a token or two
+//   close       accepts when the suggestion's first non-blank line is close to the first line they were about to
+//               type: at most 30% of its characters to edit (Levenshtein distance over the longer line's length);
+//               someone who takes a near miss and fixes it. Added after the show gate's features were chosen, and not
+//               tuned on: a user the gate was not designed for
 //   coin        the negative control: accepts 40% of suggestions whatever they say (a hash of the file and the
 //               suggestion decides, so a repeat gets the same answer); nothing can be learnt, so any "gain" is noise
 import { createHash } from 'crypto';
+import { distance } from 'fastest-levenshtein';
 import { checkSyntax, COMMENT, scanPython } from '@rlhf-code/sandbox';
 
-export const SIM_USERS = ['exact', 'compiles', 'no-comment', 'long', 'coin'] as const;
+export const SIM_USERS = ['exact', 'compiles', 'no-comment', 'long', 'close', 'coin'] as const;
 export type SimUserName = (typeof SIM_USERS)[number];
 
 /** The situation a user judges: the file around the cursor, the true middle, and what Continue displayed. */
@@ -28,6 +33,10 @@ export interface SimUser {
 }
 
 const firstLine = (s: string) => s.split('\n')[0].trim();
+const firstNonBlankLine = (s: string) => s.split('\n').find((l) => l.trim() !== '')?.trim() ?? '';
+
+/** Edits (Levenshtein) to turn a into b, over the longer one's length: 0 equal, 1 nothing in common. */
+const editShare = (a: string, b: string) => (a.length === 0 && b.length === 0 ? 0 : distance(a, b) / Math.max(a.length, b.length));
 
 function hasComment(code: string): boolean {
   return scanPython(code).kind.includes(COMMENT);
@@ -56,6 +65,11 @@ export function simUser(name: SimUserName): SimUser {
       };
     case 'long':
       return { name, accepts: async (cases) => (await compilesInFile(cases)).map((ok, i) => ok && cases[i].shown.trim().length >= 20) };
+    case 'close':
+      return {
+        name,
+        accepts: async (cases) => cases.map((c) => firstNonBlankLine(c.shown) !== '' && editShare(firstNonBlankLine(c.shown), firstNonBlankLine(c.middle)) <= 0.3),
+      };
     case 'coin':
       return { name, accepts: async (cases) => cases.map((c) => c.shown.trim() !== '' && coin(c) < 0.4) };
   }

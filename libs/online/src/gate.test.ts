@@ -34,6 +34,16 @@ test('features: the compile checks, comments, lines and the cursor, from a FIM p
   const [names] = await gateFeatures([{ prompt: mid, text: 'len(a) + zeta', tokens: 5, endedByModel: true }]);
   expect(feature(names, 'known_names')).toBe(0.5);
   expect(feature(repeat, 'known_names')).toBe(1);
+  // Length steps and the kind of statement of the first line.
+  const [assign, ret, call] = await gateFeatures([
+    { prompt: mid, text: 'total += len(a)', tokens: 5, endedByModel: true },
+    { prompt: mid, text: "return a == 'x'", tokens: 5, endedByModel: true },
+    { prompt: mid, text: '\nif ok(a):', tokens: 4, endedByModel: true },
+  ]);
+  const kinds = (x: number[]) => (['chars_ge_8', 'chars_ge_16', 'chars_ge_32', 'opens_block', 'exits', 'imports', 'assigns', 'calls', 'has_string'] as const).map((f) => feature(x, f));
+  expect(kinds(assign)).toEqual([1, 0, 0, 0, 0, 0, 1, 1, 0]);
+  expect(kinds(ret)).toEqual([1, 0, 0, 0, 1, 0, 0, 0, 1]); // `==` is not an assignment
+  expect(kinds(call)).toEqual([1, 0, 0, 1, 0, 0, 0, 1, 0]);
   // A plain-text prompt has no file to compile in.
   const [plain] = await gateFeatures([{ prompt: 'def f():', text: ' pass', tokens: 1, endedByModel: true }]);
   expect([feature(plain, 'compiles'), feature(plain, 'window_compiles'), feature(plain, 'mid_line')]).toEqual([0, 0, 0]);
@@ -181,10 +191,20 @@ test('ShowGate: a user the features do not predict (a coin flip) gets a fitted b
   expect(gate.counts.hidden).toBe(0);
 });
 
-test('loadGateModel: a broken gate.json is an error naming the file', () => {
+test('loadGateModel: a broken gate.json is an error naming the file; an earlier feature set is said and not used', async () => {
   const dir = tempDir();
   fs.writeFileSync(path.join(dir, 'gate.json'), '{"weights": [1, 2]');
   expect(() => loadGateModel(dir)).toThrow(`${path.join(dir, 'gate.json')}: not JSON`);
   fs.writeFileSync(path.join(dir, 'gate.json'), '{"weights": [1, 2]}');
-  expect(() => loadGateModel(dir)).toThrow(/gate\.json: expected a gate over 13 features/);
+  expect(() => loadGateModel(dir)).toThrow(/gate\.json: expected a gate over 23 features/);
+  // A gate of an earlier feature set is said and not used; so are its observations.
+  fs.writeFileSync(path.join(dir, 'gate.json'), JSON.stringify({ features: ['log_tokens', 'lines'], weights: [0, 1, 2] }));
+  const said: string[] = [];
+  expect(loadGateModel(dir, (l) => said.push(l))).toBeNull();
+  fs.writeFileSync(path.join(dir, 'gate.jsonl'), '{"x": [1, 2], "accepted": true}\n');
+  await new ShowGate(GateSchema.parse({}), { stateDir: dir, warn: (l) => said.push(l) }).close();
+  expect(said).toEqual([
+    `${path.join(dir, 'gate.json')}: a gate over other features (2: an earlier version); not used, the gate refits from new outcomes`,
+    `${path.join(dir, 'gate.jsonl')}: 1 observations over another feature set (an earlier version) not replayed`,
+  ]);
 });

@@ -27,7 +27,7 @@ import * as path from 'path';
 import { lusolve } from 'mathjs';
 import { createRng, type Rng } from '@rlhf-code/model';
 import { fisherExact } from '@rlhf-code/stats';
-import { checkSyntax, COMMENT, scanPython } from '@rlhf-code/sandbox';
+import { checkSyntax, COMMENT, QUOTE, scanPython } from '@rlhf-code/sandbox';
 import { parseFim } from '@rlhf-code/tokenizer';
 import type { GateSchema } from './config';
 import { readJsonLines } from './json-lines';
@@ -50,6 +50,19 @@ export const GATE_FEATURES = [
   'mid_line', // the cursor is mid-line (text follows it on its line)
   'repeats_line', // its first non-blank line is already a line of the file
   'known_names', // share of its names (identifiers that are not keywords or builtins) that the file already uses
+  // Steps of length: a user's taste in length need not be linear in log length (one who wants at least a few words, or
+  // at most a short phrase), so the model gets indicators of at least 8, 16, 32 and 64 characters (trimmed) as well.
+  'chars_ge_8',
+  'chars_ge_16',
+  'chars_ge_32',
+  'chars_ge_64',
+  // What kind of statement its first non-blank line is: a style preference is often about what is suggested.
+  'opens_block', // if / elif / else / for / while / try / except / finally / with / def / class / a decorator
+  'exits', // return / yield / raise / pass / break / continue
+  'imports', // import / from
+  'assigns', // an assignment (=, +=, ...; not ==)
+  'calls', // a call or a subscript-free parenthesis: `name(`
+  'has_string', // a string literal
 ] as const;
 
 /** What the gate judges: a served suggestion and the prompt it answers. */
@@ -138,6 +151,8 @@ export async function gateFeatures(inputs: readonly GateInput[]): Promise<number
     const [compiles, windowCompiles, blockCompiles] = p ? [ok[k++], ok[k++], ok[k++]] : [false, false, false];
     const lines = x.text.split('\n').filter((l) => l.trim() !== '');
     const first = firstNonBlank(x.text);
+    const trimmed = x.text.trim();
+    const kinds = scanPython(x.text).kind;
     const fileLines = p ? new Set((p.prefix + '\n' + p.suffix).split('\n').map((l) => l.trim())) : new Set<string>();
     const f: Record<(typeof GATE_FEATURES)[number], number> = {
       log_tokens: Math.log1p(x.tokens),
@@ -146,13 +161,23 @@ export async function gateFeatures(inputs: readonly GateInput[]): Promise<number
       compiles: +compiles,
       window_compiles: +windowCompiles,
       block_compiles: +blockCompiles,
-      has_comment: +scanPython(x.text).kind.includes(COMMENT),
+      has_comment: +kinds.includes(COMMENT),
       ended_by_model: +x.endedByModel,
       starts_newline: +x.text.startsWith('\n'),
       ends_colon: +(lines.length > 0 && lines[lines.length - 1].trimEnd().endsWith(':')),
       mid_line: +(p !== null && p.suffix.split('\n')[0].trim() !== ''),
       repeats_line: +(first !== '' && fileLines.has(first)),
       known_names: knownNames(x.text, p ? p.prefix + '\n' + p.suffix : x.prompt),
+      chars_ge_8: +(trimmed.length >= 8),
+      chars_ge_16: +(trimmed.length >= 16),
+      chars_ge_32: +(trimmed.length >= 32),
+      chars_ge_64: +(trimmed.length >= 64),
+      opens_block: +/^(if|elif|else|for|while|try|except|finally|with|def|class|async)\b|^@/.test(first),
+      exits: +/^(return|yield|raise|pass|break|continue)\b/.test(first),
+      imports: +/^(import|from)\b/.test(first),
+      assigns: +/(^|[^=!<>+\-*\/%&|^:])(=|[+\-*\/%&|^]=)(?!=)/.test(first.replace(/(['"]).*?\1/g, '')),
+      calls: +/[A-Za-z0-9_\])]\(/.test(first),
+      has_string: +kinds.includes(QUOTE),
     };
     return GATE_FEATURES.map((name) => f[name]);
   });
@@ -309,15 +334,18 @@ export class ShowGate {
    */
   constructor(
     private readonly config: GateConfig,
-    opts: { stateDir?: string | null; initial?: GateModel | null; seed?: number } = {},
+    opts: { stateDir?: string | null; initial?: GateModel | null; seed?: number; warn?: (line: string) => void } = {},
   ) {
     this.rng = createRng(`${opts.seed ?? 0}:gate`);
     this.fitted = opts.initial ?? null;
     if (!opts.stateDir) return;
     const file = path.join(opts.stateDir, 'gate.jsonl');
+    let other = 0;
     for (const o of readJsonLines(file) as Observation[]) {
-      if (Array.isArray(o.x) && o.x.length === GATE_FEATURES.length) this.add(o); // another feature set: not data
+      if (Array.isArray(o.x) && o.x.length === GATE_FEATURES.length) this.add(o);
+      else other += 1; // another feature set (an earlier version): not data for this one
     }
+    if (other > 0) opts.warn?.(`${file}: ${other} observations over another feature set (an earlier version) not replayed`);
     this.refit();
     this.log = fs.createWriteStream(file, { flags: 'a' });
   }
@@ -407,8 +435,11 @@ export class ShowGate {
   }
 }
 
-/** A checkpoint folder's gate.json, or null; a broken file is an error naming it. */
-export function loadGateModel(dir: string): GateModel | null {
+/**
+ * A checkpoint folder's gate.json, or null; a broken file is an error naming it. A gate fitted over another feature
+ * set (an earlier version of this file) is not used: `warn` says so, and the gate refits from new outcomes.
+ */
+export function loadGateModel(dir: string, warn: (line: string) => void = () => undefined): GateModel | null {
   const file = path.join(dir, 'gate.json');
   if (!fs.existsSync(file)) return null;
   let m: GateModel;
@@ -416,6 +447,10 @@ export function loadGateModel(dir: string): GateModel | null {
     m = JSON.parse(fs.readFileSync(file, 'utf8')) as GateModel;
   } catch (e) {
     throw new Error(`${file}: not JSON: ${(e as Error).message}`);
+  }
+  if (Array.isArray(m.features) && m.features.join(',') !== GATE_FEATURES.join(',')) {
+    warn(`${file}: a gate over other features (${m.features.length}: an earlier version); not used, the gate refits from new outcomes`);
+    return null;
   }
   const d = GATE_FEATURES.length;
   if (

@@ -147,7 +147,7 @@ export class OnlineService {
     });
     if (p.resumed) this.trainer.trainer.optimizer.setState(p.resumed.optimizer, p.trainModel.trainableParams());
     this.policy = new PolicyHolder(p.served, p.version);
-    this.gate = new ShowGate(config.gate, { stateDir: config.stateDir, initial: p.gate, seed: config.seed });
+    this.gate = new ShowGate(config.gate, { stateDir: config.stateDir, initial: p.gate, seed: config.seed, warn: p.say });
     this.updates = p.resumed?.state.updates ?? 0;
     this.lastCheckpointVersion = p.version;
     this.secrets = [...config.feedback.tokens, ...config.completion.apiKeys];
@@ -388,7 +388,7 @@ export async function startOnlineService(config: OnlineConfig, opts: StartOption
   trainModel.gradCheckpointing = config.training.gradCheckpointing;
   if (resumed) say(`[online] resuming policy version ${version} from ${latest!.dir}`);
   const log = await FeedbackLog.open(path.join(config.stateDir, 'feedback.jsonl'), version);
-  const gate = loadGateModel(latest?.dir ?? config.model);
+  const gate = loadGateModel(latest?.dir ?? config.model, say);
   const service = new OnlineService({ config, say, tokenizer, start, trainModel, served, version, resumed, log, gate });
   await service.listen();
   return service;
