@@ -63,6 +63,25 @@ describe('generateBatch', () => {
     expect(tf.memory().numTensors).toBe(tensors);
   });
 
+  it("modelLogprobs: the model's own log-probs at temperature 1 of what a tempered sampler chose (a forward pass's log-softmax)", async () => {
+    const opts = { maxNewTokens: 6, temperature: 0.01, tokenizer: tok, stop: 'raw' as const, seed: 2 };
+    const plain = await generateBatch(model, prompts.slice(0, 2), opts);
+    const withModel = await generateBatch(model, prompts.slice(0, 2), { ...opts, modelLogprobs: true });
+    expect(withModel.map((c) => c.ids)).toEqual(plain.map((c) => c.ids)); // the same samples
+    expect(plain[0].modelLogprobs).toBeUndefined();
+    withModel.forEach((c, i) => {
+      const ids = [...prompts[i], ...sampledIds(c)];
+      const ref = tf.tidy(() => {
+        const logp = tf.logSoftmax(model.logits(tf.tensor2d([ids], [1, ids.length], 'int32'))).arraySync()[0] as number[][];
+        return sampledIds(c).map((id, t) => logp[prompts[i].length - 1 + t][id]);
+      });
+      expect(c.modelLogprobs).toHaveLength(ref.length);
+      c.modelLogprobs!.forEach((lp, t) => expect(lp).toBeCloseTo(ref[t], 3));
+      // The sampler's own log-probs at 0.01 are about 0 (each choice nearly certain); the model's are not.
+      expect(Math.min(...ref)).toBeLessThan(-0.05);
+    });
+  });
+
   it('the same seed gives the same samples whatever the batch size and order; another seed others', async () => {
     const tensors = tf.memory().numTensors;
     const opts = { maxNewTokens: 8, temperature: 1, tokenizer: tok, stop: 'raw' as const, seed: 3 };

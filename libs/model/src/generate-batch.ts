@@ -69,6 +69,8 @@ export interface Completion {
   finishReason: FinishReason;
   /** The sampler's log p(token) under softmax(logits / temperature), one per sampled token: `ids`, then the stop id. */
   logprobs: number[];
+  /** With `modelLogprobs`: the model's log p(token) at temperature 1, one per sampled token as `logprobs`. */
+  modelLogprobs?: number[];
   /** Decoded `ids`, cut before a stop string ('' without a tokenizer). */
   text: string;
 }
@@ -112,6 +114,7 @@ export async function generateBatch(model: Qwen2Model, prompts: readonly (readon
         temperature: greedy ? undefined : opts.temperature,
         topK: opts.topK,
         topP: opts.topP,
+        modelLogprobs: opts.modelLogprobs,
         rngs: rngs && rows.map((i) => rngs[i]),
         padId: opts.padId ?? tok?.padId ?? 0,
         stopTokenIds: stops,
@@ -127,7 +130,7 @@ export async function generateBatch(model: Qwen2Model, prompts: readonly (readon
       const last = g.ids[g.ids.length - 1];
       const stopId = g.ids.length > 0 && isStop.has(last) ? last : null;
       const ids = stopId === null ? g.ids : g.ids.slice(0, -1);
-      return { ids, stopId, finishReason: g.finishReason, logprobs: g.logprobs, text: stepText ? g.text : (tok?.decode(ids) ?? '') };
+      return { ids, stopId, finishReason: g.finishReason, logprobs: g.logprobs, ...(g.modelLogprobs ? { modelLogprobs: g.modelLogprobs } : {}), text: stepText ? g.text : (tok?.decode(ids) ?? '') };
     });
     batch.forEach((c, k) => (out[rows[k]] = c));
     opts.onBatch?.(rows, batch);

@@ -43,6 +43,8 @@ export interface Generation {
   ids: number[];
   /** log p(token) of each generated id under softmax(logits / temperature). */
   logprobs: number[];
+  /** With `modelLogprobs`: log p(token) of each generated id under softmax(logits), temperature 1. */
+  modelLogprobs?: number[];
   /** Decoded text of the generated ids, stop token and stop string excluded ('' without `decode`). */
   text: string;
   finishReason: FinishReason;
@@ -106,6 +108,7 @@ function sharedPrefixLength(prompts: readonly (readonly number[])[]): number {
 class RowState {
   ids: number[] = [];
   logprobs: number[] = [];
+  modelLogprobs: number[] = [];
   text = '';
   streamed = 0; // characters of `text` already passed to onText
   done = false;
@@ -204,9 +207,10 @@ export async function generate(model: Qwen2Model, prompts: readonly (readonly nu
         const rowLogits = host.subarray(k * V, (k + 1) * V);
         // min_new_tokens: the stop ids are masked out, so the token and its log-prob come from the renormalised rest.
         if (row.ids.length < minNew) for (const id of stopIds) rowLogits[id] = -Infinity;
-        const { token, logprob } = sampleToken(rowLogits, opts, opts.rngs?.[b]);
+        const { token, logprob, modelLogprob } = sampleToken(rowLogits, opts, opts.rngs?.[b]);
         row.ids.push(token);
         row.logprobs.push(logprob);
+        if (modelLogprob !== undefined) row.modelLogprobs.push(modelLogprob);
         if (stopIds.has(token)) {
           row.done = true;
           row.finishReason = 'stop';
@@ -229,7 +233,7 @@ export async function generate(model: Qwen2Model, prompts: readonly (readonly nu
     cache.dispose();
   }
   if (opts.onText) rows.forEach((row, b) => streamText(row, b, [], opts.onText!, true));
-  return rows.map(({ ids, logprobs, text, finishReason }) => ({ ids, logprobs, text, finishReason }));
+  return rows.map(({ ids, logprobs, modelLogprobs, text, finishReason }) => ({ ids, logprobs, ...(opts.modelLogprobs ? { modelLogprobs } : {}), text, finishReason }));
 }
 
 /** Re-decode the row and end it at the first stop string, or where stopWhen says. */

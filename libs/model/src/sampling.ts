@@ -11,6 +11,11 @@ export interface SamplingOptions {
   topK?: number;
   /** keep the smallest set of most likely tokens whose probability reaches p; 1 = off (default). */
   topP?: number;
+  /**
+   * Also return the model's own log-probability of each chosen token, under softmax(logits) at temperature 1 whatever
+   * the sampling temperature (its confidence: at Continue's 0.01 the sampler's own log-probs are all about 0).
+   */
+  modelLogprobs?: boolean;
 }
 
 export interface Rng {
@@ -65,19 +70,30 @@ function argmax(x: Float32Array): number {
   return best;
 }
 
+/** log sum exp(x), stable. */
+function logSumExp(x: Float32Array): number {
+  let max = -Infinity;
+  for (let i = 0; i < x.length; i++) if (x[i] > max) max = x[i];
+  let sum = 0;
+  for (let i = 0; i < x.length; i++) sum += Math.exp(x[i] - max);
+  return max + Math.log(sum);
+}
+
 /**
  * logits: [V] -> the chosen token and its log-probability under softmax(logits / temperature)
  * (temperature 1 when greedy). The log-prob is that of the unfiltered distribution, as PPO needs
- * (TRL samples with top_k 0 / top_p 1 so the two agree).
+ * (TRL samples with top_k 0 / top_p 1 so the two agree). With `modelLogprobs`, also its log-prob at temperature 1.
  */
-export function sampleToken(logits: Float32Array, opts: SamplingOptions, rng?: Rng): { token: number; logprob: number } {
+export function sampleToken(logits: Float32Array, opts: SamplingOptions, rng?: Rng): { token: number; logprob: number; modelLogprob?: number } {
   const greedy = opts.greedy || (opts.temperature ?? 1) === 0;
   const t = greedy ? 1 : (opts.temperature ?? 1);
   if (!(t > 0)) throw new Error(`sampling: temperature must be > 0, got ${opts.temperature}`);
   // weights[i] = exp((logits[i] - max) / t): the probabilities up to the factor `sum`.
   const weights = scratchOf(logits.length);
   const { lse, sum } = softmaxTerms(logits, t, weights);
-  const logprob = (token: number) => ({ token, logprob: logits[token] / t - lse });
+  const lse1 = !opts.modelLogprobs ? 0 : t === 1 ? lse : logSumExp(logits); // one more pass only when asked and tempered
+  const logprob = (token: number) =>
+    opts.modelLogprobs ? { token, logprob: logits[token] / t - lse, modelLogprob: logits[token] - lse1 } : { token, logprob: logits[token] / t - lse };
   if (greedy) return logprob(argmax(logits));
   if (!rng) throw new Error('sampling: a seeded rng is required unless greedy');
 

@@ -392,10 +392,12 @@ describe('serving as Continue reads it (default config: line chunks, the line ru
     }
     expect(seeds.length).toBeGreaterThan(0);
     const judged: string[] = [];
+    const judgedLogprobs: (readonly number[])[] = [];
     const gate = {
       active: () => true,
       judge: async (choices: GateChoice[]) => {
         judged.push(...choices.map((c) => c.text));
+        judgedLogprobs.push(...choices.map((c) => c.logprobs));
         await new Promise((r) => setTimeout(r, 200)); // a verdict that lands past the deadline
         return choices.map(() => true);
       },
@@ -409,16 +411,25 @@ describe('serving as Continue reads it (default config: line chunks, the line ru
       await readSse(await call({ prompt: PROMPT, max_tokens: 4, temperature: 1, stream: true }, timed));
       for (const { seed, text } of seeds) {
         judged.length = 0;
+        judgedLogprobs.length = 0;
         const body = { prompt: PROMPT, max_tokens: 32, temperature: 1, seed, stream: true };
         const pieces = (await readSse(await call(body, timed))).slice(0, -1).map((e) => JSON.parse(e).choices[0].text as string);
         const shown = pieces.join('');
         expect(nonBlank(shown)).toBe(1);
         expect(text.startsWith(shown) && text.slice(shown.length).startsWith('\n')).toBe(true);
         expect(judged).toEqual([shown]); // the gate judged what Continue will display
+        const cutLogprobs = judgedLogprobs.splice(0);
         judged.length = 0;
         const whole = (await jsonOf(call({ ...body, stream: false }, untimed))).choices[0].text;
         expect(whole).toBe(text); // no deadline: every line
         expect(judged).toEqual([text]);
+        // With the model's log-probs of the tokens it judges: the cut one's are the first of the whole one's.
+        const [cutLp, wholeLp] = [cutLogprobs[0], judgedLogprobs.splice(0)[0]];
+        expect(wholeLp.length).toBeLessThanOrEqual(32); // one per sampled token (max_tokens 32)
+        expect(cutLp.length).toBeGreaterThan(0);
+        expect(cutLp.length).toBeLessThan(wholeLp.length);
+        cutLp.forEach((lp, t) => expect(lp).toBeCloseTo(wholeLp[t], 4));
+        expect(wholeLp.every((lp) => lp <= 0)).toBe(true);
       }
     } finally {
       await Promise.all(apps.map((app) => app.close()));

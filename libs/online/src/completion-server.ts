@@ -63,7 +63,7 @@ export interface CompletionServerOptions {
    * Called once per choice after the answer is sent, or when the client went away (finish_reason "abort", `text` what
    * it had received): Continue shows and reports what it kept of an aborted stream too.
    */
-  onServed?: (record: ServedRecord, prompt: string, text: string) => void | Promise<void>;
+  onServed?: (record: ServedRecord, prompt: string, text: string, logprobs: readonly number[]) => void | Promise<void>;
   /**
    * The show gate (gate.ts), for policy-arm FIM suggestions: while `active()`, a suggestion is held until complete,
    * then sent whole or replaced by an empty completion (Continue shows nothing) as `judge` decides.
@@ -186,6 +186,7 @@ export function buildCompletionServer(opts: CompletionServerOptions): FastifyIns
           stop: 'fim',
           stopStrings: stops,
           prefillChunk: config.prefillChunk,
+          modelLogprobs: true, // the model's confidence in what it suggests: a feature of the show gate
           // A held suggestion reaches Continue only after the gate: its lines count as arriving that much later.
           stopWhen: (row, text) => job.prompts[row].rule?.cut(text, Date.now() - job.t0 + (job.held ? judgeMs() : 0)) ?? null,
           onText,
@@ -203,7 +204,7 @@ export function buildCompletionServer(opts: CompletionServerOptions): FastifyIns
   const startVersion = (job: Job) => job.versions[0] ?? (job.arm === 'policy' ? opts.policy.version : 0);
   const distinct = (v: number[]) => [...new Set(v)];
 
-  type Served = Pick<Completion, 'text' | 'finishReason' | 'stopId'> & { tokens: number; aborted?: boolean; gated?: boolean };
+  type Served = Pick<Completion, 'text' | 'finishReason' | 'stopId' | 'modelLogprobs'> & { tokens: number; aborted?: boolean; gated?: boolean };
   const servedOf = (g: Completion): Served => ({ ...g, tokens: sampledIds(g).length });
 
   const choiceId = (job: Job, i: number) => (job.prompts.length > 1 ? `${job.id}-${i}` : job.id);
@@ -220,7 +221,10 @@ export function buildCompletionServer(opts: CompletionServerOptions): FastifyIns
     const cut = wholeCut(g.text, job.prompts[i].line!, elapsedMs);
     if (cut === g.text.length) return g;
     const text = g.text.slice(0, cut);
-    return { ...g, text, ids: tok.encode(text), stopId: null, finishReason: 'stop' }; // cut by the line rule, not ended by the model
+    // Cut by the line rule, not ended by the model; the model's log-probs of the generated tokens that make up the text.
+    let kept = 0;
+    while (kept < g.ids.length && tok.decode(g.ids.slice(0, kept + 1)).length <= text.length) kept++;
+    return { ...g, text, ids: tok.encode(text), stopId: null, finishReason: 'stop', modelLogprobs: g.modelLogprobs?.slice(0, kept) };
   }
 
   /**
@@ -231,7 +235,9 @@ export function buildCompletionServer(opts: CompletionServerOptions): FastifyIns
     const started = Date.now();
     const cut = gens.map((g, i) => heldCut(job, i, g, started - job.t0 + judgeMs()));
     const shown = await opts.gate!.judge(
-      cut.map((g, i) => ({ id: choiceId(job, i), prompt: job.prompts[i].text, text: g.text, tokens: sampledIds(g).length, endedByModel: g.stopId !== null })),
+      cut.map((g, i) => ({
+        id: choiceId(job, i), prompt: job.prompts[i].text, text: g.text, tokens: sampledIds(g).length, endedByModel: g.stopId !== null, logprobs: g.modelLogprobs ?? [],
+      })),
     );
     judgeTimes.push(Date.now() - started);
     if (judgeTimes.length > 32) judgeTimes.shift();
@@ -256,7 +262,7 @@ export function buildCompletionServer(opts: CompletionServerOptions): FastifyIns
         completionTokens: g.tokens,
         time: new Date().toISOString(),
       };
-      Promise.resolve(opts.onServed!(rec, job.prompts[i].text, g.text)).catch((e) =>
+      Promise.resolve(opts.onServed!(rec, job.prompts[i].text, g.text, g.modelLogprobs ?? [])).catch((e) =>
         process.stderr.write(`[online] recording completion ${rec.id} failed: ${(e as Error).message}\n`),
       );
     });

@@ -10,42 +10,44 @@ const feature = (x: number[], name: (typeof GATE_FEATURES)[number]) => x[GATE_FE
 test('features: the compile checks, comments, lines and the cursor, from a FIM prompt', async () => {
   const prompt = formatFim('import os\n\ndef f(x):\n    y = ', '\n    return y\n');
   const [good, broken, comment, two] = await gateFeatures([
-    { prompt, text: 'x + 1', tokens: 3, endedByModel: true },
-    { prompt, text: 'x +', tokens: 2, endedByModel: false },
-    { prompt, text: 'x  # the input', tokens: 4, endedByModel: true },
-    { prompt, text: 'x\n    z = y:', tokens: 6, endedByModel: false },
+    { prompt, text: 'x + 1', tokens: 3, endedByModel: true, logprobs: [-0.5, -1.5, -1] },
+    { prompt, text: 'x +', tokens: 2, endedByModel: false, logprobs: [] },
+    { prompt, text: 'x  # the input', tokens: 4, endedByModel: true, logprobs: [] },
+    { prompt, text: 'x\n    z = y:', tokens: 6, endedByModel: false, logprobs: [] },
   ]);
   expect([feature(good, 'compiles'), feature(good, 'block_compiles'), feature(good, 'has_comment'), feature(good, 'lines')]).toEqual([1, 1, 0, 1]);
   expect(feature(good, 'log_tokens')).toBeCloseTo(Math.log(4));
   expect(feature(good, 'ended_by_model')).toBe(1);
+  expect([feature(good, 'mean_logprob'), feature(good, 'min_logprob'), feature(good, 'sum_logprob')]).toEqual([-1, -1.5, -3]);
+  expect([feature(broken, 'mean_logprob'), feature(broken, 'min_logprob'), feature(broken, 'sum_logprob')]).toEqual([0, 0, 0]); // unknown
   expect([feature(broken, 'compiles'), feature(broken, 'block_compiles'), feature(broken, 'ended_by_model')]).toEqual([0, 0, 0]);
   expect(feature(good, 'window_compiles')).toBe(0); // `y = ` with nothing after it does not compile
   expect(feature(comment, 'has_comment')).toBe(1);
   expect([feature(two, 'lines'), feature(two, 'ends_colon'), feature(two, 'compiles')]).toEqual([2, 1, 0]);
   // The enclosing top-level statement: a window cut inside an earlier block still judges the suggestion's own block.
   const cut = formatFim('        return 1\n\ndef g():\n    return ', '\n\nprint(g())\n');
-  const [inCut] = await gateFeatures([{ prompt: cut, text: '2', tokens: 1, endedByModel: true }]);
+  const [inCut] = await gateFeatures([{ prompt: cut, text: '2', tokens: 1, endedByModel: true, logprobs: [] }]);
   expect([feature(inCut, 'compiles'), feature(inCut, 'block_compiles')]).toEqual([0, 1]);
   // A line the file already has; text after the cursor on its line.
   const mid = formatFim('a = 1\nb = ', ' + a\nc = 3\n');
-  const [repeat] = await gateFeatures([{ prompt: mid, text: 'c = 3', tokens: 3, endedByModel: true }]);
+  const [repeat] = await gateFeatures([{ prompt: mid, text: 'c = 3', tokens: 3, endedByModel: true, logprobs: [] }]);
   expect([feature(repeat, 'repeats_line'), feature(repeat, 'mid_line')]).toEqual([1, 1]);
   // Names: `a` is in the file, `zeta` is not; keywords and builtins do not count.
-  const [names] = await gateFeatures([{ prompt: mid, text: 'len(a) + zeta', tokens: 5, endedByModel: true }]);
+  const [names] = await gateFeatures([{ prompt: mid, text: 'len(a) + zeta', tokens: 5, endedByModel: true, logprobs: [] }]);
   expect(feature(names, 'known_names')).toBe(0.5);
   expect(feature(repeat, 'known_names')).toBe(1);
   // Length steps and the kind of statement of the first line.
   const [assign, ret, call] = await gateFeatures([
-    { prompt: mid, text: 'total += len(a)', tokens: 5, endedByModel: true },
-    { prompt: mid, text: "return a == 'x'", tokens: 5, endedByModel: true },
-    { prompt: mid, text: '\nif ok(a):', tokens: 4, endedByModel: true },
+    { prompt: mid, text: 'total += len(a)', tokens: 5, endedByModel: true, logprobs: [] },
+    { prompt: mid, text: "return a == 'x'", tokens: 5, endedByModel: true, logprobs: [] },
+    { prompt: mid, text: '\nif ok(a):', tokens: 4, endedByModel: true, logprobs: [] },
   ]);
   const kinds = (x: number[]) => (['chars_ge_8', 'chars_ge_16', 'chars_ge_32', 'opens_block', 'exits', 'imports', 'assigns', 'calls', 'has_string'] as const).map((f) => feature(x, f));
   expect(kinds(assign)).toEqual([1, 0, 0, 0, 0, 0, 1, 1, 0]);
   expect(kinds(ret)).toEqual([1, 0, 0, 0, 1, 0, 0, 0, 1]); // `==` is not an assignment
   expect(kinds(call)).toEqual([1, 0, 0, 1, 0, 0, 0, 1, 0]);
   // A plain-text prompt has no file to compile in.
-  const [plain] = await gateFeatures([{ prompt: 'def f():', text: ' pass', tokens: 1, endedByModel: true }]);
+  const [plain] = await gateFeatures([{ prompt: 'def f():', text: ' pass', tokens: 1, endedByModel: true, logprobs: [] }]);
   expect([feature(plain, 'compiles'), feature(plain, 'window_compiles'), feature(plain, 'mid_line')]).toEqual([0, 0, 0]);
 });
 
@@ -196,7 +198,7 @@ test('loadGateModel: a broken gate.json is an error naming the file; an earlier 
   fs.writeFileSync(path.join(dir, 'gate.json'), '{"weights": [1, 2]');
   expect(() => loadGateModel(dir)).toThrow(`${path.join(dir, 'gate.json')}: not JSON`);
   fs.writeFileSync(path.join(dir, 'gate.json'), '{"weights": [1, 2]}');
-  expect(() => loadGateModel(dir)).toThrow(/gate\.json: expected a gate over 23 features/);
+  expect(() => loadGateModel(dir)).toThrow(/gate\.json: expected a gate over 26 features/);
   // A gate of an earlier feature set is said and not used; so are its observations.
   fs.writeFileSync(path.join(dir, 'gate.json'), JSON.stringify({ features: ['log_tokens', 'lines'], weights: [0, 1, 2] }));
   const said: string[] = [];

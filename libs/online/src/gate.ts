@@ -63,6 +63,10 @@ export const GATE_FEATURES = [
   'assigns', // an assignment (=, +=, ...; not ==)
   'calls', // a call or a subscript-free parenthesis: `name(`
   'has_string', // a string literal
+  // The model's own confidence in it: log-probs of its tokens at temperature 1 (whatever the sampling temperature).
+  'mean_logprob',
+  'min_logprob',
+  'sum_logprob', // floored at -30
 ] as const;
 
 /** What the gate judges: a served suggestion and the prompt it answers. */
@@ -71,6 +75,8 @@ export interface GateInput {
   text: string;
   tokens: number;
   endedByModel: boolean;
+  /** The model's log-probs (temperature 1) of the suggestion's tokens; empty when unknown (its features are then 0). */
+  logprobs: readonly number[];
 }
 
 const indentOf = (line: string) => line.length - line.trimStart().length;
@@ -153,6 +159,8 @@ export async function gateFeatures(inputs: readonly GateInput[]): Promise<number
     const first = firstNonBlank(x.text);
     const trimmed = x.text.trim();
     const kinds = scanPython(x.text).kind;
+    const lp = x.logprobs;
+    const lpSum = lp.reduce((s, v) => s + v, 0);
     const fileLines = p ? new Set((p.prefix + '\n' + p.suffix).split('\n').map((l) => l.trim())) : new Set<string>();
     const f: Record<(typeof GATE_FEATURES)[number], number> = {
       log_tokens: Math.log1p(x.tokens),
@@ -178,6 +186,9 @@ export async function gateFeatures(inputs: readonly GateInput[]): Promise<number
       assigns: +/(^|[^=!<>+\-*\/%&|^:])(=|[+\-*\/%&|^]=)(?!=)/.test(first.replace(/(['"]).*?\1/g, '')),
       calls: +/[A-Za-z0-9_\])]\(/.test(first),
       has_string: +kinds.includes(QUOTE),
+      mean_logprob: lp.length === 0 ? 0 : lpSum / lp.length,
+      min_logprob: lp.length === 0 ? 0 : Math.min(...lp),
+      sum_logprob: Math.max(lpSum, -30),
     };
     return GATE_FEATURES.map((name) => f[name]);
   });

@@ -158,7 +158,7 @@ export class OnlineService {
       start: p.start,
       router: new ArmRouter(config.abFraction, config.seed),
       seed: config.seed,
-      onServed: (rec, prompt, text) => this.onServed(rec, prompt, text),
+      onServed: (rec, prompt, text, logprobs) => this.onServed(rec, prompt, text, logprobs),
       gate: { active: () => this.gate.active, judge: (choices) => this.judge(choices) },
     });
     this.feedbackServer = buildFeedbackServer({ config: config.feedback, status: () => this.status(), submit: (posted) => this.submit(posted) });
@@ -252,12 +252,12 @@ export class OnlineService {
    * A served completion: counted, remembered for its outcome, logged; a policy suggestion's gate features are
    * computed (when the gate did not already); a blank one is the server's own silent sample, unless the gate hid it.
    */
-  private async onServed(rec: ServedRecord, prompt: string, text: string): Promise<void> {
+  private async onServed(rec: ServedRecord, prompt: string, text: string, logprobs: readonly number[]): Promise<void> {
     this.stats.recordServed(rec);
     this.servedIndex.remember(rec, prompt, text);
     this.requestsLog.write(JSON.stringify(rec) + '\n');
     if (this.config.gate.enabled && rec.arm === 'policy' && !rec.blank && !this.gate.has(rec.id)) {
-      const features = gateFeatures([{ prompt, text, tokens: rec.completionTokens, endedByModel: rec.endedByModel }]).then((f) => f[0]);
+      const features = gateFeatures([{ prompt, text, tokens: rec.completionTokens, endedByModel: rec.endedByModel, logprobs }]).then((f) => f[0]);
       features.then((x) => this.gate.noteServed(x)).catch(() => undefined); // a failed check: observe drops its outcome
       this.gate.remember(rec.id, features);
     }
