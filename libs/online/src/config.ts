@@ -174,8 +174,12 @@ export const GateSchema = z.strictObject({
   refitEvery: positiveInt.default(8),
   /** Fit on the most recent this many outcomes (the policy, and so its suggestions, change as it trains). */
   window: positiveInt.default(2000),
-  /** L2 penalty on the standardised weights (the bias is not penalised). */
-  l2: z.number().min(0).default(1),
+  /**
+   * L2 penalty on the standardised weights (the bias is not penalised), or 'cv': at every refit, the value of
+   * 0.3, 1, 3, 10, 30 with the best 5-fold cross-validated log-likelihood (calibrated probabilities: the threshold's
+   * budget of lost accepts is counted in them).
+   */
+  l2: z.union([z.number().min(0), z.literal('cv')]).default('cv'),
   /**
    * Hide the least likely suggestions that together hold at most this share of the expected accepts: accepted per
    * request may fall by about this much while acceptance of what is shown rises.

@@ -3,7 +3,7 @@ import * as path from 'path';
 import { tempDir } from '@rlhf-code/model/testing';
 import { formatFim } from '@rlhf-code/tokenizer';
 import { GateSchema } from './config';
-import { crossValidate, enclosingBlock, fitLogistic, GATE_FEATURES, gateFeatures, gateProbability, loadGateModel, lostAcceptsThreshold, ShowGate } from './gate';
+import { chooseL2, crossValidate, cvLogLikelihood, enclosingBlock, L2_GRID, fitLogistic, GATE_FEATURES, gateFeatures, gateProbability, loadGateModel, lostAcceptsThreshold, ShowGate } from './gate';
 
 const feature = (x: number[], name: (typeof GATE_FEATURES)[number]) => x[GATE_FEATURES.indexOf(name)];
 
@@ -108,10 +108,10 @@ function outcomes(n: number, hit: number, miss: number, seed: number) {
   return { xs, ys };
 }
 
-test('crossValidate: out of sample, what a gate hides is accepted less often when the features predict the user, not for a coin flip', () => {
-  const config = GateSchema.parse({ maxLostAccepts: 0.1 });
+test('crossValidate: out of sample, what a gate hides is accepted less often when the features predict the user, not for a coin flip', async () => {
+  const config = { l2: 1, maxLostAccepts: 0.1 };
   const real = outcomes(200, 0.6, 0.05, 11);
-  const v = crossValidate(real.xs, real.ys, config);
+  const v = await crossValidate(real.xs, real.ys, config);
   expect(v.shown + v.hidden).toBe(200); // every outcome judged once, by a gate not fitted on it
   expect(v.shown_accepted + v.hidden_accepted).toBe(real.ys.filter(Boolean).length);
   expect(v.hidden).toBeGreaterThan(20);
@@ -119,8 +119,21 @@ test('crossValidate: out of sample, what a gate hides is accepted less often whe
   expect(v.p).toBeLessThan(1e-4);
   // A coin user (40% whatever the suggestion): the hidden ones are accepted as often as the shown ones.
   const coin = outcomes(200, 0.4, 0.4, 12);
-  const c = crossValidate(coin.xs, coin.ys, config);
+  const c = await crossValidate(coin.xs, coin.ys, config);
   expect(c.p).toBeGreaterThan(0.05);
+});
+
+test("chooseL2 ('cv'): a light penalty where a feature predicts the user, the heaviest for a coin flip; a number is kept", async () => {
+  const strong = outcomes(300, 0.9, 0.02, 21);
+  const coin = outcomes(300, 0.4, 0.4, 22);
+  const scores = await Promise.all(L2_GRID.map((l2) => cvLogLikelihood(strong.xs, strong.ys, l2)));
+  const chosen = await chooseL2(strong.xs, strong.ys, 'cv');
+  expect(scores[L2_GRID.indexOf(chosen)]).toBe(Math.max(...scores));
+  expect(chosen).toBeLessThanOrEqual(3);
+  expect(await chooseL2(coin.xs, coin.ys, 'cv')).toBe(30);
+  expect(await chooseL2(coin.xs, coin.ys, 2)).toBe(2);
+  expect(GateSchema.parse({}).l2).toBe('cv');
+  expect(() => GateSchema.parse({ l2: 'auto' })).toThrow();
 });
 
 test('lostAcceptsThreshold: hides the least likely suggestions up to the share of expected accepts', () => {
@@ -159,6 +172,7 @@ test('ShowGate: shows everything until fitted, then hides what the outcomes say 
   await gate.close();
   // A restart replays gate.jsonl into the same fit.
   const again = new ShowGate(config, { stateDir: dir, seed: 1 });
+  await again.ready();
   expect(again.model!.weights).toEqual(gate.model!.weights);
   await again.close();
   // gate.json round trip: a service on that folder starts with it.

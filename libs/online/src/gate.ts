@@ -4,12 +4,16 @@
 // P(accepted); suggestions below a threshold are answered with an empty completion (Continue then shows nothing).
 // The gate is never told who the user is: it is fitted from the accept / reject outcomes alone, so for a user who
 // rejects what does not compile it learns the compile features, for one who rejects comments the comment feature,
-// for one who wants the exact next line the length features and whether the names it uses exist in the file.
+// for one who wants the exact next line the model's confidence, the length features and whether the names it uses
+// exist in the file.
 //
-//   features   what a user can see in the suggestion and its file (GATE_FEATURES below); the three compile checks run
-//              in one sandboxed python process (checkSyntax: compile(), nothing is executed)
+//   features   what a user can see in the suggestion and its file (GATE_FEATURES below), and the model's confidence in
+//              it (its tokens' log-probs at temperature 1); the three compile checks run in one sandboxed python
+//              process (checkSyntax: compile(), nothing is executed)
 //   fit        L2-regularised logistic regression on standardised features, Newton's method (IRLS), refitted after
-//              every `refitEvery` new outcomes, once `minOutcomes` with at least `minEach` accepted and rejected exist
+//              every `refitEvery` new outcomes, once `minOutcomes` with at least `minEach` accepted and rejected exist;
+//              the penalty chosen by cross-validated log-likelihood (an overfitted gate is overconfident, and hides
+//              more accepts than its budget says)
 //   threshold  hide the least likely suggestions that together hold at most `maxLostAccepts` of the expected accepts
 //              (by the fitted probabilities, over the recent policy suggestions served, hidden ones included):
 //              acceptance of what is shown rises while accepted per request falls by at most that share
@@ -204,6 +208,8 @@ export interface GateModel {
   /** Outcomes it was fitted on, and how many of them were accepted. */
   n: number;
   accepted: number;
+  /** The L2 penalty it was fitted with. */
+  l2?: number;
   /** Its cross-validation (crossValidate), and whether that allows it to hide. */
   validation: Validation;
   validated: boolean;
@@ -234,25 +240,37 @@ export function gateProbability(m: Pick<GateModel, 'mean' | 'std' | 'weights'>, 
 export function fitLogistic(xs: readonly (readonly number[])[], ys: readonly boolean[], l2: number): Omit<GateModel, 'threshold' | 'validation' | 'validated'> {
   const n = xs.length;
   const d = xs[0].length;
+  const D = d + 1; // with the bias
   const mean = Array.from({ length: d }, (_, j) => xs.reduce((s, x) => s + x[j], 0) / n);
   const std = mean.map((m, j) => Math.sqrt(xs.reduce((s, x) => s + (x[j] - m) ** 2, 0) / n) || 1); // constant feature: its weight stays 0
-  const z = xs.map((x) => [1, ...x.map((v, j) => (v - mean[j]) / std[j])]);
-  const w = new Array(d + 1).fill(0);
+  const z = new Float64Array(n * D); // row i: [1, standardised x_i]
+  xs.forEach((x, i) => {
+    z[i * D] = 1;
+    for (let j = 0; j < d; j++) z[i * D + 1 + j] = (x[j] - mean[j]) / std[j];
+  });
+  const w = new Array(D).fill(0);
+  const H = new Float64Array(D * D);
   for (let iter = 0; iter < 25; iter++) {
-    const H = Array.from({ length: d + 1 }, (_, a) => Array.from({ length: d + 1 }, (_, b) => (a === b && a > 0 ? l2 : 0)));
+    H.fill(0);
     const g = w.map((wj, j) => (j > 0 ? -l2 * wj : 0));
     for (let i = 0; i < n; i++) {
-      const p = sigmoid(z[i].reduce((s, v, j) => s + v * w[j], 0));
+      const o = i * D;
+      let s = 0;
+      for (let j = 0; j < D; j++) s += z[o + j] * w[j];
+      const p = sigmoid(s);
       const r = (ys[i] ? 1 : 0) - p;
       const h = Math.max(p * (1 - p), 1e-9);
-      for (let a = 0; a <= d; a++) {
-        g[a] += z[i][a] * r;
-        for (let b = 0; b <= d; b++) H[a][b] += h * z[i][a] * z[i][b];
+      for (let a = 0; a < D; a++) {
+        const za = z[o + a];
+        g[a] += za * r;
+        const hz = h * za;
+        for (let b = a; b < D; b++) H[a * D + b] += hz * z[o + b]; // the upper triangle; mirrored below
       }
     }
-    const step = (lusolve(H, g) as number[][]).map((row) => row[0]);
+    const M = Array.from({ length: D }, (_, a) => Array.from({ length: D }, (_, b) => (a <= b ? H[a * D + b] : H[b * D + a]) + (a === b && a > 0 ? l2 : 0)));
+    const step = (lusolve(M, g) as number[][]).map((row) => row[0]);
     let moved = 0;
-    for (let j = 0; j <= d; j++) {
+    for (let j = 0; j < D; j++) {
       w[j] += step[j];
       moved = Math.max(moved, Math.abs(step[j]));
     }
@@ -283,19 +301,54 @@ export function lostAcceptsThreshold(probs: readonly number[], share: number): n
   return t;
 }
 
+type FitSettings = { l2: number; maxLostAccepts: number };
+
 /** Fit, and the threshold on the suggestions `population` (the fitted outcomes when not given). */
-function fitGate(xs: number[][], ys: boolean[], c: Pick<GateConfig, 'l2' | 'maxLostAccepts'>, population: number[][] = xs) {
+function fitGate(xs: number[][], ys: boolean[], c: FitSettings, population: number[][] = xs) {
   const m = fitLogistic(xs, ys, c.l2);
-  return { ...m, threshold: lostAcceptsThreshold(population.map((x) => gateProbability(m, x)), c.maxLostAccepts) };
+  return { ...m, l2: c.l2, threshold: lostAcceptsThreshold(population.map((x) => gateProbability(m, x)), c.maxLostAccepts) };
+}
+
+/** The penalties `l2: 'cv'` chooses from. */
+export const L2_GRID = [0.3, 1, 3, 10, 30];
+
+/**
+ * An event-loop turn between two fits: a fit is synchronous (up to ~45 ms on a full window of 2000 outcomes), and a
+ * refit is ~30 of them, so a server answers its requests in between.
+ */
+const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** Mean out-of-fold log-likelihood of the fit with penalty l2 (k folds, fold of outcome i: i mod k). */
+export async function cvLogLikelihood(xs: number[][], ys: boolean[], l2: number, k = 5): Promise<number> {
+  let sum = 0;
+  for (let f = 0; f < k; f++) {
+    await turn();
+    const train = xs.map((_, i) => i).filter((i) => i % k !== f);
+    const m = fitLogistic(train.map((i) => xs[i]), train.map((i) => ys[i]), l2);
+    for (let i = f; i < xs.length; i += k) {
+      const p = Math.min(Math.max(gateProbability(m, xs[i]), 1e-9), 1 - 1e-9);
+      sum += Math.log(ys[i] ? p : 1 - p);
+    }
+  }
+  return sum / xs.length;
+}
+
+/** The configured penalty, or ('cv') the one of L2_GRID with the best cross-validated log-likelihood. */
+export async function chooseL2(xs: number[][], ys: boolean[], l2: GateConfig['l2']): Promise<number> {
+  if (l2 !== 'cv') return l2;
+  const scores: number[] = [];
+  for (const v of L2_GRID) scores.push(await cvLogLikelihood(xs, ys, v));
+  return L2_GRID[scores.indexOf(Math.max(...scores))];
 }
 
 /**
  * k-fold cross-validation of the gate's decision (fold of outcome i: i mod k): fit and set the threshold on the other
  * folds, then count, in the fold, the outcomes it would show and hide and how many of each were accepted.
  */
-export function crossValidate(xs: number[][], ys: boolean[], c: Pick<GateConfig, 'l2' | 'maxLostAccepts'>, k = 5): Validation {
+export async function crossValidate(xs: number[][], ys: boolean[], c: FitSettings, k = 5): Promise<Validation> {
   const v = { shown: 0, shown_accepted: 0, hidden: 0, hidden_accepted: 0 };
   for (let f = 0; f < k; f++) {
+    await turn();
     const train = xs.map((_, i) => i).filter((i) => i % k !== f);
     if (train.length === 0 || train.every((i) => ys[i] === ys[train[0]])) continue; // nothing to fit on
     const m = fitGate(train.map((i) => xs[i]), train.map((i) => ys[i]), c);
@@ -326,6 +379,10 @@ export class ShowGate {
   private total = 0;
   private readonly rng: Rng;
   private sinceFit = 0;
+  /** The refit running, if any. */
+  private refitting: Promise<void> | null = null;
+  /** The penalty in use, and the number of outcomes when it was chosen. */
+  private l2: { value: number; at: number } | null = null;
   private fitted: GateModel | null;
   private readonly log: fs.WriteStream | null = null;
   /** Features of served suggestions awaiting their outcome, by completion id (bounded, oldest forgotten first). */
@@ -357,7 +414,7 @@ export class ShowGate {
       else other += 1; // another feature set (an earlier version): not data for this one
     }
     if (other > 0) opts.warn?.(`${file}: ${other} observations over another feature set (an earlier version) not replayed`);
-    this.refit();
+    void this.startRefit();
     this.log = fs.createWriteStream(file, { flags: 'a' });
   }
 
@@ -405,7 +462,12 @@ export class ShowGate {
     const o = { x: await features, accepted };
     this.add(o);
     this.log?.write(JSON.stringify(o) + '\n');
-    if (++this.sinceFit >= this.config.refitEvery) this.refit();
+    if (++this.sinceFit >= this.config.refitEvery && this.refitting === null) await this.startRefit();
+  }
+
+  /** Resolves when no refit is running (one starts on a replay, and after every `refitEvery` outcomes). */
+  async ready(): Promise<void> {
+    while (this.refitting) await this.refitting;
   }
 
   /** Show this suggestion? Always yes while the gate is not fitted. */
@@ -423,16 +485,30 @@ export class ShowGate {
     return { show: false, explored: false, p };
   }
 
-  private refit(): void {
+  /** One refit at a time: `refitting` is the running one. */
+  private startRefit(): Promise<void> {
+    const running: Promise<void> = this.refit().finally(() => {
+      if (this.refitting === running) this.refitting = null;
+    });
+    this.refitting = running;
+    return running;
+  }
+
+  /** Fit on a snapshot of the outcomes, an event-loop turn between any two fits. */
+  private async refit(): Promise<void> {
     this.sinceFit = 0;
-    const obs = this.observations;
+    const obs = this.observations.slice();
     const acc = obs.filter((o) => o.accepted).length;
     if (obs.length < this.config.minOutcomes || acc < this.config.minEach || obs.length - acc < this.config.minEach) return;
     const xs = obs.map((o) => o.x);
     const ys = obs.map((o) => o.accepted);
+    const total = this.total;
+    // The penalty is chosen again once the outcomes have grown by a quarter since it last was (25 fits: not every refit).
+    if (this.l2 === null || total >= this.l2.at * 1.25) this.l2 = { value: await chooseL2(xs, ys, this.config.l2), at: total };
+    const c = { l2: this.l2.value, maxLostAccepts: this.config.maxLostAccepts };
     // The threshold on what was served (after a restart, until enough is served again: on the outcomes).
-    const m = fitGate(xs, ys, this.config, this.served.length >= this.config.minOutcomes ? this.served : xs);
-    const validation = crossValidate(xs, ys, this.config);
+    const m = fitGate(xs, ys, c, this.served.length >= this.config.minOutcomes ? this.served : xs);
+    const validation = await crossValidate(xs, ys, c);
     this.fitted = { ...m, validation, validated: this.config.validateP >= 1 || hidingHelps(validation, this.config.validateP) };
   }
 

@@ -62,6 +62,8 @@ export interface OnlineStatus {
     validated: boolean | null;
     validation: Validation | null;
     threshold: number | null;
+    /** The L2 penalty of the fit (chosen by cross-validation unless configured). */
+    l2: number | null;
     judged: number;
     hidden: number;
     explored: number;
@@ -212,6 +214,7 @@ export class OnlineService {
         validated: this.gate.model?.validated ?? null,
         validation: this.gate.model?.validation ?? null,
         threshold: this.gate.model?.threshold ?? null,
+        l2: this.gate.model?.l2 ?? null,
         ...this.gate.counts,
         weights: this.gate.model ? Object.fromEntries(['bias', ...this.gate.model.features].map((f, i) => [f, this.gate.model!.weights[i]])) : null,
       },
