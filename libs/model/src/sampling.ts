@@ -92,8 +92,7 @@ export function sampleToken(logits: Float32Array, opts: SamplingOptions, rng?: R
   const weights = scratchOf(logits.length);
   const { lse, sum } = softmaxTerms(logits, t, weights);
   const lse1 = !opts.modelLogprobs ? 0 : t === 1 ? lse : logSumExp(logits); // one more pass only when asked and tempered
-  const logprob = (token: number) =>
-    opts.modelLogprobs ? { token, logprob: logits[token] / t - lse, modelLogprob: logits[token] - lse1 } : { token, logprob: logits[token] / t - lse };
+  const logprob = (token: number) => ({ token, logprob: logits[token] / t - lse, ...(opts.modelLogprobs ? { modelLogprob: logits[token] - lse1 } : {}) });
   if (greedy) return logprob(argmax(logits));
   if (!rng) throw new Error('sampling: a seeded rng is required unless greedy');
 
