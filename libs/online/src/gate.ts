@@ -318,14 +318,23 @@ export const L2_GRID = [0.3, 1, 3, 10, 30];
  */
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-/** Mean out-of-fold log-likelihood of the fit with penalty l2 (k folds, fold of outcome i: i mod k). */
-export async function cvLogLikelihood(xs: number[][], ys: boolean[], l2: number, k = 5): Promise<number> {
-  let sum = 0;
+/** The k folds of a cross-validation over n outcomes (fold of outcome i: i mod k), an event-loop turn before each. */
+async function* folds(n: number, k: number): AsyncGenerator<{ fold: number[]; rest: number[] }> {
   for (let f = 0; f < k; f++) {
     await turn();
-    const train = xs.map((_, i) => i).filter((i) => i % k !== f);
-    const m = fitLogistic(train.map((i) => xs[i]), train.map((i) => ys[i]), l2);
-    for (let i = f; i < xs.length; i += k) {
+    const fold: number[] = [];
+    const rest: number[] = [];
+    for (let i = 0; i < n; i++) (i % k === f ? fold : rest).push(i);
+    yield { fold, rest };
+  }
+}
+
+/** Mean out-of-fold log-likelihood of the fit with penalty l2 (k folds). */
+export async function cvLogLikelihood(xs: number[][], ys: boolean[], l2: number, k = 5): Promise<number> {
+  let sum = 0;
+  for await (const { fold, rest } of folds(xs.length, k)) {
+    const m = fitLogistic(rest.map((i) => xs[i]), rest.map((i) => ys[i]), l2);
+    for (const i of fold) {
       const p = Math.min(Math.max(gateProbability(m, xs[i]), 1e-9), 1 - 1e-9);
       sum += Math.log(ys[i] ? p : 1 - p);
     }
@@ -347,12 +356,10 @@ export async function chooseL2(xs: number[][], ys: boolean[], l2: GateConfig['l2
  */
 export async function crossValidate(xs: number[][], ys: boolean[], c: FitSettings, k = 5): Promise<Validation> {
   const v = { shown: 0, shown_accepted: 0, hidden: 0, hidden_accepted: 0 };
-  for (let f = 0; f < k; f++) {
-    await turn();
-    const train = xs.map((_, i) => i).filter((i) => i % k !== f);
-    if (train.length === 0 || train.every((i) => ys[i] === ys[train[0]])) continue; // nothing to fit on
-    const m = fitGate(train.map((i) => xs[i]), train.map((i) => ys[i]), c);
-    for (let i = f; i < xs.length; i += k) {
+  for await (const { fold, rest } of folds(xs.length, k)) {
+    if (rest.length === 0 || rest.every((i) => ys[i] === ys[rest[0]])) continue; // nothing to fit on
+    const m = fitGate(rest.map((i) => xs[i]), rest.map((i) => ys[i]), c);
+    for (const i of fold) {
       const show = gateProbability(m, xs[i]) > m.threshold;
       v[show ? 'shown' : 'hidden'] += 1;
       if (ys[i]) v[show ? 'shown_accepted' : 'hidden_accepted'] += 1;
