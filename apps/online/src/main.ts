@@ -150,13 +150,26 @@ async function simulateCommand(f: SimulateSettings): Promise<void> {
 
 // ---------------------------------------------------------------------------------------------- latency
 
+/** A --service-config file (JSON or YAML, checked as online:serve's --config) as given; {} without one. */
+function serviceConfigFile(file: string | undefined): OnlineConfigInput {
+  if (!file) return {};
+  try {
+    loadOnlineConfig({ file, env: {} });
+  } catch (e) {
+    if (e instanceof ConfigError) throw new UsageError(`--service-config: ${e.message}`);
+    throw e;
+  }
+  return readConfigFile(file) as OnlineConfigInput;
+}
+
 async function latencyCommand(f: LatencySettings): Promise<void> {
   if (!fs.existsSync(f.model)) throw new UsageError(`--model: ${f.model} does not exist`);
   const cases = (await readFimData(f.data)).filter((e) => e.split === 'test').map((e) => ({ prefix: e.prefix, suffix: e.suffix, path: e.path ?? 'untitled.py' }));
   if (cases.length < 2) throw new UsageError(`--data: ${f.data} has fewer than 2 "test" examples`);
   const backend = await initBackend({ backend: f.backend });
   process.stdout.write(`[latency] backend ${backend.name}; ${f.requests} requests per setting, ${cases.length} held-out FIM cases from ${f.data}\n`);
-  const rows = await measureLatency({ ...f, cases }, (line) => process.stdout.write(line + '\n'));
+  const service = serviceConfigFile(f.serviceConfig);
+  const rows = await measureLatency({ ...f, cases, completion: service.completion, gate: service.gate }, (line) => process.stdout.write(line + '\n'));
   const ms = (x: number | null) => (x === null ? '-' : x.toFixed(0));
   process.stdout.write('\n| form | clients | requests | first chunk p50 | answer p50 | answer p95 | within 375 ms | chunks | status p50 / p95 (calls) |\n');
   process.stdout.write('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n');
@@ -181,16 +194,7 @@ async function experimentCommand(f: ExperimentSettings): Promise<void> {
   const shared = heldOut.find((e) => trainFiles.has(e.path));
   if (shared) throw new UsageError(`--heldout: ${shared.path} is also a training file of --data; held-out files must be unseen`);
   // The training service's settings: the --config file (checked like online:serve's), then the flags above it.
-  let fileConfig: OnlineConfigInput = {};
-  if (f.serviceConfig) {
-    try {
-      loadOnlineConfig({ file: f.serviceConfig, env: {} });
-    } catch (e) {
-      if (e instanceof ConfigError) throw new UsageError(`--service-config: ${e.message}`);
-      throw e;
-    }
-    fileConfig = readConfigFile(f.serviceConfig) as OnlineConfigInput;
-  }
+  const fileConfig = serviceConfigFile(f.serviceConfig);
   const backend = await initBackend({ backend: f.backend });
   const tok = loadTokenizer(f.tokenizer);
   const stateDir = path.join(f.out, f.user, 'state');

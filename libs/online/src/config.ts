@@ -66,8 +66,12 @@ export const CompletionServerSchema = z.strictObject({
    * model here), and the shipped model was trained on windows of 384; Continue sends up to its maxPromptTokens (1,024).
    */
   maxPromptTokens: positiveInt.default(512),
-  /** The prompt is prefilled this many tokens at a time, with a turn of the event loop between (status stays quick). */
-  prefillChunk: positiveInt.default(128),
+  /**
+   * The prompt is prefilled this many tokens at a time, with a turn of the event loop between: a status or feedback
+   * call waits at most one piece (64: status p95 18-32 ms with 8 clients against 24-49 ms at 128, for ~5 ms more per
+   * answer; EXPERIMENTS.md 2026-11-26).
+   */
+  prefillChunk: positiveInt.default(64),
   /**
    * Lowest sampling temperature served: a request asking for less (Continue asks for 0.01, near-greedy) is sampled at
    * this one. 0 honours every request. Online learning needs the policy to try things: at 0.01 a rejected suggestion

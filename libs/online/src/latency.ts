@@ -4,11 +4,14 @@
 //             head:   upstream's <|repo_name|> / <|file_sep|> header before <|fim_prefix|>
 //   numbers   per request: time to the first SSE chunk and to the end of the stream (Continue shows a suggestion only
 //             once it is complete, and keeps at most 10 chunks after 375 ms); per status call: its answer time
-// Each figure is a median (p50) and 95th percentile over the requests of one setting.
+// Each figure is a median (p50) and 95th percentile over the requests of one setting. The clients run in a worker
+// thread (latency-clients.js), as Continue runs in a process of its own.
+import * as path from 'path';
+import { Worker } from 'worker_threads';
 import { quantileSeq } from 'mathjs';
 import { contextSnippet, continueHeaders, continuePrompt, continueRequestBody, type PromptForm } from '@rlhf-code/continue';
 import { loadTokenizer } from '@rlhf-code/tokenizer';
-import { CompletionServerSchema } from './config';
+import { CompletionServerSchema, type OnlineConfigInput } from './config';
 import { startMeasuringService } from './service';
 
 export interface FimCase {
@@ -29,6 +32,9 @@ export interface LatencyOptions {
   statusEveryMs: number;
   /** Requests sent and discarded before measuring (the first ones compile kernels). */
   warmup: number;
+  /** The served completion and gate settings (the service config's sections; defaults when absent). */
+  completion?: OnlineConfigInput['completion'];
+  gate?: OnlineConfigInput['gate'];
 }
 
 export interface LatencyRow {
@@ -53,24 +59,24 @@ export function continueShapedPrompt(c: FimCase, other: FimCase, form: PromptFor
   return continuePrompt(c.path, c.prefix, c.suffix, countTokens, maxPromptTokens, { form, snippets: [contextSnippet(other, 40)] }).prompt;
 }
 
-/** Send one streaming request; times to the first chunk and to the end. */
-async function timedRequest(url: string, body: object): Promise<{ first: number; total: number; chunks: number }> {
-  const t0 = performance.now();
-  const res = await fetch(url, { method: 'POST', headers: continueHeaders('bench'), body: JSON.stringify(body) });
-  if (!res.ok || !res.body) throw new Error(`${url}: HTTP ${res.status} ${await res.text()}`);
-  let first = -1;
-  let chunks = 0;
-  const decoder = new TextDecoder();
-  for await (const bytes of res.body as unknown as AsyncIterable<Uint8Array>) {
-    if (first < 0) first = performance.now() - t0;
-    chunks += (decoder.decode(bytes, { stream: true }).match(/^data: \{/gm) ?? []).length;
-  }
-  return { first, total: performance.now() - t0, chunks };
+interface ClientRun {
+  results: { first: number; total: number; chunks: number }[];
+  /** Answer times of the status calls made while requests were in flight. */
+  status: number[];
+}
+
+/** Send `requests` requests from `concurrency` clients (polling status every `statusEveryMs`, 0: never) from a worker thread. */
+function runClients(o: { url: string; statusUrl: string; headers: Record<string, string>; bodies: object[]; requests: number; concurrency: number; statusEveryMs: number }): Promise<ClientRun> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(path.join(__dirname, 'latency-clients.js'), { workerData: o });
+    worker.once('message', (m: ClientRun | { error: string }) => ('error' in m ? reject(new Error(m.error)) : resolve(m)));
+    worker.once('error', reject);
+  });
 }
 
 export async function measureLatency(o: LatencyOptions, log: (line: string) => void = () => undefined): Promise<LatencyRow[]> {
   if (o.cases.length < 2) throw new Error('latency: need at least 2 FIM cases (one is the other file of the next)');
-  const { service, stop } = await startMeasuringService(o.model);
+  const { service, stop } = await startMeasuringService(o.model, o.completion, o.gate);
   const modelName = CompletionServerSchema.parse({}).modelName;
   const tok = loadTokenizer(o.model);
   const count = (t: string) => tok.encode(t, { parseSpecialTokens: false }).length;
@@ -80,36 +86,11 @@ export async function measureLatency(o: LatencyOptions, log: (line: string) => v
   try {
     for (const form of o.forms) {
       const prompts = o.cases.map((c, i) => continueShapedPrompt(c, o.cases[(i + 1) % o.cases.length], form, count, o.maxPromptTokens));
-      const body = (i: number) => continueRequestBody(prompts[i % prompts.length], modelName);
-      for (let i = 0; i < o.warmup; i++) await timedRequest(url, body(i));
+      const bodies = prompts.map((p) => continueRequestBody(p, modelName));
+      const headers = continueHeaders('bench');
+      await runClients({ url, statusUrl, headers, bodies, requests: o.warmup, concurrency: 1, statusEveryMs: 0 });
       for (const concurrency of o.concurrency) {
-        const results: { first: number; total: number; chunks: number }[] = [];
-        const status: number[] = [];
-        let next = 0;
-        let inFlight = 0;
-        const client = async () => {
-          for (let i = next++; i < o.requests; i = next++) {
-            inFlight++;
-            try {
-              results.push(await timedRequest(url, body(i)));
-            } finally {
-              inFlight--;
-            }
-          }
-        };
-        let polling = true;
-        const poller = (async () => {
-          while (polling) {
-            await new Promise((r) => setTimeout(r, o.statusEveryMs));
-            if (inFlight === 0) continue;
-            const t0 = performance.now();
-            await (await fetch(statusUrl)).json();
-            status.push(performance.now() - t0);
-          }
-        })();
-        await Promise.all(Array.from({ length: concurrency }, client));
-        polling = false;
-        await poller;
+        const { results, status } = await runClients({ url, statusUrl, headers, bodies, requests: o.requests, concurrency, statusEveryMs: o.statusEveryMs });
         const totals = results.map((r) => r.total);
         const row: LatencyRow = {
           form,

@@ -17,6 +17,7 @@ export const LatencySettings = z.strictObject({
   statusEveryMs: int().positive().default(25).describe('poll the status endpoint this often while requests are in flight'),
   warmup: int().nonnegative().default(3).describe('requests sent first and not measured'),
   json: z.string().min(1).optional().describe('also write the rows as JSON lines'),
+  serviceConfig: z.string().min(1).optional().describe("online service config (JSON or YAML, as online:serve's --config): its completion and gate settings are served"),
   backend: backendField,
 });
 export type LatencySettings = z.output<typeof LatencySettings>;

@@ -63,6 +63,34 @@ function minimalEnv(python: string, dir: string): NodeJS.ProcessEnv {
   return { PATH: `${path.dirname(python)}:/usr/local/bin:/usr/bin:/bin`, LANG: 'C.UTF-8', HOME: dir, TMPDIR: dir };
 }
 
+/**
+ * A long-lived sandboxed child for a program that writes no files (the syntax checker): the minimal environment and own
+ * process group of runChild's children; its temp dir (cwd, HOME, TMPDIR) is removed as soon as it has started, so
+ * nothing is left behind however this process ends, and any file it tried to write would fail. It is killed when
+ * this process exits (and sees end-of-input on stdin if this process dies); it does not keep this process alive.
+ */
+export async function spawnLongLived(python: string, args: string[]): Promise<{ child: ReturnType<typeof spawn>; close: () => void }> {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'rlhf-sandbox-'));
+  let child;
+  try {
+    child = spawn(python, args, { cwd: dir, env: minimalEnv(python, dir), detached: true, stdio: ['pipe', 'pipe', 'ignore'] });
+  } finally {
+    await removeDir(dir);
+  }
+  const pid = child.pid;
+  if (pid) liveGroups.add(pid);
+  child.unref();
+  for (const s of [child.stdin, child.stdout]) (s as unknown as { unref?: () => void }).unref?.();
+  child.stdin!.on('error', () => undefined); // EPIPE after the child died
+  const close = () => {
+    if (!pid) return;
+    killGroup(pid);
+    liveGroups.delete(pid);
+  };
+  child.on('exit', () => pid && liveGroups.delete(pid));
+  return { child, close };
+}
+
 export async function runChild(spec: ChildSpec): Promise<ChildOutcome> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'rlhf-sandbox-'));
   liveDirs.add(dir);

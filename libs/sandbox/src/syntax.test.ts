@@ -1,3 +1,5 @@
+import { spawnSync } from 'child_process';
+import * as path from 'path';
 import { checkSyntax } from './index';
 
 describe('checkSyntax', () => {
@@ -25,5 +27,27 @@ describe('checkSyntax', () => {
     const ok = await checkSyntax(codes);
     expect(ok.filter(Boolean)).toHaveLength(250);
     expect(ok.slice(0, 4)).toEqual([false, true, false, true]);
+  });
+});
+
+describe('checkSyntax: its long-lived checker process', () => {
+  it('answers a call after one that timed out (its process killed, a fresh one started)', async () => {
+    const huge = 'x = 1\n'.repeat(2_000_000); // ~12 MB: compiling it takes far longer than 1 ms
+    await expect(checkSyntax([huge], { timeoutMs: 1 })).rejects.toThrow(/checkSyntax: the python checker failed \(timed out after 1 ms\)/);
+    expect(await checkSyntax(['x = 1\n', 'x = = 1\n'])).toEqual([true, false]);
+  });
+
+  it('answers concurrent calls each with its own results', async () => {
+    const calls = Array.from({ length: 20 }, (_, i) => checkSyntax([`a${i} = ${i}\n`, i % 2 ? `b = (${i}\n` : `b = ${i}\n`]));
+    const answers = await Promise.all(calls);
+    answers.forEach((ok, i) => expect(ok).toEqual([true, i % 2 === 0]));
+  });
+
+  it('does not keep a program alive after its last call', () => {
+    const script = "import('./libs/sandbox/src/index.ts').then(async (m) => console.log(JSON.stringify(await (m.checkSyntax ?? m.default.checkSyntax)(['x = 1', 'x ='])))) ";
+    const r = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], { cwd: path.join(__dirname, '../../..'), encoding: 'utf8', timeout: 60_000 });
+    expect(r.error).toBeUndefined();
+    expect(r.stdout.trim()).toBe('[true,false]');
+    expect(r.status).toBe(0);
   });
 });

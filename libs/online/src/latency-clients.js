@@ -1,0 +1,59 @@
+// The clients of `online latency`, in a worker thread: Continue runs in another process, so the requests are timed
+// from an event loop of their own (in the service's thread, each send and each read of a reply would wait for the
+// decoding step in progress, and the figures would count that wait on top of the service's).
+//   workerData  { url, statusUrl, headers, bodies, requests, concurrency, statusEveryMs (0: no status calls) }
+//   posts       { results: [{ first, total, chunks }], status: [ms] } or { error }
+// Plain JavaScript: a worker thread does not get the TypeScript loader of its parent under every runner.
+'use strict';
+const { parentPort, workerData } = require('worker_threads');
+
+/** One streaming request: times to the first chunk and to the end, and the number of SSE data chunks. */
+async function timedRequest(url, headers, body) {
+  const t0 = performance.now();
+  const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body) });
+  if (!res.ok || !res.body) throw new Error(`${url}: HTTP ${res.status} ${await res.text()}`);
+  let first = -1;
+  let chunks = 0;
+  const decoder = new TextDecoder();
+  for await (const bytes of res.body) {
+    if (first < 0) first = performance.now() - t0;
+    chunks += (decoder.decode(bytes, { stream: true }).match(/^data: \{/gm) || []).length;
+  }
+  return { first, total: performance.now() - t0, chunks };
+}
+
+async function main(o) {
+  const results = [];
+  const status = [];
+  let next = 0;
+  let inFlight = 0;
+  const client = async () => {
+    for (let i = next++; i < o.requests; i = next++) {
+      inFlight++;
+      try {
+        results.push(await timedRequest(o.url, o.headers, o.bodies[i % o.bodies.length]));
+      } finally {
+        inFlight--;
+      }
+    }
+  };
+  let polling = o.statusEveryMs > 0;
+  const poller = (async () => {
+    while (polling) {
+      await new Promise((r) => setTimeout(r, o.statusEveryMs));
+      if (inFlight === 0) continue;
+      const t0 = performance.now();
+      await (await fetch(o.statusUrl)).json();
+      status.push(performance.now() - t0);
+    }
+  })();
+  await Promise.all(Array.from({ length: o.concurrency }, client));
+  polling = false;
+  await poller;
+  return { results, status };
+}
+
+main(workerData).then(
+  (r) => parentPort.postMessage(r),
+  (e) => parentPort.postMessage({ error: String(e && e.message ? e.message : e) }),
+);
