@@ -32,8 +32,11 @@ export interface TurnSample {
   logprobs: number[];
 }
 
-/** Continue each of these token sequences by one assistant turn (at most maxNewTokens[i] tokens). */
-export type TurnGenerator = (sequences: readonly number[][], maxNewTokens: readonly number[]) => Promise<TurnSample[]>;
+/**
+ * Continue each of these token sequences by one assistant turn (at most maxNewTokens[i] tokens); `episodes[i]` is
+ * sequence i's episode (its index in runEpisodes' prompts).
+ */
+export type TurnGenerator = (sequences: readonly number[][], maxNewTokens: readonly number[], episodes: readonly number[]) => Promise<TurnSample[]>;
 
 /** Runs code for one episode; stateful interpreters keep variables until close(). */
 export interface EpisodeTool {
@@ -124,6 +127,7 @@ export async function runEpisodes(generate: TurnGenerator, prompts: readonly Tem
       const samples = await generate(
         now.map((i) => episodes[i].ids),
         now.map((i) => Math.min(o.maxTurnTokens, o.maxTotalTokens - episodes[i].ids.length)),
+        now,
       );
       // The turns' bookkeeping first, then every episode's tool calls at once (the pool bounds how many run), then
       // the tool turns in episode order.

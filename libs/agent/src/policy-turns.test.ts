@@ -36,3 +36,25 @@ test('sampled episodes: ended by a rule; recomputed log-probs at the marked toke
   });
   model.dispose();
 });
+
+test('common random numbers: an episode\'s turn k is drawn from its own stream (root seed, episode, turn), whatever else is sampled', async () => {
+  const dir = tempDir('agent-');
+  await saveTinyModel(dir, { seed: 5, tokenizerDir: TOKENIZER_DIR });
+  const { model, tokenizer } = await loadModelAndTokenizer(dir);
+  const seqs = ['Compute 2**10.', 'Reverse "abc".', 'Sum 1..9.'].map((q) => tokenizer.encode(`<|im_start|>user\n${q}<|im_end|>\n<|im_start|>assistant\n`));
+  const make = (seed: string) => policyTurns(model, { tokenizer, temperature: 1, rng: createRng(seed) });
+  const a = make('crn');
+  const b = make('crn');
+  // Turn 0 of all three; then turn 1 of episode 2 alone (a) or beside episode 0 with another budget (b).
+  const a0 = await a(seqs, [10, 10, 10], [0, 1, 2]);
+  const b0 = await b(seqs, [10, 10, 10], [0, 1, 2]);
+  expect(b0.map((s) => s.ids)).toEqual(a0.map((s) => s.ids));
+  const a1 = await a([seqs[2]], [10], [2]);
+  const b1 = await b([seqs[0], seqs[2]], [4, 10], [0, 2]);
+  expect(b1[1].ids).toEqual(a1[0].ids);
+  // Turn 1 of the same sequence is not turn 0 again (its own stream), and another root seed samples other tokens.
+  expect(a1[0].ids).not.toEqual(a0[2].ids);
+  const other = await make('other')(seqs, [10, 10, 10], [0, 1, 2]);
+  expect(other.map((s) => s.ids)).not.toEqual(a0.map((s) => s.ids));
+  model.dispose();
+});

@@ -1,14 +1,27 @@
 // The policy as a TurnGenerator: one assistant turn per sequence through the one generation entry point
 // (generateBatch), sampled at `temperature`, ending at the chat stop set (<|im_end|>, <|endoftext|>).
-import { generateBatch, type Qwen2Model, type Rng } from '@rlhf-code/model';
+//
+// Random numbers: each episode gets a seed from the root stream `rng` when it first appears (one draw, in the order
+// episodes first appear: index order in runEpisodes), and its turn k is drawn from a stream of its own seeded by
+// (that seed, k). So an episode's samples depend on the root seed, its index, its turn and the model only: not on the
+// other episodes, nor on how long its earlier turns were. Two models evaluated with equal roots share their random
+// numbers turn by turn (common random numbers): where their token distributions agree they choose the same tokens,
+// and the noise of a paired comparison shrinks. One generator per runEpisodes call (its episode indices key the seeds).
+import { createRng, generateBatch, type Qwen2Model, type Rng } from '@rlhf-code/model';
 import { layoutSequences, type SequenceBatch } from '@rlhf-code/rl';
 import type { Tokenizer } from '@rlhf-code/tokenizer';
 import type { Episode, TurnGenerator } from './episode';
 
 export function policyTurns(model: Qwen2Model, o: { tokenizer: Tokenizer; temperature: number; rng: Rng; batchSize?: number }): TurnGenerator {
-  return async (sequences, maxNewTokens) => {
+  const seen = new Map<number, { seed: number; turns: number }>();
+  return async (sequences, maxNewTokens, episodes) => {
+    const rngs = episodes.map((e) => {
+      let s = seen.get(e);
+      if (!s) seen.set(e, (s = { seed: o.rng.next(), turns: 0 }));
+      return createRng(`${s.seed}:${s.turns++}`);
+    });
     const longest = Math.max(...maxNewTokens);
-    const out = await generateBatch(model, sequences as number[][], { maxNewTokens: longest, temperature: o.temperature, tokenizer: o.tokenizer, stop: 'chat', rng: o.rng, batchSize: o.batchSize });
+    const out = await generateBatch(model, sequences as number[][], { maxNewTokens: longest, temperature: o.temperature, tokenizer: o.tokenizer, stop: 'chat', rngs, batchSize: o.batchSize });
     // One call serves turns with different budgets: a turn past its own is cut there, as if it had run out of tokens.
     return out.map((c, i) => {
       const cap = maxNewTokens[i];

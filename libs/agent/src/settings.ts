@@ -105,11 +105,15 @@ export const ToolEvalSettings = z.strictObject({
     .describe('rows of the table, comma-separated name=checkpoint:tool, tool = stateful, stateless or none (no tool offered, none run)'),
   baseline: z.string().min(1).default('warmstart').describe('the row every other row is compared with, paired per task ("vs_sft")'),
   data: z.string().min(1).default('data/tools/heldout.jsonl').describe('held-out tasks (kinds never trained on)'),
-  samplesPerTask: int().positive().default(4).describe('episodes per task and row (at --temperature, the same seed for every row)'),
+  samplesPerTask: int().positive().default(4).describe('episodes per task and row (at --temperature)'),
   limit: int().nonnegative().default(0).describe('use only the first n tasks (0 = all)'),
   batchSize: int().positive().default(16).describe('episodes decoded together'),
   out: z.string().min(1).default('results/tools/eval.json').describe('the table as JSON'),
   seed: int().default(0).describe('seed of sampling'),
+  commonRandom: z
+    .boolean()
+    .default(true)
+    .describe('every row samples episode i, turn k with the same random numbers (common random numbers: less noise in the paired differences; off: each row its own)'),
   ...episodeFields,
   backend: rlRun.backend,
 });

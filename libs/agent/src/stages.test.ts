@@ -78,10 +78,14 @@ test('warm-start -> GRPO -> eval on a tiny model: checkpoints, metrics and eval.
   expect(json.models.none.tool_calls).toBe(0); // no tool offered, none run
   expect(Object.keys(json.vs_sft)).toEqual(['grpo', 'none']);
   expect(json.vs_sft.grpo.diff).toBeCloseTo(json.models.grpo.success - json.models.ws.success, 10);
+  expect(Object.keys(json.same_checkpoint)).toEqual(['grpo - none']); // the one pair of rows sharing a checkpoint
+  expect(json.same_checkpoint['grpo - none'].diff).toBeCloseTo(json.models.grpo.success - json.models.none.success, 10);
+  expect(json.common_random).toBe(true);
   const table = fs.readFileSync(path.join(dir, 'eval.md'), 'utf8');
   expect(table).toContain('| ws | stateful |');
   expect(table).toContain('(baseline)');
   expect(table.split('\n').filter((l) => l.startsWith('| grpo | stateless |'))).toHaveLength(1);
+  expect(table).toContain('| grpo - none |');
 
   await expect(runToolEval(ToolEvalSettings.parse({ runs, baseline: 'sft', data, out }), quiet)).rejects.toThrow('--baseline sft: no such row in --runs (rows: ws, grpo, none)');
   await expect(runToolEval(ToolEvalSettings.parse({ runs: `a=${dir}/nothing:none`, baseline: 'a', data, out }), quiet)).rejects.toThrow(`--runs a: ${dir}/nothing is not a checkpoint folder`);

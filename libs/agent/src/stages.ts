@@ -202,14 +202,18 @@ export interface EvalRow {
   seconds: number;
 }
 
-/** Episodes of one row: every task `k` times, the same seed for every row (paired sampling noise). */
+/**
+ * Episodes of one row: every task `k` times. With commonRandom every row draws episode i's turn k from the same stream
+ * (policy-turns.ts), so the rows' paired differences carry less sampling noise; each row's own figures are unchanged
+ * in distribution.
+ */
 async function evalRow(r: EvalRun, tasks: readonly ToolTaskRecord[], f: ToolEvalSettings, pool: SandboxPool): Promise<{ row: EvalRow; perTask: number[] }> {
   const t0 = Date.now();
   const { model, tokenizer } = await loadModelAndTokenizer(r.dir, { trainable: false, merge: true });
   try {
     const template = chatTemplateOf(tokenizer);
     const rows = tasks.flatMap((t) => new Array<ToolTaskRecord>(f.samplesPerTask).fill(t));
-    const episodes: Episode[] = await runEpisodes(policyTurns(model, { tokenizer, temperature: f.temperature, rng: createRng(`tool-eval:${f.seed}`), batchSize: f.batchSize }), rows.map((t) => taskMessages(t, f.system)), {
+    const episodes: Episode[] = await runEpisodes(policyTurns(model, { tokenizer, temperature: f.temperature, rng: createRng(f.commonRandom ? `tool-eval:${f.seed}` : `tool-eval:${f.seed}:${r.name}`), batchSize: f.batchSize }), rows.map((t) => taskMessages(t, f.system)), {
       tokenizer,
       template,
       maxTurns: f.maxTurns,
@@ -272,7 +276,20 @@ export async function runToolEval(f: ToolEvalSettings, log: (line: string) => vo
     vs[r.name] = { ...d, n: tasks.length, z: d.se ? d.diff / d.se : null };
     log(`tool-rl eval: ${r.name} - ${f.baseline}: ${d.diff >= 0 ? '+' : ''}${d.diff.toFixed(3)} ± ${d.se?.toFixed(3) ?? 'n/a'} (95% CI ${d.ci95 ? d.ci95.map((x) => x.toFixed(3)).join(' .. ') : 'n/a'})`);
   }
-  const result = { n_tasks: tasks.length, samples_per_task: f.samplesPerTask, data: f.data, baseline: f.baseline, temperature: f.temperature, models, vs_sft: vs };
+  // Rows of one checkpoint with different tools (stateful vs stateless, with vs without the tool), paired per task.
+  const sameCheckpoint: Record<string, PairedDiff & { n: number; z: number | null }> = {};
+  runs.forEach((a, i) =>
+    runs.slice(i + 1).forEach((b) => {
+      if (a.dir !== b.dir) return;
+      const d = paired(perTask[a.name], perTask[b.name]);
+      sameCheckpoint[`${a.name} - ${b.name}`] = { ...d, n: tasks.length, z: d.se ? d.diff / d.se : null };
+      log(`tool-rl eval: ${a.name} - ${b.name}: ${d.diff >= 0 ? '+' : ''}${d.diff.toFixed(3)} ± ${d.se?.toFixed(3) ?? 'n/a'} (95% CI ${d.ci95 ? d.ci95.map((x) => x.toFixed(3)).join(' .. ') : 'n/a'})`);
+    }),
+  );
+  const result = {
+    n_tasks: tasks.length, samples_per_task: f.samplesPerTask, data: f.data, baseline: f.baseline, temperature: f.temperature, common_random: f.commonRandom,
+    models, vs_sft: vs, same_checkpoint: sameCheckpoint,
+  };
   fs.mkdirSync(path.dirname(f.out), { recursive: true });
   fs.writeFileSync(f.out, JSON.stringify(result, null, 2) + '\n');
   fs.writeFileSync(f.out.replace(/\.json$/, '') + '.md', evalTable(result));
@@ -280,18 +297,27 @@ export async function runToolEval(f: ToolEvalSettings, log: (line: string) => vo
 }
 
 /** eval.json as a Markdown table (eval.md beside it): one row per run, the paired difference with the baseline. */
-function evalTable(r: { n_tasks: number; samples_per_task: number; data: string; baseline: string; models: Record<string, EvalRow>; vs_sft: Record<string, PairedDiff> }): string {
+function evalTable(r: {
+  n_tasks: number; samples_per_task: number; data: string; baseline: string; common_random: boolean; models: Record<string, EvalRow>; vs_sft: Record<string, PairedDiff>;
+  same_checkpoint: Record<string, PairedDiff>;
+}): string {
   const n = (x: number | null, d = 3) => (x === null ? 'n/a' : x.toFixed(d));
+  const crn = r.common_random ? ', every row sampled with the same random numbers per episode and turn' : ', each row with its own random numbers';
   const lines = [
-    `${r.n_tasks} tasks of ${r.data} x ${r.samples_per_task} episodes; success = mean over tasks ± SE; the difference is paired per task with ${r.baseline} (95% t interval).`,
+    `${r.n_tasks} tasks of ${r.data} x ${r.samples_per_task} episodes${crn}; success = mean over tasks ± SE; the difference is paired per task with ${r.baseline} (95% t interval).`,
     '',
     `| run | tool | success | - ${r.baseline} (95% CI) | tool calls | turns | malformed |`,
     '| --- | --- | --- | --- | --- | --- | --- |',
   ];
+  const diff = (d: PairedDiff) => `${d.diff >= 0 ? '+' : ''}${n(d.diff)} ± ${n(d.se)} (${d.ci95 ? d.ci95.map((x) => n(x)).join(' .. ') : 'n/a'})`;
   for (const [name, m] of Object.entries(r.models)) {
     const d = r.vs_sft[name];
-    const diff = d ? `${d.diff >= 0 ? '+' : ''}${n(d.diff)} ± ${n(d.se)} (${d.ci95 ? d.ci95.map((x) => n(x)).join(' .. ') : 'n/a'})` : '(baseline)';
-    lines.push(`| ${name} | ${m.tool} | ${n(m.success)} ± ${n(m.se)} | ${diff} | ${n(m.tool_calls, 2)} | ${n(m.turns, 2)} | ${n(m.malformed)} |`);
+    lines.push(`| ${name} | ${m.tool} | ${n(m.success)} ± ${n(m.se)} | ${d ? diff(d) : '(baseline)'} | ${n(m.tool_calls, 2)} | ${n(m.turns, 2)} | ${n(m.malformed)} |`);
+  }
+  const same = Object.entries(r.same_checkpoint);
+  if (same.length > 0) {
+    lines.push('', 'Rows of one checkpoint with different tools, paired per task:', '', '| rows | difference (95% CI) |', '| --- | --- |');
+    for (const [pair, d] of same) lines.push(`| ${pair} | ${diff(d)} |`);
   }
   return lines.join('\n') + '\n';
 }

@@ -112,6 +112,28 @@ describe('generateBatch', () => {
     }
   });
 
+  it('rngs: caller-owned streams, one per prompt: the seeding rule with the streams it would make; each advances one draw per token', async () => {
+    const opts = { maxNewTokens: 8, temperature: 1, tokenizer: tok, stop: 'raw' as const };
+    const all = await generateBatch(model, prompts, { ...opts, seed: 3 });
+    const root = createRng(3);
+    const streams = prompts.map(() => createRng(String(root.next())));
+    expectSame(await generateBatch(model, prompts, { ...opts, rngs: streams, batchSize: 2 }), all);
+    // A stream moved on by exactly its prompt's sampled tokens.
+    const again = createRng(3);
+    const fresh = prompts.map(() => createRng(String(again.next())));
+    all.forEach((c, i) => {
+      sampledIds(c).forEach(() => fresh[i].next());
+      expect(streams[i].next()).toBe(fresh[i].next());
+    });
+    // A prompt alone with its stream samples what it sampled among the others.
+    const one = createRng('lone');
+    const lone = await generateBatch(model, [prompts[2]], { ...opts, rngs: [one] });
+    const among = await generateBatch(model, prompts, { ...opts, rngs: prompts.map((_, i) => createRng(i === 2 ? 'lone' : `x${i}`)) });
+    expect(lone[0].ids).toEqual(among[2].ids);
+    await expect(generateBatch(model, prompts, { ...opts, rngs: [createRng(1)] })).rejects.toThrow('generateBatch: 5 prompts need 5 rngs, got 1');
+    await expect(generateBatch(model, prompts.slice(0, 1), { ...opts, rngs: [createRng(1)], seed: 2 })).rejects.toThrow('generateBatch: give rngs, or rng / seed, not both');
+  });
+
   it('greedy: batches, sorting and streaming do not change the output; onBatch and onText name input indices', async () => {
     const one = await generateBatch(model, prompts, { maxNewTokens: 6, greedy: true, tokenizer: tok, batchSize: 1 });
     const seen: number[][] = [];

@@ -14,7 +14,8 @@
 //               that prompt's continuation is drawn from its own stream. So a prompt's samples depend on the seed,
 //               its index and the model only: not on batchSize, byLength or the other prompts (up to the float
 //               rounding of a differently padded batch). A caller-owned rng moves on by exactly one draw per prompt,
-//               so a run that saves its state between calls (PPO) resumes exactly. Greedy decoding draws nothing.
+//               so a run that saves its state between calls (PPO) resumes exactly. Or the caller gives every prompt
+//               its stream (`rngs`: a multi-turn caller keeps one per episode and turn). Greedy decoding draws nothing.
 //   stops       a set by name resolved from the tokenizer (stopTokenIds: 'raw' <|endoftext|>; 'chat' <|im_end|> too;
 //               'fim' every control token that ends a FIM completion), plus any `stopIds` and stop strings.
 //   event loop  generate() yields a macrotask turn before every decoding step, so sandbox callbacks, a server's other
@@ -49,6 +50,12 @@ export interface GenerateBatchOptions extends SamplingOptions {
   seed?: number | string;
   /** A caller-owned root stream (e.g. restored from a checkpoint) instead of `seed`; it advances one draw per prompt. */
   rng?: Rng;
+  /**
+   * Caller-owned streams, one per prompt, instead of a root stream: every token of prompt i is drawn from rngs[i]
+   * (one draw per token). Two models sampled with the same streams share their random numbers (common random
+   * numbers, for paired comparisons: where their distributions agree they pick the same tokens).
+   */
+  rngs?: readonly Rng[];
   /** Ends prompt `index`'s continuation at an index into its text, or null to go on (see generate's stopWhen; needs `tokenizer`). */
   stopWhen?: (index: number, text: string) => number | null;
   /** Streams prompt `index`'s newly final text as it is decoded (needs `tokenizer`). */
@@ -94,8 +101,10 @@ export async function generateBatch(model: Qwen2Model, prompts: readonly (readon
 
   // The seeding rule: one stream per prompt, seeded in input order from the root stream.
   const greedy = opts.greedy === true || opts.temperature === 0;
-  const root = greedy ? null : (opts.rng ?? createRng(opts.seed ?? 0));
-  const rngs = root ? prompts.map(() => createRng(String(root.next()))) : undefined;
+  if (opts.rngs && (opts.rng || opts.seed !== undefined)) throw new Error('generateBatch: give rngs, or rng / seed, not both');
+  if (opts.rngs && opts.rngs.length !== prompts.length) throw new Error(`generateBatch: ${prompts.length} prompts need ${prompts.length} rngs, got ${opts.rngs.length}`);
+  const root = greedy || opts.rngs ? null : (opts.rng ?? createRng(opts.seed ?? 0));
+  const rngs = greedy ? undefined : (opts.rngs ?? prompts.map(() => createRng(String(root!.next()))));
 
   // The text is decoded once at the end, unless stop strings or streaming need it after every step.
   const stepText = tok && (opts.stopStrings?.length || opts.onText || opts.stopWhen) ? (ids: number[]) => tok.decode(ids) : undefined;
