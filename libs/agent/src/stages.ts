@@ -274,7 +274,7 @@ export async function runToolEval(f: ToolEvalSettings, log: (line: string) => vo
     if (r.name === f.baseline) continue;
     const d = paired(perTask[r.name], perTask[f.baseline]);
     vs[r.name] = { ...d, n: tasks.length, z: d.se ? d.diff / d.se : null };
-    log(`tool-rl eval: ${r.name} - ${f.baseline}: ${d.diff >= 0 ? '+' : ''}${d.diff.toFixed(3)} ± ${d.se?.toFixed(3) ?? 'n/a'} (95% CI ${d.ci95 ? d.ci95.map((x) => x.toFixed(3)).join(' .. ') : 'n/a'})`);
+    log(`tool-rl eval: ${r.name} - ${f.baseline}: ${diffText(d, '95% CI ')}`);
   }
   // Rows of one checkpoint with different tools (stateful vs stateless, with vs without the tool), paired per task.
   const sameCheckpoint: Record<string, PairedDiff & { n: number; z: number | null }> = {};
@@ -283,7 +283,7 @@ export async function runToolEval(f: ToolEvalSettings, log: (line: string) => vo
       if (a.dir !== b.dir) return;
       const d = paired(perTask[a.name], perTask[b.name]);
       sameCheckpoint[`${a.name} - ${b.name}`] = { ...d, n: tasks.length, z: d.se ? d.diff / d.se : null };
-      log(`tool-rl eval: ${a.name} - ${b.name}: ${d.diff >= 0 ? '+' : ''}${d.diff.toFixed(3)} ± ${d.se?.toFixed(3) ?? 'n/a'} (95% CI ${d.ci95 ? d.ci95.map((x) => x.toFixed(3)).join(' .. ') : 'n/a'})`);
+      log(`tool-rl eval: ${a.name} - ${b.name}: ${diffText(d, '95% CI ')}`);
     }),
   );
   const result = {
@@ -294,6 +294,12 @@ export async function runToolEval(f: ToolEvalSettings, log: (line: string) => vo
   fs.writeFileSync(f.out, JSON.stringify(result, null, 2) + '\n');
   fs.writeFileSync(f.out.replace(/\.json$/, '') + '.md', evalTable(result));
   return result;
+}
+
+/** "+0.109 ± 0.017 (0.077 .. 0.142)": a paired difference, its SE and 95% interval ("n/a" where undefined). */
+function diffText(d: PairedDiff, ciLabel = ''): string {
+  const n = (x: number | null) => (x === null ? 'n/a' : x.toFixed(3));
+  return `${d.diff >= 0 ? '+' : ''}${n(d.diff)} ± ${n(d.se)} (${d.ci95 ? ciLabel + d.ci95.map(n).join(' .. ') : 'n/a'})`;
 }
 
 /** eval.json as a Markdown table (eval.md beside it): one row per run, the paired difference with the baseline. */
@@ -309,15 +315,14 @@ function evalTable(r: {
     `| run | tool | success | - ${r.baseline} (95% CI) | tool calls | turns | malformed |`,
     '| --- | --- | --- | --- | --- | --- | --- |',
   ];
-  const diff = (d: PairedDiff) => `${d.diff >= 0 ? '+' : ''}${n(d.diff)} ± ${n(d.se)} (${d.ci95 ? d.ci95.map((x) => n(x)).join(' .. ') : 'n/a'})`;
   for (const [name, m] of Object.entries(r.models)) {
     const d = r.vs_sft[name];
-    lines.push(`| ${name} | ${m.tool} | ${n(m.success)} ± ${n(m.se)} | ${d ? diff(d) : '(baseline)'} | ${n(m.tool_calls, 2)} | ${n(m.turns, 2)} | ${n(m.malformed)} |`);
+    lines.push(`| ${name} | ${m.tool} | ${n(m.success)} ± ${n(m.se)} | ${d ? diffText(d) : '(baseline)'} | ${n(m.tool_calls, 2)} | ${n(m.turns, 2)} | ${n(m.malformed)} |`);
   }
   const same = Object.entries(r.same_checkpoint);
   if (same.length > 0) {
     lines.push('', 'Rows of one checkpoint with different tools, paired per task:', '', '| rows | difference (95% CI) |', '| --- | --- |');
-    for (const [pair, d] of same) lines.push(`| ${pair} | ${diff(d)} |`);
+    for (const [pair, d] of same) lines.push(`| ${pair} | ${diffText(d)} |`);
   }
   return lines.join('\n') + '\n';
 }
