@@ -80,7 +80,13 @@ async function askChecker(python: string, memoryMb: number, codes: readonly stri
   const key = `${python}\0${memoryMb}`;
   let started = checkers.get(key);
   if (!started) checkers.set(key, (started = startChecker(python, memoryMb)));
-  const c = await started;
+  let c: Checker;
+  try {
+    c = await started;
+  } catch (e) {
+    checkers.delete(key); // the next call tries to start one again
+    throw e;
+  }
   const fail = async (why: string) => {
     checkers.delete(key);
     c.close();
