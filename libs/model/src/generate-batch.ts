@@ -103,8 +103,8 @@ export async function generateBatch(model: Qwen2Model, prompts: readonly (readon
   const greedy = opts.greedy === true || opts.temperature === 0;
   if (opts.rngs && (opts.rng || opts.seed !== undefined)) throw new Error('generateBatch: give rngs, or rng / seed, not both');
   if (opts.rngs && opts.rngs.length !== prompts.length) throw new Error(`generateBatch: ${prompts.length} prompts need ${prompts.length} rngs, got ${opts.rngs.length}`);
-  const root = greedy || opts.rngs ? null : (opts.rng ?? createRng(opts.seed ?? 0));
-  const rngs = greedy ? undefined : (opts.rngs ?? prompts.map(() => createRng(String(root!.next()))));
+  const streamsFrom = (root: Rng) => prompts.map(() => createRng(String(root.next())));
+  const rngs = greedy ? undefined : (opts.rngs ?? streamsFrom(opts.rng ?? createRng(opts.seed ?? 0)));
 
   // The text is decoded once at the end, unless stop strings or streaming need it after every step.
   const stepText = tok && (opts.stopStrings?.length || opts.onText || opts.stopWhen) ? (ids: number[]) => tok.decode(ids) : undefined;

@@ -69,7 +69,12 @@ interface ClientRun {
 function runClients(o: { url: string; statusUrl: string; headers: Record<string, string>; bodies: object[]; requests: number; concurrency: number; statusEveryMs: number }): Promise<ClientRun> {
   return new Promise((resolve, reject) => {
     const worker = new Worker(path.join(__dirname, 'latency-clients.js'), { workerData: o });
-    worker.once('message', (m: ClientRun | { error: string }) => ('error' in m ? reject(new Error(m.error)) : resolve(m)));
+    // Terminated once it has answered: after a failed request its status poller would otherwise go on polling.
+    worker.once('message', (m: ClientRun | { error: string }) => {
+      void worker.terminate();
+      if ('error' in m) reject(new Error(m.error));
+      else resolve(m);
+    });
     worker.once('error', reject);
   });
 }

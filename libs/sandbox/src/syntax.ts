@@ -3,8 +3,8 @@
 // cannot afford per request; compiling a snippet costs microseconds). compile() rather than ast.parse: it also rejects
 // what only the compiler catches (`return` outside a function, bad `nonlocal`), exactly what running the code would
 // hit. Nothing is executed, but the input is untrusted: the process is sandboxed as runPython's are (minimal
-// environment, own process group, address-space limit; no directory it could write to), each call has a time limit and an answer-size limit, and a
-// process that fails one is killed (the next call starts a fresh one).
+// environment, own process group, address-space limit; no directory it could write to), each call has a time limit
+// and an answer-size limit, and a process that fails one is killed (the next call starts a fresh one).
 //   protocol  one JSON line per call on stdin, {"codes": [...]}; one JSON line back, [true, false, ...]
 import type { ChildProcess } from 'child_process';
 import { spawnLongLived } from './child';
@@ -33,14 +33,16 @@ export class SandboxError extends Error {
   override readonly name = 'SandboxError';
 }
 
-/** A running checker process: its pipes, and the tail of an answer not yet complete. */
+/** How a call ended: the answer line, or why there is none. */
+type Outcome = { line: string } | { failed: string };
+
+/** A running checker process and the call in progress (its answer so far, its size limit, who waits for it). */
 interface Checker {
   child: ChildProcess;
   close: () => void;
   buffer: string;
-  /** Longest answer the call in progress accepts (beyond it the answer is 'cap'). */
   capBytes: number;
-  onLine: ((line: string | null) => void) | null;
+  settle: ((o: Outcome) => void) | null;
   dead: boolean;
 }
 
@@ -49,11 +51,11 @@ let queue: Promise<unknown> = Promise.resolve(); // one call at a time (the answ
 
 async function startChecker(python: string, memoryMb: number): Promise<Checker> {
   const { child, close } = await spawnLongLived(python, ['-I', '-c', CHECKER, String(memoryMb * 1024 * 1024)]);
-  const c: Checker = { child, close, buffer: '', capBytes: Infinity, onLine: null, dead: false };
-  const done = (line: string | null) => {
-    const f = c.onLine;
-    c.onLine = null;
-    f?.(line);
+  const c: Checker = { child, close, buffer: '', capBytes: Infinity, settle: null, dead: false };
+  const settle = (o: Outcome) => {
+    const f = c.settle;
+    c.settle = null;
+    f?.(o);
   };
   child.stdout!.on('data', (chunk: Buffer) => {
     c.buffer += chunk.toString('utf8');
@@ -61,14 +63,14 @@ async function startChecker(python: string, memoryMb: number): Promise<Checker> 
     if (i >= 0) {
       const line = c.buffer.slice(0, i);
       c.buffer = c.buffer.slice(i + 1);
-      done(line);
+      settle({ line });
     } else if (c.buffer.length > c.capBytes) {
-      done('cap');
+      settle({ failed: `its answer exceeded ${c.capBytes} bytes` });
     }
   });
   const died = () => {
     c.dead = true;
-    done(null);
+    settle({ failed: 'it exited' });
   };
   child.on('exit', died);
   child.on('error', died);
@@ -87,32 +89,30 @@ async function askChecker(python: string, memoryMb: number, codes: readonly stri
     checkers.delete(key); // the next call tries to start one again
     throw e;
   }
-  const fail = async (why: string) => {
+  const fail = (why: string): never => {
     checkers.delete(key);
     c.close();
     throw new SandboxError(`checkSyntax: the python checker failed (${why})`);
   };
   if (c.dead) return fail('it exited');
-  const answer = new Promise<string | null>((resolve) => {
+  const outcome = new Promise<Outcome>((resolve) => {
     const timer = setTimeout(() => {
-      c.onLine = null;
-      resolve('timeout');
+      c.settle = null;
+      resolve({ failed: `timed out after ${timeoutMs} ms` });
     }, timeoutMs);
-    c.onLine = (line) => {
+    c.settle = (o) => {
       clearTimeout(timer);
-      resolve(line);
+      resolve(o);
     };
   });
   c.capBytes = capBytes;
   c.child.stdin!.write(JSON.stringify({ codes }) + '\n');
-  const line = await answer;
-  if (line === null) return fail('it exited');
-  if (line === 'timeout') return fail(`timed out after ${timeoutMs} ms`);
-  if (line === 'cap') return fail(`its answer exceeded ${capBytes} bytes`);
+  const o = await outcome;
+  if ('failed' in o) return fail(o.failed);
   try {
-    return JSON.parse(line);
+    return JSON.parse(o.line);
   } catch {
-    return fail(`unreadable answer: ${line.slice(0, 200)}`);
+    return fail(`unreadable answer: ${o.line.slice(0, 200)}`);
   }
 }
 
