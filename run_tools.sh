@@ -5,7 +5,7 @@
 # the warm-started model with the tool, the GRPO model with a stateful and with a stateless interpreter, and the GRPO
 # model without the tool; every row paired per task with the warm-started model (difference, SE, 95% interval).
 #
-#   bash run_tools.sh                 default preset (about 27-31 minutes on 2 otherwise idle CPU cores)
+#   bash run_tools.sh                 default preset (about 26 minutes on 2 otherwise idle CPU cores)
 #   PRESET=smoke bash run_tools.sh    a few steps per stage (CI: checks the wiring, not the quality)
 #
 # Settings can be overridden from the environment (e.g. GRPO_STEPS=60 GRPO_INTERPRETER=stateless bash run_tools.sh),

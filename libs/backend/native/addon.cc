@@ -330,11 +330,24 @@ napi_value SegmentSum(napi_env env, napi_callback_info info) {
   return nullptr;
 }
 
-/** The dims and the q, k, v, positions, keyMask, out, lse pointers shared by both attention directions. */
+/** The dims and the q, k, v, positions, keyMask, out, lse (and prefix) pointers shared by both attention directions. */
 struct AttentionArgs {
   avx2::AttentionDims d;
   float *q, *k, *v, *pos, *mask, *out, *lse;
+  float *kPrefix = nullptr, *vPrefix = nullptr;
 };
+
+/** The shared prefix: its length at argv[i], its keys and values at argv[i + 1], argv[i + 2] (unread when 0). */
+bool prefixArgs(napi_env env, napi_value* argv, int i, const Heap& heap, AttentionArgs* a) {
+  a->d.past = i64(env, argv[i]);
+  if (a->d.past < 0) {
+    napi_throw_range_error(env, nullptr, "rlhf-native: bad attention prefix length");
+    return false;
+  }
+  if (a->d.past == 0) return true;
+  const int64_t size = a->d.past * a->d.kvHeads * a->d.headDim;
+  return (a->kPrefix = at(env, heap, i64(env, argv[i + 1]), size, "kPrefix")) && (a->vPrefix = at(env, heap, i64(env, argv[i + 2]), size, "vPrefix"));
+}
 
 // (heap, batch, seq, heads, kvHeads, headDim, theta, q, k, v, positions, keyMask, out, lse, ...)
 bool attentionArgs(napi_env env, napi_value* argv, const Heap& heap, AttentionArgs* a) {
@@ -355,28 +368,34 @@ bool attentionArgs(napi_env env, napi_value* argv, const Heap& heap, AttentionAr
          (a->lse = at(env, heap, i64(env, argv[13]), bt * d.heads, "lse"));
 }
 
+// (..., out, lse, prefix, kPrefix, vPrefix)
 napi_value AttentionForward(napi_env env, napi_callback_info info) {
-  napi_value argv[14];
+  napi_value argv[17];
   Heap heap;
   AttentionArgs a;
-  if (!heapArgs(env, info, 14, argv, &heap) || !attentionArgs(env, argv, heap, &a)) return nullptr;
-  avx2::attentionForward(a.d, a.q, a.k, a.v, reinterpret_cast<const int32_t*>(a.pos), a.mask, a.out, a.lse);
+  if (!heapArgs(env, info, 17, argv, &heap) || !attentionArgs(env, argv, heap, &a) || !prefixArgs(env, argv, 14, heap, &a)) return nullptr;
+  avx2::attentionForward(a.d, a.q, a.k, a.v, reinterpret_cast<const int32_t*>(a.pos), a.mask, a.kPrefix, a.vPrefix, a.out, a.lse);
   return nullptr;
 }
 
-// (..., out, lse, dout, dq, dk, dv)
+// (..., out, lse, dout, dq, dk, dv, prefix, kPrefix, vPrefix, dkPrefix, dvPrefix)
 napi_value AttentionBackward(napi_env env, napi_callback_info info) {
-  napi_value argv[18];
+  napi_value argv[23];
   Heap heap;
   AttentionArgs a;
-  if (!heapArgs(env, info, 18, argv, &heap) || !attentionArgs(env, argv, heap, &a)) return nullptr;
+  if (!heapArgs(env, info, 23, argv, &heap) || !attentionArgs(env, argv, heap, &a) || !prefixArgs(env, argv, 18, heap, &a)) return nullptr;
   const int64_t bt = a.d.batch * a.d.seq, qs = bt * a.d.heads * a.d.headDim, ks = bt * a.d.kvHeads * a.d.headDim;
-  float *dout, *dq, *dk, *dv;
+  const int64_t ps = a.d.past * a.d.kvHeads * a.d.headDim;
+  float *dout, *dq, *dk, *dv, *dkPrefix = nullptr, *dvPrefix = nullptr;
   if (!(dout = at(env, heap, i64(env, argv[14]), qs, "dout")) || !(dq = at(env, heap, i64(env, argv[15]), qs, "dq")) ||
       !(dk = at(env, heap, i64(env, argv[16]), ks, "dk")) || !(dv = at(env, heap, i64(env, argv[17]), ks, "dv"))) {
     return nullptr;
   }
-  avx2::attentionBackward(a.d, a.q, a.k, a.v, reinterpret_cast<const int32_t*>(a.pos), a.mask, a.out, a.lse, dout, dq, dk, dv);
+  if (ps > 0 && (!(dkPrefix = at(env, heap, i64(env, argv[21]), ps, "dkPrefix")) || !(dvPrefix = at(env, heap, i64(env, argv[22]), ps, "dvPrefix")))) {
+    return nullptr;
+  }
+  avx2::attentionBackward(a.d, a.q, a.k, a.v, reinterpret_cast<const int32_t*>(a.pos), a.mask, a.kPrefix, a.vPrefix, a.out, a.lse,
+                          dout, dq, dk, dv, dkPrefix, dvPrefix);
   return nullptr;
 }
 

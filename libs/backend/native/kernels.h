@@ -32,7 +32,7 @@ void targetLogProbsGrad(int64_t rows, int64_t vocab, const float* x, const int32
 /** Shapes of one cached-attention call (see cachedAttention). */
 struct AttentionDims {
   int64_t batch, seq, heads, kvHeads, headDim;
-  int64_t past;      // positions already in the cache before this call
+  int64_t past;      // positions already in the cache before this call (training attention: shared prefix keys)
   int64_t capacity;  // positions the cache buffers hold
   float theta;       // RoPE base
 };
@@ -50,13 +50,18 @@ void cachedAttention(const AttentionDims& d, const float* qkv, const int32_t* po
  * before RoPE), positions [B, T], keyMask [B, T] -> out [B*T, H*hd] and lse [B, H, T] (log of each softmax's
  * normaliser, +inf for a query with no allowed key, whose output is 0). Scores are computed per head with the
  * GEMM kernel and kept only for one head at a time; the backward pass recomputes them from lse.
+ * With d.past = n > 0, every row's queries also attend to n shared prefix keys / values kPrefix, vPrefix [n, KV*hd]
+ * (before RoPE, at positions 0 .. n-1), before its own (whose positions then start at n).
  */
 void attentionForward(const AttentionDims& d, const float* q, const float* k, const float* v, const int32_t* positions,
-                      const float* keyMask, float* out, float* lse);
-/** Gradients of attentionForward: dout [B*T, H*hd] -> dq, dk, dv (shapes of q, k, v; overwritten). */
+                      const float* keyMask, const float* kPrefix, const float* vPrefix, float* out, float* lse);
+/**
+ * Gradients of attentionForward: dout [B*T, H*hd] -> dq, dk, dv (shapes of q, k, v; overwritten) and, with a prefix,
+ * dkPrefix, dvPrefix [n, KV*hd] summed over the rows (overwritten).
+ */
 void attentionBackward(const AttentionDims& d, const float* q, const float* k, const float* v, const int32_t* positions,
-                       const float* keyMask, const float* out, const float* lse, const float* dout, float* dq, float* dk,
-                       float* dv);
+                       const float* keyMask, const float* kPrefix, const float* vPrefix, const float* out, const float* lse,
+                       const float* dout, float* dq, float* dk, float* dv, float* dkPrefix, float* dvPrefix);
 /** y = x / sqrt(mean(x^2) + eps) * w, rows of length dim. */
 void rmsNorm(int64_t rows, int64_t dim, const float* x, const float* w, float eps, float* y);
 /** dx and dw of rmsNorm for dy: dx [rows, dim] overwritten, dw [dim] overwritten (summed over rows). */

@@ -607,97 +607,141 @@ void scatterHead(const float* head, int64_t width, int64_t b, int64_t T, int64_t
   }
 }
 
-/** P = softmax rows of S * scale over allowed keys (j <= t, mask 1), in place; lse per row (+inf if none allowed). */
-void causalSoftmax(float* s, int64_t T, float scale, const float* mask, float* lse) {
+/** Key j of query t (keys: n shared prefix keys, then the row's own T): every prefix key, own keys causally if unmasked. */
+inline bool allowed(int64_t j, int64_t t, int64_t n, const float* mask) {
+  return j < n || (j - n <= t && mask[j - n] != 0.f);
+}
+
+/**
+ * P = softmax rows of S * scale over allowed keys, in place: S [T, n + T] (n prefix keys, then the row's own); lse per
+ * row (+inf if none allowed).
+ */
+void causalSoftmax(float* s, int64_t T, int64_t n, float scale, const float* mask, float* lse) {
+  const int64_t S = n + T;
   for (int64_t t = 0; t < T; t++) {
-    float* row = s + t * T;
+    float* row = s + t * S;
     float max = -INFINITY;
-    for (int64_t j = 0; j <= t; j++) {
-      if (mask[j] != 0.f) max = std::max(max, row[j] * scale);
+    for (int64_t j = 0; j <= n + t; j++) {
+      if (allowed(j, t, n, mask)) max = std::max(max, row[j] * scale);
     }
     if (max == -INFINITY) {
-      std::fill(row, row + T, 0.f);
+      std::fill(row, row + S, 0.f);
       lse[t] = INFINITY;
       continue;
     }
     float sum = 0.f;
-    for (int64_t j = 0; j <= t; j++) {
-      const float p = mask[j] != 0.f ? std::exp(row[j] * scale - max) : 0.f;
+    for (int64_t j = 0; j <= n + t; j++) {
+      const float p = allowed(j, t, n, mask) ? std::exp(row[j] * scale - max) : 0.f;
       row[j] = p;
       sum += p;
     }
-    std::fill(row + t + 1, row + T, 0.f);
+    std::fill(row + n + t + 1, row + S, 0.f);
     const float inv = 1.f / sum;
-    for (int64_t j = 0; j <= t; j++) row[j] *= inv;
+    for (int64_t j = 0; j <= n + t; j++) row[j] *= inv;
     lse[t] = max + std::log(sum);
   }
+}
+
+/** RoPE tables of the prefix positions 0 .. n-1. */
+Rope prefixRope(int64_t n, int64_t hd, float theta) {
+  std::vector<int32_t> pos(std::max<int64_t>(n, 1));
+  for (int64_t i = 0; i < n; i++) pos[i] = static_cast<int32_t>(i);
+  return Rope(pos.data(), n, hd, theta);
+}
+
+/** Keys or values of one (row, kv head): the n prefix rows of `prefix` [n, width], then the row's own T of x [B*T, width]. */
+void gatherKeys(const float* prefix, const float* x, int64_t width, int64_t b, int64_t n, int64_t T, int64_t col, int64_t hd,
+                float* out, const Rope* prefixRope, const Rope* rope) {
+  if (n > 0) gatherHead(prefix, width, 0, n, col, hd, out, prefixRope);
+  gatherHead(x, width, b, T, col, hd, out + n * hd, rope);
 }
 
 }  // namespace
 
 void attentionForward(const AttentionDims& d, const float* q, const float* k, const float* v, const int32_t* positions,
-                      const float* keyMask, float* out, float* lse) {
-  const int64_t B = d.batch, T = d.seq, H = d.heads, KV = d.kvHeads, hd = d.headDim, rep = H / KV;
+                      const float* keyMask, const float* kPrefix, const float* vPrefix, float* out, float* lse) {
+  const int64_t B = d.batch, T = d.seq, H = d.heads, KV = d.kvHeads, hd = d.headDim, rep = H / KV, n = d.past, S = n + T;
   const Rope rope(positions, B * T, hd, d.theta);
+  const Rope pre = prefixRope(n, hd, d.theta);
   const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
   parallelFor(static_cast<int>(B * KV), [&](int task) {
     const int64_t b = task / KV, g = task % KV;
-    std::vector<float> kh(T * hd), vh(T * hd), qh(T * hd), s(T * T), oh(T * hd);
-    gatherHead(k, KV * hd, b, T, g, hd, kh.data(), &rope);
-    gatherHead(v, KV * hd, b, T, g, hd, vh.data());
+    std::vector<float> kh(S * hd), vh(S * hd), qh(T * hd), s(T * S), oh(T * hd);
+    gatherKeys(kPrefix, k, KV * hd, b, n, T, g, hd, kh.data(), &pre, &rope);
+    gatherKeys(vPrefix, v, KV * hd, b, n, T, g, hd, vh.data(), nullptr, nullptr);
     for (int64_t h = g * rep; h < (g + 1) * rep; h++) {
       gatherHead(q, H * hd, b, T, h, hd, qh.data(), &rope);
-      gemm(Gemm{false, true, T, T, hd}, qh.data(), kh.data(), s.data(), false);  // S = Q K^T
-      causalSoftmax(s.data(), T, scale, keyMask + b * T, lse + (b * H + h) * T);
-      gemm(Gemm{false, false, T, hd, T}, s.data(), vh.data(), oh.data(), false);  // O = P V
+      gemm(Gemm{false, true, T, S, hd}, qh.data(), kh.data(), s.data(), false);  // S = Q K^T
+      causalSoftmax(s.data(), T, n, scale, keyMask + b * T, lse + (b * H + h) * T);
+      gemm(Gemm{false, false, T, hd, S}, s.data(), vh.data(), oh.data(), false);  // O = P V
       scatterHead(oh.data(), H * hd, b, T, h, hd, out);
     }
   });
 }
 
 void attentionBackward(const AttentionDims& d, const float* q, const float* k, const float* v, const int32_t* positions,
-                       const float* keyMask, const float* out, const float* lse, const float* dout, float* dq, float* dk,
-                       float* dv) {
-  const int64_t B = d.batch, T = d.seq, H = d.heads, KV = d.kvHeads, hd = d.headDim, rep = H / KV;
+                       const float* keyMask, const float* kPrefix, const float* vPrefix, const float* out, const float* lse,
+                       const float* dout, float* dq, float* dk, float* dv, float* dkPrefix, float* dvPrefix) {
+  const int64_t B = d.batch, T = d.seq, H = d.heads, KV = d.kvHeads, hd = d.headDim, rep = H / KV, n = d.past, S = n + T;
   const Rope rope(positions, B * T, hd, d.theta);
+  const Rope pre = prefixRope(n, hd, d.theta);
   const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
+  // Each task's gradient of the prefix keys / values (rotated space), summed over the rows afterwards: tasks of one kv
+  // head run in parallel, so they cannot add into one buffer.
+  std::vector<float> dkPre(B * KV * n * hd), dvPre(B * KV * n * hd);
   parallelFor(static_cast<int>(B * KV), [&](int task) {
     const int64_t b = task / KV, g = task % KV;
     const float* mask = keyMask + b * T;
-    std::vector<float> kh(T * hd), vh(T * hd), qh(T * hd), oh(T * hd), doh(T * hd), p(T * T), dp(T * T), tmp(T * hd),
-        dkh(T * hd, 0.f), dvh(T * hd, 0.f), rowDot(T);
-    gatherHead(k, KV * hd, b, T, g, hd, kh.data(), &rope);
-    gatherHead(v, KV * hd, b, T, g, hd, vh.data());
+    std::vector<float> kh(S * hd), vh(S * hd), qh(T * hd), oh(T * hd), doh(T * hd), p(T * S), dp(T * S), tmp(S * hd),
+        dkh(S * hd, 0.f), dvh(S * hd, 0.f), rowDot(T);
+    gatherKeys(kPrefix, k, KV * hd, b, n, T, g, hd, kh.data(), &pre, &rope);
+    gatherKeys(vPrefix, v, KV * hd, b, n, T, g, hd, vh.data(), nullptr, nullptr);
     for (int64_t h = g * rep; h < (g + 1) * rep; h++) {
       const float* l = lse + (b * H + h) * T;
       gatherHead(q, H * hd, b, T, h, hd, qh.data(), &rope);
       gatherHead(out, H * hd, b, T, h, hd, oh.data());
       gatherHead(dout, H * hd, b, T, h, hd, doh.data());
       // P recomputed from the saved normalisers.
-      gemm(Gemm{false, true, T, T, hd}, qh.data(), kh.data(), p.data(), false);
+      gemm(Gemm{false, true, T, S, hd}, qh.data(), kh.data(), p.data(), false);
       for (int64_t t = 0; t < T; t++) {
-        float* row = p.data() + t * T;
-        for (int64_t j = 0; j < T; j++) row[j] = (j <= t && mask[j] != 0.f && l[t] != INFINITY) ? std::exp(row[j] * scale - l[t]) : 0.f;
+        float* row = p.data() + t * S;
+        for (int64_t j = 0; j < S; j++) row[j] = (allowed(j, t, n, mask) && l[t] != INFINITY) ? std::exp(row[j] * scale - l[t]) : 0.f;
         float dot = 0.f;
         for (int64_t i = 0; i < hd; i++) dot += doh[t * hd + i] * oh[t * hd + i];
         rowDot[t] = dot;  // sum_j P dP = dO . O
       }
-      gemm(Gemm{true, false, T, hd, T}, p.data(), doh.data(), tmp.data(), false);  // dV += P^T dO
-      for (int64_t i = 0; i < T * hd; i++) dvh[i] += tmp[i];
-      gemm(Gemm{false, true, T, T, hd}, doh.data(), vh.data(), dp.data(), false);  // dP = dO V^T
+      gemm(Gemm{true, false, S, hd, T}, p.data(), doh.data(), tmp.data(), false);  // dV += P^T dO
+      for (int64_t i = 0; i < S * hd; i++) dvh[i] += tmp[i];
+      gemm(Gemm{false, true, T, S, hd}, doh.data(), vh.data(), dp.data(), false);  // dP = dO V^T
       for (int64_t t = 0; t < T; t++) {  // dS = P (dP - rowDot) * scale, in place of P
-        float* pr = p.data() + t * T;
-        const float* dpr = dp.data() + t * T;
-        for (int64_t j = 0; j <= t; j++) pr[j] = pr[j] * (dpr[j] - rowDot[t]) * scale;
+        float* pr = p.data() + t * S;
+        const float* dpr = dp.data() + t * S;
+        for (int64_t j = 0; j <= n + t; j++) pr[j] = pr[j] * (dpr[j] - rowDot[t]) * scale;
       }
-      gemm(Gemm{false, false, T, hd, T}, p.data(), kh.data(), tmp.data(), false);  // dQ = dS K
+      gemm(Gemm{false, false, T, hd, S}, p.data(), kh.data(), tmp.data(), false);  // dQ = dS K
       scatterHead(tmp.data(), H * hd, b, T, h, hd, dq, &rope);
-      gemm(Gemm{true, false, T, hd, T}, p.data(), qh.data(), tmp.data(), false);  // dK += dS^T Q
-      for (int64_t i = 0; i < T * hd; i++) dkh[i] += tmp[i];
+      gemm(Gemm{true, false, S, hd, T}, p.data(), qh.data(), tmp.data(), false);  // dK += dS^T Q
+      for (int64_t i = 0; i < S * hd; i++) dkh[i] += tmp[i];
     }
-    scatterHead(dkh.data(), KV * hd, b, T, g, hd, dk, &rope);
-    scatterHead(dvh.data(), KV * hd, b, T, g, hd, dv);
+    scatterHead(dkh.data() + n * hd, KV * hd, b, T, g, hd, dk, &rope);
+    scatterHead(dvh.data() + n * hd, KV * hd, b, T, g, hd, dv);
+    if (n > 0) {
+      std::memcpy(dkPre.data() + task * n * hd, dkh.data(), sizeof(float) * n * hd);
+      std::memcpy(dvPre.data() + task * n * hd, dvh.data(), sizeof(float) * n * hd);
+    }
   });
+  if (n == 0) return;
+  std::vector<float> sumK(n * hd), sumV(n * hd);
+  for (int64_t g = 0; g < KV; g++) {
+    std::fill(sumK.begin(), sumK.end(), 0.f);
+    std::fill(sumV.begin(), sumV.end(), 0.f);
+    for (int64_t b = 0; b < B; b++) {
+      axpy(n * hd, 1.f, dkPre.data() + (b * KV + g) * n * hd, sumK.data());
+      axpy(n * hd, 1.f, dvPre.data() + (b * KV + g) * n * hd, sumV.data());
+    }
+    scatterHead(sumK.data(), KV * hd, 0, n, g, hd, dkPrefix, &pre);
+    scatterHead(sumV.data(), KV * hd, 0, n, g, hd, dvPrefix);
+  }
 }
 
 }  // namespace avx2

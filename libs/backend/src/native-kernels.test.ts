@@ -3,6 +3,9 @@
 // log-prob kernels against log-softmax in float64. And the proof that the fast path runs: on a Linux x86-64
 // machine with a C++ compiler and AVX2, the addon must have been built and be in use.
 import { spawnSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
 import * as tf from '@tensorflow/tfjs';
 import { fusedAdamW, fusedTargetLogProbs, fusedTargetLogProbsGrad, nativeBatchMatMulConfig } from './native-kernels';
 import { ADDON_FILE, loadNative, nativeAddon } from './native';
@@ -216,6 +219,20 @@ test('RLHF_NATIVE=0 turns the addon off, and bad settings are refused naming the
     process.env = saved;
     loadNative(); // back to the configuration the process started with
   }
+});
+
+(canBuild ? test : test.skip)('an addon older than its sources is not used (its arguments may differ from the callers\')', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rlhf-stamp-'));
+  const stampFile = path.join(dir, 'rlhf_native.json');
+  fs.writeFileSync(stampFile, JSON.stringify({ sources: 'an older build' }));
+  try {
+    expect(loadNative({ stampFile })).toEqual({ reason: 'the addon is older than its sources in libs/backend/native (run `npm run build:native`)' });
+    expect(nativeAddon()).toBeNull();
+  } finally {
+    loadNative();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  expect(nativeAddon()).not.toBeNull(); // the real build's stamp matches its sources
 });
 
 test('wasm clones share their buffer (no copy), and each stays valid after the other is disposed', async () => {

@@ -220,6 +220,8 @@ export interface AttentionAttrs {
   headDim: number;
   /** RoPE base (config rope_theta). */
   theta: number;
+  /** Shared prefix keys every row attends to before its own (fusedAttention's `prefix`); 0 or absent: none. */
+  prefix?: number;
 }
 
 const attentionArgs = (backend: WasmBackendInternals, a: AttentionAttrs, inputs: Record<string, TensorInfo>) =>
@@ -231,18 +233,23 @@ function attention(args: { inputs: Record<string, TensorInfo>; backend: unknown;
   const backend = internals(args.backend);
   const out = backend.makeOutput([a.batch * a.seq, a.heads * a.headDim], 'float32');
   const lse = backend.makeOutput([a.batch, a.heads, a.seq], 'float32');
-  addon().attentionForward(...attentionArgs(backend, a, args.inputs), at(backend, out), at(backend, lse));
+  addon().attentionForward(...attentionArgs(backend, a, args.inputs), at(backend, out), at(backend, lse), ...prefixArgs(backend, a, args.inputs));
   return [out, lse];
 }
 
+/** The prefix length and its keys' and values' offsets (0s without a prefix: the addon does not read them). */
+const prefixArgs = (backend: WasmBackendInternals, a: AttentionAttrs, inputs: Record<string, TensorInfo>) =>
+  (a.prefix ? [a.prefix, at(backend, inputs.kPrefix), at(backend, inputs.vPrefix)] : [0, 0, 0]) as [number, number, number];
+
 function attentionGrad(args: { inputs: Record<string, TensorInfo>; backend: unknown; attrs: NamedAttrMap }): TensorInfo[] {
   const a = args.attrs as unknown as AttentionAttrs;
-  const { q, k, v, out, lse, dout } = args.inputs;
+  const { q, k, v, out, lse, dout, kPrefix, vPrefix } = args.inputs;
   const backend = internals(args.backend);
   const [dq, dk, dv] = [q, k, v].map((t) => backend.makeOutput(t.shape, 'float32'));
+  const dPrefix = a.prefix ? [kPrefix, vPrefix].map((t) => backend.makeOutput(t.shape, 'float32')) : [];
   addon().attentionBackward(...attentionArgs(backend, a, args.inputs), at(backend, out), at(backend, lse), at(backend, dout),
-    at(backend, dq), at(backend, dk), at(backend, dv));
-  return [dq, dk, dv];
+    at(backend, dq), at(backend, dk), at(backend, dv), ...prefixArgs(backend, a, args.inputs), ...(a.prefix ? dPrefix.map((t) => at(backend, t)) : [0, 0]) as [number, number]);
+  return [dq, dk, dv, ...dPrefix];
 }
 
 const kernel = (kernelName: string, fn: unknown): KernelConfig => ({
@@ -354,23 +361,31 @@ export function fusedSwiGLUPacked(gateUp: tf.Tensor2D): tf.Tensor2D {
  * positions int32 [B, T], keyMask [B, T] float (1 real, 0 padding) -> [B*T, H*hd]. Causal, grouped-query, rotary
  * embeddings applied inside; a query with no allowed key gives 0. Throws if the backend lacks the kernel
  * (check hasNativeKernels). Gradients flow to q, k and v.
+ * With `prefix` (keys and values [n, KV*hd], before RoPE, at positions 0 .. n-1), every row's queries also attend to
+ * those n shared tokens before their own (whose positions then start at n), and gradients flow to them too, summed
+ * over the rows: a batch whose rows share their first tokens computes them once (libs/model shared-prefix.ts).
  */
 export function fusedAttention(
   q: tf.Tensor2D, k: tf.Tensor2D, v: tf.Tensor2D, positions: tf.Tensor2D, keyMask: tf.Tensor2D, attrs: AttentionAttrs,
+  prefix?: { k: tf.Tensor2D; v: tf.Tensor2D },
 ): tf.Tensor2D {
-  const named = attrs as unknown as NamedAttrMap;
+  const named = { ...attrs, prefix: prefix ? prefix.k.shape[0] : 0 } as unknown as NamedAttrMap;
+  const extra = prefix ? [prefix.k, prefix.v] : [];
   // positions and keyMask are inputs too (with zero gradients) so that save() keeps them for the backward pass:
   // the caller's tidy may dispose them before it runs.
   const f = tf.customGrad((...args: (tf.Tensor | tf.GradSaveFunc)[]) => {
-    const [q, k, v, positions, keyMask, save] = args as [tf.Tensor, tf.Tensor, tf.Tensor, tf.Tensor, tf.Tensor, tf.GradSaveFunc];
-    const [out, lse] = tf.engine().runKernel(ATTENTION, { q, k, v, positions, keyMask }, named) as tf.Tensor[];
-    save([q, k, v, positions, keyMask, out, lse]);
+    const save = args[args.length - 1] as tf.GradSaveFunc;
+    const [q, k, v, positions, keyMask, kPrefix, vPrefix] = args.slice(0, -1) as tf.Tensor[];
+    const inputs = { q, k, v, positions, keyMask, ...(prefix ? { kPrefix, vPrefix } : {}) };
+    const [out, lse] = tf.engine().runKernel(ATTENTION, inputs, named) as tf.Tensor[];
+    save([q, k, v, positions, keyMask, out, lse, ...(prefix ? [kPrefix, vPrefix] : [])]);
     const gradFunc = (dout: tf.Tensor, saved: tf.Tensor[]) => {
-      const [q, k, v, positions, keyMask, out, lse] = saved;
-      const grads = tf.engine().runKernel(ATTENTION_GRAD, { q, k, v, positions, keyMask, out, lse, dout }, named) as tf.Tensor[];
-      return [...grads, tf.zerosLike(positions), tf.zerosLike(keyMask)];
+      const [q, k, v, positions, keyMask, out, lse, kPrefix, vPrefix] = saved;
+      const grads = tf.engine().runKernel(ATTENTION_GRAD, { q, k, v, positions, keyMask, out, lse, dout, ...(prefix ? { kPrefix, vPrefix } : {}) }, named) as tf.Tensor[];
+      const [dq, dk, dv, ...dPrefix] = grads;
+      return [dq, dk, dv, tf.zerosLike(positions), tf.zerosLike(keyMask), ...dPrefix];
     };
     return { value: out, gradFunc };
   });
-  return f(q, k, v, positions, keyMask) as tf.Tensor2D;
+  return f(q, k, v, positions, keyMask, ...extra) as tf.Tensor2D;
 }

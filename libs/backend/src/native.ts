@@ -33,10 +33,11 @@ export interface NativeAddon {
   swigluGrad(heap: Float32Array, rows: number, inner: number, g: number, u: number, dy: number, dg: number, du: number): void;
   segmentSum(heap: Float32Array, rows: number, cols: number, x: number, ids: number, segments: number, out: number): void;
   attentionForward(heap: Float32Array, batch: number, seq: number, heads: number, kvHeads: number, headDim: number,
-    theta: number, q: number, k: number, v: number, positions: number, keyMask: number, out: number, lse: number): void;
+    theta: number, q: number, k: number, v: number, positions: number, keyMask: number, out: number, lse: number,
+    prefix: number, kPrefix: number, vPrefix: number): void;
   attentionBackward(heap: Float32Array, batch: number, seq: number, heads: number, kvHeads: number, headDim: number,
     theta: number, q: number, k: number, v: number, positions: number, keyMask: number, out: number, lse: number,
-    dout: number, dq: number, dk: number, dv: number): void;
+    dout: number, dq: number, dk: number, dv: number, prefix: number, kPrefix: number, vPrefix: number, dkPrefix: number, dvPrefix: number): void;
 }
 
 export type GemmChoice = 'auto' | 'own' | 'openblas';
@@ -48,6 +49,8 @@ export interface NativeOptions {
   threads?: number;
   /** Default: env RLHF_NATIVE_GEMM, else 'own'. */
   gemm?: GemmChoice;
+  /** The build's record of the sources it was built from (default: the one `npm run build:native` writes). */
+  stampFile?: string;
 }
 
 export const ADDON_FILE = path.join(__dirname, '../native/build/rlhf_native.node');
@@ -90,6 +93,9 @@ export function loadNative(opts: NativeOptions = {}): { info: NativeInfo } | { r
     return { reason: `no native kernels for ${process.platform}/${process.arch}` };
   }
   if (!fs.existsSync(ADDON_FILE)) return { reason: 'the addon was not built (run `npm run build:native` to see why)' };
+  // An addon built from other sources may take other arguments than the TypeScript that calls it: never run it.
+  const stale = staleBuild(opts.stampFile);
+  if (stale) return { reason: stale };
   let addon: NativeAddon;
   try {
     addon = require(ADDON_FILE) as NativeAddon;
@@ -97,8 +103,6 @@ export function loadNative(opts: NativeOptions = {}): { info: NativeInfo } | { r
     return { reason: `the addon failed to load: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}` };
   }
   if (!addon.info().cpu) return { reason: 'this CPU lacks AVX2 or FMA' };
-  const stale = staleBuild();
-  if (stale) process.stderr.write(`[rlhf-code] warning: ${stale}\n`);
   const info = addon.configure(threads, gemm);
   active = { addon, info };
   return { info };
@@ -109,13 +113,13 @@ export function unloadNative(): void {
   active = null;
 }
 
-/** A warning when the sources changed after the addon was built (a developer edited the C++), else null. */
-function staleBuild(): string | null {
+/** The reason not to use the addon when the sources changed after it was built (a pull, an edit of the C++), else null. */
+function staleBuild(stamp?: string): string | null {
   try {
     const { sourceHash, stampFile } = require(BUILD_SCRIPT) as { sourceHash(): string; stampFile: string };
-    const built = JSON.parse(fs.readFileSync(stampFile, 'utf8')) as { sources?: string };
+    const built = JSON.parse(fs.readFileSync(stamp ?? stampFile, 'utf8')) as { sources?: string };
     if (built.sources !== sourceHash()) {
-      return 'the native addon is older than its sources in libs/backend/native: run `npm run build:native`';
+      return 'the addon is older than its sources in libs/backend/native (run `npm run build:native`)';
     }
   } catch {
     // No sources or stamp beside an installed addon: nothing to compare.

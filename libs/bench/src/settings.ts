@@ -23,7 +23,11 @@ export const PRESET_FIELDS = {
 };
 export const PRESET_KEYS = Object.keys(PRESET_FIELDS) as (keyof typeof PRESET_FIELDS)[];
 
-export const BenchSettings = z.strictObject({ ...PRESET_FIELDS, backend: backendField });
+export const BenchSettings = z.strictObject({
+  ...PRESET_FIELDS,
+  sharedPrefix: z.number().int().min(0).default(0).describe('train: the rows begin with this many identical tokens (a shared system prompt), which the model computes once (0: random rows, as the torch reference)'),
+  backend: backendField,
+});
 export type BenchSettings = z.output<typeof BenchSettings>;
 
 export const BenchCompareSettings = z.strictObject({

@@ -22,15 +22,18 @@ function presetModel(f: Preset): Qwen2Model {
   return Qwen2Model.init(config, { seed: 0 });
 }
 
-/** Random token rows [batch, seq + 1], as the torch reference uses. */
-function randomTokens(f: Pick<Preset, 'batch' | 'seq' | 'vocab'>): Int32Array {
-  const ids = new Int32Array(f.batch * (f.seq + 1));
+/** Random token rows [batch, seq + 1], as the torch reference uses; with sharedPrefix, every row begins as the first. */
+function randomTokens(f: Pick<Preset, 'batch' | 'seq' | 'vocab'> & { sharedPrefix?: number }): Int32Array {
+  const width = f.seq + 1;
+  const ids = new Int32Array(f.batch * width);
   for (let i = 0; i < ids.length; i++) ids[i] = Math.floor(Math.random() * f.vocab);
+  for (let b = 1; b < f.batch; b++) ids.copyWithin(b * width, 0, f.sharedPrefix ?? 0);
   return ids;
 }
 
 /** Median seconds of a training step (forward, loss, backward, AdamW) after one warm-up step. */
 export function benchTrain(f: Preset): Record<string, unknown> {
+  if (f.sharedPrefix >= f.seq) throw new Error(`--shared-prefix must be below --seq (${f.seq}), got ${f.sharedPrefix}`);
   const model = presetModel(f);
   const trainer = new Trainer(model.params, { optimizer: { lr: 1e-4 }, schedule: { totalSteps: f.steps + 1, kind: 'constant' }, maxGradNorm: 0 });
   try {
@@ -51,7 +54,7 @@ export function benchTrain(f: Preset): Record<string, unknown> {
       times.push((performance.now() - t0) / 1000);
     }
     const step_s = median(times);
-    return { mode: 'train', params: model.numParams, step_s, tokens_per_s: (f.batch * f.seq) / step_s };
+    return { mode: 'train', params: model.numParams, shared_prefix: f.sharedPrefix, step_s, tokens_per_s: (f.batch * f.seq) / step_s };
   } finally {
     trainer.dispose();
     model.dispose();

@@ -134,6 +134,20 @@ describe('generateBatch', () => {
     await expect(generateBatch(model, prompts.slice(0, 1), { ...opts, rngs: [createRng(1)], seed: 2 })).rejects.toThrow('generateBatch: give rngs, or rng / seed, not both');
   });
 
+  it('temperatures: each prompt sampled at its own temperature, as it would be alone at that temperature (0: greedy)', async () => {
+    const opts = { maxNewTokens: 8, tokenizer: tok, stop: 'raw' as const };
+    const temps = [0, 1, 0.5, 1, 0];
+    const mixed = await generateBatch(model, prompts, { ...opts, temperatures: temps, rngs: prompts.map((_, i) => createRng(`t${i}`)), byLength: true, batchSize: 3 });
+    for (const [i, t] of temps.entries()) {
+      const alone = await generateBatch(model, [prompts[i]], t === 0 ? { ...opts, greedy: true } : { ...opts, temperature: t, rngs: [createRng(`t${i}`)] });
+      expectSame([mixed[i]], alone);
+    }
+    // Different temperatures give different samples from the same stream (the test would pass vacuously otherwise).
+    const hot = await generateBatch(model, prompts, { ...opts, temperatures: temps.map(() => 1), rngs: prompts.map((_, i) => createRng(`t${i}`)) });
+    expect(hot.map((c) => c.ids)).not.toEqual(mixed.map((c) => c.ids));
+    await expect(generateBatch(model, prompts, { ...opts, temperatures: [1] })).rejects.toThrow('generateBatch: 5 prompts need 5 temperatures, got 1');
+  });
+
   it('greedy: batches, sorting and streaming do not change the output; onBatch and onText name input indices', async () => {
     const one = await generateBatch(model, prompts, { maxNewTokens: 6, greedy: true, tokenizer: tok, batchSize: 1 });
     const seen: number[][] = [];

@@ -46,6 +46,8 @@ export interface GenerateBatchOptions extends SamplingOptions {
   stopStrings?: readonly string[];
   /** Default: the tokenizer's, else 0 (any id will do: padding is masked out). */
   padId?: number;
+  /** A temperature per prompt instead of `temperature` (0: that prompt greedy), e.g. a greedy answer and sampled alternatives in one batch. */
+  temperatures?: readonly number[];
   /** Seed of the root stream (see the seeding rule above); default 0. */
   seed?: number | string;
   /** A caller-owned root stream (e.g. restored from a checkpoint) instead of `seed`; it advances one draw per prompt. */
@@ -100,7 +102,8 @@ export async function generateBatch(model: Qwen2Model, prompts: readonly (readon
   const isStop = new Set(stops);
 
   // The seeding rule: one stream per prompt, seeded in input order from the root stream.
-  const greedy = opts.greedy === true || opts.temperature === 0;
+  if (opts.temperatures && opts.temperatures.length !== prompts.length) throw new Error(`generateBatch: ${prompts.length} prompts need ${prompts.length} temperatures, got ${opts.temperatures.length}`);
+  const greedy = opts.greedy === true || (opts.temperatures ? opts.temperatures.every((t) => t === 0) : opts.temperature === 0);
   if (opts.rngs && (opts.rng || opts.seed !== undefined)) throw new Error('generateBatch: give rngs, or rng / seed, not both');
   if (opts.rngs && opts.rngs.length !== prompts.length) throw new Error(`generateBatch: ${prompts.length} prompts need ${prompts.length} rngs, got ${opts.rngs.length}`);
   const streamsFrom = (root: Rng) => prompts.map(() => createRng(String(root.next())));
@@ -121,6 +124,7 @@ export async function generateBatch(model: Qwen2Model, prompts: readonly (readon
         minNewTokens: opts.minNewTokens,
         greedy,
         temperature: greedy ? undefined : opts.temperature,
+        temperatures: greedy ? undefined : opts.temperatures && rows.map((i) => opts.temperatures![i]),
         topK: opts.topK,
         topP: opts.topP,
         modelLogprobs: opts.modelLogprobs,

@@ -3,6 +3,7 @@
 // The low-level decoder: callers go through generateBatch (generate-batch.ts), which batches, seeds and names stop sets.
 import * as tf from '@tensorflow/tfjs';
 import { KVCache } from './kv-cache';
+import { sharedPrefixLength } from './shared-prefix';
 import { Qwen2Model } from './model';
 import { Rng, sampleToken, SamplingOptions } from './sampling';
 
@@ -20,6 +21,8 @@ export interface GenerateOptions extends SamplingOptions {
   decode?: (ids: number[]) => string;
   /** One random stream per row (required unless greedy): row b's tokens are drawn from rngs[b] alone. */
   rngs?: readonly Rng[];
+  /** A temperature per row instead of `temperature` (0: that row greedy). */
+  temperatures?: readonly number[];
   /**
    * Called with each row's text after every step (after stop strings): an index into it ends the row there (the text
    * before it kept, finish reason 'stop'), null goes on. For rules a stop string cannot say, e.g. "end of the line".
@@ -90,21 +93,6 @@ function pendingStopPrefix(text: string, stops: string[]): number {
   return keep;
 }
 
-/** Shared prompt tokens worth prefilling once (fewer are prefilled with the rest). */
-const MIN_SHARED_PREFIX = 8;
-
-/** How many first tokens every prompt shares, leaving each at least one of its own; 0 when under MIN_SHARED_PREFIX. */
-function sharedPrefixLength(prompts: readonly (readonly number[])[]): number {
-  let n = Math.min(...prompts.map((p) => p.length)) - 1;
-  const first = prompts[0];
-  for (const p of prompts) {
-    let i = 0;
-    while (i < n && p[i] === first[i]) i++;
-    n = i;
-  }
-  return n >= MIN_SHARED_PREFIX ? n : 0;
-}
-
 class RowState {
   ids: number[] = [];
   logprobs: number[] = [];
@@ -127,6 +115,8 @@ export async function generate(model: Qwen2Model, prompts: readonly (readonly nu
   const stopIds = new Set(opts.stopTokenIds ?? []);
   const B = prompts.length;
   if (opts.rngs && opts.rngs.length !== B) throw new Error(`generate: ${B} prompts need ${B} random streams, got ${opts.rngs.length}`);
+  if (opts.temperatures && opts.temperatures.length !== B) throw new Error(`generate: ${B} prompts need ${B} temperatures, got ${opts.temperatures.length}`);
+  const rowSampling = prompts.map((_, b) => (opts.temperatures ? { ...opts, temperature: opts.temperatures[b] } : opts));
   const rows = prompts.map(() => new RowState());
 
   // The prompts' common first tokens (a shared system prompt, a group of copies of one prompt) are prefilled once, in
@@ -207,7 +197,7 @@ export async function generate(model: Qwen2Model, prompts: readonly (readonly nu
         const rowLogits = host.subarray(k * V, (k + 1) * V);
         // min_new_tokens: the stop ids are masked out, so the token and its log-prob come from the renormalised rest.
         if (row.ids.length < minNew) for (const id of stopIds) rowLogits[id] = -Infinity;
-        const { token, logprob, modelLogprob } = sampleToken(rowLogits, opts, opts.rngs?.[b]);
+        const { token, logprob, modelLogprob } = sampleToken(rowLogits, rowSampling[b], opts.rngs?.[b]);
         row.ids.push(token);
         row.logprobs.push(logprob);
         if (modelLogprob !== undefined) row.modelLogprobs.push(modelLogprob);

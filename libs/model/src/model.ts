@@ -14,6 +14,7 @@ import { linear } from './linear';
 import { checkLoraConfig, foldAdapter, initLoraWeights, isAdapterFolder, peftName, readAdapter, type LoraConfig, type LoraWeights, type Projection } from './lora';
 import { rmsNorm } from './norm';
 import { ropeAngles } from './rope';
+import { prefixLayout, sharedPrefixForward } from './shared-prefix';
 import { HostTensor } from './safetensors';
 
 /** Added to the attention scores of masked keys (large and finite: a fully masked row stays NaN-free). */
@@ -37,6 +38,12 @@ export interface ForwardOptions {
   mask?: tf.Tensor2D;
   /** Holds keys/values of earlier calls; extended in place with this call's tokens. */
   cache?: KVCache;
+  /**
+   * Without a cache, on a backend with the native kernels, rows that begin with the same tokens (at least
+   * MIN_SHARED_PREFIX: a system prompt, copies of one prompt) have those computed once (shared-prefix.ts): the same
+   * result up to float rounding. Default true; false computes every row in full.
+   */
+  sharePrefix?: boolean;
 }
 
 export interface LoadOptions {
@@ -288,6 +295,16 @@ export class Qwen2Model {
       return decodeForward(ids, mask, cache, embed, norm, this.layers, {
         heads: H, kvHeads: KV, headDim: hd, eps, theta: cfg.rope_theta,
       });
+    }
+    if (!cache && opts.sharePrefix !== false && B > 1 && hasNativeKernels()) {
+      const layout = prefixLayout(ids.dataSync(), opts.mask ? opts.mask.dataSync() : new Float32Array(B * T).fill(1), B, T);
+      if (layout) {
+        const m = {
+          embed: this.params['model.embed_tokens.weight'] as unknown as tf.Tensor2D, layers: this.layers, finalNorm: this.params['model.norm.weight'] as unknown as tf.Tensor1D,
+          heads: H, kvHeads: KV, headDim: hd, eps, theta: cfg.rope_theta, gradCheckpointing: this.gradCheckpointing,
+        };
+        return tf.tidy(() => tf.reshape(sharedPrefixForward(m, layout, B, T), [B, T, -1]) as tf.Tensor3D);
+      }
     }
     const out = tf.tidy(() => {
       const newMask: tf.Tensor2D = opts.mask ? tf.cast(opts.mask, 'float32') : tf.ones([B, T]);

@@ -9,6 +9,7 @@ import { generate, type Generation } from './generate';
 import { KVCache } from './kv-cache';
 import { Qwen2Model } from './model';
 import { createRng } from './sampling';
+import { prefixLayout } from './shared-prefix';
 
 // A config with sizes that are multiples of the kernels' vector width, and one with odd sizes everywhere (head dim 14,
 // 3 query heads on 1 kv head, hidden 42, MLP 50, 13 positions).
@@ -71,6 +72,41 @@ describe.each(CONFIGS)('$name', ({ config, T }) => {
         const worst = closeness(native[name], composite[name], 1e-4, 1e-3);
         if (!(worst <= 1)) throw new Error(`gradient of ${name}: scaled error ${worst}`);
       }
+    });
+
+    test('rows that share their first tokens compute them once: the same hidden states and gradients as the full pass', () => {
+      // Four rows: a 9-token shared start (rows 0 and 1 left-padded by 2 and 1), own tails of 1-6 tokens, right padding.
+      const head = Array.from({ length: 9 }, (_, i) => (i * 13 + 5) % config.vocab_size);
+      const rows = [[2, 3], [1, 6], [0, 1], [0, 4]].map(([left, own], r) => ({ left, tokens: [...head, ...Array.from({ length: own }, (_, i) => (r * 31 + i * 7 + 3) % config.vocab_size)] }));
+      const W = Math.max(...rows.map((r) => r.left + r.tokens.length)) + 1; // one column of right padding at least
+      const sIds = rows.flatMap((r) => [...new Array(r.left).fill(0), ...r.tokens, ...new Array(W - r.left - r.tokens.length).fill(0)]);
+      const sMask = rows.flatMap((r) => [...new Array(r.left).fill(0), ...r.tokens.map(() => 1), ...new Array(W - r.left - r.tokens.length).fill(0)]);
+      const layout = prefixLayout(sIds, sMask, 4, W);
+      expect(layout?.n).toBe(9); // the whole head is shared (every row keeps a token of its own after it)
+      const real = (values: Float32Array, width: number) => Float32Array.from(values.filter((_, i) => sMask[Math.floor(i / width)] === 1));
+      const run = (sharePrefix: boolean) =>
+        tf.tidy(() => {
+          const ids4 = tf.tensor2d(sIds, [4, W], 'int32');
+          const mask4 = tf.tensor2d(sMask, [4, W]);
+          const hidden = Float32Array.from(model.forward(ids4, { mask: mask4, sharePrefix }).dataSync());
+          const { grads } = tf.variableGrads(() => tf.sum(tf.mul(tf.sin(model.logits(ids4, { mask: mask4, sharePrefix })), tf.reshape(mask4, [4, W, 1]))) as tf.Scalar);
+          return { hidden, grads: Object.fromEntries(Object.entries(grads).map(([k, g]) => [k, Float32Array.from(g.dataSync())])) };
+        });
+      const tensors = tf.memory().numTensors;
+      for (const checkpointing of [false, true]) {
+        model.gradCheckpointing = checkpointing;
+        const [shared, full] = [run(true), run(false)];
+        expect(closeness(real(shared.hidden, config.hidden_size), real(full.hidden, config.hidden_size), 1e-5, 1e-4)).toBeLessThanOrEqual(1);
+        for (const name of Object.keys(full.grads)) {
+          const worst = closeness(shared.grads[name], full.grads[name], 1e-4, 1e-3);
+          if (!(worst <= 1)) throw new Error(`gradient of ${name} (checkpointing ${checkpointing}): scaled error ${worst}`);
+        }
+      }
+      model.gradCheckpointing = false;
+      expect(tf.memory().numTensors).toBe(tensors);
+      // Too short a shared start, or one row: the full pass.
+      expect(prefixLayout(sIds.map((t, i) => (i % W === 2 + 4 ? t + 1 : t)), sMask, 4, W)).toBeNull(); // row 0 differs at its 5th token
+      expect(prefixLayout(sIds.slice(0, W), sMask.slice(0, W), 1, W)).toBeNull();
     });
 
     test('cached greedy generation: same tokens, same log-probs, logits of each step', async () => {

@@ -395,11 +395,12 @@ describe('serving as Continue reads it (default config: line chunks, the line ru
     const judgedLogprobs: (readonly number[])[] = [];
     const gate = {
       active: () => true,
-      judge: async (choices: GateChoice[]) => {
-        judged.push(...choices.map((c) => c.text));
-        judgedLogprobs.push(...choices.map((c) => c.logprobs));
+      candidates: () => ({ n: 1, temperature: 0 }),
+      choose: async (groups: GateChoice[][]) => {
+        judged.push(...groups.flat().map((c) => c.text));
+        judgedLogprobs.push(...groups.flat().map((c) => c.logprobs));
         await new Promise((r) => setTimeout(r, 200)); // a verdict that lands past the deadline
-        return choices.map(() => true);
+        return groups.map(() => 0);
       },
     };
     const apps = [{ maxTokensCap: 32 }, { maxTokensCap: 32, showWithinMs: 1e9 }].map((config) =>
@@ -433,6 +434,54 @@ describe('serving as Continue reads it (default config: line chunks, the line ru
       }
     } finally {
       await Promise.all(apps.map((app) => app.close()));
+    }
+  });
+
+  test('while gated, each choice samples the gate\'s candidates in one batch; the chosen one is served and recorded, a null choice is hidden', async () => {
+    const groupsSeen: GateChoice[][][] = [];
+    let pick: (group: GateChoice[]) => number | null = () => 0;
+    const gate = {
+      active: () => true,
+      candidates: () => ({ n: 3, temperature: 1 }),
+      choose: async (groups: GateChoice[][]) => {
+        groupsSeen.push(groups);
+        return groups.map(pick);
+      },
+    };
+    const served: { id: string; text: string; gated?: boolean }[] = [];
+    const app = buildCompletionServer({
+      config: CompletionServerSchema.parse({ maxTokensCap: 16, showWithinMs: 1e9 }), tokenizer: tok, policy: holder, start: startModel, router: new ArmRouter(0), gate,
+      onServed: (rec, _prompt, text) => void served.push({ id: rec.id, text, ...(rec.gated ? { gated: true } : {}) }),
+    });
+    try {
+      const url = `http://127.0.0.1:${(await app.listen({ port: 0, host: '127.0.0.1' })).split(':').pop()}/v1/completions`;
+      // The longest candidate of each choice, for a request of n = 2 choices.
+      pick = (group) => group.reduce((best, c, j) => (c.text.length > group[best].text.length ? j : best), 0);
+      const answer = await jsonOf(call({ prompt: PROMPT, max_tokens: 16, temperature: 0, seed: 3, n: 2 }, url));
+      const [groups] = groupsSeen.splice(0);
+      // The first candidate is sampled as asked (greedy here: what an ungated server answers), the others hotter.
+      const plain = buildCompletionServer({ config: CompletionServerSchema.parse({ maxTokensCap: 16, showWithinMs: 1e9 }), tokenizer: tok, policy: holder, start: startModel, router: new ArmRouter(0) });
+      const plainUrl = `http://127.0.0.1:${(await plain.listen({ port: 0, host: '127.0.0.1' })).split(':').pop()}/v1/completions`;
+      const greedy = (await jsonOf(call({ prompt: PROMPT, max_tokens: 16, temperature: 0, seed: 3 }, plainUrl))).choices[0].text;
+      await plain.close();
+      expect(groups.map((g) => g[0].text)).toEqual([greedy, greedy]);
+      expect(groups.map((g) => g.length)).toEqual([3, 3]);
+      expect(groups.map((g) => g.map((c) => c.id))).toEqual([[`${answer.id}-0`, `${answer.id}-0`, `${answer.id}-0`], [`${answer.id}-1`, `${answer.id}-1`, `${answer.id}-1`]]);
+      expect(new Set(groups.flat().map((c) => c.text)).size).toBeGreaterThan(1); // distinct samples, not copies
+      const longest = groups.map((g) => g[pick(g)!].text);
+      expect(answer.choices.map((c: { text: string }) => c.text)).toEqual(longest);
+      expect(served.splice(0)).toEqual([{ id: `${answer.id}-0`, text: longest[0] }, { id: `${answer.id}-1`, text: longest[1] }]);
+      // Streamed, one choice: the chosen candidate arrives whole; a null choice is an empty completion, recorded as gated.
+      pick = (group) => group.length - 1;
+      const streamed = (await readSse(await call({ prompt: PROMPT, max_tokens: 16, temperature: 1, seed: 4, stream: true }, url))).slice(0, -1).map((e) => JSON.parse(e).choices[0].text as string).join('');
+      expect(streamed).toBe(groupsSeen.splice(0)[0][0][2].text);
+      expect(served.splice(0).map((r) => r.text)).toEqual([streamed]);
+      pick = () => null;
+      const hidden = await jsonOf(call({ prompt: PROMPT, max_tokens: 16, temperature: 1, seed: 5 }, url));
+      expect(hidden.choices.map((c: { text: string }) => c.text)).toEqual(['']);
+      expect(served.splice(0)).toEqual([{ id: hidden.id, text: '', gated: true }]);
+    } finally {
+      await app.close();
     }
   });
 

@@ -65,10 +65,12 @@ export interface CompletionServerOptions {
    */
   onServed?: (record: ServedRecord, prompt: string, text: string, logprobs: readonly number[]) => void | Promise<void>;
   /**
-   * The show gate (gate.ts), for policy-arm FIM suggestions: while `active()`, a suggestion is held until complete,
-   * then sent whole or replaced by an empty completion (Continue shows nothing) as `judge` decides.
+   * The show gate (gate.ts), for policy-arm FIM suggestions: while `active()`, `candidates().n` suggestions are sampled
+   * per choice (the first as the request asks, the others at least at `candidates().temperature`) and held until
+   * complete; `choose` picks, per choice, the candidate to send whole (its index in the group), or null: replaced by
+   * an empty completion (Continue shows nothing).
    */
-  gate?: { active(): boolean; judge(choices: GateChoice[]): Promise<boolean[]> };
+  gate?: { active(): boolean; candidates(): { n: number; temperature: number }; choose(groups: GateChoice[][]): Promise<(number | null)[]> };
 }
 
 /** A finished suggestion the gate judges; `id` is the completion id its outcome will carry. */
@@ -87,6 +89,10 @@ interface Job {
   prompts: { text: string; ids: number[]; line: LineRuleOptions | null; rule: LineRule | null }[];
   /** Held for the gate: sent whole once judged (so Continue sees every line arrive at that moment). */
   held: boolean;
+  /** Rows of `prompts` per choice: the gate's candidates while held, else 1 (the gate's choice leaves one per choice). */
+  per: number;
+  /** The lowest temperature of a choice's candidates after its first. */
+  alternativeTemperature: number;
   /** Date.now() when the request arrived: the line rule's clock. */
   t0: number;
   maxTokens: number;
@@ -147,6 +153,8 @@ export function buildCompletionServer(opts: CompletionServerOptions): FastifyIns
       created: Math.floor(Date.now() / 1000),
       arm: opts.router.route(),
       held: false,
+      per: 1,
+      alternativeTemperature: 0,
       t0,
       prompts: texts.flatMap((text, i) => {
         const e = encoded[i];
@@ -180,6 +188,8 @@ export function buildCompletionServer(opts: CompletionServerOptions): FastifyIns
           maxNewTokens: job.maxTokens,
           minNewTokens: job.minTokens,
           temperature: s.temperature, // 0: greedy
+          // A held choice's candidates: the first as asked, the others hotter (at Continue's 0.01 they would be copies).
+          temperatures: job.per > 1 ? job.prompts.map((_, r) => (r % job.per === 0 ? s.temperature : Math.max(s.temperature, job.alternativeTemperature))) : undefined,
           topP: s.topP,
           seed: s.seed,
           tokenizer: tok,
@@ -207,10 +217,25 @@ export function buildCompletionServer(opts: CompletionServerOptions): FastifyIns
   type Served = Pick<Completion, 'text' | 'finishReason' | 'stopId' | 'modelLogprobs'> & { tokens: number; aborted?: boolean; gated?: boolean };
   const servedOf = (g: Completion): Served => ({ ...g, tokens: sampledIds(g).length });
 
-  const choiceId = (job: Job, i: number) => (job.prompts.length > 1 ? `${job.id}-${i}` : job.id);
+  const choiceId = (job: Job, i: number) => (job.prompts.length / job.per > 1 ? `${job.id}-${i}` : job.id);
 
-  /** Gated jobs: policy-arm FIM requests while the gate is active (their suggestions are held until judged). */
-  const gated = (job: Job) => job.arm === 'policy' && opts.gate?.active() === true && job.prompts.every((p) => p.rule !== null);
+  /**
+   * Gated jobs: policy-arm FIM requests while the gate is active. Their suggestions are held until judged, and each
+   * choice becomes the gate's `candidates()` rows of the decoding batch (each with its own line rule).
+   */
+  function hold(job: Job): void {
+    job.held = job.arm === 'policy' && opts.gate?.active() === true && job.prompts.every((p) => p.rule !== null);
+    const c = job.held ? opts.gate!.candidates() : { n: 1, temperature: 0 };
+    job.per = Math.max(1, c.n);
+    job.alternativeTemperature = c.temperature;
+    if (job.per > 1) job.prompts = job.prompts.flatMap((p) => Array.from({ length: job.per }, () => ({ ...p, rule: p.line && new LineRule(p.line) })));
+  }
+
+  /** Keep row rows[c] for choice c (one row per choice from here on). */
+  function keepRows(job: Job, rows: number[]): void {
+    job.prompts = rows.map((r) => job.prompts[r]);
+    job.per = 1;
+  }
 
   // How long the gate takes to judge (the 90th percentile of its last 32 verdicts; 50 ms before the first).
   const judgeTimes: number[] = [];
@@ -228,21 +253,25 @@ export function buildCompletionServer(opts: CompletionServerOptions): FastifyIns
   }
 
   /**
-   * The gate's verdict on each finished choice, judged as Continue will display it (cut to its first line when it will
-   * arrive past the line rule's deadline); hidden ones become empty completions that say so.
+   * The gate's choice among each choice's finished candidates, judged as Continue will display them (cut to the first
+   * line when they will arrive past the line rule's deadline); a hidden choice becomes an empty completion that says so.
    */
   async function judge(job: Job, gens: Completion[]): Promise<(Completion & { gated?: boolean })[]> {
     const started = Date.now();
+    const k = job.per;
     const cut = gens.map((g, i) => heldCut(job, i, g, started - job.t0 + judgeMs()));
-    const shown = await opts.gate!.judge(
-      cut.map((g, i) => ({
-        id: choiceId(job, i), prompt: job.prompts[i].text, text: g.text, tokens: sampledIds(g).length, endedByModel: g.stopId !== null, logprobs: g.modelLogprobs ?? [],
+    const groups = Array.from({ length: cut.length / k }, (_, c) =>
+      cut.slice(c * k, (c + 1) * k).map((g, j) => ({
+        id: choiceId(job, c), prompt: job.prompts[c * k + j].text, text: g.text, tokens: sampledIds(g).length, endedByModel: g.stopId !== null, logprobs: g.modelLogprobs ?? [],
       })),
     );
+    const picked = await opts.gate!.choose(groups);
     judgeTimes.push(Date.now() - started);
     if (judgeTimes.length > 32) judgeTimes.shift();
+    const rows = picked.map((j, c) => c * k + (j ?? 0));
+    keepRows(job, rows);
     // A verdict slower than expected: cut again at the real time (what Continue shows is what is recorded).
-    return cut.map((g, i) => (shown[i] || g.text.trim() === '' ? heldCut(job, i, g, Date.now() - job.t0) : { ...g, text: '', gated: true }));
+    return rows.map((r, c) => (picked[c] !== null || cut[r].text.trim() === '' ? heldCut(job, c, cut[r], Date.now() - job.t0) : { ...cut[r], text: '', gated: true }));
   }
 
   function record(job: Job, gens: Served[]): void {
@@ -279,7 +308,7 @@ export function buildCompletionServer(opts: CompletionServerOptions): FastifyIns
   }
 
   async function complete(reply: FastifyReply, job: Job, stops: string[], s: Sampling) {
-    job.held = gated(job);
+    hold(job);
     let gens: (Completion & { gated?: boolean })[] = await run(job, stops, s);
     if (job.held) gens = await judge(job, gens);
     stamp(reply, job);
@@ -323,6 +352,7 @@ export function buildCompletionServer(opts: CompletionServerOptions): FastifyIns
       policy_version: job.versions[job.versions.length - 1] ?? startVersion(job),
       arm: job.arm,
     });
+    hold(job); // the gate judges whole suggestions: nothing leaves before it has
     // Line chunks: a choice's text is sent one finished line at a time, the newline in front of the next line, so a
     // chunk never ends mid-line and the stream never holds a newline the final text drops (see line-rule.ts).
     const received = job.prompts.map(() => '');
@@ -335,7 +365,6 @@ export function buildCompletionServer(opts: CompletionServerOptions): FastifyIns
         sent[row] = end;
       }
     };
-    job.held = gated(job); // the gate judges whole suggestions: nothing leaves before it has
     try {
       let gens: (Completion & { gated?: boolean })[] = await run(job, stops, s, job.held ? undefined : emit, () => closed);
       if (job.held) {
@@ -351,7 +380,9 @@ export function buildCompletionServer(opts: CompletionServerOptions): FastifyIns
       record(job, gens.map(servedOf));
     } catch (e) {
       if (e instanceof Aborted) {
-        // What the client had received is what Continue may still show (it keeps the chunks it got).
+        // What the client had received is what Continue may still show (it keeps the chunks it got); a held job's
+        // candidates sent nothing.
+        if (job.per > 1) keepRows(job, Array.from({ length: job.prompts.length / job.per }, (_, c) => c * job.per));
         const got = job.prompts.map((_, i) => (config.lineChunks && job.prompts[i].rule ? received[i].slice(0, sent[i]) : received[i]));
         record(job, got.map((text) => ({ text, finishReason: 'length', stopId: null, tokens: 0, aborted: true })));
       } else {

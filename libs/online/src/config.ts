@@ -196,6 +196,16 @@ export const GateSchema = z.strictObject({
    * hide was accepted less often than what it would show, Fisher's exact test p below this (1: no check).
    */
   validateP: z.number().gt(0).max(1).default(0.05),
+  /**
+   * Suggestions sampled per request while the gate is active (one decoding batch); the one it rates most likely to be
+   * accepted is the one it judges and, if shown, serves (best of k). 1: a single sample, as when the gate is inactive.
+   */
+  candidates: positiveInt.max(8).default(2),
+  /**
+   * Sampling temperature of the candidates after the first (at least the request's; the first is sampled as the request
+   * asks): at Continue's 0.01 every candidate would be the same suggestion.
+   */
+  candidateTemperature: z.number().min(0).max(2).default(0.7),
 });
 
 export const OnlineConfigSchema = z.strictObject({

@@ -89,6 +89,8 @@ export async function runOnlineExperiment(o: ExperimentOptions): Promise<Experim
     await service.close(); // writes the checkpoint of the last version
   }
   const newest = listCheckpoints(o.stateDir)[0];
+  // Without a single update the comparison would be the start model against itself: an error, not a 1.00x result.
+  if (!newest) throw new Error(`online experiment: ${o.events} training requests produced no policy update (every update failed or was discarded: see the [online] lines above)`);
 
   const evaluate = async (model: string, gateEnabled = o.config?.gate?.enabled ?? true): Promise<CountsWithRates> => {
     // The training service's completion settings, except the exploration floor: held out, requests are served as asked.
@@ -101,9 +103,9 @@ export async function runOnlineExperiment(o: ExperimentOptions): Promise<Experim
     }
   };
   const start = await evaluate(o.model);
-  const trained = newest ? await evaluate(newest.dir) : start;
+  const trained = await evaluate(newest.dir);
   // What the policy update alone did: the trained policy with its gate switched off (an ablation, no test).
-  const trainedNoGate = newest && gate.active ? await evaluate(newest.dir, false) : null;
+  const trainedNoGate = gate.active ? await evaluate(newest.dir, false) : null;
   const fisher = (a: number, n: number, c: number, m: number) => fisherExact(a, n - a, c, m - c);
   return {
     user: o.user,
@@ -115,7 +117,7 @@ export async function runOnlineExperiment(o: ExperimentOptions): Promise<Experim
       start,
       trained,
       trained_no_gate: trainedNoGate,
-      trained_version: newest?.version ?? 0,
+      trained_version: newest.version,
       acceptance_ratio: ratio(trained.acceptance_rate, start.acceptance_rate),
       acceptance_fisher_p: fisher(trained.accepted, trained.shown, start.accepted, start.shown),
       accepted_per_request_ratio: ratio(trained.accepted_per_request, start.accepted_per_request),

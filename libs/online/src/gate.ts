@@ -17,6 +17,8 @@
 //   threshold  hide the least likely suggestions that together hold at most `maxLostAccepts` of the expected accepts
 //              (by the fitted probabilities, over the recent policy suggestions served, hidden ones included):
 //              acceptance of what is shown rises while accepted per request falls by at most that share
+//   rank       while it is active, the server samples `candidates` suggestions per request in one batch and the gate
+//              judges only the one it rates most likely to be accepted (best of k): the others are never shown
 //   explore    a hidden suggestion is still shown with probability `explore`, so the gate keeps seeing outcomes of
 //              what it would hide (a held-out measurement serves with explore 0)
 //   validated  it hides only while hiding holds up out of sample: 5-fold cross-validation on its outcomes (fit and
@@ -475,6 +477,11 @@ export class ShowGate {
   /** Resolves when no refit is running (one starts on a replay, and after every `refitEvery` outcomes). */
   async ready(): Promise<void> {
     while (this.refitting) await this.refitting;
+  }
+
+  /** The fitted P(accept) of a suggestion, or null while the gate is not fitted. */
+  probability(x: readonly number[]): number | null {
+    return this.fitted ? gateProbability(this.fitted, x) : null;
   }
 
   /** Show this suggestion? Always yes while the gate is not fitted. */

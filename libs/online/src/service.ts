@@ -161,7 +161,7 @@ export class OnlineService {
       router: new ArmRouter(config.abFraction, config.seed),
       seed: config.seed,
       onServed: (rec, prompt, text, logprobs) => this.onServed(rec, prompt, text, logprobs),
-      gate: { active: () => this.gate.active, judge: (choices) => this.judge(choices) },
+      gate: { active: () => this.gate.active, candidates: () => ({ n: this.config.gate.candidates, temperature: this.config.gate.candidateTemperature }), choose: (groups) => this.choose(groups) },
     });
     this.feedbackServer = buildFeedbackServer({ config: config.feedback, status: () => this.status(), submit: (posted) => this.submit(posted) });
   }
@@ -271,20 +271,27 @@ export class OnlineService {
     await this.record({ received: rec.time, source: 'server', served, skip: this.skipOf(outcome, served), outcome });
   }
 
-  /** The gate's verdict on finished policy suggestions; their features are kept for their outcomes. */
-  private async judge(choices: GateChoice[]): Promise<boolean[]> {
+  /**
+   * The gate's choice among each group of candidates (one choice's samples): the non-blank one it rates most likely to
+   * be accepted, then its verdict on that one (null: hidden). Shown ones' features are kept for their outcomes.
+   */
+  private async choose(groups: GateChoice[][]): Promise<(number | null)[]> {
     let features: number[][];
     try {
-      features = await gateFeatures(choices);
+      features = await gateFeatures(groups.flat());
     } catch (e) {
-      this.say(`[online] gate: features failed, showing the suggestion: ${(e as Error).message}`);
-      return choices.map(() => true); // fail open: a broken sandbox must not silence the server
+      this.say(`[online] gate: features failed, showing the first candidate: ${(e as Error).message}`);
+      return groups.map(() => 0); // fail open: a broken sandbox must not silence the server
     }
-    return choices.map((c, i) => {
-      if (c.text.trim() === '') return true;
-      const d = this.gate.decide(features[i]);
-      if (d.show) this.gate.remember(c.id, features[i]); // a hidden one gets no outcome
-      return d.show;
+    let at = 0;
+    return groups.map((group) => {
+      const xs = features.slice(at, (at += group.length));
+      const rated = group.map((c, j) => ({ j, p: c.text.trim() === '' ? -1 : (this.gate.probability(xs[j]) ?? 0) }));
+      const best = rated.reduce((a, b) => (b.p > a.p ? b : a));
+      if (best.p < 0) return 0; // all blank: the first, sent as it is
+      const d = this.gate.decide(xs[best.j]);
+      if (d.show) this.gate.remember(group[best.j].id, xs[best.j]); // a hidden one gets no outcome
+      return d.show ? best.j : null;
     });
   }
 
