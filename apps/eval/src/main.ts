@@ -59,12 +59,15 @@ async function runCommand(flags: EvalRunSettings): Promise<void> {
   const rewardModel = rewardModelDir(flags.rewardModel, warn);
   if (!klReference) warn('eval: no model named "sft" and no --sft-ref; kl_to_sft will be null');
   const problems = await readEvalProblems(flags.data, flags.limit);
+  const dev = flags.devData === undefined ? undefined : { problems: await readEvalProblems(flags.devData), temperatures: flags.temperatures, samples: flags.devSamples };
   // --greedy: the greedy pass alone, as before the sampled evaluation existed.
   const samples = flags.greedy ? 0 : flags.samples;
   const greedyPass = flags.greedy || flags.greedyPass;
+  const sampledAt = dev ? "each model's best sampling temperature on dev" : `temperature ${flags.temperature}`;
   const decoding = [
-    ...(samples > 0 ? [`${samples} samples per problem at temperature ${flags.temperature}, seed ${flags.seed}`] : []),
-    ...(greedyPass ? ['greedy'] : []),
+    ...(dev ? [`temperature chosen per model among ${flags.temperatures.join(', ')} (0 = greedy) on ${dev.problems.length} dev problems from ${flags.devData}`] : []),
+    ...(samples > 0 ? [`${samples} samples per problem at ${sampledAt}, seed ${flags.seed}`] : []),
+    ...(greedyPass ? ['greedy'] : dev ? ['greedy where chosen'] : []),
   ].join(' + ');
 
   await initBackend({ backend: flags.backend });
@@ -84,6 +87,8 @@ async function runCommand(flags: EvalRunSettings): Promise<void> {
       samples,
       greedy: greedyPass,
       temperature: flags.temperature,
+      dev,
+      stubs: flags.stubs,
       seed: flags.seed,
       template: flags.template,
       onProgress: (p) => bars.update(`${p.stage.padEnd(8)} ${p.model.padEnd(10)}`, p.done, p.total),
@@ -98,7 +103,14 @@ async function runCommand(flags: EvalRunSettings): Promise<void> {
   const written = await writeEvalOutputs(
     flags.out,
     result,
-    { data: flags.data, decoding, maxNewTokens: flags.maxNewTokens, rewardModel, klReference: klReference?.dir ?? null },
+    {
+      data: flags.data,
+      decoding,
+      maxNewTokens: flags.maxNewTokens,
+      rewardModel,
+      klReference: klReference?.dir ?? null,
+      dev: dev ? { data: flags.devData!, problems: dev.problems.length, samples: flags.devSamples } : null,
+    },
     svg,
   );
   warn(`eval: done in ${((performance.now() - t0) / 1000).toFixed(1)} s; wrote ${written.join(', ')}`);
@@ -175,12 +187,12 @@ async function baseCommand(f: EvalBaseSettings): Promise<void> {
   process.stdout.write(JSON.stringify(result.report) + '\n');
 }
 
-const program = new Command('eval').description('Evaluate Qwen2 checkpoints on coding problems: syntax, pass@1, reward, diversity, length, KL to SFT.');
+const program = new Command('eval').description('Evaluate Qwen2 checkpoints on coding problems: pass@1, pass@k, syntax, tests passed, reward, diversity, length, KL to SFT.');
 settingsCommand(
   program
     .command('run')
     .description(
-      'sample --samples responses per problem at --temperature (and one greedy) with each model, run the tests, score, compare with the SFT model per problem, and write <out>/eval.{json,md,svg} + samples.jsonl',
+      'sample --samples responses per problem at --temperature (and one greedy) with each model (or at its best temperature on --dev-data), run the tests, score, score trivial programs beside them (--stubs), compare with the SFT model per problem, and write <out>/eval.{json,md,svg} + samples.jsonl',
     ),
   EvalRunSettings,
   runCommand,

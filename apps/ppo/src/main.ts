@@ -81,9 +81,13 @@ async function train(f: PpoSettings): Promise<void> {
   if (f.limit > 0) records = records.slice(0, f.limit);
   if (records.length < f.batchSize) throw new UsageError(`--batch-size ${f.batchSize}: ${f.data} has only ${records.length} prompt${records.length === 1 ? '' : 's'} (after --limit)`);
   const withTests = records.filter((r) => r.tests && r.tests.length > 0).length;
-  const execWeight = f.execRewardWeight ?? (withTests > 0 ? 0.5 : 0);
+  // The default reward: the tests when the prompts have them (the reward model is then scored beside, weight 0), else
+  // the reward model.
+  const execWeight = f.execRewardWeight ?? (withTests > 0 ? 1 : 0);
   const useRm = f.rewardModel !== 'none';
+  const rmWeight = f.rmWeight ?? (withTests > 0 ? 0 : 1);
   if (!useRm && execWeight === 0) throw new UsageError('--reward-model none needs an execution reward: prompts with tests and --exec-reward-weight > 0');
+  if (execWeight === 0 && rmWeight === 0) throw new UsageError('--exec-reward-weight 0 and --rm-weight 0 leave no reward');
   if (execWeight > 0 && withTests === 0) throw new UsageError(`--exec-reward-weight ${execWeight}: no prompt in ${f.data} has tests`);
   const heldOutRecords = await readHeldOut(f, records);
 
@@ -112,7 +116,7 @@ async function train(f: PpoSettings): Promise<void> {
   // `execAlways`: keep the execution score (at its weight, maybe 0) even when it is not part of the reward.
   const scoreSources = (rs: readonly PpoRecord[], execAlways: boolean) => {
     const sources: { name: string; weight: number; scorer: Scorer }[] = [];
-    if (rm) sources.push({ name: 'rm_score', weight: f.rmWeight, scorer: rewardModelScorer(rm, { padId: tok.padId, endId: endTokenId(tok, f.template), batchSize: 8 }) });
+    if (rm) sources.push({ name: 'rm_score', weight: rmWeight, scorer: rewardModelScorer(rm, { padId: tok.padId, endId: endTokenId(tok, f.template), batchSize: 8 }) });
     if (execWeight > 0 || (execAlways && rs.some((r) => r.tests && r.tests.length > 0))) {
       sources.push({ name: 'exec_score', weight: execWeight, scorer: executionScorer({ pool, prompts: rs.map(execPrompt), decode, stopTokenIds: stops, template: f.template }) });
     }
@@ -149,7 +153,7 @@ async function train(f: PpoSettings): Promise<void> {
   );
 
   const ppo = new PpoTrainer(models, combineScorers(sources), f, { padId: tok.padId, stopTokenIds: stops });
-  const trainingArgs = { stage: f.algo, base_model: f.model, reward_model: f.rewardModel, exec_reward_weight: execWeight, value_head: models.valueHeadSource, ...f };
+  const trainingArgs = { stage: f.algo, base_model: f.model, reward_model: f.rewardModel, exec_reward_weight: execWeight, rm_weight: rmWeight, value_head: models.valueHeadSource, ...f };
   try {
     const result = await runPpo({
       ppo,

@@ -1,15 +1,28 @@
 // prep: build the pipeline's datasets. The builders live in libs/datagen; this file reads the settings and prints.
 //   data    sft_data.jsonl, ppo_prompts.jsonl, mbpp_validation.jsonl, eval_mbpp_test.jsonl and a copy of MBPP with its README
-//   rm      rm_data.jsonl: reference solutions, mutated variants (and optionally SFT samples), each scored by running
-//           it against the task's tests in the sandbox
+//   rm      rm_data.jsonl: reference solutions, mutated variants, stubs (and optionally SFT samples), each scored by
+//           running it against the problem's tests in the sandbox (MBPP's training split, or --problems)
 //   syntax  {prompt, response} lines for `sft train`: function bodies a model wrote for the corpus's training files
 //           that compile (rejection sampling on the compiler's verdict)
+//   suite   the task suite (data/suite): small problems in MBPP's schema at the shipped model's scale, split sft / rl / dev / test
 //   tools   tool-use tasks (data/tools): generated questions whose answer needs running code, split by kind, and MBPP
 //           problems as tool tasks with tests
 import { Command } from 'commander';
 import { runCli, settingsCommand, stagedProgress } from '@rlhf-code/cli';
 import { writeJsonl } from '@rlhf-code/data';
-import { buildRmData, PrepDataSettings, PrepRmSettings, PrepSyntaxSettings, PrepToolsSettings, runFimSyntaxData, runSyntaxData, writeMbppData, writeToolTasks } from '@rlhf-code/datagen';
+import {
+  buildRmData,
+  PrepDataSettings,
+  PrepRmSettings,
+  PrepSuiteSettings,
+  PrepSyntaxSettings,
+  PrepToolsSettings,
+  runFimSyntaxData,
+  runSyntaxData,
+  writeMbppData,
+  writeSuite,
+  writeToolTasks,
+} from '@rlhf-code/datagen';
 import { shutdownBackend } from '@rlhf-code/backend';
 
 const seconds = (t0: number) => ((Date.now() - t0) / 1000).toFixed(1);
@@ -67,6 +80,12 @@ async function syntaxCommand(s: PrepSyntaxSettings): Promise<void> {
   process.stdout.write(`prep syntax: ${s.out} ${r.examples.length} examples from ${from} (${seconds(t0)} s)\n`);
 }
 
+async function suiteCommand(s: PrepSuiteSettings): Promise<void> {
+  const t0 = Date.now();
+  const summary = await writeSuite(s);
+  process.stdout.write(`prep suite: ${summary} (${seconds(t0)} s)\n`);
+}
+
 async function toolsCommand(s: PrepToolsSettings): Promise<void> {
   const t0 = Date.now();
   const summary = await writeToolTasks(s);
@@ -86,9 +105,19 @@ settingsCommand(
 settingsCommand(
   program
     .command('rm')
-    .description('write reward-model data: per MBPP 511-974 prompt, the reference, mutated variants and optional SFT samples, each scored in the sandbox'),
+    .description('write reward-model data: per training problem (MBPP 511-974, or those of --problems with a reference), the reference, mutated variants, the trivial answers (stubs) and optional SFT samples, each scored in the sandbox'),
   PrepRmSettings,
   rmCommand,
+);
+settingsCommand(
+  program
+    .command('suite')
+    .description(
+      'write the task suite to data/suite: small problems in MBPP\'s schema generated (seeded) from operations on ints, strings, lists and dicts, ' +
+        'split into sft (with references), rl (prompts and tests; some operations only here), dev (settings) and test (reported; unseen instances and unseen operations)',
+    ),
+  PrepSuiteSettings,
+  suiteCommand,
 );
 settingsCommand(
   program

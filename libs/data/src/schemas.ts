@@ -11,15 +11,32 @@
 // - fim prefix/suffix/middle may all be empty: completing at the very start/end of a file, or inserting nothing,
 //   are cases the model has to learn.
 import { z } from 'zod';
+import { isProblemRecord, problemParts, ProblemRecordSchema } from './problems';
 
 const nonEmpty = { error: 'must not be empty' };
 
-export const SftRecordSchema = z.looseObject({
-  prompt: z.string(),
-  response: z.string().min(1, nonEmpty),
-  // Present: a fill-in-the-middle example (prompt = the text before the cursor, suffix = after, response = the middle).
-  suffix: z.string().optional(),
-});
+/**
+ * A record in MBPP's schema read as an sft or ppo record: its prompt, its reference as the response, its tests. A
+ * malformed one keeps its fields, so the inner schema names what is missing.
+ */
+const fromProblem = (v: unknown) => {
+  if (!isProblemRecord(v)) return v;
+  const p = ProblemRecordSchema.safeParse(v);
+  if (!p.success) return v;
+  const parts = problemParts(p.data);
+  return { ...v, prompt: parts.prompt, response: parts.reference ?? '', tests: parts.tests, ...(parts.setup ? { test_setup_code: parts.setup } : {}) };
+};
+
+/** `{prompt, response, suffix?}`, or a problem in MBPP's schema with its reference (`code`) as the response. */
+export const SftRecordSchema = z.preprocess(
+  fromProblem,
+  z.looseObject({
+    prompt: z.string(),
+    response: z.string().min(1, { error: 'must not be empty (in a problem of MBPP\'s schema: `code`, the reference solution)' }),
+    // Present: a fill-in-the-middle example (prompt = the text before the cursor, suffix = after, response = the middle).
+    suffix: z.string().optional(),
+  }),
+);
 
 export const RmRecordSchema = z.looseObject({
   prompt: z.string(),
@@ -35,7 +52,8 @@ export const RmRecordSchema = z.looseObject({
   source: z.string().optional(),
 });
 
-export const PpoRecordSchema = z.looseObject({
+/** `{prompt, tests?, test_setup_code?}`, or a problem in MBPP's schema (its tests; no reference needed). */
+export const PpoRecordSchema = z.preprocess(fromProblem, z.looseObject({
   prompt: z.string().min(1, nonEmpty),
   /** Python statements run after the completion, one per entry, e.g. `assert add(1, 2) == 3`. */
   tests: z
@@ -45,7 +63,7 @@ export const PpoRecordSchema = z.looseObject({
   /** Python run before the tests (imports, fixtures), as in MBPP. */
   test_setup_code: z.string().optional(),
   task_id: z.union([z.number(), z.string()]).optional(),
-});
+}));
 
 export const FimRecordSchema = z.looseObject({
   prefix: z.string(),

@@ -16,9 +16,22 @@ export const PrepDataSettings = z.strictObject({
 });
 export type PrepDataSettings = z.output<typeof PrepDataSettings>;
 
+export const PrepSuiteSettings = z.strictObject({
+  outDir: z.string().min(1).default('data/suite').describe('output folder: sft.jsonl, rl.jsonl, dev.jsonl, test.jsonl (MBPP schema) and README.md'),
+  seed: seedField('seed of the statements chosen for each split and of the test inputs (the same seed writes the same files)'),
+  python: pythonField,
+});
+export type PrepSuiteSettings = z.output<typeof PrepSuiteSettings>;
+
 export const PrepRmSettings = z.strictObject({
   mbpp: mbppField,
+  problems: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("problems in MBPP's schema to build rows from instead of MBPP's training split: those with a reference (`code`), e.g. data/suite/sft.jsonl"),
   out: z.string().min(1).default('data/rm_data.jsonl').describe('output JSONL file ({prompt, response, score, task_id, source} lines)'),
+  stubs: z.boolean().default(true).describe('also score the trivial answers of every problem (stub:pass, constant returns, echoing an argument, ...)'),
   seed: seedField('seed for the mutations (and sampling)'),
   mutantsPerKind: int().nonnegative().default(1).describe('mutated variants per mutation kind and prompt (9 kinds)'),
   sftModel: z.string().min(1).optional().describe('also score samples from this checkpoint folder (config.json, model.safetensors, tokenizer.json)'),
@@ -26,7 +39,7 @@ export const PrepRmSettings = z.strictObject({
   maxNewTokens: int().positive().default(256).describe('longest sample with --sft-model'),
   temperature: z.number().positive().default(0.8).describe('sampling temperature with --sft-model'),
   template: z.enum(PROMPT_TEMPLATES as unknown as ['raw', 'chat']).default('raw').describe('prompt format for --sft-model: raw text, or a ChatML turn for instruct checkpoints'),
-  limit: int().positive().optional().describe('only the first n prompts (quick runs)'),
+  limit: int().positive().optional().describe('a seeded subset of n problems (default: all)'),
   timeoutMs: int().min(100).default(3000).describe('wall-clock limit per run'),
   memoryMb: int().nonnegative().default(512).describe('memory limit per run (0 = none)'),
   concurrency: int().positive().default(2).describe('python processes at once'),

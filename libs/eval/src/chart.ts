@@ -1,15 +1,18 @@
-// eval.svg: grouped bars of the rate metrics (all in 0..1) per model with +-1 SE error bars; heldout.svg (PPO's
+// eval.svg: grouped bars of the rate metrics (in 0..1, exec_score down to -0.1) per model with +-1 SE error bars (the
+// stub rows are left out: eval.md has them, and eleven more bars per metric would hide the models); heldout.svg (PPO's
 // folder): the held-out scores against the PPO iteration with +-1 SE bars. Drawn by vega-lite -> vega -> SVG.
 // vega and vega-lite are ES modules only (with top-level await), so they are loaded with a dynamic import();
 // that works under tsx (the apps) but not inside jest's CommonJS sandbox, where only the spec is tested and
 // chart.test.ts renders through a tsx child process.
 import type { HeldOutRecord } from '@rlhf-code/rl';
 import type { EvalReport } from './evaluate';
+import { isStubName } from './eval-json';
 
 export const RATE_METRICS = [
   { key: 'syntax_valid', label: 'syntax valid' },
   { key: 'pass_at_1', label: 'pass@1' },
   { key: 'exec_score', label: 'exec score' },
+  { key: 'tests_passed', label: 'tests passed' },
   { key: 'defines_called_function', label: 'defines fn' },
   { key: 'distinct_1', label: 'distinct-1' },
   { key: 'distinct_2', label: 'distinct-2' },
@@ -24,10 +27,13 @@ export interface ChartRow {
   hi: number;
 }
 
+/** The models of the chart: every row but the stubs. */
+const chartModels = (report: EvalReport) => Object.entries(report.models).filter(([name]) => !isStubName(name));
+
 /** One row per (rate metric, model) with a value; metrics that are null for a model are left out. */
 export function chartRows(report: EvalReport): ChartRow[] {
   return RATE_METRICS.flatMap(({ key, label }) =>
-    Object.entries(report.models).flatMap(([model, m]) => {
+    chartModels(report).flatMap(([model, m]) => {
       const value = m[key];
       if (value === null || value === undefined) return [];
       const se = m.se?.[key] ?? 0;
@@ -36,20 +42,22 @@ export function chartRows(report: EvalReport): ChartRow[] {
   );
 }
 
-/** A vega-lite spec: x = metric, bars side by side per model (xOffset), y in 0..1, value printed on each bar. */
+/** A vega-lite spec: x = metric, bars side by side per model (xOffset), y in 0..1 (below 0 when a value is), value printed on each bar. */
 export function chartSpec(report: EvalReport): Record<string, unknown> {
-  const models = Object.keys(report.models);
+  const models = chartModels(report).map(([name]) => name);
   const metrics = RATE_METRICS.map((m) => m.label);
+  const rows = chartRows(report);
+  const bottom = Math.min(0, ...rows.map((r) => r.lo));
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
     title: `Evaluation on ${report.n_problems} problems (mean ± SE)`,
-    data: { values: chartRows(report) },
+    data: { values: rows },
     width: { step: 26 }, // with xOffset, the step is one bar's band
     height: 240,
     encoding: {
       x: { field: 'metric', type: 'nominal', sort: metrics, title: null, axis: { labelAngle: 0 } },
       xOffset: { field: 'model', type: 'nominal', sort: models },
-      y: { field: 'value', type: 'quantitative', scale: { domain: [0, 1] }, title: 'rate' },
+      y: { field: 'value', type: 'quantitative', scale: { domain: [bottom, 1] }, title: 'rate' },
     },
     layer: [
       { mark: 'bar', encoding: { color: { field: 'model', type: 'nominal', sort: models, title: 'model' } } },

@@ -1,44 +1,73 @@
 // The whole evaluation: every model answers every problem several times at a temperature (and once greedily), the
-// answers are checked and scored, and the per-problem outcomes become eval.json's means, standard errors and paired
-// differences against the SFT model.
+// answers are checked and scored, trivial programs (stubs) are scored beside them, and the per-problem outcomes
+// become eval.json's means, standard errors, pass@k and paired differences against the SFT model (eval-json.ts).
 //
 // One model is in memory at a time (a real 1.5B checkpoint is 6 GB in float32):
-//   1. per model and decoding pass (sampled, greedy): generate (generateBatch, `batchSize` prompts at a time, stopping
-//      at the template's end token) -> its code goes to the sandbox at once, batch by batch, so python runs while the
-//      next batch generates; if KL is wanted, the model's own log-probs of its responses (at the pass's temperature;
-//      libs/rl's responseLogProbs, the teacher-forced log-probs PPO trains with).
-//   2. the KL reference (SFT) model: its log-probs of every other model's responses, at the same temperature.
-//   3. the reward model: a score for every (prompt, response).
+//   1. per model:
+//      a. with dev problems: answer them at every candidate temperature (greedy for 0), wait for their tests, and
+//         choose the model's temperature (the best dev pass@1, ties to the lower) and its sampling temperature (the
+//         best above 0, for pass@k); without, every model is at --temperature (greedy with --greedy).
+//      b. per decoding pass on the test problems (sampled at the sampling temperature, greedy): generate
+//         (generateBatch, `batchSize` prompts at a time, stopping at the template's end token) -> its code goes to the
+//         sandbox at once, batch by batch, so python runs while the next batch generates; if KL is wanted for a
+//         reported pass, the model's own log-probs of its responses (at the pass's temperature; libs/rl's
+//         responseLogProbs, the teacher-forced log-probs PPO trains with).
+//   2. the stubs (stubPrograms: one fixed answer per problem each, tokens counted by the first model's tokenizer) go
+//      to the sandbox; no language model is loaded for them.
+//   3. the KL reference (SFT) model: its log-probs of every other model's responses, at the same temperature.
+//   4. the reward model: a score for every (prompt, response), stubs included.
 import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 import { checkVocabulary, Completion, generateBatch, isSequenceClassifier, Qwen2Model, readConfig, RewardModel, sampledIds } from '@rlhf-code/model';
 import { responseLogProbs } from '@rlhf-code/rl';
+import { calledFunctions, STUB_NAMES, stubPrograms } from '@rlhf-code/sandbox';
+import { meanSe } from '@rlhf-code/stats';
 import { encodePair, encodePrompt, loadTokenizer, PromptTemplate, Tokenizer } from '@rlhf-code/tokenizer';
 import type { EvalProblem } from './data';
+import { assembleReport, type Decoding, type DevReport, type EvalReport, type Row } from './eval-json';
 import type { CodeExecutor, TestOutcome } from './executor';
-import { calledFunctions, compareModels, definesCalledFunctions, MetricKey, ModelMetrics, ModelSummary, ProblemOutcome, sequenceLogRatio, summarize } from './metrics';
+import { byProblem, definesCalledFunctions, ModelSummary, problemPassAtK, ProblemOutcome, sequenceLogRatio, summarize } from './metrics';
 import type { KlReference, NamedModel } from './models-flag';
-import type { PairedDiff } from '@rlhf-code/stats';
+import { bestSamplingTemperature, bestTemperature, DevPoint, temperatureKey } from './temperature';
+
+export type { Comparison, Decoding, DevReport, EvalReport, GreedyMetrics, GroupModelReport, GroupReport, ModelReport, PassAtKReport } from './eval-json';
 
 /** Responses sampled per problem by default: enough that per-problem means are not all 0 or 1. */
 export const DEFAULT_EVAL_SAMPLES = 4;
 /** PPO's default sampling temperature (apps/ppo --temperature), so the evaluation sees what PPO optimised. */
 export const DEFAULT_EVAL_TEMPERATURE = 0.7;
+/** Candidate temperatures on dev data (0 = greedy). */
+export const DEFAULT_DEV_TEMPERATURES = [0, 0.2, 0.4, 0.6, 0.8, 1];
+/** Answers per dev problem at each temperature above 0 (greedy answers once). */
+export const DEFAULT_DEV_SAMPLES = 4;
+
+/** Choosing each model's temperature on dev problems (eval:run --dev-data). */
+export interface DevOptions {
+  problems: EvalProblem[];
+  /** Candidate temperatures; 0 = greedy. */
+  temperatures: number[];
+  /** Answers per dev problem at each temperature above 0. */
+  samples: number;
+}
 
 export interface EvalOptions {
   maxNewTokens: number;
   /** Prompts generated together (and rows scored together for KL and the reward model). */
   batchSize: number;
-  /** Sampling temperature (top-k 0, top-p 1). */
+  /** Sampling temperature (top-k 0, top-p 1) without dev data. */
   temperature: number;
-  /** Seeds generateBatch's root stream afresh for every model: answer k of every model is drawn from the same stream. */
+  /** Seeds generateBatch's root stream afresh for every model and pass: answer k of every model is drawn from the same stream. */
   seed: number;
   template: PromptTemplate;
-  /** Answers per problem sampled at `temperature` (0: greedy only). */
+  /** Answers per problem sampled (0: greedy only). */
   samples: number;
-  /** Also one greedy answer per problem, reported beside the sampled ones. */
+  /** Also one greedy answer per problem, reported beside the sampled ones (with dev data it also runs for models whose choice is greedy). */
   greedy: boolean;
+  /** Score the trivial programs of STUB_NAMES as rows of their own. */
+  stubs: boolean;
+  /** Choose each model's temperature on these problems first; absent: every model at `temperature`. */
+  dev?: DevOptions;
   models: NamedModel[];
   problems: EvalProblem[];
   /** Reward-model folder, or null for rm_score = null. */
@@ -51,44 +80,25 @@ export interface EvalOptions {
 }
 
 export interface Progress {
-  stage: 'generate' | 'kl' | 'rm';
+  stage: 'dev' | 'generate' | 'kl' | 'rm';
   model: string;
-  /** Responses (of all decoding passes) done and in all. */
+  /** Responses (of all decoding passes of the stage) done and in all. */
   done: number;
   total: number;
 }
 
-/** Greedy decoding's figures, reported beside the sampled ones (a greedy log-ratio is not a KL estimate). */
-export type GreedyMetrics = Omit<ModelMetrics, 'kl_to_sft'> & { greedy_log_ratio: number | null };
-
-/** eval.json's entry for one model: the sampled metrics' means (today's keys), their SEs, and comparisons. */
-export type ModelReport = ModelMetrics & {
-  se: Record<MetricKey, number | null>;
-  /** This model minus the SFT model on the same problems (absent for the SFT model itself and without one). */
-  vs_sft?: Record<MetricKey, PairedDiff | null>;
-  greedy?: GreedyMetrics;
-  /** Greedy-only runs (--greedy): log p_model - log p_sft of the greedy answer, averaged; kl_to_sft is then null. */
-  greedy_log_ratio?: number | null;
-};
-
-/** eval.json */
-export interface EvalReport {
-  n_problems: number;
-  /** Answers per problem behind the means (0: greedy only, then the means are the greedy figures). */
-  samples_per_problem: number;
-  temperature: number | null;
-  models: Record<string, ModelReport>;
-}
-
 /** One line of samples.jsonl. */
 export interface Sample {
+  /** The model's name, or the stub's (`stub:pass`, ...). */
   model: string;
   task_id: number | string;
-  decoding: 'sampled' | 'greedy';
-  /** Index of the answer among the problem's samples (0 for greedy). */
+  decoding: Decoding;
+  /** Index of the answer among the problem's samples (0 for greedy and stubs). */
   sample: number;
   response: string;
   passed: boolean;
+  /** Share of the problem's tests that passed. */
+  tests_passed: number;
   syntax_ok: boolean;
   exec_score: number;
   rm_score: number | null;
@@ -96,7 +106,7 @@ export interface Sample {
 
 export interface ModelTiming {
   model: string;
-  /** Wall time of generation (and of the model's own log-probs when KL is measured). */
+  /** Wall time of generation (dev included, and the model's own log-probs when KL is measured). */
   generateSeconds: number;
   /** From the first batch handed to the sandbox until the last test result, overlapping generation. */
   testSeconds: number;
@@ -108,32 +118,48 @@ export interface EvalResult {
   timings: ModelTiming[];
 }
 
-/** A response: generateBatch's completion and the prompt ids as fed to the model (cut from the left to fit the window). */
-type Response = Completion & { promptIds: number[] };
+/** A response: its text and token ids (generateBatch's, or a stub's encoded) and the prompt ids as fed to the model. */
+type Response = Pick<Completion, 'ids' | 'stopId' | 'text'> & { promptIds: number[] };
 
-/** One decoding pass of one model: problem-major responses (problem i's answers at i * perProblem ...). */
-interface PassRun {
-  decoding: 'sampled' | 'greedy';
+/** A decoding pass: how many answers per problem, at which temperature (greedy passes take log-probs at 1). */
+interface PassSpec {
+  decoding: Decoding;
   perProblem: number;
   temperature: number;
+}
+
+/** One decoding pass of one row: problem-major responses (problem i's answers at i * perProblem ...). */
+interface PassRun extends PassSpec {
   responses: Response[];
   /** Settled sandbox outcomes (errors kept, not thrown, so nothing rejects unobserved while other models run). */
   tests: Promise<TestOutcome | Error>[];
   syntaxOk: Promise<boolean[] | Error>;
-  /** Own log-probs of each response's generated ids, or null when KL is not measured for this model. */
+  /** Own log-probs of each response's generated ids, or null when KL is not measured for this pass. */
   ownLogProbs: number[][] | null;
 }
 
-/** One model's summaries per decoding pass. */
-type PassSummaries = Partial<Record<PassRun['decoding'], ModelSummary>>;
+/** Which pass a row's headline figures come from, at which temperatures, and why (dev figures). */
+interface Choice {
+  headline: Decoding;
+  temperature: number | null;
+  samplingTemperature: number | null;
+  dev?: Record<string, DevReport>;
+}
 
-interface ModelRun {
+/** A model's or a stub's passes on the test problems. */
+interface RowRun extends Choice {
   name: string;
   passes: PassRun[];
-  tokenizerHash: string;
+  /** sha256 of tokenizer.json (null for stubs: no KL). */
+  tokenizerHash: string | null;
   generateSeconds: number;
-  testStart: number;
-  testEnd: number;
+  clock: TestClock;
+}
+
+/** When a row's first test started and its last ended (ms). */
+interface TestClock {
+  start: number;
+  end: number;
 }
 
 const settle = <T>(p: Promise<T>): Promise<T | Error> => p.catch((e: unknown) => (e instanceof Error ? e : new Error(String(e))));
@@ -148,6 +174,13 @@ const seconds = (t0: number) => (performance.now() - t0) / 1000;
 /** A blank answer is not code, even though Python compiles an empty module. */
 const isBlank = (code: string) => code.trim() === '';
 
+const GREEDY: PassSpec = { decoding: 'greedy', perProblem: 1, temperature: 1 };
+const sampledSpec = (perProblem: number, temperature: number): PassSpec => ({ decoding: 'sampled', perProblem, temperature });
+/** A candidate temperature as a pass: greedy at 0, else `perProblem` samples. */
+const atTemperature = (t: number, perProblem: number): PassSpec => (t === 0 ? GREEDY : sampledSpec(perProblem, t));
+
+const passTotal = (specs: readonly PassSpec[], problems: number) => specs.reduce((n, p) => n + p.perProblem * problems, 0);
+
 function tokenizerHash(dir: string): string {
   const file = path.join(dir, 'tokenizer.json');
   if (!fs.existsSync(file)) throw new Error(`${dir}: no tokenizer.json (the evaluation decodes responses with the checkpoint's own tokenizer)`);
@@ -160,184 +193,277 @@ function loadModelTokenizer(name: string, dir: string, vocab: number): Tokenizer
   return tok;
 }
 
-export async function evaluate(opts: EvalOptions): Promise<EvalResult> {
-  const { problems, executor, klReference: ref } = opts;
-  if (problems.length === 0) throw new Error('evaluate: no problems');
+function checkOptions(opts: EvalOptions): void {
+  if (opts.models.length === 0) throw new Error('evaluate: no models');
+  if (opts.problems.length === 0) throw new Error('evaluate: no problems');
   if (!(Number.isInteger(opts.samples) && opts.samples >= 0)) throw new Error(`evaluate: samples must be an integer >= 0, got ${opts.samples}`);
   if (opts.samples === 0 && !opts.greedy) throw new Error('evaluate: nothing to do (no samples and no greedy pass)');
-  const log = opts.log ?? (() => undefined);
-  const passes: { decoding: 'sampled' | 'greedy'; perProblem: number; temperature: number }[] = [
-    ...(opts.samples > 0 ? [{ decoding: 'sampled' as const, perProblem: opts.samples, temperature: opts.temperature }] : []),
-    ...(opts.greedy ? [{ decoding: 'greedy' as const, perProblem: 1, temperature: 1 }] : []),
-  ];
-  const total = passes.reduce((n, p) => n + p.perProblem * problems.length, 0);
-  /** A model's log-probs of every token a pass sampled (the end token included) at the pass's temperature: KL's terms. */
-  const logProbs = (model: Qwen2Model, padId: number, p: PassRun) =>
-    responseLogProbs(model, p.responses.map((r) => r.promptIds), p.responses.map(sampledIds), { temperature: p.temperature, padId, chunkSize: opts.batchSize });
-  const called = problems.map((p) => calledFunctions(p.tests, p.setup));
-  const runs: ModelRun[] = [];
-
-  // 1. Generate, start the sandbox, own log-probs.
-  for (const { name, dir } of opts.models) {
-    const t0 = performance.now();
-    if (isSequenceClassifier(readConfig(dir))) throw new Error(`${name}=${dir}: a reward model (Qwen2ForSequenceClassification), not a language model that can answer`);
-    const model = await Qwen2Model.load(dir, { trainable: false });
-    try {
-      const tok = loadModelTokenizer(name, dir, model.config.vocab_size);
-      // Each problem's prompt ids, cut from the left when the prompt + maxNewTokens exceed the context window.
-      const maxPrompt = Math.max(1, model.config.max_position_embeddings - opts.maxNewTokens);
-      const prompts = problems.map((q) => encodePrompt(tok, q.prompt, opts.template).slice(-maxPrompt));
-      const run: ModelRun = { name, passes: [], tokenizerHash: tokenizerHash(dir), generateSeconds: 0, testStart: 0, testEnd: 0 };
-      opts.onProgress?.({ stage: 'generate', model: name, done: 0, total });
-      let done = 0;
-      for (const pass of passes) {
-        const p: PassRun = { ...pass, responses: [], tests: [], syntaxOk: Promise.resolve([]), ownLogProbs: null };
-        const problemOf = (k: number) => problems[Math.floor(k / pass.perProblem)];
-        const onBatch = (indices: readonly number[], batch: readonly Completion[]) => {
-          if (run.testStart === 0) run.testStart = performance.now();
-          batch.forEach((r, i) => {
-            const problem = problemOf(indices[i]);
-            p.tests[indices[i]] = settle(executor.runTests(r.text, problem.tests, problem.setup).finally(() => (run.testEnd = performance.now())));
-          });
-          done += batch.length;
-          opts.onProgress?.({ stage: 'generate', model: name, done, total });
-        };
-        const rows = prompts.flatMap((ids) => new Array<number[]>(pass.perProblem).fill(ids));
-        const completions = await generateBatch(model, rows, {
-          maxNewTokens: opts.maxNewTokens,
-          batchSize: opts.batchSize,
-          tokenizer: tok,
-          stop: opts.template,
-          greedy: pass.decoding === 'greedy',
-          temperature: pass.temperature,
-          topK: 0,
-          topP: 1,
-          seed: opts.seed,
-          onBatch,
-        });
-        p.responses = completions.map((c, k) => ({ ...c, promptIds: rows[k] }));
-        const texts = p.responses.map((r) => r.text);
-        p.syntaxOk = settle(executor.checkSyntax(texts).then((ok) => ok.map((v, i) => v && !isBlank(texts[i]))));
-        if (ref !== null && ref.name !== name) p.ownLogProbs = logProbs(model, tok.padId, p);
-        run.passes.push(p);
-      }
-      run.generateSeconds = seconds(t0);
-      runs.push(run);
-      log(`${name}: ${total} responses in ${run.generateSeconds.toFixed(1)} s`);
-    } finally {
-      model.dispose();
-    }
+  const dev = opts.dev;
+  if (!dev) return;
+  if (dev.problems.length === 0) throw new Error('evaluate: no dev problems');
+  if (dev.temperatures.length === 0 || dev.temperatures.some((t) => !(Number.isFinite(t) && t >= 0))) {
+    throw new Error(`evaluate: dev temperatures must be numbers >= 0, got [${dev.temperatures.join(', ')}]`);
   }
+  if (!(Number.isInteger(dev.samples) && dev.samples > 0)) throw new Error(`evaluate: dev samples must be a positive integer, got ${dev.samples}`);
+  if (opts.samples === 0 && dev.temperatures.some((t) => t > 0)) throw new Error('evaluate: dev temperatures above 0 need samples > 0 (the chosen temperature is sampled)');
+}
 
-  // 2. The reference model's log-probs of the other models' responses, at each pass's temperature.
+/** A model in memory, ready to answer problems. */
+interface Answerer {
+  name: string;
+  model: Qwen2Model;
+  tok: Tokenizer;
+  /** Each problem's prompt ids, cut from the left when the prompt + maxNewTokens exceed the context window. */
+  prompts(problems: readonly EvalProblem[]): number[][];
+}
+
+/**
+ * Generate one pass's answers to `problems`, handing each batch's code to the sandbox as soon as it is decoded (the
+ * tests run while the next batch generates). `onBatch` counts answers for the progress bar.
+ */
+async function generatePass(
+  opts: EvalOptions,
+  a: Answerer,
+  problems: readonly EvalProblem[],
+  spec: PassSpec,
+  clock: TestClock,
+  onBatch: (answers: number) => void,
+): Promise<PassRun> {
+  const p: PassRun = { ...spec, responses: [], tests: [], syntaxOk: Promise.resolve([]), ownLogProbs: null };
+  const rows = a.prompts(problems).flatMap((ids) => new Array<number[]>(spec.perProblem).fill(ids));
+  const completions = await generateBatch(a.model, rows, {
+    maxNewTokens: opts.maxNewTokens,
+    batchSize: opts.batchSize,
+    tokenizer: a.tok,
+    stop: opts.template,
+    greedy: spec.decoding === 'greedy',
+    temperature: spec.temperature,
+    topK: 0,
+    topP: 1,
+    seed: opts.seed,
+    onBatch: (indices, batch) => {
+      batch.forEach((r, i) => (p.tests[indices[i]] = runTests(opts.executor, r.text, problems[Math.floor(indices[i] / spec.perProblem)], clock)));
+      onBatch(batch.length);
+    },
+  });
+  p.responses = completions.map((c, k) => ({ ids: c.ids, stopId: c.stopId, text: c.text, promptIds: rows[k] }));
+  return p;
+}
+
+function runTests(executor: CodeExecutor, code: string, problem: EvalProblem, clock: TestClock): Promise<TestOutcome | Error> {
+  if (clock.start === 0) clock.start = performance.now();
+  return settle(executor.runTests(code, problem.tests, problem.setup).finally(() => (clock.end = performance.now())));
+}
+
+/** Start the syntax check of a pass's responses (a blank one is not valid code). */
+function checkPassSyntax(executor: CodeExecutor, p: PassRun): void {
+  const texts = p.responses.map((r) => r.text);
+  p.syntaxOk = settle(executor.checkSyntax(texts).then((ok) => ok.map((v, i) => v && !isBlank(texts[i]))));
+}
+
+/** Dev pass@1 at every candidate temperature (tests only), and the choice it makes. */
+async function chooseOnDev(opts: EvalOptions, dev: DevOptions, a: Answerer, clock: TestClock): Promise<Choice> {
+  const specs = dev.temperatures.map((t) => atTemperature(t, dev.samples));
+  const total = passTotal(specs, dev.problems.length);
+  let done = 0;
+  opts.onProgress?.({ stage: 'dev', model: a.name, done, total });
+  const runs: PassRun[] = [];
+  for (const spec of specs) {
+    runs.push(await generatePass(opts, a, dev.problems, spec, clock, (n) => opts.onProgress?.({ stage: 'dev', model: a.name, done: (done += n), total })));
+  }
+  const points: (DevPoint & { se: number | null })[] = [];
+  for (const [i, run] of runs.entries()) {
+    const passed = (await Promise.all(run.tests)).map((t) => unwrap(t).passed);
+    const { mean, se } = meanSe(byProblem(passed, run.perProblem).map((flags) => problemPassAtK(flags, 1)));
+    points.push({ temperature: dev.temperatures[i], passAt1: mean, se });
+  }
+  const temperature = bestTemperature(points);
+  // no candidate above 0: the samples behind pass@k are drawn at --temperature
+  const samplingTemperature = opts.samples > 0 ? (bestSamplingTemperature(points) ?? opts.temperature) : null;
+  const table: Record<string, DevReport> = Object.fromEntries(points.map((p) => [temperatureKey(p.temperature), { pass_at_1: p.passAt1, se: p.se }]));
+  opts.log?.(`${a.name}: dev pass@1 ${points.map((p) => `${p.temperature}: ${p.passAt1.toFixed(3)}`).join(', ')}; chose ${temperature}`);
+  return { headline: temperature === 0 ? 'greedy' : 'sampled', temperature, samplingTemperature, dev: table };
+}
+
+/** Without dev data: every model at --temperature, or greedy when nothing is sampled. */
+const fixedChoice = (opts: EvalOptions): Choice =>
+  opts.samples > 0
+    ? { headline: 'sampled', temperature: opts.temperature, samplingTemperature: opts.temperature }
+    : { headline: 'greedy', temperature: 0, samplingTemperature: null };
+
+/** The test problems' passes of a model: the sampled one at its sampling temperature, and greedy when wanted or chosen. */
+const testPasses = (opts: EvalOptions, c: Choice): PassSpec[] => [
+  ...(c.samplingTemperature !== null ? [sampledSpec(opts.samples, c.samplingTemperature)] : []),
+  ...(opts.greedy || c.headline === 'greedy' ? [GREEDY] : []),
+];
+
+/** 1. Load one model, choose its temperature (on dev data), answer the test problems, take its own log-probs for KL. */
+async function runModel(opts: EvalOptions, { name, dir }: NamedModel): Promise<RowRun> {
+  const t0 = performance.now();
+  if (isSequenceClassifier(readConfig(dir))) throw new Error(`${name}=${dir}: a reward model (Qwen2ForSequenceClassification), not a language model that can answer`);
+  const model = await Qwen2Model.load(dir, { trainable: false });
+  try {
+    const tok = loadModelTokenizer(name, dir, model.config.vocab_size);
+    const maxPrompt = Math.max(1, model.config.max_position_embeddings - opts.maxNewTokens);
+    const a: Answerer = { name, model, tok, prompts: (ps) => ps.map((q) => encodePrompt(tok, q.prompt, opts.template).slice(-maxPrompt)) };
+    const clock: TestClock = { start: 0, end: 0 };
+    const choice = opts.dev ? await chooseOnDev(opts, opts.dev, a, clock) : fixedChoice(opts);
+    const run: RowRun = { name, ...choice, passes: [], tokenizerHash: tokenizerHash(dir), generateSeconds: 0, clock };
+    const specs = testPasses(opts, choice);
+    const total = passTotal(specs, opts.problems.length);
+    let done = 0;
+    opts.onProgress?.({ stage: 'generate', model: name, done, total });
+    const ref = opts.klReference;
+    for (const spec of specs) {
+      const p = await generatePass(opts, a, opts.problems, spec, clock, (n) => opts.onProgress?.({ stage: 'generate', model: name, done: (done += n), total }));
+      checkPassSyntax(opts.executor, p);
+      // KL of the reported passes only: the headline and the greedy figures (a sampled pass behind a greedy headline gives pass@k alone)
+      const reported = p.decoding === choice.headline || p.decoding === 'greedy';
+      if (ref !== null && ref.name !== name && reported) p.ownLogProbs = logProbs(opts, model, tok.padId, p);
+      run.passes.push(p);
+    }
+    run.generateSeconds = seconds(t0);
+    opts.log?.(`${name}: ${total} responses in ${run.generateSeconds.toFixed(1)} s`);
+    return run;
+  } finally {
+    model.dispose();
+  }
+}
+
+/** A model's log-probs of every token a pass sampled (the end token included) at the pass's temperature: KL's terms. */
+const logProbs = (opts: EvalOptions, model: Qwen2Model, padId: number, p: PassRun) =>
+  responseLogProbs(model, p.responses.map((r) => r.promptIds), p.responses.map(sampledIds), { temperature: p.temperature, padId, chunkSize: opts.batchSize });
+
+/** 2. The stubs' rows: each stub's program for every problem, tested and syntax-checked like a model's answers. */
+function stubRuns(opts: EvalOptions): RowRun[] {
+  const tok = loadTokenizer(opts.models[0].dir);
+  const programs = opts.problems.map((q) => stubPrograms({ prompt: q.prompt, tests: q.tests, setup: q.setup, code: q.code }));
+  return STUB_NAMES.map((name, s) => {
+    const clock: TestClock = { start: 0, end: 0 };
+    const p: PassRun = { decoding: 'stub', perProblem: 1, temperature: 1, responses: [], tests: [], syntaxOk: Promise.resolve([]), ownLogProbs: null };
+    p.responses = programs.map((stubs) => ({ text: stubs[s].response, ids: tok.encode(stubs[s].response, { parseSpecialTokens: false }), stopId: null, promptIds: [] }));
+    p.tests = p.responses.map((r, i) => runTests(opts.executor, r.text, opts.problems[i], clock));
+    checkPassSyntax(opts.executor, p);
+    return { name, headline: 'stub', temperature: null, samplingTemperature: null, passes: [p], tokenizerHash: null, generateSeconds: 0, clock };
+  });
+}
+
+/** 3. The reference model's log-probs of the other models' responses, at each pass's temperature. */
+async function referenceLogRatios(opts: EvalOptions, runs: readonly RowRun[]): Promise<Map<PassRun, number[]>> {
+  const ref = opts.klReference;
   const logRatios = new Map<PassRun, number[]>();
   const needKl = runs.filter((r) => r.passes.some((p) => p.ownLogProbs !== null));
-  if (ref && needKl.length > 0) {
-    const refModel = await Qwen2Model.load(ref.dir, { trainable: false });
-    try {
-      const refHash = tokenizerHash(ref.dir);
-      const refTok = loadModelTokenizer('KL reference', ref.dir, refModel.config.vocab_size);
-      for (const run of needKl) {
-        if (run.tokenizerHash !== refHash) {
-          throw new Error(`KL: ${run.name} and the reference ${ref.dir} have different tokenizers, so their token log-probs cannot be compared`);
-        }
-        opts.onProgress?.({ stage: 'kl', model: run.name, done: 0, total });
-        let done = 0;
-        for (const p of run.passes) {
-          const refLp = logProbs(refModel, refTok.padId, p);
-          logRatios.set(p, refLp.map((lp, i) => sequenceLogRatio(p.ownLogProbs![i], lp)));
-          done += p.responses.length;
-          opts.onProgress?.({ stage: 'kl', model: run.name, done, total });
-        }
+  if (!ref || needKl.length === 0) return logRatios;
+  const refModel = await Qwen2Model.load(ref.dir, { trainable: false });
+  try {
+    const refHash = tokenizerHash(ref.dir);
+    const refTok = loadModelTokenizer('KL reference', ref.dir, refModel.config.vocab_size);
+    for (const run of needKl) {
+      if (run.tokenizerHash !== refHash) {
+        throw new Error(`KL: ${run.name} and the reference ${ref.dir} have different tokenizers, so their token log-probs cannot be compared`);
       }
-    } finally {
-      refModel.dispose();
+      const passes = run.passes.filter((p) => p.ownLogProbs !== null);
+      const total = passes.reduce((n, p) => n + p.responses.length, 0);
+      let done = 0;
+      opts.onProgress?.({ stage: 'kl', model: run.name, done, total });
+      for (const p of passes) {
+        const refLp = logProbs(opts, refModel, refTok.padId, p);
+        logRatios.set(p, refLp.map((lp, i) => sequenceLogRatio(p.ownLogProbs![i], lp)));
+        opts.onProgress?.({ stage: 'kl', model: run.name, done: (done += p.responses.length), total });
+      }
     }
+  } finally {
+    refModel.dispose();
   }
+  return logRatios;
+}
 
-  // 3. Reward-model scores, read at the end token appended by encodePair (as the RM was trained).
+/** 4. Reward-model scores, read at the end token appended by encodePair (as the RM was trained). */
+async function rewardScores(opts: EvalOptions, runs: readonly RowRun[]): Promise<Map<PassRun, number[]>> {
   const rmScores = new Map<PassRun, number[]>();
-  if (opts.rewardModelDir) {
-    const rm = await RewardModel.load(opts.rewardModelDir, { trainable: false });
-    try {
-      const rmTok = loadModelTokenizer('reward model', opts.rewardModelDir, rm.config.vocab_size);
-      const maxLen = rm.config.max_position_embeddings;
-      for (const run of runs) {
-        opts.onProgress?.({ stage: 'rm', model: run.name, done: 0, total });
-        let done = 0;
-        for (const p of run.passes) {
-          const rows = p.responses.map((r, k) => encodePair(rmTok, problems[Math.floor(k / p.perProblem)].prompt, r.text, { template: opts.template, maxLen }).ids);
-          rmScores.set(p, rm.score(rows, rmTok.padId, opts.batchSize));
-          done += rows.length;
-          opts.onProgress?.({ stage: 'rm', model: run.name, done, total });
-        }
+  if (!opts.rewardModelDir) return rmScores;
+  const rm = await RewardModel.load(opts.rewardModelDir, { trainable: false });
+  try {
+    const rmTok = loadModelTokenizer('reward model', opts.rewardModelDir, rm.config.vocab_size);
+    const maxLen = rm.config.max_position_embeddings;
+    for (const run of runs) {
+      const total = run.passes.reduce((n, p) => n + p.responses.length, 0);
+      let done = 0;
+      opts.onProgress?.({ stage: 'rm', model: run.name, done, total });
+      for (const p of run.passes) {
+        const rows = p.responses.map((r, k) => encodePair(rmTok, opts.problems[Math.floor(k / p.perProblem)].prompt, r.text, { template: opts.template, maxLen }).ids);
+        rmScores.set(p, rm.score(rows, rmTok.padId, opts.batchSize));
+        opts.onProgress?.({ stage: 'rm', model: run.name, done: (done += rows.length), total });
       }
-    } finally {
-      rm.dispose();
     }
+  } finally {
+    rm.dispose();
   }
+  return rmScores;
+}
 
-  // 4. Wait for the sandbox, group each pass's outcomes by problem, summarise, and compare with the SFT model.
+/** Wait for a pass's sandbox results and summarise them by problem; its samples.jsonl lines go to `samples`. */
+async function summarizePass(
+  opts: EvalOptions,
+  name: string,
+  p: PassRun,
+  scores: { rm?: number[]; kl?: number[] },
+  called: readonly string[][],
+  samples: Sample[],
+): Promise<ModelSummary> {
+  const tests = (await Promise.all(p.tests)).map(unwrap);
+  const syntaxOk = unwrap(await p.syntaxOk);
+  const { rm, kl } = scores;
+  const problemOf = (k: number) => Math.floor(k / p.perProblem);
+  const outcomes: ProblemOutcome[] = p.responses.map((r, k) => ({
+    tokens: r.ids,
+    syntaxOk: syntaxOk[k],
+    passed: tests[k].passed,
+    execScore: tests[k].execScore,
+    testsPassed: tests[k].testsPassed,
+    definesCalled: definesCalledFunctions(r.text, called[problemOf(k)]),
+    rmScore: rm ? rm[k] : null,
+    logRatio: kl ? kl[k] : null,
+  }));
+  p.responses.forEach((r, k) =>
+    samples.push({
+      model: name,
+      task_id: opts.problems[problemOf(k)].taskId,
+      decoding: p.decoding,
+      sample: k % p.perProblem,
+      response: r.text,
+      passed: tests[k].passed,
+      tests_passed: tests[k].testsPassed,
+      syntax_ok: syntaxOk[k],
+      exec_score: tests[k].execScore,
+      rm_score: rm ? rm[k] : null,
+    }),
+  );
+  return summarize(byProblem(outcomes, p.perProblem));
+}
+
+export async function evaluate(opts: EvalOptions): Promise<EvalResult> {
+  checkOptions(opts);
+  const runs: RowRun[] = [];
+  for (const m of opts.models) runs.push(await runModel(opts, m));
+  if (opts.stubs) runs.push(...stubRuns(opts));
+  const logRatios = await referenceLogRatios(opts, runs);
+  const rmScores = await rewardScores(opts, runs);
+
+  // 5. Wait for the sandbox, summarise each pass by problem, and build eval.json.
+  const called = opts.problems.map((p) => calledFunctions(p.tests, p.setup));
   const samples: Sample[] = [];
   const timings: ModelTiming[] = [];
-  const summaries = new Map<string, PassSummaries>();
+  const rows: Row[] = [];
   for (const run of runs) {
-    const entry: PassSummaries = {};
-    for (const p of run.passes) {
-      const tests = (await Promise.all(p.tests)).map(unwrap);
-      const syntaxOk = unwrap(await p.syntaxOk);
-      const rm = rmScores.get(p);
-      const kl = logRatios.get(p);
-      const outcomes: ProblemOutcome[] = p.responses.map((r, k) => ({
-        tokens: r.ids,
-        syntaxOk: syntaxOk[k],
-        passed: tests[k].passed,
-        execScore: tests[k].execScore,
-        definesCalled: definesCalledFunctions(r.text, called[Math.floor(k / p.perProblem)]),
-        rmScore: rm ? rm[k] : null,
-        logRatio: kl ? kl[k] : null,
-      }));
-      entry[p.decoding] = summarize(problems.map((_, i) => outcomes.slice(i * p.perProblem, (i + 1) * p.perProblem)));
-      p.responses.forEach((r, k) =>
-        samples.push({
-          model: run.name,
-          task_id: problems[Math.floor(k / p.perProblem)].taskId,
-          decoding: p.decoding,
-          sample: k % p.perProblem,
-          response: r.text,
-          passed: tests[k].passed,
-          syntax_ok: syntaxOk[k],
-          exec_score: tests[k].execScore,
-          rm_score: rm ? rm[k] : null,
-        }),
-      );
+    const passes: Row['passes'] = {};
+    for (const p of run.passes) passes[p.decoding] = await summarizePass(opts, run.name, p, { rm: rmScores.get(p), kl: logRatios.get(p) }, called, samples);
+    rows.push({ name: run.name, passes, headline: run.headline, temperature: run.temperature, samplingTemperature: run.samplingTemperature, dev: run.dev });
+    if (run.headline !== 'stub') {
+      const { start, end } = run.clock;
+      timings.push({ model: run.name, generateSeconds: run.generateSeconds, testSeconds: start ? (end - start) / 1000 : 0 });
     }
-    summaries.set(run.name, entry);
-    timings.push({ model: run.name, generateSeconds: run.generateSeconds, testSeconds: run.testStart ? (run.testEnd - run.testStart) / 1000 : 0 });
   }
-  const main = (e: PassSummaries) => (e.sampled ?? e.greedy)!;
-  const sft = ref?.name ? summaries.get(ref.name) : undefined;
-  const report: EvalReport = {
-    n_problems: problems.length,
-    samples_per_problem: opts.samples,
-    temperature: opts.samples > 0 ? opts.temperature : null,
-    models: {},
-  };
-  for (const [name, entry] of summaries) {
-    const s = main(entry);
-    const model: ModelReport = { ...s.metrics, se: s.se };
-    if (sft && ref && name !== ref.name) model.vs_sft = compareModels(s, main(sft));
-    if (!entry.sampled) {
-      // Greedy only: the log-ratio of one greedy answer per problem is not an estimate of the KL, so it is not named one.
-      model.greedy_log_ratio = model.kl_to_sft;
-      model.kl_to_sft = null;
-      model.se = { ...model.se, kl_to_sft: null };
-    }
-    if (entry.sampled && entry.greedy) {
-      const { kl_to_sft: greedyLogRatio, ...rest } = entry.greedy.metrics;
-      model.greedy = { ...rest, greedy_log_ratio: greedyLogRatio };
-    }
-    report.models[name] = model;
-  }
+  const report = assembleReport(rows, { problems: opts.problems, samples: opts.samples, sftName: opts.klReference?.name ?? null });
   return { report, samples, timings };
 }

@@ -1,12 +1,14 @@
 // How the evaluation runs generated code: syntax check for every response, then the problem's tests in the
 // sandbox (a separate python3 -I process per run, limited in time, memory and output; see libs/sandbox).
-import { checkSyntax, executionScore, SandboxPool, type SandboxOptions } from '@rlhf-code/sandbox';
+import { checkSyntax, executionScore, passedAll, SandboxPool, testsPassedShare, type SandboxOptions } from '@rlhf-code/sandbox';
 
 export interface TestOutcome {
-  /** Every test passed (no timeout, no crash). */
+  /** Every test passed (no timeout, no crash): pass@1's criterion. */
   passed: boolean;
-  /** The sandbox's score in 0..1: syntax, share of tests passed, quality checks (executionScore, as rm_data's). */
+  /** The sandbox's executionScore (RL's default reward): 1 when every test passes, -0.1 when the code does not compile, else 0. */
   execScore: number;
+  /** Share of the tests that passed, in 0..1 (testsPassedShare): a diagnostic that trivial programs can earn. */
+  testsPassed: number;
 }
 
 export interface CodeExecutor {
@@ -22,10 +24,7 @@ export function sandboxExecutor(opts: SandboxOptions & { concurrency?: number } 
     checkSyntax: (codes) => checkSyntax(codes, opts),
     runTests: async (code, tests, setup) => {
       const r = await pool.run(code, tests, setup);
-      return {
-        passed: r.syntaxOk && !r.timedOut && r.total === tests.length && r.passed === r.total,
-        execScore: executionScore(r, code),
-      };
+      return { passed: passedAll(r) && r.total === tests.length, execScore: executionScore(r, code), testsPassed: testsPassedShare(r) };
     },
   };
 }

@@ -1,5 +1,6 @@
-// @rlhf-code/eval: compare checkpoints on held-out coding problems (syntax-valid rate, pass@1 in the sandbox,
-// reward-model score, distinct-n, length, KL to the SFT model) and write eval.json / eval.md / eval.svg; and the base
+// @rlhf-code/eval: compare checkpoints on held-out coding problems (pass@1 and pass@k in the sandbox, each model at a
+// temperature chosen on dev problems, syntax-valid rate, share of tests passed, reward-model score, distinct-n, length,
+// KL to the SFT model, trivial programs as stub rows, per-group tables) and write eval.json / eval.md / eval.svg; and the base
 // model's own figures (held-out loss, FIM first-line exact match, FIM syntax-valid rate: base-eval.ts; function bodies written after a held-out signature + docstring:
 // function-eval.ts).
 export { evaluate } from './evaluate';

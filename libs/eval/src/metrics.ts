@@ -1,6 +1,6 @@
 // The numbers of one model's evaluation, computed from per-problem facts. Pure functions, no tfjs:
 // everything here is checked against hand-computed values in metrics.test.ts.
-import { jackknife, jackknifeDiff, meanSe, paired, PairedDiff, passAtK } from '@rlhf-code/stats';
+import { jackknife, jackknifeDiff, meanSe, MeanSe, paired, PairedDiff, passAtK } from '@rlhf-code/stats';
 
 /** Arithmetic mean; null for an empty list (a metric with no data is "not measured", not 0). */
 export function mean(xs: readonly number[]): number | null {
@@ -57,8 +57,10 @@ export interface ProblemOutcome {
   tokens: number[];
   syntaxOk: boolean;
   passed: boolean;
-  /** The sandbox's ground-truth score in 0..1 (libs/sandbox executionScore: the formula that scores rm_data). */
+  /** The sandbox's executionScore (RL's default reward): 1 all tests pass, -0.1 does not compile, else 0. */
   execScore: number;
+  /** Share of the problem's tests that passed, in 0..1 (a diagnostic: trivial programs earn some). */
+  testsPassed: number;
   /** The code defines the function(s) the problem's tests call. */
   definesCalled: boolean;
   /** Reward-model score of (prompt, response), or null without a reward model. */
@@ -72,6 +74,7 @@ export interface ModelMetrics {
   syntax_valid: number;
   pass_at_1: number;
   exec_score: number;
+  tests_passed: number;
   defines_called_function: number;
   rm_score: number | null;
   distinct_1: number | null;
@@ -81,16 +84,24 @@ export interface ModelMetrics {
 }
 
 export const METRIC_KEYS = [
-  'syntax_valid', 'pass_at_1', 'exec_score', 'defines_called_function', 'rm_score', 'distinct_1', 'distinct_2', 'mean_len', 'kl_to_sft',
+  'syntax_valid', 'pass_at_1', 'exec_score', 'tests_passed', 'defines_called_function', 'rm_score', 'distinct_1', 'distinct_2', 'mean_len', 'kl_to_sft',
 ] as const;
 export type MetricKey = (typeof METRIC_KEYS)[number];
 
 /** The metrics that are means of per-problem values (distinct-n pools n-grams instead). */
-const PER_PROBLEM_KEYS = ['syntax_valid', 'pass_at_1', 'exec_score', 'defines_called_function', 'rm_score', 'mean_len', 'kl_to_sft'] as const;
+const PER_PROBLEM_KEYS = ['syntax_valid', 'pass_at_1', 'exec_score', 'tests_passed', 'defines_called_function', 'rm_score', 'mean_len', 'kl_to_sft'] as const;
 type PerProblemKey = (typeof PER_PROBLEM_KEYS)[number];
 
 /** One model's outcomes, grouped by problem: outcomes[i] are its samples for problem i (all problems, same order). */
 export type ProblemGroups = readonly (readonly ProblemOutcome[])[];
+
+/** The unbiased pass@k of one problem from its responses' pass flags. */
+export const problemPassAtK = (passed: readonly boolean[], k: number): number => passAtK(passed.length, passed.filter(Boolean).length, k);
+
+/** Problem-major items (problem i's at i * perProblem ...) grouped by problem. */
+export function byProblem<T>(items: readonly T[], perProblem: number): T[][] {
+  return Array.from({ length: Math.ceil(items.length / perProblem) }, (_, i) => items.slice(i * perProblem, (i + 1) * perProblem));
+}
 
 /** The per-problem value of each metric (the mean over the problem's samples; pass@1 by the unbiased estimator). */
 function perProblemValues(groups: ProblemGroups): Record<PerProblemKey, number[] | null> {
@@ -102,13 +113,39 @@ function perProblemValues(groups: ProblemGroups): Record<PerProblemKey, number[]
   }));
   return {
     syntax_valid: over((o) => Number(o.syntaxOk)),
-    pass_at_1: all(groups.map((g) => passAtK(g.length, g.filter((o) => o.passed).length, 1))),
+    pass_at_1: all(groups.map((g) => problemPassAtK(g.map((o) => o.passed), 1))),
     exec_score: over((o) => o.execScore),
+    tests_passed: over((o) => o.testsPassed),
     defines_called_function: over((o) => Number(o.definesCalled)),
     rm_score: over((o) => o.rmScore),
     mean_len: over((o) => o.tokens.length),
     kl_to_sft: over((o) => o.logRatio),
   };
+}
+
+/** The k of pass@k reported for n samples per problem: the powers of two up to n, and n itself. */
+export function passAtKs(n: number): number[] {
+  if (!(Number.isInteger(n) && n >= 1)) throw new Error(`passAtKs: n must be a positive integer, got ${n}`);
+  const ks: number[] = [];
+  for (let k = 1; k <= n; k *= 2) ks.push(k);
+  if (ks[ks.length - 1] !== n) ks.push(n);
+  return ks;
+}
+
+/** pass@k at one k: the unbiased estimate per problem, and their mean ± SE over problems. */
+export type PassAtK = MeanSe & { perProblem: number[] };
+
+/** pass@k for every k of passAtKs(n), keyed "1", "2", ...; {} when the problems have different numbers of samples. */
+function passAtKCurve(groups: ProblemGroups): Record<string, PassAtK> {
+  const n = groups[0].length;
+  if (groups.some((g) => g.length !== n)) return {};
+  const passed = groups.map((g) => g.map((o) => o.passed));
+  return Object.fromEntries(
+    passAtKs(n).map((k) => {
+      const perProblem = passed.map((flags) => problemPassAtK(flags, k));
+      return [String(k), { ...meanSe(perProblem), perProblem }];
+    }),
+  );
 }
 
 /** distinct-n over the responses of every problem but `skip` (-1: all): the statistic the jackknife recomputes. */
@@ -121,6 +158,8 @@ export interface ModelSummary {
   se: Record<MetricKey, number | null>;
   groups: ProblemGroups;
   perProblem: Record<PerProblemKey, number[] | null>;
+  /** pass@k from the problems' samples (see passAtKCurve). */
+  passAtK: Record<string, PassAtK>;
 }
 
 /**
@@ -144,7 +183,7 @@ export function summarize(groups: ProblemGroups): ModelSummary {
     metrics[key] = r.value;
     se[key] = r.se;
   }
-  return { metrics: metrics as unknown as ModelMetrics, se, groups, perProblem };
+  return { metrics: metrics as unknown as ModelMetrics, se, groups, perProblem, passAtK: passAtKCurve(groups) };
 }
 
 /** Every metric of `a` minus `b` on the same problems, paired per problem (null where either lacks the metric). */
@@ -162,25 +201,9 @@ export function compareModels(a: ModelSummary, b: ModelSummary): Record<MetricKe
   return out;
 }
 
-/** Python's builtins and common methods that tests call without the solution defining them. */
-const NOT_SOLUTION = new Set(
-  ('abs all any ascii bin bool bytearray bytes callable chr complex dict dir divmod enumerate eval filter float format ' +
-    'frozenset getattr globals hasattr hash hex id input int isinstance issubclass iter len list locals map max min next ' +
-    'object oct open ord pow print range repr reversed round set setattr slice sorted str sum super tuple type vars zip ' +
-    'isclose assert not and or in is lambda').split(' '),
-);
-
-/**
- * The functions a problem's tests call that a solution must define: identifiers followed by `(`, not after a `.`,
- * not Python builtins, not defined by the setup code.
- */
-export function calledFunctions(tests: readonly string[], setup = ''): string[] {
-  const names = new Set<string>();
-  for (const t of tests) {
-    for (const m of t.matchAll(/(?<![.\w])([A-Za-z_]\w*)\s*\(/g)) if (!NOT_SOLUTION.has(m[1])) names.add(m[1]);
-  }
-  const defined = new Set([...setup.matchAll(/^[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)/gm)].map((m) => m[1]));
-  return [...names].filter((n) => !defined.has(n));
+/** pass@k of `a` minus `b` on the same problems, paired per problem, at every k both have. */
+export function comparePassAtK(a: ModelSummary, b: ModelSummary): Record<string, PairedDiff> {
+  return Object.fromEntries(Object.keys(a.passAtK).filter((k) => k in b.passAtK).map((k) => [k, paired(a.passAtK[k].perProblem, b.passAtK[k].perProblem)]));
 }
 
 /** Whether `code` defines (`def name(`) every function the tests call; false when the tests call none. */

@@ -1,14 +1,17 @@
-// eval.md: the settings, the table of means with standard errors, the paired differences against the SFT model,
-// the greedy figures, and what each column means.
+// eval.md: the settings, the table of means with standard errors (each model at its chosen temperature, the stubs
+// beside them), pass@k, the dev pass@1 each temperature was chosen by, the paired differences against the SFT model,
+// the greedy figures, one pass@1 table per group of problems, and what each column means.
 import type { EvalReport, ModelReport } from './evaluate';
+import { isStubName } from './eval-json';
 import { METRIC_KEYS, MetricKey } from './metrics';
-import type { PairedDiff } from '@rlhf-code/stats';
+import type { MeanSe, PairedDiff } from '@rlhf-code/stats';
 
 /** Column header and number format of each metric. */
 const COLUMNS: Record<MetricKey, { header: string; digits: number }> = {
   syntax_valid: { header: 'syntax_valid', digits: 3 },
   pass_at_1: { header: 'pass@1', digits: 3 },
   exec_score: { header: 'exec_score', digits: 3 },
+  tests_passed: { header: 'tests_passed', digits: 3 },
   defines_called_function: { header: 'defines_fn', digits: 3 },
   rm_score: { header: 'rm_score', digits: 3 },
   distinct_1: { header: 'distinct-1', digits: 3 },
@@ -21,21 +24,40 @@ export const METRIC_DESCRIPTIONS: Record<MetricKey, string> = {
   syntax_valid: 'fraction of responses that compile as Python (`compile()` in the sandbox); a blank response counts as invalid.',
   pass_at_1:
     'probability that one response passes every test assert in the sandbox (timeout, crash or any failed assert = fail): per problem ' +
-    'the unbiased pass@1 estimator from its k samples (Chen et al. 2021), c / k, then the mean over problems.',
+    'the unbiased pass@1 estimator from its k samples (Chen et al. 2021), c / k, then the mean over problems. The headline metric.',
   exec_score:
-    "the sandbox's ground-truth score in 0..1, the formula that scores rm_data: 0.3 compiles + 0.5 share of tests passed + 0.2 quality " +
-    '(ran cleanly, defines a function, reasonable size); 0 for an answer with no statement (blank or comments only).',
+    'the default RL reward: 1 when every test passes, -0.1 when the code does not compile, else 0 ' +
+    "(libs/sandbox executionScore; 0 for an answer with no statement, blank or comments only).",
+  tests_passed:
+    'share of the problem\'s test asserts that passed, averaged over samples then problems. A diagnostic, not a goal: trivial programs earn it ' +
+    '(`return False` passes `assert is_prime(4) == False`), see the stub rows.',
   defines_called_function: 'fraction of responses that define (`def name(`) the function(s) the tests call.',
   rm_score: "mean reward-model score of (prompt, response), read at the end token as in the RM's training; n/a without a reward model. Only comparable between models scored by the same RM.",
   distinct_1: 'unique tokens / all tokens over all responses (n-grams never span two responses); low values mean repetition. SE by the jackknife over problems.',
   distinct_2: 'the same for token pairs.',
-  mean_len: 'mean response length in tokens, without the end token.',
+  mean_len: 'mean response length in tokens, without the end token (for stubs, in tokens of the first model\'s tokenizer).',
   kl_to_sft:
     'estimate of KL(model || sft): the mean over sampled responses of the sum over their generated tokens (end token included) of ' +
-    'log p_model - log p_sft, both at the sampling temperature. n/a for the SFT model itself and when there is no SFT model.',
+    'log p_model - log p_sft, both at the sampling temperature. n/a for the SFT model itself, for stubs, and when there is no SFT model.',
 };
 
 const fmt = (v: number | null | undefined, digits: number) => (v === null || v === undefined ? 'n/a' : v.toFixed(digits));
+
+/** `mean ± se`, or the mean alone without an SE. */
+const withSe = (v: number | null | undefined, se: number | null | undefined, digits: number) => {
+  const m = fmt(v, digits);
+  return m === 'n/a' || se === null || se === undefined ? m : `${m} ± ${se.toFixed(digits)}`;
+};
+
+/** A paired difference: `+diff ± SE [95% CI]`. */
+const diffCell = (d: PairedDiff | null | undefined, digits: number) => {
+  if (!d) return 'n/a';
+  const ci = d.ci95 ? ` [${d.ci95[0].toFixed(digits)}, ${d.ci95[1].toFixed(digits)}]` : '';
+  return `${d.diff >= 0 ? '+' : ''}${d.diff.toFixed(digits)}${d.se === null ? '' : ` ± ${d.se.toFixed(digits)}`}${ci}`;
+};
+
+/** A decoding temperature as a table cell: 0 is greedy; null (stubs) is n/a. */
+const temperatureCell = (t: number | null | undefined) => (t === null || t === undefined ? 'n/a' : t === 0 ? 'greedy' : String(t));
 
 /** A markdown table, first column left-aligned, the others right-aligned. */
 function table(header: string[], rows: string[][]): string {
@@ -45,22 +67,23 @@ function table(header: string[], rows: string[][]): string {
   return [line(header), rule, ...rows.map(line)].join('\n');
 }
 
-/** The markdown table of means +- SE (also printed at the end of a run). */
+/** The numeric keys (k of pass@k, temperatures) some row has, in increasing order. */
+const sortedKeys = (tables: readonly Record<string, unknown>[]) => [...new Set(tables.flatMap((t) => Object.keys(t)))].sort((a, b) => Number(a) - Number(b));
+
+/**
+ * The markdown table of means +- SE (also printed at the end of a run), with each model's temperature. A greedy
+ * headline has log_ratio (log p_model - log p_sft of the greedy response) instead of a KL estimate; greedy-only runs
+ * have no kl_to_sft column.
+ */
 export function formatTable(report: EvalReport): string {
-  const cell = (m: ModelReport, k: MetricKey) => {
-    const v = fmt(m[k], COLUMNS[k].digits);
-    const se = m.se[k];
-    return v === 'n/a' || se === null || se === undefined ? v : `${v} ± ${se.toFixed(COLUMNS[k].digits)}`;
-  };
-  if (report.samples_per_problem === 0) {
-    // greedy only: a log-ratio column instead of the KL estimate
-    const keys = METRIC_KEYS.filter((k) => k !== 'kl_to_sft');
-    return table(
-      ['model', ...keys.map((k) => COLUMNS[k].header), 'log_ratio'],
-      Object.entries(report.models).map(([name, m]) => [name, ...keys.map((k) => cell(m, k)), fmt(m.greedy_log_ratio ?? null, 2)]),
-    );
-  }
-  return table(['model', ...METRIC_KEYS.map((k) => COLUMNS[k].header)], Object.entries(report.models).map(([name, m]) => [name, ...METRIC_KEYS.map((k) => cell(m, k))]));
+  const models = Object.entries(report.models);
+  const keys = METRIC_KEYS.filter((k) => k !== 'kl_to_sft' || report.samples_per_problem > 0);
+  const logRatio = models.some(([, m]) => m.greedy_log_ratio !== undefined);
+  const cell = (m: ModelReport, k: MetricKey) => withSe(m[k], m.se[k], COLUMNS[k].digits);
+  return table(
+    ['model', 'temperature', ...keys.map((k) => COLUMNS[k].header), ...(logRatio ? ['log_ratio'] : [])],
+    models.map(([name, m]) => [name, temperatureCell(m.temperature), ...keys.map((k) => cell(m, k)), ...(logRatio ? [fmt(m.greedy_log_ratio, 2)] : [])]),
+  );
 }
 
 /** Paired differences against the SFT model: diff ± SE [95% CI], or '' when no model has them. */
@@ -68,13 +91,35 @@ export function formatComparisons(report: EvalReport): string {
   const rows = Object.entries(report.models).filter(([, m]) => m.vs_sft);
   if (rows.length === 0) return '';
   const keys = METRIC_KEYS.filter((k) => k !== 'kl_to_sft');
-  const cell = (d: PairedDiff | null, k: MetricKey) => {
+  return table(['model - sft', ...keys.map((k) => COLUMNS[k].header)], rows.map(([name, m]) => [name, ...keys.map((k) => diffCell(m.vs_sft![k], COLUMNS[k].digits))]));
+}
+
+/** pass@k ± SE per model (from its sampled answers), then the paired differences with SFT; '' when no model has pass@k. */
+export function formatPassAtK(report: EvalReport): string {
+  const rows = Object.entries(report.models).filter(([, m]) => m.pass_at_k);
+  if (rows.length === 0) return '';
+  const ks = sortedKeys(rows.map(([, m]) => m.pass_at_k!));
+  const cell = (v: MeanSe | undefined) => withSe(v?.mean, v?.se, 3);
+  const means = table(
+    ['model', 'sampled at', ...ks.map((k) => `pass@${k}`)],
+    rows.map(([name, m]) => [name, temperatureCell(m.sampling_temperature), ...ks.map((k) => cell(m.pass_at_k![k]))]),
+  );
+  const diffs = rows.filter(([, m]) => m.vs_sft?.pass_at_k);
+  if (diffs.length === 0) return means;
+  return [means, '', table(['model - sft', ...ks.map((k) => `pass@${k}`)], diffs.map(([name, m]) => [name, ...ks.map((k) => diffCell(m.vs_sft!.pass_at_k![k], 3))]))].join('\n');
+}
+
+/** Dev pass@1 ± SE per model and candidate temperature, the chosen one marked `*`; '' without dev data. */
+export function formatDev(report: EvalReport): string {
+  const rows = Object.entries(report.models).filter(([, m]) => m.dev);
+  if (rows.length === 0) return '';
+  const temperatures = sortedKeys(rows.map(([, m]) => m.dev!));
+  const cell = (m: ModelReport, t: string) => {
+    const d = m.dev![t];
     if (!d) return 'n/a';
-    const digits = COLUMNS[k].digits;
-    const ci = d.ci95 ? ` [${d.ci95[0].toFixed(digits)}, ${d.ci95[1].toFixed(digits)}]` : '';
-    return `${d.diff >= 0 ? '+' : ''}${d.diff.toFixed(digits)}${d.se === null ? '' : ` ± ${d.se.toFixed(digits)}`}${ci}`;
+    return withSe(d.pass_at_1, d.se, 3) + (Number(t) === m.temperature ? ' *' : '');
   };
-  return table(['model - sft', ...keys.map((k) => COLUMNS[k].header)], rows.map(([name, m]) => [name, ...keys.map((k) => cell(m.vs_sft![k], k))]));
+  return table(['model', ...temperatures.map((t) => temperatureCell(Number(t)))], rows.map(([name, m]) => [name, ...temperatures.map((t) => cell(m, t))]));
 }
 
 /** The greedy figures, or '' when there are none beside the sampled ones. */
@@ -88,6 +133,22 @@ export function formatGreedy(report: EvalReport): string {
   );
 }
 
+/** One section per group of problems: pass@1 ± SE, tests_passed, and pass@1 minus SFT's; '' without groups. */
+export function formatGroups(report: EvalReport): string {
+  const groups = Object.entries(report.groups ?? {});
+  return groups
+    .map(([name, g]) => {
+      const rows = Object.entries(g.models);
+      const vsSft = rows.some(([, m]) => m.vs_sft);
+      const t = table(
+        ['model', 'pass@1', 'tests_passed', ...(vsSft ? ['pass@1 - sft'] : [])],
+        rows.map(([model, m]) => [model, withSe(m.pass_at_1, m.se, 3), fmt(m.tests_passed, 3), ...(vsSft ? [diffCell(m.vs_sft, 3)] : [])]),
+      );
+      return [`### ${name} (${g.n_problems} problem${g.n_problems === 1 ? '' : 's'})`, '', t].join('\n');
+    })
+    .join('\n\n');
+}
+
 export interface ReportSettings {
   data: string;
   decoding: string;
@@ -96,30 +157,53 @@ export interface ReportSettings {
   klReference: string | null;
   /** Chart file name next to eval.md, or null when none was written. */
   chart: string | null;
+  /** The dev data each model's temperature was chosen on, when there was some. */
+  dev?: { data: string; problems: number; samples: number } | null;
 }
+
+/** What the main table's answers are. */
+function decodingSummary(report: EvalReport): string {
+  const k = report.samples_per_problem;
+  if (k === 0) return 'one greedy response per problem and model (log_ratio: log p_model - log p_sft of the greedy response, not a KL estimate)';
+  if (report.temperature !== null && report.temperature > 0) return `${k} responses per problem and model sampled at temperature ${report.temperature}`;
+  return `each model at its own temperature (the temperature column: greedy is one response per problem, else ${k} sampled responses per problem)`;
+}
+
+/** A section: its heading, an explanation and its table; nothing when the table is empty. */
+const section = (heading: string, text: string, body: string) => (body ? [heading, '', text, '', body, ''] : []);
 
 /** The whole eval.md. */
 export function formatMarkdown(report: EvalReport, s: ReportSettings): string {
-  const k = report.samples_per_problem;
-  const what =
-    k > 0
-      ? `${k} responses per problem and model sampled at temperature ${report.temperature}`
-      : 'one greedy response per problem and model (log_ratio: log p_model - log p_sft of the greedy response, not a KL estimate)';
-  const comparisons = formatComparisons(report);
-  const greedy = formatGreedy(report);
+  const stubs = Object.keys(report.models).some(isStubName);
   const lines = [
     '# Evaluation',
     '',
-    `${report.n_problems} problems from \`${s.data}\`, ${what} (${s.decoding}, at most ${s.maxNewTokens} new tokens, stop at the end token).`,
+    `${report.n_problems} problems from \`${s.data}\`, ${decodingSummary(report)} (${s.decoding}, at most ${s.maxNewTokens} new tokens, stop at the end token).`,
     `Reward model: ${s.rewardModel ? `\`${s.rewardModel}\`` : 'none'}. KL reference: ${s.klReference ? `\`${s.klReference}\`` : 'none'}.`,
     'Each cell is the mean over problems ± its standard error across problems.',
+    ...(stubs
+      ? ['Rows `stub:*` are trivial programs (nothing, the called function with `pass` or a constant return, echoing its first argument, the prompt itself): a metric on which a stub comes close to a model measures something other than solving the problem.']
+      : []),
     '',
     formatTable(report),
     '',
-    ...(comparisons
-      ? ['## Against the SFT model', '', 'Paired per problem: mean difference ± SE [95% confidence interval]. An interval that excludes 0 is a difference beyond noise.', '', comparisons, '']
-      : []),
-    ...(greedy ? ['## Greedy decoding', '', 'One greedy response per problem (log_ratio: log p_model - log p_sft of the greedy response, not a KL estimate).', '', greedy, ''] : []),
+    ...section(
+      '## Temperature',
+      `Each model's temperature is the one with the best pass@1 on ${s.dev ? `${s.dev.problems} dev problems from \`${s.dev.data}\` (${s.dev.samples} samples per temperature above 0, greedy once)` : 'dev problems'}; ties go to the lower temperature. * = chosen.`,
+      formatDev(report),
+    ),
+    ...section(
+      '## pass@k',
+      `The unbiased estimator (Chen et al. 2021) per problem from the ${report.samples_per_problem} sampled responses (at each model's best sampling temperature), then mean ± SE over problems; below it the paired difference with the SFT model ± SE [95% CI].`,
+      formatPassAtK(report),
+    ),
+    ...section(
+      '## Against the SFT model',
+      'Paired per problem, each model at its chosen temperature: mean difference ± SE [95% confidence interval]. An interval that excludes 0 is a difference beyond noise.',
+      formatComparisons(report),
+    ),
+    ...section('## Greedy decoding', 'One greedy response per problem (log_ratio: log p_model - log p_sft of the greedy response, not a KL estimate).', formatGreedy(report)),
+    ...section('## Groups', 'The problems of each group alone: pass@1 ± SE, tests_passed, and pass@1 minus the SFT model\'s, paired per problem, ± SE [95% CI].', formatGroups(report)),
     ...(s.chart ? [`![rates per model](${s.chart})`, ''] : []),
     '## Metrics',
     '',

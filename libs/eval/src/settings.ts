@@ -4,14 +4,18 @@ import { z } from 'zod';
 import { backendField } from '@rlhf-code/cli';
 import { PROMPT_TEMPLATES, SERVED_MIN_TOKENS } from '@rlhf-code/tokenizer';
 import { DEFAULT_EVAL_DATA } from './data';
-import { DEFAULT_EVAL_SAMPLES, DEFAULT_EVAL_TEMPERATURE } from './evaluate';
+import { DEFAULT_DEV_SAMPLES, DEFAULT_DEV_TEMPERATURES, DEFAULT_EVAL_SAMPLES, DEFAULT_EVAL_TEMPERATURE } from './evaluate';
 
 const int = () => z.number().int();
 
 export const EvalRunSettings = z
   .strictObject({
     models: z.string().min(1).describe('models to compare as name=DIR pairs, e.g. base=models/base,sft=results/sft,ppo=results/ppo'),
-    data: z.string().min(1).default(DEFAULT_EVAL_DATA).describe('problems as JSONL {prompt, tests, setup?, task_id?}'),
+    data: z
+      .string()
+      .min(1)
+      .default(DEFAULT_EVAL_DATA)
+      .describe("problems as JSONL {prompt, tests, setup?, task_id?, group?} or MBPP's {task_id, text, code?, test_list, test_setup_code?, group?}; problems with a group get a table per group"),
     limit: int().positive().optional().describe('evaluate only the first n problems of the file (default: all)'),
     out: z.string().min(1).default('results/eval').describe('output folder'),
     rewardModel: z.string().min(1).optional().describe('reward-model checkpoint for rm_score, or "none" (default results/rm; skipped with a warning if absent)'),
@@ -19,8 +23,28 @@ export const EvalRunSettings = z
     maxNewTokens: int().positive().default(128).describe('longest response; generation also stops at the end token'),
     batchSize: int().positive().default(16).describe('prompts generated (and scored) together; lower it for big checkpoints'),
     seed: int().default(0).describe('random seed for sampling (each answer its own stream, the same streams for every model)'),
-    samples: int().nonnegative().default(DEFAULT_EVAL_SAMPLES).describe('responses sampled per problem; the means and SEs are over problems of the per-problem means (0 = greedy only)'),
-    temperature: z.number().positive().default(DEFAULT_EVAL_TEMPERATURE).describe("sampling temperature, top-k 0, top-p 1 (the default is PPO's)"),
+    samples: int()
+      .nonnegative()
+      .default(DEFAULT_EVAL_SAMPLES)
+      .describe('responses sampled per problem (they also give pass@k); the means and SEs are over problems of the per-problem means (0 = greedy only)'),
+    temperature: z
+      .number()
+      .positive()
+      .default(DEFAULT_EVAL_TEMPERATURE)
+      .describe("sampling temperature without --dev-data (and with it, when --temperatures has none above 0), top-k 0, top-p 1 (the default is PPO's)"),
+    devData: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("dev problems (same shapes as --data): each model is evaluated at the temperature of --temperatures with its best pass@1 there (default: none, every model at --temperature)"),
+    temperatures: z
+      .array(z.number().nonnegative())
+      .min(1)
+      .default(DEFAULT_DEV_TEMPERATURES)
+      .refine((ts) => new Set(ts).size === ts.length, { error: 'lists a temperature twice' })
+      .describe('candidate temperatures on --dev-data, 0 = greedy; the best dev pass@1 wins (ties: the lower), and the best above 0 samples the pass@k answers'),
+    devSamples: int().positive().default(DEFAULT_DEV_SAMPLES).describe('answers per dev problem at each temperature above 0 (greedy answers once)'),
+    stubs: z.boolean().default(true).describe('also score trivial programs (stub:pass, stub:return-0, ...: what no metric should reward) as rows beside the models'),
     greedyPass: z.boolean().default(true).describe('also report the greedy response per problem beside the sampled ones'),
     greedy: z.boolean().default(false).describe('greedy decoding only, one response per problem (same as --samples 0)'),
     template: z.enum(PROMPT_TEMPLATES as unknown as ['raw', 'chat']).default('raw').describe('prompt format: raw text (code models) or a ChatML user turn (instruct models)'),
@@ -32,6 +56,9 @@ export const EvalRunSettings = z
   .superRefine((f, ctx) => {
     if (f.greedy && !f.greedyPass) ctx.addIssue({ code: 'custom', path: ['greedy'], message: 'cannot be combined with --no-greedy-pass' });
     if (!f.greedy && f.samples === 0 && !f.greedyPass) ctx.addIssue({ code: 'custom', path: ['samples'], message: '0 with --no-greedy-pass leaves nothing to evaluate' });
+    if (f.devData !== undefined && (f.greedy || f.samples === 0)) {
+      ctx.addIssue({ code: 'custom', path: ['devData'], message: 'needs sampled answers (a chosen temperature above 0 is sampled): not with --greedy or --samples 0' });
+    }
   });
 export type EvalRunSettings = z.output<typeof EvalRunSettings>;
 

@@ -1,4 +1,4 @@
-import { SandboxPool } from '@rlhf-code/sandbox';
+import { SandboxPool, stubPrograms } from '@rlhf-code/sandbox';
 import { executionScorer, responseProgram } from './execution-scorer';
 
 describe('responseProgram', () => {
@@ -38,10 +38,23 @@ describe('executionScorer', () => {
       sample(0, 'def add(a, b) return\n'),
       sample(1, 'def add(a, b):\n    return a + b\n'),
     ]);
-    expect(scores[0]).toBeCloseTo(1, 6); // syntax + all tests + quality
-    expect(scores[1]).toBeGreaterThan(scores[2]); // runs, passes add(0, 0) only
-    expect(scores[1]).toBeLessThan(scores[0]);
-    expect(scores[2]).toBeLessThan(0.2); // syntax error
+    expect(scores[0]).toBe(1); // every test passes
+    expect(scores[1]).toBe(0); // runs, passes add(0, 0) only: no partial credit
+    expect(scores[2]).toBeCloseTo(-0.1, 12); // syntax error: the shaping penalty
     expect(scores[3]).toBe(0);
+  });
+
+  it('pays no stub anything: the empty answer, pass, constant returns, echoing an argument, a copy of the prompt', async () => {
+    const decode = (ids: number[]) => String.fromCharCode(...ids);
+    const encode = (s: string) => [...s].map((c) => c.charCodeAt(0));
+    // tests a stub partly satisfies (False == 0 and an echo of 0, an empty list, a fixed point)
+    const prompts = [
+      { prompt: '# Write a function is_even(n).\n# assert is_even(4) == True\n', tests: ['assert is_even(4) == True', 'assert is_even(3) == False', 'assert is_even(0) == True'] },
+      { prompt: '# Write a function double_all(xs).\n# assert double_all([1]) == [2]\n', tests: ['assert double_all([1]) == [2]', 'assert double_all([]) == []', 'assert double_all([0]) == [0]'] },
+    ];
+    const scorer = executionScorer({ pool: new SandboxPool({ concurrency: 2 }), prompts, decode, stopTokenIds: [0], template: 'raw' });
+    const stubs = prompts.flatMap((p, promptIndex) => stubPrograms(p).map((s) => ({ promptIndex, promptIds: [1], responseIds: [...encode(s.response), 0], endedWithEos: true })));
+    expect(stubs.length).toBeGreaterThanOrEqual(20);
+    expect(await scorer(stubs)).toEqual(stubs.map(() => 0));
   });
 });

@@ -42,8 +42,16 @@ const shared = {
   lossAggregation: lossAggregationField,
   missingEosPenalty: z.number().nonnegative().default(1).describe('subtracted from the score of responses that never emitted EOS (0 = off)'),
   scoreClip: z.number().nonnegative().default(5).describe('clip scores to [-x, x] (0 = off)'),
-  rmWeight: z.number().nonnegative().default(1).describe('weight of the reward-model score'),
-  execRewardWeight: z.number().min(0).max(1).optional().describe('weight of the sandbox execution score in [0, 1] (default 0.5 when prompts have tests, else 0)'),
+  rmWeight: z
+    .number()
+    .nonnegative()
+    .optional()
+    .describe('weight of the reward-model score (default 0 when the prompts have tests: the tests are the reward and the RM is only scored beside it, logged as rm_score; else 1)'),
+  execRewardWeight: z
+    .number()
+    .nonnegative()
+    .optional()
+    .describe('weight of the execution reward: 1 when every test passes, 0 when one fails, -0.1 when the code does not compile (default 1 when the prompts have tests, else 0)'),
   execTimeoutMs: int().positive().default(5000).describe('sandbox wall-clock limit per response'),
   limit: int().nonnegative().default(0).describe('use only the first n prompts (0 = all)'),
   loraRank: lora.loraRank.describe('LoRA rank r: train an adapter on the frozen --model (the reference is that base with the adapter off: no second copy); 0 = every weight'),

@@ -1,0 +1,38 @@
+// Coding problems in MBPP's own schema, from any source: MBPP itself, the task suite (data/suite), a user's own file.
+// `{task_id, text, code?, test_list, test_setup_code?, challenge_test_list?}`, other fields kept. The pipeline's
+// prompt is mbppPrompt (the statement and the first test as comments), the reference is `code`, the tests are
+// `test_list`, run after `test_setup_code`.
+import { z } from 'zod';
+import { readJsonl } from './jsonl';
+import { mbppPrompt, normalizeCode } from './mbpp';
+
+const nonBlank = z.string().refine((s) => s.trim() !== '', { error: 'must not be blank' });
+
+export const ProblemRecordSchema = z.looseObject({
+  task_id: z.union([z.number().int(), nonBlank]),
+  text: nonBlank,
+  /** The reference solution; absent (or empty) where a split gives prompts and tests only. */
+  code: z.string().optional(),
+  test_list: z.array(nonBlank).min(1, { error: 'must list at least one test' }),
+  test_setup_code: z.string().default(''),
+  challenge_test_list: z.array(z.string()).default([]),
+});
+export type ProblemRecord = z.infer<typeof ProblemRecordSchema>;
+
+/** A record in MBPP's schema, told apart from the pipeline's own `{prompt, ...}` records by `text` and `test_list`. */
+export const isProblemRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !('prompt' in v) && 'text' in v && 'test_list' in v;
+
+/** Problems in MBPP's schema; a bad line is a DataError naming file:line and field. */
+export const readProblems = (file: string): Promise<ProblemRecord[]> => readJsonl(file, ProblemRecordSchema, { kind: 'problem' });
+
+/** The pipeline's view of a problem: the prompt the model continues, its tests and setup, its reference if any. */
+export function problemParts(p: Pick<ProblemRecord, 'text' | 'test_list' | 'test_setup_code' | 'code'>): { prompt: string; tests: string[]; setup?: string; reference?: string } {
+  const setup = normalizeCode(p.test_setup_code ?? '');
+  return {
+    prompt: mbppPrompt(p),
+    tests: p.test_list.map((t) => t.trim()),
+    ...(setup.trim() ? { setup } : {}),
+    ...(p.code && p.code.trim() ? { reference: normalizeCode(p.code) } : {}),
+  };
+}
