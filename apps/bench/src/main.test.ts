@@ -1,6 +1,6 @@
 // bench's command line: its settings, and the one-line errors for a python without torch and a missing torch script.
 import { printedConfig, runApp } from '@rlhf-code/cli/testing';
-import { BenchCompareSettings, BenchSettings, TORCH_INSTALL } from '@rlhf-code/bench';
+import { BenchCompareSettings, BenchSettings, SandboxBenchSettings, TORCH_INSTALL } from '@rlhf-code/bench';
 
 const bench = (...args: string[]) => runApp('bench', args);
 const stackLines = (stderr: string) => stderr.split('\n').filter((l) => /^\s+at /.test(l));
@@ -45,5 +45,26 @@ describe('bench memory: CLI', () => {
   it('a missing model or a bad stage is one line naming it', () => {
     expect(bench('memory', '--model', '/nonexistent', '--stage', 'sft').stderr).toBe('bench: error: model folder /nonexistent does not exist\n');
     expect(bench('memory', '--model', 'models/base', '--stage', 'dpo').stderr).toContain("argument 'dpo' is invalid. Allowed choices are sft, rm, ppo, online.");
+  });
+});
+
+describe('bench sandbox: CLI', () => {
+  it('--print-config: the settings of libs/bench', () => {
+    expect(printedConfig('bench', ['sandbox'])).toEqual(SandboxBenchSettings.parse({}));
+    expect(bench('sandbox', '--batch-size', '1', '--print-config').stderr).toBe('bench: error: --batch-size: Too small: expected number to be >=2\n');
+  });
+
+  it('one JSON line on stdout: runs per second of both pools and their ratio, per pair; progress on stderr', () => {
+    const r = bench('sandbox', '--runs', '6', '--repetitions', '2');
+    expect(r.code).toBe(0);
+    const line = JSON.parse(r.stdout.trim());
+    expect(line).toMatchObject({ runs: 6, repetitions: 2, concurrency: 2, batch_size: 16 });
+    for (const k of ['single_runs_per_s', 'batched_runs_per_s', 'ratio']) expect(line[k].values).toHaveLength(2);
+    expect(r.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/^bench sandbox: pair 1\/2: batch size 1: [\d.]+ runs\/s$/),
+      expect.stringMatching(/^bench sandbox: pair 1\/2: batch size 16: [\d.]+ runs\/s$/),
+      expect.stringMatching(/^bench sandbox: pair 2\/2: batch size 16: /),
+      expect.stringMatching(/^bench sandbox: pair 2\/2: batch size 1: /),
+    ]);
   });
 });

@@ -1,9 +1,24 @@
 // bench: training and generation speed of the Qwen2 model on this machine, one JSON line each.
 // The preset matches tools/torch_ref_bench.py so the two can be compared in one run: `bench compare`.
+// `bench sandbox`: test runs per second of the sandbox, one python process per run against batched runs.
 // The benchmarks live in libs/bench; this file reads the settings and prints.
 import { Command } from 'commander';
 import { runCli, settingsCommand } from '@rlhf-code/cli';
-import { benchGenerate, BenchCompareSettings, BenchMode, BenchSettings, benchTrain, compare, formatPlan, measureStepPeak, MemorySettings, planMemory, PRESET_KEYS } from '@rlhf-code/bench';
+import {
+  benchGenerate,
+  BenchCompareSettings,
+  BenchMode,
+  benchSandbox,
+  BenchSettings,
+  benchTrain,
+  compare,
+  formatPlan,
+  measureStepPeak,
+  MemorySettings,
+  planMemory,
+  PRESET_KEYS,
+  SandboxBenchSettings,
+} from '@rlhf-code/bench';
 import { modelConfigOf } from '@rlhf-code/model';
 import { describeBackend, initBackend, shutdownBackend } from '@rlhf-code/backend';
 
@@ -49,7 +64,11 @@ async function memory(f: MemorySettings): Promise<void> {
   print({ model: f.model, ...plan, ...(f.measure ? { measured_peak: measured } : {}) });
 }
 
-const program = new Command('bench').description('Speed of the Qwen2 model: one JSON line per benchmark.');
+async function sandbox(f: SandboxBenchSettings): Promise<void> {
+  print(await benchSandbox(f, (msg) => process.stderr.write(`bench sandbox: ${msg}\n`)));
+}
+
+const program = new Command('bench').description('Speed of the Qwen2 model and of the sandbox: one JSON line per benchmark.');
 settingsCommand(program.command('train').description('training step (forward, loss, backward, AdamW): {"backend", "params", "step_s", "tokens_per_s"}'), BenchSettings, train);
 settingsCommand(program.command('generate').description('greedy generation with a KV cache, batch 1: {"backend", "ttft_ms", "total_ms", "decode_tokens_per_s"}'), BenchSettings, generate);
 settingsCommand(
@@ -75,6 +94,19 @@ settingsCommand(
     ),
   BenchCompareSettings,
   compareCommand,
+);
+
+settingsCommand(
+  program
+    .command('sandbox')
+    .description(
+      'test runs per second of the sandbox pool, one python process per run (batch size 1) against batched runs (the pool\'s ' +
+        'default batch size), on --runs small scoring jobs, --repetitions alternated pairs; progress on stderr, one JSON line on stdout ' +
+        '{"runs", "repetitions", "concurrency", "batch_size", "single_runs_per_s", "batched_runs_per_s", "ratio"}: each figure ' +
+        '{"median", "min", "max", "values"}, ratio = batched / single per pair (> 1: batching is faster)',
+    ),
+  SandboxBenchSettings,
+  sandbox,
 );
 
 void runCli(program, shutdownBackend);

@@ -40,6 +40,16 @@ export const BenchCompareSettings = z.strictObject({
 });
 export type BenchCompareSettings = z.output<typeof BenchCompareSettings>;
 
+/** The sandbox benchmark's settings (bench sandbox). */
+export const SandboxBenchSettings = z.strictObject({
+  runs: int().default(300).describe('scoring jobs per measurement (a short function and three asserts each)'),
+  repetitions: int().default(3).describe('alternated pairs of measurements (one python process per run, batched; the order swaps every pair)'),
+  concurrency: int().default(2).describe('slots of the sandbox pool (python runs at once)'),
+  batchSize: z.number().int().min(2).optional().describe("runs per batch of the batched pool (default: the pool's)"),
+  python: z.string().min(1).optional().describe('interpreter name or path (default: $RLHF_PYTHON or python3)'),
+});
+export type SandboxBenchSettings = z.output<typeof SandboxBenchSettings>;
+
 /** The memory planner's settings (bench memory). */
 export const MemorySettings = z.strictObject({
   model: z.string().min(1).describe('a checkpoint folder, a LoRA adapter folder (its base) or a config.json file: only the config is read'),

@@ -1,5 +1,5 @@
-// Scoring many responses: each is run through the pool (so at most `concurrency` pythons at once) and scored
-// with executionScore. Results keep the input order.
+// Scoring many responses: each is run through the pool (so at most `concurrency` pythons at once, the runs that queue
+// up batched into one python each) and scored with executionScore. Results keep the input order.
 import type { SandboxPool } from './pool';
 import type { ExecResult } from './run';
 import { executionScore } from './score';

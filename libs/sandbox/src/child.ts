@@ -17,6 +17,8 @@ export interface ChildSpec {
   outputCapBytes: number;
   /** Keep stdout (for trusted helper programs); untrusted output is only counted. */
   keepStdout?: boolean;
+  /** Called with each chunk of stdout as it arrives (a trusted helper's progress, e.g. the batch driver's lines). */
+  onStdout?: (chunk: Buffer) => void;
 }
 
 export interface ChildOutcome {
@@ -31,9 +33,9 @@ export interface ChildOutcome {
   durationMs: number;
 }
 
-const STDERR_TAIL_CHARS = 2000;
+export const STDERR_TAIL_CHARS = 2000;
 /** After the child exits, how long to wait for pipes held open by an escaped grandchild. */
-const CLOSE_GRACE_MS = 500;
+export const CLOSE_GRACE_MS = 500;
 
 // Process groups still running and their temp dirs. Children are detached (own group), so a Ctrl-C in the
 // terminal does not reach them, and process.exit() skips our `finally` blocks: clean both up on exit.
@@ -56,6 +58,18 @@ function killGroup(pid: number): void {
   } catch {
     // ESRCH: the group is already gone
   }
+}
+
+/**
+ * A process group started by one of our children in its own session (a batch driver's job): killed when this
+ * process exits, until released; `kill` kills it now (its parent died before reaping it).
+ */
+export function adoptGroup(pid: number): void {
+  liveGroups.add(pid);
+}
+export function releaseGroup(pid: number, kill: boolean): void {
+  if (kill) killGroup(pid);
+  liveGroups.delete(pid);
 }
 
 /** PATH with the interpreter's own directory first, a UTF-8 locale, HOME/TMPDIR inside the sandbox; nothing else. */
@@ -165,7 +179,9 @@ function runIn(dir: string, spec: ChildSpec): Promise<ChildOutcome> {
       return !outputExceeded;
     };
     child.stdout!.on('data', (chunk: Buffer) => {
-      if (take(chunk) && spec.keepStdout) stdout.push(chunk);
+      if (!take(chunk)) return;
+      if (spec.keepStdout) stdout.push(chunk);
+      spec.onStdout?.(chunk);
     });
     child.stderr!.on('data', (chunk: Buffer) => {
       // Keep only a tail (in bytes, a little more than needed so the character cut is clean).

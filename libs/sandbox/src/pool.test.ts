@@ -1,5 +1,7 @@
 // SandboxPool: never more than `concurrency` python processes at once. Each job records, in a shared file,
-// when it started and ended (CLOCK_MONOTONIC is system-wide), and we count the overlap afterwards.
+// when it started and ended (CLOCK_MONOTONIC is system-wide), and we count the overlap afterwards. Queued runs are
+// batched: fewer python processes than runs (counted with a spy on spawn), results in input order.
+import childProcess = require('child_process'); // the module object itself, so that a spy sees child.ts's calls
 import { mkdtempSync, readFileSync, rmSync } from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -45,14 +47,76 @@ describe('SandboxPool', () => {
     expect(r.error).toBe('timed out after 800 ms');
   });
 
-  it('rejects a bad concurrency', () => {
+  it('rejects a bad concurrency or batch size', () => {
     expect(() => new SandboxPool({ concurrency: 0 })).toThrow('SandboxPool: concurrency must be a positive integer, got 0');
+    expect(() => new SandboxPool({ batchSize: 1.5 })).toThrow('SandboxPool: batchSize must be a positive integer, got 1.5');
+  });
+});
+
+describe('SandboxPool batching', () => {
+  let spawn: jest.SpyInstance;
+  beforeEach(() => {
+    spawn = jest.spyOn(childProcess, 'spawn');
+  });
+  afterEach(() => spawn.mockRestore());
+
+  /** Job i has i % 4 + 1 tests, and its last one fails when i is a multiple of 3: a result shows which job it is. */
+  const job = (i: number) => {
+    const tests = Array.from({ length: (i % 4) + 1 }, (_, k) => `assert f() == ${i} + ${k} - ${k}`);
+    if (i % 3 === 0) tests[tests.length - 1] = `assert f() == ${i + 1}`;
+    return { code: `def f():\n    return ${i}\n`, tests };
+  };
+  /** results[k] is job ids[k]'s (by default job k's). */
+  const check = (results: { passed: number; total: number }[], ids = results.map((_, k) => k)) =>
+    results.forEach((r, k) => {
+      const i = ids[k];
+      expect({ i, passed: r.passed, total: r.total }).toEqual({ i, total: (i % 4) + 1, passed: (i % 4) + 1 - (i % 3 === 0 ? 1 : 0) });
+    });
+
+  it('runs queued runs in batches (default 16): fewer python processes than runs, results in input order', async () => {
+    const pool = new SandboxPool();
+    expect(pool.batchSize).toBe(16);
+    const n = 40;
+    const results = await Promise.all(Array.from({ length: n }, (_, i) => pool.run(job(i).code, job(i).tests)));
+    check(results);
+    // Two lone runs start at once (a slot each), the 38 queued behind them go 16 at a time: 2 + 3 batches.
+    expect(spawn.mock.calls.length).toBe(5);
+    expect(pool.running).toBe(0);
+    expect(pool.queued).toBe(0);
+  });
+
+  it('with batchSize 1, one python process per run', async () => {
+    const pool = new SandboxPool({ batchSize: 1 });
+    check(await Promise.all(Array.from({ length: 6 }, (_, i) => pool.run(job(i).code, job(i).tests))));
+    expect(spawn.mock.calls.length).toBe(6);
+  });
+
+  it('starts a run at once when a slot is free, and queues the rest', async () => {
+    const pool = new SandboxPool({ concurrency: 1 });
+    const first = pool.run(job(1).code, job(1).tests);
+    expect([pool.running, pool.queued]).toEqual([1, 0]);
+    const rest = [2, 3, 4].map((i) => pool.run(job(i).code, job(i).tests));
+    expect([pool.running, pool.queued]).toEqual([1, 3]);
+    check([await first, ...(await Promise.all(rest))], [1, 2, 3, 4]);
+    expect(spawn.mock.calls.length).toBe(2);
+  });
+
+  it('keeps first come, first served between runs and withSlot callers', async () => {
+    const pool = new SandboxPool({ concurrency: 1 });
+    const order: string[] = [];
+    const run = (i: number) => pool.run(job(i).code, job(i).tests).then(() => order.push(`run ${i}`));
+    const slot = (name: string) => pool.withSlot(async () => order.push(name));
+    await Promise.all([run(1), run(2), run(3), slot('slot a'), run(4), slot('slot b')]);
+    // run 1 starts alone; runs 2 and 3 are one batch; then slot a, run 4, slot b in their turn.
+    expect(order).toEqual(['run 1', 'run 2', 'run 3', 'slot a', 'run 4', 'slot b']);
+    expect(spawn.mock.calls.length).toBe(3);
   });
 });
 
 describe('scoreAll', () => {
   it('scores every job in input order', async () => {
     const { scoreAll } = await import('./index');
+    const { SYNTAX_PENALTY } = await import('./score');
     const done: number[] = [];
     const runs = await scoreAll(
       new SandboxPool({ timeoutMs: 2000 }),
@@ -64,9 +128,7 @@ describe('scoreAll', () => {
       (n) => done.push(n),
     );
     expect(runs.map((r) => r.result.passed)).toEqual([2, 0, 1]);
-    expect(runs[0].score).toBe(1);
-    expect(runs[1].score).toBeCloseTo(0.4 / 3, 12);
-    expect(runs[2].score).toBeCloseTo(0.3 + 0.25 + 0.2, 12);
+    expect(runs.map((r) => r.score)).toEqual([1, -SYNTAX_PENALTY, 0]); // pass/fail, a penalty for not compiling
     expect(done).toEqual([1, 2, 3]);
   });
 });
