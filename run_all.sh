@@ -1,58 +1,68 @@
 #!/usr/bin/env bash
-# The offline pipeline on the shipped base model: prep data (if missing) -> SFT -> reward model -> PPO -> eval,
-# ending with the evaluation table: every metric as mean ± SE over 200 held-out MBPP test problems (4 samples each),
-# and PPO minus SFT paired per problem with its 95% interval.
+# The offline pipeline on the shipped base model: SFT -> reward model -> PPO and GRPO -> evaluation, on the task suite
+# (data/suite: small problems in MBPP's schema, at the shipped model's scale) and on MBPP's test split.
 #
-#   bash run_all.sh                 default preset (about 12-13 minutes on 2 otherwise idle CPU cores)
-#   PPO_ALGO=grpo bash run_all.sh   the same with GRPO (4 samples per prompt, group-normalised rewards, no critic)
+# The headline is pass@1 on the suite's test split (results/eval/suite/eval.md): every model at its own best
+# temperature (greedy or sampled, chosen on the dev split), the trivial programs (stub:pass, constant returns, ...) as
+# baseline rows, PPO and GRPO minus SFT paired per problem with a 95% interval, by group of operations (trained by
+# SFT, seen only by RL, seen by nobody), and pass@k up to 8. MBPP's table is results/eval/mbpp/eval.md.
+#
+#   bash run_all.sh                 default preset (see guide.md for its time on 2 idle cores)
+#   PRESET=full bash run_all.sh     the default, with MBPP at 200 problems x 4 samples and its own temperature choice
 #   PRESET=smoke bash run_all.sh    a few steps per stage (CI uses it: checks the wiring, not the quality)
+#   RL_ALGOS=grpo bash run_all.sh   only GRPO (default "ppo grpo")
 #
 # Every setting below can be overridden from the environment, e.g.
-#   MODEL_PATH=/models/Qwen2.5-Coder-1.5B SFT_EPOCHS=1 PPO_STEPS=4 bash run_all.sh
-# and free-form extra flags go to a stage through SFT_ARGS, RM_ARGS, PPO_ARGS, EVAL_ARGS
-# (see `npx nx run <app>:<target> -- --help`, and guide.md). EVAL_MODELS replaces the compared models
-# (default "sft=$RESULTS/sft,ppo=$RESULTS/ppo"; add base=$MODEL_PATH to see the base model too).
-# The script stops at the first failing stage, prints its error and the log file; results go to $RESULTS.
+#   MODEL_PATH=/models/Qwen2.5-Coder-0.5B SFT_EPOCHS=1 PPO_STEPS=10 bash run_all.sh
+# and free-form extra flags go to a stage through SFT_ARGS, RM_ARGS, PPO_ARGS, GRPO_ARGS, EVAL_ARGS
+# (see `npx nx run <app>:<target> -- --help`, and guide.md). The script stops at the first failing stage, prints its
+# error and the log file; results go to $RESULTS.
 set -euo pipefail
 cd "$(dirname "$0")"
 
 PRESET="${PRESET:-default}"
-PPO_ALGO="${PPO_ALGO:-ppo}"
-case "$PPO_ALGO" in
-  ppo) : "${PPO_GROUP_SIZE:=1}"; ALGO_EPOCHS=4 ;;  # one sample per prompt, 16 prompts per iteration
-  grpo) : "${PPO_GROUP_SIZE:=4}"; ALGO_EPOCHS=2 ;; # 4 samples per prompt, 4 prompts per iteration: also 16 responses
-  *)
-    echo "run_all: unknown PPO_ALGO '$PPO_ALGO' (use ppo or grpo)" >&2
-    exit 2
-    ;;
-esac
-# The preset was chosen by the ablation in EXPERIMENTS.md (held-out MBPP 511-600, PPO's own measurement).
+RL_ALGOS="${RL_ALGOS:-ppo grpo}"
+for algo in $RL_ALGOS; do
+  [[ "$algo" == ppo || "$algo" == grpo ]] || { echo "run_all: unknown algorithm '$algo' in RL_ALGOS (use ppo and/or grpo)" >&2; exit 2; }
+done
+# The preset was chosen on the suite's dev split (EXPERIMENTS.md, 2026-11-27); the test split is only reported.
 case "$PRESET" in
-  default)
-    : "${SFT_EPOCHS:=2}" "${SFT_MAX_STEPS:=0}" "${SFT_BATCH:=8}" "${SFT_LR:=3e-4}" "${SFT_MAX_LEN:=256}"
+  default | full)
+    : "${SFT_EPOCHS:=6}" "${SFT_MAX_STEPS:=0}" "${SFT_BATCH:=8}" "${SFT_LR:=1e-3}" "${SFT_MAX_LEN:=256}"
     : "${RM_EPOCHS:=1}" "${RM_MAX_STEPS:=0}" "${RM_BATCH:=16}" "${RM_LR:=2e-4}" "${RM_MAX_LEN:=256}"
-    : "${PPO_STEPS:=30}" "${PPO_BATCH:=$((16 / PPO_GROUP_SIZE))}" "${PPO_EPOCHS:=$ALGO_EPOCHS}" "${PPO_MINI_BATCHES:=2}" "${PPO_MAX_NEW_TOKENS:=128}" "${PPO_LR:=5e-5}"
-    : "${PPO_HELDOUT_EVERY:=10}" "${PPO_HELDOUT_SAMPLES:=2}" "${PPO_HELDOUT_LIMIT:=0}"
-    : "${EVAL_LIMIT:=200}" "${EVAL_SAMPLES:=4}" "${EVAL_MAX_NEW_TOKENS:=128}" "${EVAL_BATCH:=25}" "${EVAL_GREEDY:=0}"
+    : "${PPO_STEPS:=40}" "${PPO_BATCH:=32}" "${PPO_EPOCHS:=2}" "${PPO_MINI_BATCHES:=2}" "${PPO_LR:=5e-5}"
+    : "${GRPO_STEPS:=40}" "${GRPO_BATCH:=8}" "${GRPO_GROUP_SIZE:=4}" "${GRPO_EPOCHS:=2}" "${GRPO_MINI_BATCHES:=2}" "${GRPO_LR:=5e-5}"
+    : "${RL_MAX_NEW_TOKENS:=64}" "${RL_TEMPERATURE:=1}" "${RL_HELDOUT_EVERY:=0}" "${RL_HELDOUT_SAMPLES:=2}" "${RL_HELDOUT_LIMIT:=0}"
+    : "${EVAL_SAMPLES:=8}" "${EVAL_DEV_SAMPLES:=2}" "${EVAL_TEMPERATURES:=0,0.5,1}" "${EVAL_MAX_NEW_TOKENS:=64}" "${EVAL_BATCH:=64}"
+    if [[ "$PRESET" == full ]]; then
+      : "${MBPP_LIMIT:=200}" "${MBPP_SAMPLES:=4}" "${MBPP_DEV:=data/mbpp_validation.jsonl}"
+    else
+      : "${MBPP_LIMIT:=100}" "${MBPP_SAMPLES:=2}" "${MBPP_DEV:=none}"
+    fi
+    : "${MBPP_MAX_NEW_TOKENS:=128}"
     ;;
   smoke)
     : "${SFT_EPOCHS:=1}" "${SFT_MAX_STEPS:=2}" "${SFT_BATCH:=4}" "${SFT_LR:=3e-4}" "${SFT_MAX_LEN:=128}"
     : "${RM_EPOCHS:=1}" "${RM_MAX_STEPS:=2}" "${RM_BATCH:=4}" "${RM_LR:=1e-4}" "${RM_MAX_LEN:=128}"
-    : "${PPO_STEPS:=1}" "${PPO_BATCH:=2}" "${PPO_EPOCHS:=1}" "${PPO_MINI_BATCHES:=1}" "${PPO_MAX_NEW_TOKENS:=16}" "${PPO_LR:=1e-5}"
-    : "${PPO_HELDOUT_EVERY:=0}" "${PPO_HELDOUT_SAMPLES:=1}" "${PPO_HELDOUT_LIMIT:=2}"
-    : "${EVAL_LIMIT:=4}" "${EVAL_SAMPLES:=2}" "${EVAL_MAX_NEW_TOKENS:=24}" "${EVAL_BATCH:=4}" "${EVAL_GREEDY:=1}"
+    : "${PPO_STEPS:=1}" "${PPO_BATCH:=2}" "${PPO_EPOCHS:=1}" "${PPO_MINI_BATCHES:=1}" "${PPO_LR:=1e-5}"
+    : "${GRPO_STEPS:=1}" "${GRPO_BATCH:=1}" "${GRPO_GROUP_SIZE:=2}" "${GRPO_EPOCHS:=1}" "${GRPO_MINI_BATCHES:=1}" "${GRPO_LR:=1e-5}"
+    : "${RL_MAX_NEW_TOKENS:=16}" "${RL_TEMPERATURE:=1}" "${RL_HELDOUT_EVERY:=0}" "${RL_HELDOUT_SAMPLES:=1}" "${RL_HELDOUT_LIMIT:=2}"
+    : "${EVAL_SAMPLES:=2}" "${EVAL_DEV_SAMPLES:=1}" "${EVAL_TEMPERATURES:=0,1}" "${EVAL_MAX_NEW_TOKENS:=16}" "${EVAL_BATCH:=8}"
+    : "${EVAL_LIMIT:=4}" "${EVAL_DEV_LIMIT:=4}" "${MBPP_LIMIT:=2}" "${MBPP_SAMPLES:=2}" "${MBPP_DEV:=none}" "${MBPP_MAX_NEW_TOKENS:=16}"
     ;;
   *)
-    echo "run_all: unknown PRESET '$PRESET' (use default or smoke)" >&2
+    echo "run_all: unknown PRESET '$PRESET' (use default, full or smoke)" >&2
     exit 2
     ;;
 esac
+: "${EVAL_LIMIT:=0}" "${EVAL_DEV_LIMIT:=0}"
 MODEL_PATH="${MODEL_PATH:-models/base}"
 RESULTS="${RESULTS:-results}"
-EVAL_MODELS="${EVAL_MODELS:-sft=$RESULTS/sft,ppo=$RESULTS/ppo}"
+SUITE="${SUITE:-data/suite}"
 read -r -a SFT_EXTRA <<< "${SFT_ARGS:-}"
 read -r -a RM_EXTRA <<< "${RM_ARGS:-}"
 read -r -a PPO_EXTRA <<< "${PPO_ARGS:-}"
+read -r -a GRPO_EXTRA <<< "${GRPO_ARGS:-}"
 read -r -a EVAL_EXTRA <<< "${EVAL_ARGS:-}"
 
 SCRIPT_NAME=run_all LOG_DIR="$RESULTS/logs"
@@ -60,40 +70,72 @@ SCRIPT_NAME=run_all LOG_DIR="$RESULTS/logs"
 source tools/stages.sh
 start_run
 
-# 1. Data: shipped in data/; rebuilt from data/mbpp/mbpp.jsonl only when missing.
-if [[ ! -f data/sft_data.jsonl || ! -f data/ppo_prompts.jsonl || ! -f data/eval_mbpp_test.jsonl ]]; then
+# 1. Data: shipped in data/; rebuilt only when missing (the suite from its seed, MBPP's files from data/mbpp).
+if [[ ! -f "$SUITE/sft.jsonl" || ! -f "$SUITE/rl.jsonl" || ! -f "$SUITE/dev.jsonl" || ! -f "$SUITE/test.jsonl" ]]; then
+  stage prep-suite nxrun prep:suite -- --out-dir "$SUITE"
+fi
+if [[ ! -f "$SUITE/rm_data.jsonl" ]]; then
+  stage prep-rm nxrun prep:rm -- --problems "$SUITE/sft.jsonl" --limit 250 --out "$SUITE/rm_data.jsonl"
+fi
+if [[ ! -f data/eval_mbpp_test.jsonl || ! -f data/mbpp_validation.jsonl ]]; then
   stage prep-data nxrun prep:data
 fi
-if [[ ! -f data/rm_data.jsonl ]]; then
-  stage prep-rm nxrun prep:rm
+# A smoke run takes the first few problems of each file (the suite files are ordered by operation).
+take() { if [[ "$2" -gt 0 ]]; then head -n "$2" "$1" > "$3"; else cp "$1" "$3"; fi; }
+mkdir -p "$RESULTS/data"
+if [[ "$PRESET" == smoke ]]; then
+  for f in sft rl; do take "$SUITE/$f.jsonl" 16 "$RESULTS/data/$f.jsonl"; done
+  awk 'NR % 50 == 1' "$SUITE/rm_data.jsonl" > "$RESULTS/data/rm_data.jsonl" # rows of many prompts, so some are held out
+  SUITE_TRAIN="$RESULTS/data"
+else
+  SUITE_TRAIN="$SUITE"
 fi
+take "$SUITE/dev.jsonl" "$EVAL_DEV_LIMIT" "$RESULTS/data/dev.jsonl"
 
-# 2. SFT: loss on the response (and EOS) only, examples packed into windows.
-stage sft nxrun sft:train -- --model "$MODEL_PATH" --out "$RESULTS/sft" --epochs "$SFT_EPOCHS" --max-steps "$SFT_MAX_STEPS" \
-  --batch-size "$SFT_BATCH" --lr "$SFT_LR" --max-len "$SFT_MAX_LEN" --pack "${SFT_EXTRA[@]}"
+# 2. SFT on the suite's sft split: loss on the response (and EOS) only, examples packed into windows.
+stage sft nxrun sft:train -- --model "$MODEL_PATH" --data "$SUITE_TRAIN/sft.jsonl" --out "$RESULTS/sft" --epochs "$SFT_EPOCHS" \
+  --max-steps "$SFT_MAX_STEPS" --batch-size "$SFT_BATCH" --lr "$SFT_LR" --max-len "$SFT_MAX_LEN" --pack "${SFT_EXTRA[@]}"
 
-# 3. Reward model from the SFT checkpoint: regression on execution-earned scores, one epoch; held-out MSE, Pearson and
-#    pairwise accuracy in $RESULTS/rm/heldout.json.
-stage rm nxrun rm:train -- --model "$RESULTS/sft" --out "$RESULTS/rm" --epochs "$RM_EPOCHS" --max-steps "$RM_MAX_STEPS" --batch-size "$RM_BATCH" \
-  --lr "$RM_LR" --max-len "$RM_MAX_LEN" "${RM_EXTRA[@]}"
+# 3. Reward model from the SFT checkpoint: regression on execution-earned scores (references, mutants and stubs of sft
+#    problems); held-out MSE, Pearson and pairwise accuracy in $RESULTS/rm/heldout.json.
+stage rm nxrun rm:train -- --model "$RESULTS/sft" --data "$SUITE_TRAIN/rm_data.jsonl" --out "$RESULTS/rm" --epochs "$RM_EPOCHS" \
+  --max-steps "$RM_MAX_STEPS" --batch-size "$RM_BATCH" --lr "$RM_LR" --max-len "$RM_MAX_LEN" "${RM_EXTRA[@]}"
 
-# 4. PPO (or GRPO) from the SFT checkpoint against the reward model plus the sandbox's execution score, measured on
-#    MBPP 511-600 (never trained on by PPO) before, during and after: $RESULTS/ppo/heldout.jsonl and heldout.svg.
-GROUP_ARGS=()
-[[ "$PPO_ALGO" == grpo ]] && GROUP_ARGS=(--group-size "$PPO_GROUP_SIZE")
-stage ppo nxrun ppo:train -- --model "$RESULTS/sft" --reward-model "$RESULTS/rm" --out "$RESULTS/ppo" --algo "$PPO_ALGO" \
-  "${GROUP_ARGS[@]}" --steps "$PPO_STEPS" --batch-size "$PPO_BATCH" --ppo-epochs "$PPO_EPOCHS" \
-  --mini-batches "$PPO_MINI_BATCHES" --max-new-tokens "$PPO_MAX_NEW_TOKENS" --lr "$PPO_LR" --heldout-every "$PPO_HELDOUT_EVERY" \
-  --heldout-samples "$PPO_HELDOUT_SAMPLES" --heldout-limit "$PPO_HELDOUT_LIMIT" "${PPO_EXTRA[@]}"
+# 4. PPO and GRPO from the SFT checkpoint on the suite's rl split. The reward is the tests (1 when every test passes, 0
+#    when one fails, -0.1 when the code does not compile); the reward model is scored beside it (rm_score in
+#    metrics.jsonl) and gives PPO's value head its start. Measured on the dev split before and after (heldout.jsonl).
+EVAL_MODELS="sft=$RESULTS/sft"
+for algo in $RL_ALGOS; do
+  if [[ "$algo" == ppo ]]; then
+    stage ppo nxrun ppo:train -- --model "$RESULTS/sft" --reward-model "$RESULTS/rm" --data "$SUITE_TRAIN/rl.jsonl" --out "$RESULTS/ppo" \
+      --algo ppo --steps "$PPO_STEPS" --batch-size "$PPO_BATCH" --ppo-epochs "$PPO_EPOCHS" --mini-batches "$PPO_MINI_BATCHES" --lr "$PPO_LR" \
+      --max-new-tokens "$RL_MAX_NEW_TOKENS" --temperature "$RL_TEMPERATURE" --heldout-data "$RESULTS/data/dev.jsonl" \
+      --heldout-every "$RL_HELDOUT_EVERY" --heldout-samples "$RL_HELDOUT_SAMPLES" --heldout-limit "$RL_HELDOUT_LIMIT" "${PPO_EXTRA[@]}"
+  else
+    stage grpo nxrun ppo:train -- --model "$RESULTS/sft" --reward-model "$RESULTS/rm" --data "$SUITE_TRAIN/rl.jsonl" --out "$RESULTS/grpo" \
+      --algo grpo --group-size "$GRPO_GROUP_SIZE" --steps "$GRPO_STEPS" --batch-size "$GRPO_BATCH" --ppo-epochs "$GRPO_EPOCHS" \
+      --mini-batches "$GRPO_MINI_BATCHES" --lr "$GRPO_LR" --max-new-tokens "$RL_MAX_NEW_TOKENS" --temperature "$RL_TEMPERATURE" --heldout-data "$RESULTS/data/dev.jsonl" \
+      --heldout-every "$RL_HELDOUT_EVERY" --heldout-samples "$RL_HELDOUT_SAMPLES" --heldout-limit "$RL_HELDOUT_LIMIT" "${GRPO_EXTRA[@]}"
+  fi
+  EVAL_MODELS="$EVAL_MODELS,$algo=$RESULTS/$algo"
+done
 
-# 5. Evaluation on MBPP test problems (task 11-510, never trained on): samples at PPO's temperature, mean ± SE per
-#    metric, every model paired with SFT. The greedy pass beside them is off in the default preset (time; EVAL_GREEDY=1).
-GREEDY_ARGS=()
-[[ "$EVAL_GREEDY" == 1 ]] || GREEDY_ARGS=(--no-greedy-pass)
-stage eval nxrun eval:run -- --models "$EVAL_MODELS" --reward-model "$RESULTS/rm" \
-  --out "$RESULTS/eval" --limit "$EVAL_LIMIT" --samples "$EVAL_SAMPLES" --max-new-tokens "$EVAL_MAX_NEW_TOKENS" --batch-size "$EVAL_BATCH" \
-  "${GREEDY_ARGS[@]}" "${EVAL_EXTRA[@]}"
+# 5. Evaluation. The suite's test split: each model's temperature chosen on the dev split (greedy or one of
+#    EVAL_TEMPERATURES), pass@1 at it, pass@k from EVAL_SAMPLES samples at its best sampling temperature, stubs as rows.
+LIMIT_ARGS=()
+[[ "$EVAL_LIMIT" -gt 0 ]] && LIMIT_ARGS=(--limit "$EVAL_LIMIT")
+stage eval-suite nxrun eval:run -- --models "$EVAL_MODELS" --reward-model "$RESULTS/rm" --data "$SUITE/test.jsonl" \
+  --dev-data "$RESULTS/data/dev.jsonl" --temperatures "$EVAL_TEMPERATURES" --dev-samples "$EVAL_DEV_SAMPLES" --samples "$EVAL_SAMPLES" \
+  --max-new-tokens "$EVAL_MAX_NEW_TOKENS" --batch-size "$EVAL_BATCH" --out "$RESULTS/eval/suite" "${LIMIT_ARGS[@]}" "${EVAL_EXTRA[@]}"
+
+#    MBPP's test split (tasks 11-510, never trained on): what a real checkpoint is judged on. The shipped model solves
+#    none of it; the default preset samples MBPP_SAMPLES answers of MBPP_LIMIT problems at temperature 0.7 beside greedy.
+MBPP_DEV_ARGS=()
+[[ "$MBPP_DEV" != none ]] && MBPP_DEV_ARGS=(--dev-data "$MBPP_DEV" --temperatures "$EVAL_TEMPERATURES" --dev-samples "$EVAL_DEV_SAMPLES")
+stage eval-mbpp nxrun eval:run -- --models "$EVAL_MODELS" --reward-model "$RESULTS/rm" --data data/eval_mbpp_test.jsonl \
+  --limit "$MBPP_LIMIT" --samples "$MBPP_SAMPLES" --max-new-tokens "$MBPP_MAX_NEW_TOKENS" --batch-size "$EVAL_BATCH" \
+  --out "$RESULTS/eval/mbpp" "${MBPP_DEV_ARGS[@]}" "${EVAL_EXTRA[@]}"
 
 echo
 echo "=== run_all [$PRESET] finished in $((SECONDS - T0)) s; results in $RESULTS/ ==="
-cat "$RESULTS/eval/eval.md"
+cat "$RESULTS/eval/suite/eval.md"

@@ -87,20 +87,20 @@ describe('ppo train: usage errors', () => {
 });
 
 describe('ppo train: one tiny iteration', () => {
-  it('--reward-model none: the score is 0.5 x execution score, minus the missing-EOS penalty', async () => {
+  it('--reward-model none: the score is the execution reward (1 x exec_score), minus the missing-EOS penalty', async () => {
     const out = path.join(dir, 'exec-only');
     const r = ppo('train', '--model', policy, '--reward-model', 'none', '--data', withTests, '--out', out, ...TINY);
     expect(r.code).toBe(0);
     expect(r.stderr).toContain(`ppo: backend wasm; ppo on 4 prompts from ${withTests} (4 with tests); policy ${policy} `);
-    expect(r.stderr).toContain('value head from random; score = 0.5 x exec_score\n');
+    expect(r.stderr).toContain('value head from random; score = 1 x exec_score\n');
     expect(lastJson(r.stdout)).toMatchObject({ stage: 'ppo', out, step: 1, interrupted: false });
 
     const metrics = metricLines(out);
     expect(metrics.map((m) => m.step)).toEqual([1]);
     const m = metrics[0];
-    expect(m['env/exec_score_mean']).toBeGreaterThanOrEqual(0);
+    expect(m['env/exec_score_mean']).toBeGreaterThanOrEqual(-0.1);
     expect(m['env/exec_score_mean']).toBeLessThanOrEqual(1);
-    expect(m['env/reward_mean']).toBeCloseTo(0.5 * m['env/exec_score_mean'] - 1 * m['tokens/missing_eos_frac'], 6);
+    expect(m['env/reward_mean']).toBeCloseTo(m['env/exec_score_mean'] - 1 * m['tokens/missing_eos_frac'], 6);
     expect(m['env/rm_score_mean']).toBeUndefined();
     expect(lastJson(r.stdout).last_reward_mean).toBe(m['env/reward_mean']);
 
@@ -108,18 +108,24 @@ describe('ppo train: one tiny iteration', () => {
     expect(weights.get('v_head.weight')?.shape).toEqual([1, 16]);
     expect(JSON.parse(readFileSync(path.join(out, 'trainer_state.json'), 'utf8')).position.step).toBe(1);
     const args = JSON.parse(readFileSync(path.join(out, 'training_args.json'), 'utf8'));
-    expect(args).toMatchObject({ stage: 'ppo', reward_model: 'none', exec_reward_weight: 0.5 });
+    expect(args).toMatchObject({ stage: 'ppo', reward_model: 'none', exec_reward_weight: 1 });
   });
 
-  it('with a reward model: its score head starts the value head, and both scores count', async () => {
+  it('with a reward model: its score head starts the value head; it is scored beside the tests (weight 0) unless --rm-weight says otherwise', async () => {
     const out = path.join(dir, 'with-rm');
     const r = ppo('train', '--model', policy, '--reward-model', rewardModel, '--data', withTests, '--out', out, ...TINY, '--lr', '1e-5');
     expect(r.code).toBe(0);
-    expect(r.stderr).toContain(", value head from reward-model; score = 1 x rm_score + 0.5 x exec_score\n");
+    expect(r.stderr).toContain(", value head from reward-model; score = 0 x rm_score + 1 x exec_score\n");
     const [m] = metricLines(out);
     expect(m.step).toBe(1);
     expect(Number.isFinite(m['env/rm_score_mean'])).toBe(true);
-    expect(m['env/reward_mean']).toBeCloseTo(m['env/rm_score_mean'] + 0.5 * m['env/exec_score_mean'] - m['tokens/missing_eos_frac'], 6);
+    expect(m['env/reward_mean']).toBeCloseTo(m['env/exec_score_mean'] - m['tokens/missing_eos_frac'], 6);
+    const both = path.join(dir, 'with-rm-weight');
+    const r2 = ppo('train', '--model', policy, '--reward-model', rewardModel, '--data', withTests, '--out', both, ...TINY, '--lr', '1e-5', '--rm-weight', '0.5');
+    expect(r2.code).toBe(0);
+    expect(r2.stderr).toContain('score = 0.5 x rm_score + 1 x exec_score\n');
+    const [m2] = metricLines(both);
+    expect(m2['env/reward_mean']).toBeCloseTo(0.5 * m2['env/rm_score_mean'] + m2['env/exec_score_mean'] - m2['tokens/missing_eos_frac'], 6);
     expect(existsSync(path.join(out, 'heldout.jsonl'))).toBe(false);
     const rmHead = (await readSafetensors(path.join(rewardModel, 'model.safetensors'), ['score.weight'])).get('score.weight')!;
     const vHead = (await readSafetensors(path.join(out, 'model.safetensors'), ['v_head.weight'])).get('v_head.weight')!;
@@ -175,7 +181,7 @@ describe('ppo train: held-out measurements', () => {
     expect(records[0].vs_start).toBeUndefined();
     const d = records[2].vs_start.exec_score;
     expect(d.diff).toBeCloseTo(records[2].metrics.exec_score.mean - records[0].metrics.exec_score.mean, 10);
-    expect(r.stderr).toMatch(/held-out @ 0 \(2 prompts x 3\): exec_score \d\.\d{3} ± \d\.\d{3}, rm_score /);
+    expect(r.stderr).toMatch(/held-out @ 0 \(2 prompts x 3\): exec_score -?\d\.\d{3} ± \d\.\d{3}, rm_score /);
     expect(lastJson(r.stdout).heldout).toMatchObject({ first_step: 0, last_step: 3 });
     const svg = readFileSync(path.join(out, 'heldout.svg'), 'utf8');
     expect(svg.startsWith('<svg')).toBe(true);

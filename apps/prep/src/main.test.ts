@@ -91,16 +91,38 @@ describe('prep rm', () => {
     expect(new Set(rows.map((x) => x.task_id))).toEqual(new Set([520, 700]));
     const refs = rows.filter((x) => x.source === 'reference');
     expect(refs.map((x) => x.score)).toEqual([1, 1]);
-    // Syntax-broken variants compile to nothing: 0.2 * (has a def + short) / 3.
-    for (const x of rows.filter((x) => /drop_colon|unbalance_bracket|truncate|bad_indent/.test(String(x.source)))) expect(x.score).toBe(0.1333);
-    // Logic-broken ones compile: at least the 0.3 syntax share.
+    // Syntax-broken variants: the compile penalty.
+    for (const x of rows.filter((x) => /drop_colon|unbalance_bracket|truncate|bad_indent/.test(String(x.source)))) expect(x.score).toBe(-0.1);
+    // Logic-broken ones compile: 1 if they still pass every test, else 0.
     const logic = rows.filter((x) => /swap_|off_by_one|wrong_return|delete_line/.test(String(x.source)));
     expect(logic.length).toBeGreaterThan(4);
-    expect(logic.every((x) => x.score >= 0.3)).toBe(true);
-    expect(logic.some((x) => x.score < 1)).toBe(true);
+    expect(logic.every((x) => x.score === 0 || x.score === 1)).toBe(true);
+    expect(logic.some((x) => x.score === 0)).toBe(true);
+    // The stubs of each prompt, all worth nothing (those equal to a mutant are not repeated).
+    const stubs = rows.filter((x) => String(x.source).startsWith('stub:'));
+    expect(stubs.length).toBeGreaterThanOrEqual(2 * 8);
+    expect(new Set(stubs.map((x) => x.score))).toEqual(new Set([0]));
 
     prep('rm', '--mbpp', mbpp, '--out', out2, '--seed', '3', '--timeout-ms', '2000');
     expect(readFileSync(out2, 'utf8')).toBe(readFileSync(out1, 'utf8'));
+  });
+
+  it("--problems: rows from any problems in MBPP's schema that have a reference; a file without one is a clear error", async () => {
+    const problems = path.join(dir, 'problems.jsonl');
+    const p = (id: number, code?: string) => ({ task_id: id, text: 'Write a function twice(n) that returns 2 * n.', ...(code ? { code } : {}), test_list: ['assert twice(2) == 4', 'assert twice(5) == 10'] });
+    writeFileSync(problems, [p(100001, 'def twice(n):\n    return n * 2\n'), p(200001)].map((x) => JSON.stringify(x)).join('\n') + '\n');
+    const out = path.join(dir, 'rm-problems.jsonl');
+    const r = prep('rm', '--problems', problems, '--out', out);
+    expect(r.code).toBe(0);
+    const rows = await readRmData(out);
+    expect(new Set(rows.map((x) => x.task_id))).toEqual(new Set([100001]));
+    expect(rows.find((x) => x.source === 'reference')).toMatchObject({ score: 1, prompt: '# Write a function twice(n) that returns 2 * n.\n# Your code should pass this test:\n# assert twice(2) == 4\n' });
+    expect(rows.find((x) => x.source === 'stub:echo-arg')).toMatchObject({ response: 'def twice(n):\n    return n\n', score: 0 });
+    const none = path.join(dir, 'no-reference.jsonl');
+    writeFileSync(none, JSON.stringify(p(200002)) + '\n');
+    const e = prep('rm', '--problems', none, '--out', path.join(dir, 'x.jsonl'));
+    expect(e.code).toBe(1);
+    expect(e.stderr).toBe(`prep: error: --problems ${none}: no problem has a reference (\`code\`), so there is nothing to mutate\n`);
   });
 
   it('stops with one clear line when python is missing', () => {

@@ -188,3 +188,25 @@ describe('tool tasks', () => {
     expect(msg).toContain('calls[0]');
   });
 });
+
+describe("problems in MBPP's schema", () => {
+  const problem = { task_id: 100001, text: 'Write a function add(a, b) that returns a + b.', code: 'def add(a, b):\r\n    return a + b', test_list: ['assert add(1, 2) == 3', 'assert add(0, 5) == 5'], op: 'add' };
+  const prompt = '# Write a function add(a, b) that returns a + b.\n# Your code should pass this test:\n# assert add(1, 2) == 3\n';
+
+  test('are read as sft records: the prompt MBPP-style, the reference (normalised) as the response, other fields kept', async () => {
+    const [r] = await readSftData(jsonl('sft.jsonl', [problem]));
+    expect(r).toMatchObject({ prompt, response: 'def add(a, b):\n    return a + b\n', op: 'add', task_id: 100001 });
+  });
+
+  test('are read as ppo records with their tests and setup, no reference needed', async () => {
+    const { code: _code, ...noReference } = problem;
+    const [r] = await readPpoData(jsonl('ppo.jsonl', [{ ...noReference, test_setup_code: 'import math' }]));
+    expect(r).toMatchObject({ prompt, tests: problem.test_list, test_setup_code: 'import math\n' });
+  });
+
+  test('without a reference are no sft record: the error names the line and the response', async () => {
+    const { code: _code, ...noReference } = problem;
+    const f = jsonl('sft.jsonl', [problem, noReference]);
+    expect(await errorOf(readSftData, f)).toBe(`${f}:2: field "response": must not be empty`);
+  });
+});

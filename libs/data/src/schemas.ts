@@ -32,7 +32,7 @@ export const SftRecordSchema = z.preprocess(
   fromProblem,
   z.looseObject({
     prompt: z.string(),
-    response: z.string().min(1, { error: 'must not be empty (in a problem of MBPP\'s schema: `code`, the reference solution)' }),
+    response: z.string().min(1, nonEmpty), // in MBPP's schema: `code`, the reference
     // Present: a fill-in-the-middle example (prompt = the text before the cursor, suffix = after, response = the middle).
     suffix: z.string().optional(),
   }),

@@ -1,5 +1,5 @@
 // How the evaluation runs generated code: syntax check for every response, then the problem's tests in the
-// sandbox (a separate python3 -I process per run, limited in time, memory and output; see libs/sandbox).
+// sandbox (a forked python3 -I process per run, limited in time, memory and output; see libs/sandbox).
 import { checkSyntax, executionScore, passedAll, SandboxPool, testsPassedShare, type SandboxOptions } from '@rlhf-code/sandbox';
 
 export interface TestOutcome {
@@ -20,8 +20,11 @@ export interface CodeExecutor {
 
 export function sandboxExecutor(opts: SandboxOptions & { concurrency?: number } = {}): CodeExecutor {
   const pool = new SandboxPool(opts);
+  // The checker's time limit grows with the number of snippets it is given (checkSyntax's own default): the per-run
+  // limit of the tests would fail a pass of thousands of answers.
+  const { timeoutMs: _perRun, ...syntaxOpts } = opts;
   return {
-    checkSyntax: (codes) => checkSyntax(codes, opts),
+    checkSyntax: (codes) => checkSyntax(codes, syntaxOpts),
     runTests: async (code, tests, setup) => {
       const r = await pool.run(code, tests, setup);
       return { passed: passedAll(r) && r.total === tests.length, execScore: executionScore(r, code), testsPassed: testsPassedShare(r) };

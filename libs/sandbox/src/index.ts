@@ -1,5 +1,6 @@
-// @rlhf-code/sandbox: run untrusted Python solutions against assert tests, score the outcome, and make
-// broken variants of code for reward-model data.
+// @rlhf-code/sandbox: run untrusted Python solutions against assert tests, score the outcome (the execution reward),
+// write the trivial programs (stubs) every evaluation shows as baselines, and make broken variants of code for
+// reward-model data.
 //
 // What the sandbox guards against: code that loops, eats memory, floods output, spawns processes, reads the
 // parent's environment variables, exits early or prints fake results (see run.test.ts). What it does not:

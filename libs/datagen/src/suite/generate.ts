@@ -175,19 +175,20 @@ export interface SuiteOptions {
 /** The whole suite, in split order (sft, rl, dev, test), each split in operation order. Deterministic for a seed. */
 export function generateSuite(o: SuiteOptions): SuiteProblem[] {
   const allNames = new Set(OPERATIONS.flatMap((op) => op.names));
-  const planned: { inst: Instance; split: SuiteSplit }[] = [];
+  const planned: { inst: Instance; split: SuiteSplit; k: number }[] = [];
   for (const op of OPERATIONS) {
     const pool = instances(op, o.seed, allNames);
     let next = 0;
     for (const split of SUITE_SPLITS) {
       const n = perOperation(op, split);
       if (next + n > pool.length) throw new Error(`prep suite: operation ${op.id} has ${pool.length} distinct statements, fewer than the ${next + n} its splits need`);
-      for (let i = 0; i < n; i++) planned.push({ inst: pool[next++], split });
+      for (let k = 0; k < n; k++) planned.push({ inst: pool[next++], split, k });
     }
   }
   // Draw inputs round by round: every problem still lacking stub-proof tests gets fresh inputs, evaluated in one batch.
+  // Each problem has its own stream (by operation, split and rank), so one split's size does not change another's tests.
   const tests: (string[] | null)[] = planned.map(() => null);
-  const rngs = planned.map((p, i) => seededRandom(`${o.seed}:${p.inst.op.id}:${p.split}:${i}`));
+  const rngs = planned.map((p) => seededRandom(`${o.seed}:${p.inst.op.id}:${p.split}:${p.k}`));
   const maxDraws = o.maxDraws ?? 50;
   for (let draw = 0; draw < maxDraws && tests.some((t) => t === null); draw++) {
     const pending = planned.map((p, i) => ({ p, i })).filter(({ i }) => tests[i] === null);

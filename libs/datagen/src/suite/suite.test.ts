@@ -81,7 +81,7 @@ describe('the leak check', () => {
   it('finds a test statement repeated in training (case and spacing ignored), a repeated test list, and misplaced operations', () => {
     const test = bySplit('test')[0];
     const leak = (extra: SuiteProblem) => suiteLeaks([...suite, extra]);
-    expect(leak({ ...test, split: 'sft', task_id: 1, text: `  ${test.text.toUpperCase()} `, test_list: ['assert x() == 1'] })[0]).toContain(`repeats a sft problem`);
+    expect(leak({ ...test, split: 'sft', task_id: 1, text: `  ${test.text.toUpperCase()} `, test_list: ['assert x() == 1'] })[0]).toContain(`task 1 (sft) repeats a test problem`);
     expect(leak({ ...test, split: 'rl', task_id: 2, text: 'Something else.' }).length).toBeGreaterThan(0);
     const unseen = bySplit('test').find((p) => p.group === 'unseen_ops')!;
     expect(leak({ ...unseen, split: 'rl', task_id: 3, text: 'A new statement.', test_list: ['assert y() == 2'] })).toContain(`task 3: unseen operation ${unseen.op} is in a training split`);
