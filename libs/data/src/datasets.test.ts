@@ -209,4 +209,10 @@ describe("problems in MBPP's schema", () => {
     const f = jsonl('sft.jsonl', [problem, noReference]);
     expect(await errorOf(readSftData, f)).toBe(`${f}:2: field "response": must not be empty`);
   });
+
+  test("with a field of MBPP's schema missing are told which, not that `prompt` is missing", async () => {
+    const { text: _text, ...noText } = problem;
+    const f = jsonl('ppo.jsonl', [noText]);
+    expect(await errorOf(readPpoData, f)).toContain(`${f}:1: field "text": `);
+  });
 });

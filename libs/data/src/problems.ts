@@ -19,9 +19,24 @@ export const ProblemRecordSchema = z.looseObject({
 });
 export type ProblemRecord = z.infer<typeof ProblemRecordSchema>;
 
-/** A record in MBPP's schema, told apart from the pipeline's own `{prompt, ...}` records by `text` and `test_list`. */
-export const isProblemRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !('prompt' in v) && 'text' in v && 'test_list' in v;
+/**
+ * A record in MBPP's schema, told apart from the pipeline's own `{prompt, ...}` records: no `prompt`, and a `text` or a
+ * `test_list` (one is enough, so a problem that lacks the other is told which).
+ */
+const isProblemRecord = (v: unknown): boolean => typeof v === 'object' && v !== null && !('prompt' in v) && ('text' in v || 'test_list' in v);
+
+/**
+ * A record in either shape, validated by the one it has: MBPP's (`problem`) or the pipeline's own (`pipeline`). A bad
+ * record's issues are those of its own shape, so the error names the field it lacks (`text`, or `prompt`).
+ */
+export function problemOr<A, B>(problem: z.ZodType<A>, pipeline: z.ZodType<B>) {
+  return z.unknown().transform((raw, ctx): A | B => {
+    const parsed = (isProblemRecord(raw) ? problem : pipeline).safeParse(raw);
+    if (parsed.success) return parsed.data;
+    for (const issue of parsed.error.issues) ctx.addIssue(issue as z.core.$ZodRawIssue);
+    return z.NEVER;
+  });
+}
 
 /** Problems in MBPP's schema; a bad line is a DataError naming file:line and field. */
 export const readProblems = (file: string): Promise<ProblemRecord[]> => readJsonl(file, ProblemRecordSchema, { kind: 'problem' });

@@ -11,25 +11,21 @@
 // - fim prefix/suffix/middle may all be empty: completing at the very start/end of a file, or inserting nothing,
 //   are cases the model has to learn.
 import { z } from 'zod';
-import { isProblemRecord, problemParts, ProblemRecordSchema } from './problems';
+import { problemOr, problemParts, ProblemRecordSchema, type ProblemRecord } from './problems';
 
 const nonEmpty = { error: 'must not be empty' };
 
-/**
- * A record in MBPP's schema read as an sft or ppo record: its prompt, its reference as the response, its tests. A
- * malformed one keeps its fields, so the inner schema names what is missing.
- */
-const fromProblem = (v: unknown) => {
-  if (!isProblemRecord(v)) return v;
-  const p = ProblemRecordSchema.safeParse(v);
-  if (!p.success) return v;
-  const parts = problemParts(p.data);
-  return { ...v, prompt: parts.prompt, response: parts.reference ?? '', tests: parts.tests, ...(parts.setup ? { test_setup_code: parts.setup } : {}) };
-};
+/** A problem in MBPP's schema as the pipeline's record: its prompt, its reference as the response, its tests and setup. */
+function asPipelineRecord(p: ProblemRecord) {
+  const { prompt, tests, setup, reference } = problemParts(p);
+  const { test_setup_code: _setup, ...rest } = p;
+  return { ...rest, prompt, response: reference ?? '', tests, ...(setup ? { test_setup_code: setup } : {}) };
+}
+/** Records of `fields`, or problems in MBPP's schema read as such records (`fields` takes the problem turned into one). */
+const orProblem = <T>(fields: z.ZodType<T, any>) => problemOr(ProblemRecordSchema.transform(asPipelineRecord).pipe(fields), fields);
 
 /** `{prompt, response, suffix?}`, or a problem in MBPP's schema with its reference (`code`) as the response. */
-export const SftRecordSchema = z.preprocess(
-  fromProblem,
+export const SftRecordSchema = orProblem(
   z.looseObject({
     prompt: z.string(),
     response: z.string().min(1, nonEmpty), // in MBPP's schema: `code`, the reference
@@ -53,7 +49,7 @@ export const RmRecordSchema = z.looseObject({
 });
 
 /** `{prompt, tests?, test_setup_code?}`, or a problem in MBPP's schema (its tests; no reference needed). */
-export const PpoRecordSchema = z.preprocess(fromProblem, z.looseObject({
+export const PpoRecordSchema = orProblem(z.looseObject({
   prompt: z.string().min(1, nonEmpty),
   /** Python statements run after the completion, one per entry, e.g. `assert add(1, 2) == 3`. */
   tests: z

@@ -4,11 +4,10 @@
 //   MBPP's own      {task_id, text, code?, test_list, test_setup_code?, challenge_test_list?, group?}
 //                   (libs/data's ProblemRecordSchema, read by problemParts: prompt = mbppPrompt(record), as prep writes
 //                   it; a non-blank `code` is kept as the reference the stubs take parameter names from)
-// A line is read as MBPP's when it has no `prompt` but a `text` or a `test_list` (libs/data's isProblemRecord wants
-// both; one is enough here, so a problem missing the other is told so), else as the pipeline's: a bad line is a
-// DataError naming file:line and the field its shape misses. Extra fields are allowed.
+// A line is read as MBPP's when it has no `prompt` but a `text` or a `test_list` (libs/data's problemOr), else as the
+// pipeline's: a bad line is a DataError naming file:line and the field its shape misses. Extra fields are allowed.
 import { z } from 'zod';
-import { problemParts, ProblemRecordSchema, readJsonlRecords } from '@rlhf-code/data';
+import { problemOr, problemParts, ProblemRecordSchema, readJsonlRecords } from '@rlhf-code/data';
 
 const nonBlank = z.string().refine((s) => s.trim() !== '', { error: 'must not be blank' });
 const testList = z.array(nonBlank).min(1, { error: 'must list at least one test' });
@@ -29,9 +28,6 @@ export const EvalRecordSchema = z.looseObject({
 
 /** MBPP's schema as published (any task id, the reference optional), and a group. */
 export const MbppEvalRecordSchema = ProblemRecordSchema.extend({ group });
-
-const isMbppShape = (raw: unknown): boolean =>
-  typeof raw === 'object' && raw !== null && !('prompt' in raw) && ('text' in raw || 'test_list' in raw);
 
 export interface EvalProblem {
   /** task_id from the file, or "line N" when the record has none. */
@@ -58,19 +54,11 @@ function fromMbpp(r: z.output<typeof MbppEvalRecordSchema>): ProblemFields {
   return { taskId: r.task_id, prompt, tests, setup, ...(reference === undefined ? {} : { code: reference }), ...withGroup(r.group) };
 }
 
-/** `raw` validated by `schema`; its issues (field paths and all) are the record's when it fails. */
-function parseAs<T>(schema: z.ZodType<T>, raw: unknown, ctx: z.core.$RefinementCtx): T {
-  const parsed = schema.safeParse(raw);
-  if (parsed.success) return parsed.data;
-  for (const issue of parsed.error.issues) ctx.addIssue(issue as z.core.$ZodRawIssue);
-  return z.NEVER;
-}
-
 const MbppProblem = MbppEvalRecordSchema.transform(fromMbpp);
 const PipelineProblem = EvalRecordSchema.transform(fromPipeline);
 
 /** Either shape, validated by the one it has, as a problem. */
-const AnyEvalRecordSchema = z.unknown().transform((raw, ctx) => parseAs(isMbppShape(raw) ? MbppProblem : PipelineProblem, raw, ctx));
+const AnyEvalRecordSchema = problemOr(MbppProblem, PipelineProblem);
 
 export const DEFAULT_EVAL_DATA = 'data/eval_mbpp_test.jsonl';
 
