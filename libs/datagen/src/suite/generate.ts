@@ -38,11 +38,11 @@ export interface SuiteProblem {
 }
 
 /** Problems per operation in each split, by family and who sees the operation. */
-export const PER_OPERATION: Record<Family, Partial<Record<Seen, Partial<Record<SuiteSplit, number>>>>> = {
+const PER_OPERATION: Record<Family, Partial<Record<Seen, Partial<Record<SuiteSplit, number>>>>> = {
   single: { sft: { sft: 16, rl: 4, dev: 1, test: 2 }, dev: { dev: 5 }, test: { test: 5 } },
   composite: { sft: { sft: 10, rl: 3, dev: 1, test: 2 }, rl: { rl: 25, dev: 3, test: 5 }, dev: { dev: 5 }, test: { test: 5 } },
 };
-const perOperation = (op: Operation, split: SuiteSplit) => PER_OPERATION[op.family ?? 'single'][op.seen]?.[split] ?? 0;
+export const perOperation = (op: Operation, split: SuiteSplit) => PER_OPERATION[op.family ?? 'single'][op.seen]?.[split] ?? 0;
 
 const GROUP: Record<Seen, SuiteGroup> = { sft: 'sft_ops', rl: 'rl_only_ops', dev: 'unseen_ops', test: 'unseen_ops' };
 /** task_id = base of the split + running number: never MBPP's 1..974. */
@@ -268,7 +268,7 @@ export function suiteLeaks(problems: readonly SuiteProblem[]): string[] {
 
 // --- files -------------------------------------------------------------------------------------------------------
 
-export const suiteReadme = (problems: readonly SuiteProblem[], seed: number) => {
+const suiteReadme = (problems: readonly SuiteProblem[], seed: number) => {
   const count = (split: SuiteSplit, group?: SuiteGroup) => problems.filter((p) => p.split === split && (!group || p.group === group)).length;
   const ops = (seen: Seen) => OPERATIONS.filter((op) => op.seen === seen).map((op) => op.id);
   const row = (split: SuiteSplit) =>

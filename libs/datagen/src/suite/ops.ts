@@ -73,7 +73,7 @@ export const ARG_NOUNS: Record<ArgKind, string> = {
 
 // --- input generators (Python literals) --------------------------------------------------------------------------
 
-export const randInt = (r: Rand, lo: number, hi: number) => lo + Math.floor(r() * (hi - lo + 1));
+const randInt = (r: Rand, lo: number, hi: number) => lo + Math.floor(r() * (hi - lo + 1));
 const pick = <T>(r: Rand, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)];
 const int = (lo: number, hi: number) => (r: Rand) => String(randInt(r, lo, hi));
 const ints = (r: Rand, n: number, lo: number, hi: number) => Array.from({ length: n }, () => randInt(r, lo, hi));
@@ -250,7 +250,7 @@ function composition(a: Aggregate, m: Mapping, f: Filter): Operation {
 }
 
 /** Every composition but the list of the numbers themselves (that is the argument) and the count of all of them (list_length). */
-export const LIST_COMPOSITIONS: Operation[] = (['sum', 'max', 'min', 'list', 'count'] as Aggregate[]).flatMap((a) =>
+const LIST_COMPOSITIONS: Operation[] = (['sum', 'max', 'min', 'list', 'count'] as Aggregate[]).flatMap((a) =>
   (a === 'count' ? (['id'] as Mapping[]) : (['id', 'square', 'double', 'abs'] as Mapping[])).flatMap((m) =>
     (['all', 'even', 'odd', 'positive', 'negative'] as Filter[]).filter((f) => !((a === 'list' && m === 'id' && f === 'all') || (a === 'count' && f === 'all'))).map((f) => composition(a, m, f)),
   ),

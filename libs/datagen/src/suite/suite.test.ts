@@ -4,7 +4,7 @@ import * as path from 'path';
 import { readProblems, problemParts } from '@rlhf-code/data';
 import { SandboxPool, scoreAll, stubPrograms, STUB_NAMES } from '@rlhf-code/sandbox';
 import { OPERATIONS } from './ops';
-import { generateSuite, PER_OPERATION, referenceCode, statementKey, stubProof, SUITE_SPLITS, suiteLeaks, writeSuite, type SuiteProblem } from './generate';
+import { generateSuite, perOperation, referenceCode, statementKey, stubProof, SUITE_SPLITS, suiteLeaks, writeSuite, type SuiteProblem } from './generate';
 
 const SHIPPED = path.join(__dirname, '../../../../data/suite');
 const suite = generateSuite({ seed: 0 });
@@ -35,7 +35,7 @@ describe('generateSuite', () => {
   it('has the planned number of problems per operation and split', () => {
     for (const op of OPERATIONS) {
       for (const split of SUITE_SPLITS) {
-        expect([op.id, split, suite.filter((p) => p.op === op.id && p.split === split).length]).toEqual([op.id, split, PER_OPERATION[op.family ?? 'single'][op.seen]?.[split] ?? 0]);
+        expect([op.id, split, suite.filter((p) => p.op === op.id && p.split === split).length]).toEqual([op.id, split, perOperation(op, split)]);
       }
     }
   });
