@@ -6,6 +6,6 @@ export { CONTINUE_STOP_STRINGS, PROMPT_FORMS, continuePrompt, continueRequestBod
 export { LineRule, lineRuleFor, wholeCut, MULTILINE_MODES, type LineRuleOptions } from './line-rule';
 export { parseOutcome, type AutocompleteOutcome } from './outcome';
 export { withRates, zeroCounts, type Counts, type CountsWithRates } from './counts';
-export { simUser, SIM_USERS, type SimUserName } from './sim-users';
+export { simUser, SIM_USERS, INTENT_USERS, type SimUserName } from './sim-users';
 export { runSimulation, formatSummary, contextSnippet, type SimulationSummary } from './simulator';
 export { SimulateSettings } from './settings';

@@ -24,7 +24,9 @@ export const SimulateSettings = z.strictObject({
   user: z
     .enum(SIM_USERS)
     .default('exact')
-    .describe('who judges: exact (first line = what they were about to type), compiles (one line, the file still compiles), no-comment (as compiles, never a comment), long (at least 20 characters, the file still compiles), close (first line within 30% edits of the meant line), coin (the negative control: 40% at random, whatever the suggestion)'),
+    .describe(
+      'who judges (libs/continue/src/sim-users.ts): exact (first line = what they meant), close (first line within 30% edits of it), graded (probability falling with the edits), lenient (exact mostly, plausible sometimes), whole (every shown line against what they meant), terse (as graded, multi-line suggestions rarely), compiles / no-comment / long (functions of the gate features), coin (the negative control: 40% at random)',
+    ),
   form: z.enum(PROMPT_FORMS).default('v139').describe("Continue's prompt form: v139 (RLinf's 1.3.9, commented context) or head (upstream, <|repo_name|> header)"),
   corpus: z.string().min(1).default('data/corpus/python-stdlib').describe('folder the examples were cut from (the user judges the suggestion in its whole file)'),
   rejectDelay: int().nonnegative().default(5).describe('requests after which a rejection is posted (Continue rejects after 10 s without Tab)'),
