@@ -1,4 +1,4 @@
 // @rlhf-code/stats: numbers with error bars. Means with their standard errors, paired differences with a t
-// interval, the jackknife for pooled ratios, and the unbiased pass@k estimator; used by the evaluation and by
-// PPO's held-out measurements.
-export { fisherExact, jackknife, jackknifeDiff, meanSe, paired, passAtK, wilson, type MeanSe, type PairedDiff } from './stats';
+// interval, the jackknife for pooled ratios, the unbiased pass@k estimator, the cluster bootstrap and the sign-flip
+// permutation test; used by the evaluation, PPO's held-out measurements and the online A/B experiment.
+export { clusterBootstrap, fisherExact, jackknife, jackknifeDiff, meanSe, paired, passAtK, signFlipTest, wilson, type MeanSe, type PairedDiff } from './stats';

@@ -1,4 +1,4 @@
-import { fisherExact, jackknife, jackknifeDiff, meanSe, paired, passAtK, wilson } from './stats';
+import { clusterBootstrap, fisherExact, jackknife, jackknifeDiff, meanSe, paired, passAtK, signFlipTest, wilson } from './stats';
 
 describe('meanSe', () => {
   it('is the mean and sd / sqrt(n) with the n - 1 variance', () => {
@@ -92,5 +92,61 @@ describe('rates of successes', () => {
     expect(fisherExact(10, 0, 0, 10)).toBeCloseTo(1.083e-5, 7);
     expect(fisherExact(2, 3, 2, 3)).toBeCloseTo(1, 10);
     expect(() => fisherExact(1, -1, 0, 0)).toThrow('fisherExact: counts must be integers >= 0');
+  });
+});
+
+describe('clusterBootstrap', () => {
+  // Per-position differences 1, 1 in file a and 0 in file b; the statistic: their weighted mean.
+  const diffs = [1, 1, 0];
+  const files = ['a', 'a', 'b'];
+  const mean = (w: readonly number[]) => {
+    const n = w.reduce((s, x) => s + x, 0);
+    return n === 0 ? null : w.reduce((s, x, i) => s + x * diffs[i], 0) / n;
+  };
+  it('resamples whole files: draws of two files give means 1 (a, a), 2/3 (a, b) or 0 (b, b)', () => {
+    // P(b, b) = P(a, a) = 1/4: in 2,000 draws both ends occur, so the 2.5% and 97.5% points are 0 and 1.
+    expect(clusterBootstrap(files, mean, { seed: 1 })).toEqual([0, 1]);
+    // A file's positions move together: with one file per position the (2/3-weighted) middle values appear instead.
+    const seen = new Set<number>();
+    clusterBootstrap(files, (w) => (seen.add(mean(w)!), mean(w)), { resamples: 200, seed: 2 });
+    expect([...seen].sort((x, y) => x - y)).toEqual([0, 2 / 3, 1]);
+  });
+  it('contains the paired mean; is seeded; one file, or the same difference everywhere, is a point', () => {
+    const d = [0.5, 0, 1, 1, -1, 0.5, 0, 1];
+    const f = ['a', 'a', 'b', 'b', 'c', 'd', 'd', 'e'];
+    const m = (w: readonly number[]) => w.reduce((s, x, i) => s + x * d[i], 0) / w.reduce((s, x) => s + x, 0);
+    const ci = clusterBootstrap(f, m, { seed: 3 })!;
+    const all = d.reduce((s, x) => s + x, 0) / d.length; // 0.375
+    expect(ci[0]).toBeLessThan(all);
+    expect(ci[1]).toBeGreaterThan(all);
+    expect(clusterBootstrap(f, m, { seed: 3 })).toEqual(ci);
+    expect(clusterBootstrap(files.map(() => 'x'), mean, { seed: 1 })).toEqual([2 / 3, 2 / 3]); // one file: always the same draw
+    expect(clusterBootstrap(['x', 'y'], () => 0.25)).toEqual([0.25, 0.25]);
+    expect(clusterBootstrap([], () => 1)).toBeNull();
+    expect(clusterBootstrap(['x'], () => null)).toBeNull(); // no draw had a value
+  });
+});
+
+describe('signFlipTest', () => {
+  it('enumerates the sign assignments of up to 16 non-zero differences (hand-counted cases)', () => {
+    // 1, 1, 1, 1: of 16 assignments only all + and all - reach |sum| 4: p = 2/16.
+    expect(signFlipTest([1, 1, 1, 1])).toEqual({ p: 0.125, exact: true });
+    expect(signFlipTest([1, 0, 1, 0, 1, 1])).toEqual({ p: 0.125, exact: true }); // zeros change nothing
+    // 2, 1: sums 3, 1, -1, -3; |sum| >= 3 in 2 of 4.
+    expect(signFlipTest([2, 1]).p).toBe(0.5);
+    expect(signFlipTest([1, -1]).p).toBe(1);
+    expect(signFlipTest([0, 0])).toEqual({ p: 1, exact: true });
+    // 0.75 x 5 and -0.25 (observed 3.5): |sum| >= 3.5 only with the five 0.75 of one sign, either sign of 0.25: 4 of 64.
+    expect(signFlipTest([0.75, 0.75, 0.75, 0.75, 0.75, -0.25]).p).toBeCloseTo(4 / 64, 12);
+  });
+  it('draws random assignments for more than 16 (seeded): 20 equal differences, none as extreme in 5,000 draws', () => {
+    const r = signFlipTest(new Array(20).fill(1), { seed: 1, resamples: 5000 });
+    expect(r.exact).toBe(false);
+    expect(r.p).toBeCloseTo(1 / 5001, 10); // none as extreme: (1 + 0) / (1 + resamples)
+    const mixed = [...new Array(12).fill(1), ...new Array(8).fill(-1)]; // sum 4 of 20: p = P(|Binomial sum| >= 4) = 0.5034
+    const p = signFlipTest(mixed, { seed: 2 }).p;
+    expect(p).toBeGreaterThan(0.5034 - 0.02);
+    expect(p).toBeLessThan(0.5034 + 0.02);
+    expect(signFlipTest(mixed, { seed: 2 }).p).toBe(p);
   });
 });

@@ -1,8 +1,11 @@
 // The statistics of an evaluation with error bars: the mean of per-problem values with its standard error, a
 // paired comparison of two models on the same problems, the jackknife for pooled ratios (distinct-n), and the
-// unbiased pass@k estimator, and for rates of successes: the Wilson interval and Fisher's exact test. Pure functions, checked against hand-computed values in stats.test.ts.
+// unbiased pass@k estimator, and for rates of successes: the Wilson interval and Fisher's exact test; for paired
+// measurements clustered in groups (positions in files): the cluster bootstrap and the sign-flip permutation test.
+// Pure functions (the resampling ones seeded), checked against hand-computed values in stats.test.ts.
 import hypergeometricPmf from '@stdlib/stats-base-dists-hypergeometric-pmf';
 import tQuantile from '@stdlib/stats-base-dists-t-quantile';
+import seedrandom from 'seedrandom';
 
 /** A mean and its standard error (null with fewer than two values: one value says nothing about spread). */
 export interface MeanSe {
@@ -118,4 +121,79 @@ export function fisherExact(a: number, b: number, c: number, d: number): number 
     if (px <= observed * (1 + 1e-7)) p += px;
   }
   return Math.min(1, p);
+}
+
+/** The p-quantile (0..1) of sorted values, linear between order statistics (R's type 7). */
+function quantileSorted(sorted: readonly number[], p: number): number {
+  const h = (sorted.length - 1) * p;
+  const lo = Math.floor(h);
+  return lo + 1 < sorted.length ? sorted[lo] + (h - lo) * (sorted[lo + 1] - sorted[lo]) : sorted[lo];
+}
+
+/**
+ * The cluster bootstrap's 95% percentile interval of a statistic of units that come in clusters (cursor positions in
+ * files: positions of one file are not independent). Each of `resamples` draws as many clusters as there are, with
+ * replacement, and computes `stat(weights)`, where weights[i] is how many times unit i's cluster was drawn (0: left
+ * out): e.g. a weighted mean of per-unit differences, or a ratio of weighted sums. Draws where `stat` is null (e.g. a
+ * ratio over nothing) are skipped; null when every draw was, or with no units.
+ */
+export function clusterBootstrap(
+  clusters: readonly string[],
+  stat: (weights: readonly number[]) => number | null,
+  opts: { resamples?: number; seed?: number | string } = {},
+): [number, number] | null {
+  const resamples = opts.resamples ?? 2000;
+  if (!(Number.isInteger(resamples) && resamples >= 1)) throw new Error(`clusterBootstrap: resamples must be an integer >= 1, got ${opts.resamples}`);
+  const names = [...new Set(clusters)];
+  if (names.length === 0) return null;
+  const index = new Map(names.map((c, k) => [c, k]));
+  const of = clusters.map((c) => index.get(c)!);
+  const random = seedrandom.alea(`cluster-bootstrap:${opts.seed ?? 0}`);
+  const values: number[] = [];
+  const drawn = new Array<number>(names.length);
+  for (let r = 0; r < resamples; r++) {
+    drawn.fill(0);
+    for (let k = 0; k < names.length; k++) drawn[Math.floor(random() * names.length)] += 1;
+    const v = stat(of.map((k) => drawn[k]));
+    if (v !== null && Number.isFinite(v)) values.push(v);
+  }
+  if (values.length === 0) return null;
+  values.sort((a, b) => a - b);
+  return [quantileSorted(values, 0.025), quantileSorted(values, 0.975)];
+}
+
+/**
+ * Two-sided sign-flip permutation test of paired differences (one per unit: arm minus control at one position): under
+ * the null hypothesis that the two arms are exchangeable at every unit, each difference is as likely negated, so the
+ * p-value is the share of sign assignments whose |sum| is at least the observed one. Zero differences change nothing
+ * and are left out; with at most 16 non-zero ones every assignment is enumerated (`exact`), otherwise `resamples`
+ * random ones are drawn (p = (1 + as extreme) / (1 + resamples)). Units are flipped independently: the null is about
+ * each unit, whatever the clusters they come in.
+ */
+export function signFlipTest(diffs: readonly number[], opts: { resamples?: number; seed?: number | string } = {}): { p: number; exact: boolean } {
+  const d = diffs.filter((x) => x !== 0);
+  if (d.some((x) => !Number.isFinite(x))) throw new Error('signFlipTest: differences must be finite numbers');
+  const m = d.length;
+  if (m === 0) return { p: 1, exact: true };
+  const observed = Math.abs(d.reduce((s, x) => s + x, 0));
+  const tol = 1e-9 * d.reduce((s, x) => s + Math.abs(x), 0); // sums equal up to rounding count as extreme
+  if (m <= 16) {
+    let extreme = 0;
+    for (let mask = 0; mask < 1 << m; mask++) {
+      let sum = 0;
+      for (let i = 0; i < m; i++) sum += mask & (1 << i) ? -d[i] : d[i];
+      if (Math.abs(sum) >= observed - tol) extreme += 1;
+    }
+    return { p: extreme / (1 << m), exact: true };
+  }
+  const resamples = opts.resamples ?? 10000;
+  if (!(Number.isInteger(resamples) && resamples >= 1)) throw new Error(`signFlipTest: resamples must be an integer >= 1, got ${opts.resamples}`);
+  const random = seedrandom.alea(`sign-flip:${opts.seed ?? 0}`);
+  let extreme = 0;
+  for (let r = 0; r < resamples; r++) {
+    let sum = 0;
+    for (let i = 0; i < m; i++) sum += random() < 0.5 ? -d[i] : d[i];
+    if (Math.abs(sum) >= observed - tol) extreme += 1;
+  }
+  return { p: (1 + extreme) / (1 + resamples), exact: false };
 }
