@@ -1,10 +1,12 @@
 // @rlhf-code/continue: what the VS Code extension Continue does around autocomplete, as this project models it: the
 // prompts it builds (1.3.9 and upstream forms), the request it sends, what it displays of a streamed answer and where
-// it ends a suggestion (line-rule.ts, which the completion server follows too), the AutocompleteOutcome it posts, and
-// simulated users who judge its suggestions. No server here: the online lib serves, this lib is the client.
+// it ends a suggestion (line-rule.ts, which the completion server follows too), the AutocompleteOutcome its
+// completion-tracking fork posts, the dev-data events upstream Continue posts to its `data:` destinations (dev-data.ts),
+// and simulated users who judge its suggestions. No server here: the online lib serves, this lib is the client.
 export { CONTINUE_STOP_STRINGS, PROMPT_FORMS, continuePrompt, continueRequestBody, continueHeaders, streamCompletion, showCompletion, acceptsCompletion, type PromptForm } from './continue-client';
 export { LineRule, lineRuleFor, wholeCut, MULTILINE_MODES, type LineRuleOptions } from './line-rule';
 export { parseOutcome, type AutocompleteOutcome } from './outcome';
+export { isDevDataEvent, parseDevDataEvent, type NoCodeOutcome } from './dev-data';
 export { withRates, zeroCounts, type Counts, type CountsWithRates } from './counts';
 export { simUser, SIM_USERS, INTENT_USERS, type SimUserName } from './sim-users';
 export { runSimulation, formatSummary, contextSnippet, type SimulationSummary } from './simulator';

@@ -1,4 +1,5 @@
-// What Continue's completion tracking posts when a suggestion is accepted (Tab) or rejected: its AutocompleteOutcome.
+// What Continue's completion tracking (RLinf's fork of Continue 1.3.9) posts when a suggestion is accepted (Tab) or
+// rejected: its AutocompleteOutcome. Upstream Continue posts the same outcome inside a dev-data event (dev-data.ts).
 // Only prompt, completion and accepted are required; the other known fields are checked when present, and any
 // unknown field is kept as is (Continue adds tabAutocompleteOptions keys, and versions differ).
 import { z } from 'zod';
@@ -34,10 +35,33 @@ export interface FieldProblem {
   message: string;
 }
 
-function jsonType(v: unknown): string {
+export function jsonType(v: unknown): string {
   if (v === null) return 'null';
   if (Array.isArray(v)) return 'array';
   return typeof v;
+}
+
+/** The value at `path` inside `body` (undefined when any step is missing or not an object). */
+function valueAt(body: unknown, path: readonly PropertyKey[]): unknown {
+  let v = body;
+  for (const key of path) {
+    if (typeof v !== 'object' || v === null) return undefined;
+    v = (v as Record<PropertyKey, unknown>)[key];
+  }
+  return v;
+}
+
+/** A zod issue worded for a client: its dotted path (e.g. `data.accepted`) and what is wrong, never the value itself. */
+export function problemOf(issue: z.core.$ZodIssue, body: unknown): FieldProblem {
+  const field = issue.path.map(String).join('.') || '(body)';
+  const raw = valueAt(body, issue.path);
+  const message =
+    issue.code === 'invalid_type' && raw === undefined && issue.path.length > 0
+      ? `missing (expected ${issue.expected})`
+      : issue.code === 'invalid_type'
+        ? `expected ${issue.expected}, received ${jsonType(raw)}`
+        : issue.message;
+  return { field, message };
 }
 
 /** Check a parsed body; on failure name the first bad field (e.g. `accepted: expected boolean, received string`). */
@@ -46,15 +70,5 @@ export function parseOutcome(body: unknown): { ok: true; value: AutocompleteOutc
     return { ok: false, problem: { field: '(body)', message: `expected a JSON object, received ${jsonType(body)}` } };
   }
   const r = AutocompleteOutcomeSchema.safeParse(body);
-  if (r.success) return { ok: true, value: r.data };
-  const issue = r.error.issues[0];
-  const field = issue.path.map(String).join('.') || '(body)';
-  const raw = (body as Record<string, unknown>)[String(issue.path[0])];
-  const message =
-    issue.code === 'invalid_type' && raw === undefined && issue.path.length === 1
-      ? `missing (expected ${issue.expected})`
-      : issue.code === 'invalid_type'
-        ? `expected ${issue.expected}, received ${jsonType(raw)}`
-        : issue.message;
-  return { ok: false, problem: { field, message } };
+  return r.success ? { ok: true, value: r.data } : { ok: false, problem: problemOf(r.error.issues[0], body) };
 }
