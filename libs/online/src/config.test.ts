@@ -34,3 +34,22 @@ test('precedence: file < environment < flags; unknown or mistyped keys are error
   fs.writeFileSync(file, '{');
   expect(() => loadOnlineConfig({ file, env: {} })).toThrow(/not valid JSON/);
 });
+
+test('feedback.defaultProject: the first allowed project unless set; must be an allowed one unless projects has "*"', () => {
+  expect(loadOnlineConfig({ env: {} }).feedback.defaultProject).toBe('test-project');
+  expect(loadOnlineConfig({ env: { ONLINE_PROJECTS: 'team-a,team-b' } }).feedback.defaultProject).toBe('team-a');
+  expect(loadOnlineConfig({ env: { ONLINE_PROJECTS: '*' } }).feedback.defaultProject).toBe('default');
+  expect(loadOnlineConfig({ env: { ONLINE_PROJECTS: '*,team-a' } }).feedback.defaultProject).toBe('team-a');
+  expect(loadOnlineConfig({ env: { ONLINE_PROJECTS: 'a,b' }, overrides: { feedback: { defaultProject: 'b' } } }).feedback.defaultProject).toBe('b');
+  expect(loadOnlineConfig({ env: { ONLINE_PROJECTS: '*' }, overrides: { feedback: { defaultProject: 'mine' } } }).feedback.defaultProject).toBe('mine');
+  expect(() => loadOnlineConfig({ env: { ONLINE_PROJECTS: 'a' }, overrides: { feedback: { defaultProject: 'b' } } })).toThrow(
+    /config: feedback\.defaultProject: "b" is not one of feedback\.projects \(a\)/,
+  );
+});
+
+test('feedback.defaultProject in a file is checked against the projects of the whole config (environment included)', () => {
+  const file = path.join(tempDir(), 'online.json');
+  fs.writeFileSync(file, JSON.stringify({ feedback: { defaultProject: 'my-team' } }));
+  expect(loadOnlineConfig({ file, env: { ONLINE_PROJECTS: 'my-team,other' } }).feedback.defaultProject).toBe('my-team');
+  expect(() => loadOnlineConfig({ file, env: {} })).toThrow(/online\.json: feedback\.defaultProject: "my-team" is not one of feedback\.projects \(test-project\)/);
+});

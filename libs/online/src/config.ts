@@ -84,20 +84,35 @@ export const CompletionServerSchema = z.strictObject({
   bodyLimitBytes: positiveInt.default(4 * 1024 * 1024),
 });
 
-export const FeedbackServerSchema = z.strictObject({
-  host: z.string().default('127.0.0.1'),
-  /** Port of the feedback server (Continue's completionTrackingUrl http://HOST:8082/api/training/submit). */
-  port: port.default(8082),
-  /**
-   * Bearer tokens accepted on /api/training/submit. The defaults are the ones in RLinf's example Continue config
-   * so that it works unchanged; set your own (ONLINE_TOKENS) on any shared machine. Empty: no token check.
-   */
-  tokens: z.array(z.string().min(1)).default(['test-token']),
-  /** X-Project-ID values accepted; "*" accepts any (including none). */
-  projects: z.array(z.string().min(1)).default(['test-project']),
-  /** Larger bodies are answered 413. */
-  bodyLimitBytes: positiveInt.default(1024 * 1024),
-});
+export const FeedbackServerSchema = z
+  .strictObject({
+    host: z.string().default('127.0.0.1'),
+    /**
+     * Port of the feedback server: upstream Continue's `data:` destination or the fork's completionTrackingUrl,
+     * http://HOST:8082/api/training/submit.
+     */
+    port: port.default(8082),
+    /**
+     * Bearer tokens accepted on /api/training/submit (the `apiKey` of Continue's `data:` entry). The defaults are the
+     * ones in RLinf's example Continue config so that it works unchanged; set your own (ONLINE_TOKENS) on any shared
+     * machine. Empty: no token check.
+     */
+    tokens: z.array(z.string().min(1)).default(['test-token']),
+    /** X-Project-ID values accepted; "*" accepts any. A request naming another project is refused (403). */
+    projects: z.array(z.string().min(1)).default(['test-project']),
+    /**
+     * The project of a request without X-Project-ID (upstream Continue sends none unless its `data:` entry adds one
+     * under requestOptions.headers): the bearer token alone admits it, for this project. Default: the first entry of
+     * `projects` other than "*" (so ONLINE_PROJECTS=my-team makes it my-team), or "default" when `projects` is only
+     * "*". It must be one of `projects` unless they hold "*" (checked on the whole config: parseOnlineConfig).
+     */
+    defaultProject: z.string().min(1).optional(),
+    /** Larger bodies are answered 413. */
+    bodyLimitBytes: positiveInt.default(1024 * 1024),
+  })
+  .transform((c) => ({ ...c, defaultProject: c.defaultProject ?? c.projects.find((p) => p !== '*') ?? 'default' }));
+
+export type FeedbackServerConfig = z.output<typeof FeedbackServerSchema>;
 
 export const RewardSchema = z.strictObject({
   /**
@@ -264,13 +279,25 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Json {
   };
 }
 
-/** Validate; every problem is reported as `<source>: <field.path>: <message>`. */
-export function parseOnlineConfig(value: unknown, source = 'config'): OnlineConfig {
-  const r = OnlineConfigSchema.safeParse(value);
-  if (!r.success) {
-    throw new ConfigError(r.error.issues.map((i) => `${source}: ${i.path.join('.') || '(root)'}: ${i.message}`).join('\n'));
+/** Problems between settings that are each valid alone, as [field path, message]. */
+function crossFieldProblems(c: OnlineConfig): [string, string][] {
+  const f = c.feedback;
+  if (!f.projects.includes('*') && !f.projects.includes(f.defaultProject)) {
+    return [['feedback.defaultProject', `"${f.defaultProject}" is not one of feedback.projects (${f.projects.join(', ')})`]];
   }
-  return r.data;
+  return [];
+}
+
+/**
+ * Validate; every problem is reported as `<source>: <field.path>: <message>`. `partial`: the value is one layer of
+ * the config (a file before the environment and flags are applied), so settings that depend on each other are not
+ * checked against each other.
+ */
+export function parseOnlineConfig(value: unknown, source = 'config', opts: { partial?: boolean } = {}): OnlineConfig {
+  const r = OnlineConfigSchema.safeParse(value);
+  const problems = r.success ? (opts.partial ? [] : crossFieldProblems(r.data)) : r.error.issues.map((i): [string, string] => [i.path.join('.') || '(root)', i.message]);
+  if (problems.length > 0) throw new ConfigError(problems.map(([field, message]) => `${source}: ${field}: ${message}`).join('\n'));
+  return r.data!;
 }
 
 /**
@@ -285,7 +312,7 @@ export function loadOnlineConfig(opts: { file?: string; env?: NodeJS.ProcessEnv;
     } catch (e) {
       throw new ConfigError((e as Error).message);
     }
-    parseOnlineConfig(fromFile, opts.file); // errors name the file
+    parseOnlineConfig(fromFile, opts.file, { partial: true }); // errors name the file
   }
   const merged = merge(merge(fromFile, configFromEnv(opts.env)), opts.overrides ?? {});
   return parseOnlineConfig(merged, opts.file ?? 'config');

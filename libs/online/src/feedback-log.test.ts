@@ -83,3 +83,20 @@ test('a torn last line (crash mid-write) is dropped; a bad line elsewhere is an 
   fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('\n', '\nnot json\n'));
   await expect(FeedbackLog.open(file)).rejects.toThrow(`${file}:2: not valid JSON`);
 });
+
+test('an outcome without code (upstream level noCode) is stored, counted as skipped across a restart, never pending', async () => {
+  const file = path.join(tempDir(), 'feedback.jsonl');
+  const log = await FeedbackLog.open(file);
+  await log.addEvent({ ...event('n'), via: 'devData', served: null, skip: 'noCode', outcome: { completionId: 'n', accepted: true } });
+  // Even with no skip reason, an event without prompt and completion is never handed to the trainer.
+  await log.addEvent({ ...event('m'), served: null, outcome: { completionId: 'm', accepted: false } });
+  await log.addEvent(event('y'));
+  expect(log.counts()).toMatchObject({ received: 3, skipped: 2, pending: 1 });
+  expect(log.pending().map((e) => e.outcome.completionId)).toEqual(['y']);
+  await log.close();
+  const again = await FeedbackLog.open(file);
+  expect(again.counts()).toMatchObject({ received: 3, skipped: 2, pending: 1 });
+  expect(again.all()[0]).toMatchObject({ via: 'devData', skip: 'noCode' });
+  expect((await again.addEvent({ ...event('n'), skip: 'noCode', outcome: { completionId: 'n', accepted: true } })).duplicate).toBe(true);
+  await again.close();
+});

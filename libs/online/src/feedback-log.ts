@@ -1,7 +1,8 @@
 // The durable, append-only feedback log: no event is lost, none is trained on twice.
 //
 // One JSON object per line in <stateDir>/feedback.jsonl:
-//   {"type":"event","seq":7,"received":"2025-...","source":"continue","served":{...}|null,"skip":null,"outcome":{...}}
+//   {"type":"event","seq":7,"received":"2025-...","source":"continue","via":"devData","project":"p","served":{...}|null,
+//    "skip":null,"outcome":{...}}
 //   {"type":"consumed","seqs":[3,4,5,7],"version":2}                  an update that produced policy version 2
 //   {"type":"consumed","seqs":[8,9],"version":null,"discarded":"nan"}  an update thrown away (NaN/Inf, KL bound)
 // Every append is written and fsynced before the caller goes on (the feedback server answers 200 only after),
@@ -14,7 +15,7 @@
 import { promises as fs } from 'fs';
 import type { FileHandle } from 'fs/promises';
 import * as path from 'path';
-import type { AutocompleteOutcome } from '@rlhf-code/continue';
+import type { AutocompleteOutcome, NoCodeOutcome } from '@rlhf-code/continue';
 
 /** Which served completion an event is about (looked up by its prompt). */
 export interface ServedRef {
@@ -29,19 +30,35 @@ export interface ServedRef {
 
 export type Arm = 'policy' | 'start';
 
-/** Why an event is never trained on: a cached suggestion, the start arm's, or one that matches no served completion. */
-export type SkipReason = 'cacheHit' | 'startArm' | 'unmatched';
+/**
+ * Why an event is never trained on: a cached suggestion, the start arm's, one that matches no served completion, or
+ * one posted without its code (upstream Continue's `level: noCode`: no prompt or completion).
+ */
+export type SkipReason = 'cacheHit' | 'startArm' | 'unmatched' | 'noCode';
 
-export interface LoggedEvent {
+export interface LoggedEvent<O extends AutocompleteOutcome | NoCodeOutcome = AutocompleteOutcome | NoCodeOutcome> {
   type: 'event';
   seq: number;
   received: string;
   /** continue: posted by a client; server: a completion the server returned empty (stayed silent). */
   source: 'continue' | 'server';
+  /**
+   * How a client posted it: completionTracking = the fork's bare outcome, devData = upstream Continue's dev-data
+   * event. Absent on server events and in logs written before 2026-12.
+   */
+  via?: 'completionTracking' | 'devData';
+  /** The project it counts for (its X-Project-ID, or feedback.defaultProject); absent on server events. */
+  project?: string;
   served: ServedRef | null;
   skip: SkipReason | null;
-  outcome: AutocompleteOutcome;
+  /** The outcome; one posted at level noCode has no prompt, completion, prefix or suffix (and skip 'noCode'). */
+  outcome: O;
 }
+
+/** An event with its code: the only kind an update trains on. */
+export type TrainableEvent = LoggedEvent<AutocompleteOutcome>;
+
+const hasCode = (e: LoggedEvent): e is TrainableEvent => typeof e.outcome.prompt === 'string' && typeof e.outcome.completion === 'string';
 
 interface ConsumedLine {
   type: 'consumed';
@@ -57,7 +74,7 @@ export interface LogCounts {
   trained: number;
   /** Events used by an update that was discarded (NaN/Inf, KL bound). */
   discarded: number;
-  /** Events that are never trained on (cacheHit, start arm). */
+  /** Events that are never trained on (cacheHit, start arm, unmatched, noCode). */
   skipped: number;
   /** Events waiting for an update. */
   pending: number;
@@ -153,9 +170,9 @@ export class FeedbackLog {
     for (const s of seqs) this.consumed.set(s, version === null ? 'discarded' : 'trained');
   }
 
-  /** Events to train on, oldest first. */
-  pending(): LoggedEvent[] {
-    return this.events.filter((e) => e.skip === null && !this.consumed.has(e.seq));
+  /** Events to train on, oldest first (never one without code, whatever its skip says). */
+  pending(): TrainableEvent[] {
+    return this.events.filter((e): e is TrainableEvent => e.skip === null && hasCode(e) && !this.consumed.has(e.seq));
   }
 
   /** Every stored event, oldest first (for statistics). */
@@ -171,7 +188,7 @@ export class FeedbackLog {
       const c = this.consumed.get(e.seq);
       if (c === 'trained') trained++;
       else if (c === 'discarded') discarded++;
-      else if (e.skip !== null) skipped++;
+      else if (e.skip !== null || !hasCode(e)) skipped++;
     }
     const received = this.events.length;
     return { received, trained, discarded, skipped, pending: received - trained - discarded - skipped, duplicates: this.duplicates };

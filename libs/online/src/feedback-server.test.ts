@@ -3,13 +3,15 @@ import type { AddressInfo } from 'net';
 import type { FastifyInstance } from 'fastify';
 import { FeedbackServerSchema } from './config';
 import { FeedbackLog } from './feedback-log';
-import { buildFeedbackServer } from './feedback-server';
+import { buildFeedbackServer, type PostedOutcome } from './feedback-server';
 import { jsonOf } from './testing/http';
 import { tempDir } from '@rlhf-code/model/testing';
 
 let app: FastifyInstance;
 let log: FeedbackLog;
 let url: string;
+const ignored: string[] = [];
+let lastPosted: PostedOutcome | null = null;
 
 const outcome = {
   completionId: 'c-1',
@@ -36,10 +38,13 @@ beforeAll(async () => {
   app = buildFeedbackServer({
     config: FeedbackServerSchema.parse({ bodyLimitBytes: 10_000 }),
     status: () => ({ ok: true }),
-    submit: async (o) => {
-      const r = await log.addEvent({ received: 'now', source: 'continue', served: null, skip: null, outcome: o });
+    submit: async (p) => {
+      lastPosted = p;
+      const { via, project } = p;
+      const r = await log.addEvent({ received: 'now', source: 'continue', via, project, served: null, skip: p.noCode ? 'noCode' : null, outcome: p.outcome });
       return { duplicate: r.duplicate, queuePosition: log.counts().pending };
     },
+    ignored: (name) => ignored.push(name),
   });
   await app.listen({ port: 0, host: '127.0.0.1' });
   url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/api/training/submit`;
@@ -65,13 +70,14 @@ test('a Continue outcome is stored and answered like RLinf ({status, message, qu
   expect((await jsonOf(minimal)).queue_position).toBe(2);
 });
 
-test('401 for a missing or wrong token, 403 for a missing or unknown project', async () => {
+test('401 for a missing or wrong token, 403 for a project not allowed; no X-Project-ID = the default project', async () => {
   const { authorization: _a, ...noToken } = good;
   expect((await post(outcome, noToken)).status).toBe(401);
   expect((await post(outcome, { ...good, authorization: 'Bearer wrong' })).status).toBe(401);
   const { 'x-project-id': _p, ...noProject } = good;
-  const r403 = await post(outcome, noProject);
-  expect(r403.status).toBe(403);
+  expect((await post({ ...outcome, completionId: 'no-project' }, noProject)).status).toBe(200);
+  expect(log.all().at(-1)).toMatchObject({ project: 'test-project', via: 'completionTracking', outcome: { completionId: 'no-project' } });
+  expect((await post({ ...outcome, completionId: 'no-project-2' }, noToken)).status).toBe(401); // the token is still needed
   const other = await post(outcome, { ...good, 'x-project-id': 'other' });
   expect(other.status).toBe(403);
   expect((await jsonOf(other)).error.message).toMatch(/project "other" is not allowed/);
@@ -104,4 +110,71 @@ test('413 over the body limit; other content types parse as JSON; the server kee
   expect(empty.status).toBe(400);
   const status = await fetch(url.replace('submit', 'status'));
   expect(await jsonOf(status)).toEqual({ ok: true });
+});
+
+// Upstream Continue's body for a `data:` destination: {name, data, schema, level, profileId}, bearer token only.
+const upstreamData = {
+  ...outcome,
+  completionId: 'up-1',
+  eventName: 'autocomplete',
+  schema: '0.2.0',
+  userId: 'sk-continue-user-SECRET123',
+  userAgent: 'Visual Studio Code/1.101.0 (Continue/1.2.0)',
+  selectedProfileId: 'local',
+  gitRepo: 'https://example.com/w.git',
+  debounceDelay: 350,
+};
+const upstream = (data: object, name = 'autocomplete', level = 'all') => ({ name, data, schema: '0.2.0', level, profileId: 'local' });
+const tokenOnly = { authorization: 'Bearer test-token', 'content-type': 'application/json', 'x-api-key': 'custom-header-SECRET456' };
+
+test('upstream autocomplete event: stored as the outcome without userId; the request credentials are handed on', async () => {
+  const res = await post(upstream(upstreamData), tokenOnly);
+  expect(res.status).toBe(200);
+  expect(await jsonOf(res)).toMatchObject({ status: 'submitted', message: 'Training data submitted successfully' });
+  const stored = log.all().at(-1)!;
+  const { userId: _u, ...expected } = upstreamData;
+  expect(stored).toMatchObject({ via: 'devData', project: 'test-project', skip: null });
+  expect(stored.outcome).toEqual(expected);
+  expect([...lastPosted!.secrets].sort()).toEqual(['custom-header-SECRET456', 'sk-continue-user-SECRET123', 'test-token']);
+  // The same completionId again (Continue posts to each destination once; a retry or a second destination): duplicate.
+  const dup = await post(upstream(upstreamData), tokenOnly);
+  expect((await jsonOf(dup)).status).toBe('duplicate');
+});
+
+test('upstream noCode: 200 no_code, stored without code as skip noCode; other events: 200 ignored, nothing stored', async () => {
+  const { prompt: _p, completion: _c, prefix: _x, suffix: _s, ...noCode } = { ...upstreamData, completionId: 'nc-1' };
+  const res = await post(upstream(noCode, 'autocomplete', 'noCode'), tokenOnly);
+  expect(res.status).toBe(200);
+  expect(await jsonOf(res)).toMatchObject({ status: 'no_code' });
+  const stored = log.all().at(-1)!;
+  expect(stored).toMatchObject({ via: 'devData', skip: 'noCode', outcome: { completionId: 'nc-1', accepted: true } });
+  expect(stored.outcome).not.toHaveProperty('prompt');
+  expect(stored.outcome).not.toHaveProperty('userId');
+  const before = log.all().length;
+  for (const name of ['chatInteraction', 'editOutcome', 'toolUsage']) {
+    const r = await post(upstream({ prompt: 'chat text', userId: 'x' }, name), tokenOnly);
+    expect(r.status).toBe(200);
+    const body = await jsonOf(r);
+    expect(body.status).toBe('ignored');
+    expect(body.message).toContain(name);
+  }
+  expect(log.all()).toHaveLength(before);
+  expect(ignored).toEqual(['chatInteraction', 'editOutcome', 'toolUsage']);
+});
+
+test('upstream event errors name the field by its path (data.accepted, level, data)', async () => {
+  const cases: [object, string, RegExp][] = [
+    [upstream({ ...upstreamData, completionId: 'bad-1', accepted: 'yes' }), 'data.accepted', /data\.accepted: expected boolean, received string/],
+    [upstream({ ...upstreamData, completionId: 'bad-2', completion: undefined }), 'data.completion', /missing \(expected string\)/],
+    [{ ...upstream(upstreamData), level: 'some' }, 'level', /level: /],
+    [{ name: 'autocomplete', data: [1] }, 'data', /expected object, received array/],
+  ];
+  for (const [body, field, message] of cases) {
+    const res = await post(body, tokenOnly);
+    expect(res.status).toBe(400);
+    const err = (await jsonOf(res)).error;
+    expect(err.field).toBe(field);
+    expect(err.message).toMatch(message);
+    expect(JSON.stringify(err)).not.toContain('SECRET');
+  }
 });

@@ -3,7 +3,7 @@ import { Qwen2Model, type HostTensor } from '@rlhf-code/model';
 import { initBackend } from '@rlhf-code/backend';
 import { formatFim, loadTokenizer, type Tokenizer } from '@rlhf-code/tokenizer';
 import { TrainingSchema, type TrainingConfig } from './config';
-import type { LoggedEvent } from './feedback-log';
+import type { TrainableEvent } from './feedback-log';
 import { OnlineTrainer } from './online-trainer';
 import { makeTinyModelDir } from './testing/tiny-model';
 
@@ -18,7 +18,7 @@ beforeAll(async () => {
 
 let n = 0;
 /** An event; `eos`: the displayed text is all the model wrote and it ended there itself (default: it did). */
-const ev = (prompt: string, completion: string, accepted: boolean, source: 'continue' | 'server' = 'continue', eos = true): LoggedEvent => ({
+const ev = (prompt: string, completion: string, accepted: boolean, source: 'continue' | 'server' = 'continue', eos = true): TrainableEvent => ({
   type: 'event',
   seq: ++n,
   received: 'now',

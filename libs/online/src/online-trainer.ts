@@ -22,7 +22,7 @@ import { clippedUpdate, forwardResponses, layoutSequences, METRICS, policyLoss }
 import type { Tokenizer } from '@rlhf-code/tokenizer';
 import { Trainer, trainerConfig, yieldToEventLoop } from '@rlhf-code/train';
 import type { TrainingConfig } from './config';
-import type { LoggedEvent } from './feedback-log';
+import type { TrainableEvent } from './feedback-log';
 import { encodeServedPrompt, type RepoContextMode } from '@rlhf-code/tokenizer';
 import { eventKind, RewardScheme } from './rewards';
 
@@ -96,7 +96,7 @@ export class OnlineTrainer {
   }
 
   /** Token ids of one event (see the top of this file), within maxSeqLen. */
-  sample(e: LoggedEvent, advantage: number): TrainingSample {
+  sample(e: TrainableEvent, advantage: number): TrainingSample {
     const { tokenizer: tok, config } = this.opts;
     const maxSeqLen = Math.min(config.maxSeqLen, this.opts.model.config.max_position_embeddings); // never past the window
     const maxCompletion = Math.floor(maxSeqLen / 2);
@@ -136,7 +136,7 @@ export class OnlineTrainer {
   }
 
   /** Train on one batch. Never throws for bad numbers: a bad update is discarded and reported. */
-  async update(events: LoggedEvent[]): Promise<UpdateResult> {
+  async update(events: TrainableEvent[]): Promise<UpdateResult> {
     const t0 = Date.now();
     const { model, reference, config: c } = this.opts;
     if (events.length === 0) throw new Error('OnlineTrainer.update: no events');

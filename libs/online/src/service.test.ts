@@ -334,3 +334,167 @@ test('show gate: outcomes of served suggestions train it, and a checkpoint carri
   const ckpt = listCheckpoints(stateDir)[0].dir;
   expect(loadGateModel(ckpt)!.n).toBe(4);
 });
+
+// ---------------------------------------------------------------------------------------------- upstream Continue
+
+/** The body upstream Continue posts to a `data:` destination (schema 0.2.0) for one autocomplete outcome. */
+function upstreamEvent(data: { completionId: string; accepted: boolean; prompt?: string; completion?: string; [k: string]: unknown }, level: 'all' | 'noCode' = 'all') {
+  const code = level === 'all' ? { prefix: 'x = ', suffix: '\n', prompt: data.prompt, completion: data.completion } : {};
+  const { prompt: _p, completion: _c, ...rest } = data;
+  return {
+    name: 'autocomplete',
+    schema: '0.2.0',
+    level,
+    profileId: 'local',
+    data: {
+      eventName: 'autocomplete',
+      schema: '0.2.0',
+      timestamp: new Date().toISOString(),
+      userId: '',
+      userAgent: 'Visual Studio Code/1.101.0 (Continue/1.2.0)',
+      selectedProfileId: 'local',
+      disable: false,
+      maxPromptTokens: 1024,
+      debounceDelay: 350,
+      maxSuffixPercentage: 0.2,
+      prefixPercentage: 0.3,
+      multilineCompletions: 'auto',
+      slidingWindowPrefixPercentage: 0.75,
+      slidingWindowSize: 500,
+      useCache: true,
+      onlyMyCode: true,
+      useRecentlyEdited: true,
+      time: 150,
+      modelProvider: 'openai',
+      modelName: 'Qwen2.5-Coder-1.5B',
+      cacheHit: false,
+      filepath: 'file:///w/a.py',
+      uniqueId: 'machine-1',
+      ...code,
+      ...rest,
+    },
+  };
+}
+
+/** Ask for a completion as Continue does; the prompt and what it would show. */
+async function serveLikeContinue(s: OnlineService, prefix: string): Promise<{ prompt: string; completion: string }> {
+  const prompt = formatFim(prefix, '\n');
+  const r = await streamCompletion(`${s.completionUrl}/v1/completions`, continueRequestBody(prompt, 'Qwen2.5-Coder-1.5B'), continueHeaders('xxx'));
+  return { prompt, completion: r.text || 'x' };
+}
+
+test('upstream Continue end to end: data: events are matched and trained; duplicate, noCode and other events answered 200 and counted', async () => {
+  const stateDir = tempDir();
+  const s = await start(stateDir, { training: { batchSize: 2 } });
+  // No X-Project-ID: upstream sends only the data: entry's apiKey as a bearer token.
+  const post = (body: object) =>
+    fetch(`${s.feedbackUrl}/api/training/submit`, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: 'Bearer test-token' }, body: JSON.stringify(body) });
+  try {
+    const first = await serveLikeContinue(s, 'u = ');
+    const a = await post(upstreamEvent({ completionId: 'up-1', accepted: true, ...first }));
+    expect(a.status).toBe(200);
+    expect(await jsonOf(a)).toMatchObject({ status: 'submitted', message: 'Training data submitted successfully' });
+    const stored = s.log.all().find((e) => e.outcome.completionId === 'up-1')!;
+    expect(stored).toMatchObject({ source: 'continue', via: 'devData', project: 'test-project', skip: null, served: { arm: 'policy', version: 0 } });
+    expect(stored.outcome).toMatchObject({ prompt: first.prompt, completion: first.completion, accepted: true, modelName: 'Qwen2.5-Coder-1.5B' });
+    expect(s.status().unmatched_outcomes).toBe(0);
+
+    const second = await serveLikeContinue(s, 'w = ');
+    expect((await post(upstreamEvent({ completionId: 'up-2', accepted: false, ...second }))).status).toBe(200);
+    await s.idle();
+    let st = s.status();
+    expect(st.events_trained).toBeGreaterThanOrEqual(2);
+    expect(st.updates).toBeGreaterThanOrEqual(1);
+    expect(st.policy_version).toBeGreaterThanOrEqual(1);
+    expect(st.acceptance_by_version['0']).toMatchObject({ accepted: 1, rejected: 1 });
+
+    // Continue's rejection timer and a retry can post the same completionId again: counted once.
+    const dup = await post(upstreamEvent({ completionId: 'up-2', accepted: false, ...second }));
+    expect(dup.status).toBe(200);
+    expect((await jsonOf(dup)).status).toBe('duplicate');
+
+    // level noCode: 200, stored without code, never trained on.
+    const noCode = await post(upstreamEvent({ completionId: 'nc-1', accepted: true }, 'noCode'));
+    expect(noCode.status).toBe(200);
+    expect((await jsonOf(noCode)).status).toBe('no_code');
+    // Another event type (no events: list in Continue's data: entry): 200, nothing stored.
+    const chat = await post({ name: 'chatInteraction', schema: '0.2.0', level: 'all', profileId: 'local', data: { prompt: 'explain', completion: 'it adds', modelName: 'm', userId: '' } });
+    expect(chat.status).toBe(200);
+    expect((await jsonOf(chat)).status).toBe('ignored');
+
+    st = await jsonOf(fetch(`${s.feedbackUrl}/api/training/status`));
+    expect(st.upstream).toEqual({ autocomplete: 2, no_code: 1, ignored_events: { chatInteraction: 1 } });
+    expect(st.duplicates).toBe(1);
+    expect(st.unmatched_outcomes).toBe(0);
+    expect(st.events_pending).toBe(0); // the noCode event is skipped, not pending
+    expect(s.log.all().filter((e) => e.source === 'continue')).toHaveLength(3);
+    expect(s.log.all().find((e) => e.outcome.completionId === 'nc-1')).toMatchObject({ skip: 'noCode', served: null });
+  } finally {
+    await s.close();
+  }
+  // After a restart the stored counts are rebuilt from the log (ignored events were never stored).
+  const again = await start(stateDir, { training: { batchSize: 2 } });
+  try {
+    expect(again.status().upstream).toEqual({ autocomplete: 2, no_code: 1, ignored_events: {} });
+    expect(again.status().events_pending).toBe(0);
+  } finally {
+    await again.close();
+  }
+});
+
+test('no secret of an upstream post reaches the state dir or the log: userId, bearer token, custom headers, git credentials', async () => {
+  const stateDir = tempDir();
+  const token = 'sk-feedback-token-7777';
+  const secrets = {
+    token,
+    userId: 'sk-continue-user-SECRET123',
+    header: 'custom-header-SECRET456',
+    apiKeyHeader: 'api-key-header-SECRET789',
+    git: 'ghp_GITSECRET000',
+  };
+  const logged: string[] = [];
+  const config = parseOnlineConfig({
+    model: modelDir,
+    stateDir,
+    abFraction: 0,
+    completion: { port: 0, maxTokensCap: 8 },
+    feedback: { port: 0, tokens: [token], projects: ['team-a'] },
+    training: { batchSize: 1, minibatches: 1, lr: 1e-3, maxUpdateKl: 100, checkpointEvery: 1, maxSeqLen: 128 },
+  });
+  const s = await startOnlineService(config, { log: (l) => logged.push(l) });
+  // Continue's request: Authorization from the data: entry's apiKey, the rest from its requestOptions.headers.
+  const headers = { 'Content-Type': 'application/json', Authorization: `Bearer ${token}`, 'X-Custom-Auth': secrets.header, 'X-Api-Key': secrets.apiKeyHeader };
+  const post = (body: object) => fetch(`${s.feedbackUrl}/api/training/submit`, { method: 'POST', headers, body: JSON.stringify(body) });
+  try {
+    const served = await serveLikeContinue(s, 'x = ');
+    const extra = { userId: secrets.userId, gitRepo: `https://x-access-token:${secrets.git}@github.com/me/w.git` };
+    const res = await post(upstreamEvent({ completionId: 's-1', accepted: true, ...served, ...extra }));
+    expect(res.status).toBe(200);
+    expect((await jsonOf(res)).status).toBe('submitted');
+    // The userId copied into the code (masked) and into another field (dropped); a noCode and a chat event with it.
+    expect((await post(upstreamEvent({ completionId: 's-2', accepted: false, ...served, ...extra, prefix: `# ${secrets.userId}\nx = `, note: `user ${secrets.userId}` }))).status).toBe(200);
+    expect((await post(upstreamEvent({ completionId: 's-3', accepted: false, ...extra }, 'noCode'))).status).toBe(200);
+    expect((await post({ name: 'chatInteraction', data: { userId: secrets.userId, prompt: 'p' }, schema: '0.2.0', level: 'all' })).status).toBe(200);
+    const bad = await post(upstreamEvent({ completionId: 's-4', accepted: 'yes' as unknown as boolean, ...served, ...extra }));
+    expect(bad.status).toBe(400);
+    const badText = await bad.text();
+    for (const v of Object.values(secrets)) expect(badText).not.toContain(v);
+    await s.idle();
+    expect(s.status().events_trained).toBeGreaterThanOrEqual(2);
+    const first = s.log.all().find((e) => e.outcome.completionId === 's-1')!;
+    expect(first).toMatchObject({ project: 'team-a', served: { arm: 'policy' }, outcome: { gitRepo: 'https://github.com/me/w.git' } });
+    expect(first.outcome).not.toHaveProperty('userId');
+    expect(s.log.all().find((e) => e.outcome.completionId === 's-2')!.outcome).toMatchObject({ prefix: '# [redacted]\nx = ' });
+  } finally {
+    await s.close();
+  }
+  const files = (fs.readdirSync(stateDir, { recursive: true }) as string[]).map((f) => path.join(stateDir, f)).filter((f) => fs.statSync(f).isFile());
+  expect(files.some((f) => f.endsWith('feedback.jsonl'))).toBe(true);
+  expect(files.some((f) => f.endsWith('model.safetensors'))).toBe(true); // a checkpoint was written and searched too
+  for (const f of files) {
+    const bytes = fs.readFileSync(f).toString('latin1');
+    for (const [name, value] of Object.entries(secrets)) expect({ file: f, secret: name, found: bytes.includes(value) }).toEqual({ file: f, secret: name, found: false });
+  }
+  expect(logged.length).toBeGreaterThan(0);
+  for (const line of logged) for (const value of Object.values(secrets)) expect(line).not.toContain(value);
+});

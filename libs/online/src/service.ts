@@ -2,6 +2,8 @@
 //
 //   completion server ──served record──> stats, <stateDir>/requests.jsonl, silent samples -> feedback log
 //   feedback server ──outcome──> credentials removed (scrub.ts) -> feedback log (fsync) -> stats -> trainer (every `batchSize` pending events)
+//                   (upstream Continue's dev-data event or the fork's outcome: one record; level noCode is stored with
+//                    skip 'noCode' and never trained on; other event types are only counted)
 //   trainer ──new weights──> policy holder (swapped between decoding steps), checkpoint every K updates,
 //                            <stateDir>/metrics.jsonl, one log line per update
 //
@@ -23,13 +25,13 @@ import { parseOnlineConfig, type OnlineConfig, type OnlineConfigInput } from './
 import { gateFeatures, loadGateModel, ShowGate, type GateModel, type Validation } from './gate';
 import { readJsonLines } from './json-lines';
 import { FeedbackLog, type LoggedEvent, type SkipReason, type ServedRef } from './feedback-log';
-import { buildFeedbackServer, type SubmitResult } from './feedback-server';
+import { buildFeedbackServer, type PostedOutcome, type SubmitResult } from './feedback-server';
 import { OnlineTrainer, type UpdateMetrics } from './online-trainer';
 import type { AutocompleteOutcome } from '@rlhf-code/continue';
 import { PolicyHolder } from './policy';
 import { scrubOutcome } from './scrub';
 import { ServedIndex } from './served-index';
-import { OnlineStats, type CountsWithRates, type ServedRecord } from './stats';
+import { OnlineStats, type CountsWithRates, type ServedRecord, type UpstreamCounts } from './stats';
 
 export interface OnlineStatus {
   policy_version: number;
@@ -49,6 +51,13 @@ export interface OnlineStatus {
   acceptance_by_arm: Record<string, CountsWithRates>;
   /** Outcomes that matched no served completion (e.g. served before a restart, or never by this server). */
   unmatched_outcomes: number;
+  /**
+   * Upstream Continue's dev-data events (its config.yaml `data:` destination), see UpstreamCounts in stats.ts:
+   * `autocomplete` outcomes with code (trained like the fork's), `no_code` ones (level noCode: stored, counted in
+   * events_received and events_skipped, never trained on), `ignored_events` of other types per name (not stored;
+   * since this process started).
+   */
+  upstream: UpstreamCounts;
   last_losses: { update: number; policy_version: number | null; loss: number; kl: number; clipfrac: number; reward_mean: number; discarded: string | null }[];
   last_error: string | null;
   /**
@@ -163,7 +172,12 @@ export class OnlineService {
       onServed: (rec, prompt, text, logprobs) => this.onServed(rec, prompt, text, logprobs),
       gate: { active: () => this.gate.active, candidates: () => ({ n: this.config.gate.candidates, temperature: this.config.gate.candidateTemperature }), choose: (groups) => this.choose(groups) },
     });
-    this.feedbackServer = buildFeedbackServer({ config: config.feedback, status: () => this.status(), submit: (posted) => this.submit(posted) });
+    this.feedbackServer = buildFeedbackServer({
+      config: config.feedback,
+      status: () => this.status(),
+      submit: (posted) => this.submit(posted),
+      ignored: (name) => this.stats.recordIgnoredEvent(name),
+    });
   }
 
   /** Listen on both ports, then train on whatever the log still holds. */
@@ -205,6 +219,7 @@ export class OnlineService {
       acceptance_by_version: this.stats.acceptanceByVersion(),
       acceptance_by_arm: this.stats.acceptanceByArm(),
       unmatched_outcomes: this.stats.unmatchedOutcomes,
+      upstream: this.stats.upstreamCounts(),
       last_losses: this.lastLosses.slice(),
       last_error: this.lastError,
       gate: {
@@ -295,14 +310,20 @@ export class OnlineService {
     });
   }
 
-  /** A client's outcome: credentials removed before anything is stored or logged, matched, recorded. */
-  private submit(posted: AutocompleteOutcome): Promise<SubmitResult> {
-    const outcome = scrubOutcome(posted, this.secrets);
+  /**
+   * A client's outcome: credentials (the configured ones and the request's own) removed before anything is stored or
+   * logged, matched, recorded. One without code (upstream level noCode) is stored as skipped: counted, never trained.
+   */
+  private submit(posted: PostedOutcome): Promise<SubmitResult> {
+    const secrets = [...this.secrets, ...posted.secrets];
+    const e = { received: new Date().toISOString(), source: 'continue' as const, via: posted.via, project: posted.project };
+    if (posted.noCode) return this.record({ ...e, served: null, skip: 'noCode', outcome: scrubOutcome(posted.outcome, secrets) });
+    const outcome = scrubOutcome(posted.outcome, secrets);
     const served = this.servedIndex.match(outcome.prompt, outcome.completion);
     if (served?.arm === 'policy' && outcome.cacheHit !== true) {
-      this.gate.observe(served.id, outcome.accepted).catch((e) => this.say(`[online] gate: outcome of ${served.id} dropped: ${(e as Error).message}`));
+      this.gate.observe(served.id, outcome.accepted).catch((err) => this.say(`[online] gate: outcome of ${served.id} dropped: ${(err as Error).message}`));
     }
-    return this.record({ received: new Date().toISOString(), source: 'continue', served, skip: this.skipOf(outcome, served), outcome });
+    return this.record({ ...e, served, skip: this.skipOf(outcome, served), outcome });
   }
 
   private async record(e: Omit<LoggedEvent, 'type' | 'seq'>): Promise<SubmitResult> {

@@ -32,3 +32,17 @@ test('counts: silent answers, outcomes as shown, no-outcome and unmatched kept a
   expect(s.unmatchedOutcomes).toBe(1);
   expect(withRates({ requests: 0, silent: 0, shown: 0, accepted: 0, rejected: 0 })).toMatchObject({ acceptance_rate: null, acceptance_ci95: null });
 });
+
+test('upstream counts: autocomplete with code, no_code apart from unmatched, ignored events per name (bounded)', () => {
+  const s = new OnlineStats();
+  s.recordOutcome({ ...outcome({ id: '1', version: 0, arm: 'policy' }, true), via: 'devData' });
+  s.recordOutcome({ ...outcome(null, false), via: 'devData' }); // with code, matched nothing: unmatched
+  s.recordOutcome({ ...outcome(null, true), via: 'devData', skip: 'noCode', outcome: { completionId: 'n', accepted: true } });
+  s.recordOutcome(outcome(null, true)); // the fork's outcome: not an upstream count
+  for (const name of ['chatInteraction', 'chatInteraction', 'toolUsage', 'constructor', '__proto__', 'x'.repeat(100)]) s.recordIgnoredEvent(name);
+  expect(s.upstreamCounts()).toEqual({ autocomplete: 2, no_code: 1, ignored_events: { chatInteraction: 2, toolUsage: 1, constructor: 1, '(other)': 2 } });
+  expect(s.unmatchedOutcomes).toBe(2);
+  expect(s.acceptanceByArm().policy).toMatchObject({ shown: 1, accepted: 1 });
+  for (let i = 0; i < 50; i++) s.recordIgnoredEvent(`event${i}`);
+  expect(Object.keys(s.upstreamCounts().ignored_events).length).toBeLessThanOrEqual(33);
+});

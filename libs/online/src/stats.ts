@@ -7,7 +7,8 @@
 // suggestions = accepted / shown (with its Wilson 95% interval), accepted per request = accepted / requests.
 //
 // An outcome is matched to the completion it is about by ServedIndex (served-index.ts); one that matches nothing
-// counts as `unmatched`, never as the policy's.
+// counts as `unmatched`, never as the policy's. Upstream Continue's dev-data events are counted apart too (see
+// UpstreamCounts): an outcome posted at level noCode has no prompt, so it is matched to nothing and is not `unmatched`.
 // Versions count policy-arm completions only; the start arm is always the frozen starting model.
 import { createHash } from 'crypto';
 import { withRates, zeroCounts, type Counts, type CountsWithRates } from '@rlhf-code/continue';
@@ -37,12 +38,34 @@ export interface ServedRecord {
   time: string;
 }
 
+/**
+ * What upstream Continue posted to its `data:` destination (its dev-data events):
+ *   autocomplete    autocomplete outcomes with their code (level all), stored; matched and trained like the fork's
+ *   no_code         autocomplete outcomes without code (level noCode), stored with skip 'noCode': never matched or
+ *                   trained on (set `level: all` in Continue's `data:` entry to train on them)
+ *   ignored_events  other event types (chatInteraction, editOutcome, toolUsage, ...) per name: answered 200, not
+ *                   stored, so counted since this process started only (the other two are rebuilt from the log)
+ * Duplicates (a completionId seen before) are not counted here.
+ */
+export interface UpstreamCounts {
+  autocomplete: number;
+  no_code: number;
+  ignored_events: Record<string, number>;
+}
+
+/** Distinct ignored event names kept apart; later names (and odd ones) count under OTHER_EVENTS. */
+const MAX_EVENT_NAMES = 32;
+const OTHER_EVENTS = '(other)';
+const EVENT_NAME = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
+
 export const hashPrompt = (prompt: string): string => createHash('sha256').update(prompt, 'utf8').digest('hex');
 
 export class OnlineStats {
   private readonly byVersion = new Map<string, Counts>();
   private readonly byArm: Record<Arm, Counts> = { policy: zeroCounts(), start: zeroCounts() };
   private unmatched = 0;
+  private readonly upstream = { autocomplete: 0, no_code: 0 };
+  private readonly ignoredEvents = new Map<string, number>();
 
   private version(key: string): Counts {
     let c = this.byVersion.get(key);
@@ -66,6 +89,8 @@ export class OnlineStats {
   /** Count a client's outcome (server-recorded silent samples are not outcomes: they are counted as requests). */
   recordOutcome(e: LoggedEvent): void {
     if (e.source !== 'continue') return;
+    if (e.via === 'devData') this.upstream[e.skip === 'noCode' ? 'no_code' : 'autocomplete'] += 1;
+    if (e.skip === 'noCode') return; // no prompt: about no known completion, and no accept rate to credit
     if (!e.served) {
       this.unmatched += 1;
       return;
@@ -75,6 +100,17 @@ export class OnlineStats {
       if (e.outcome.accepted) c.accepted += 1;
       else c.rejected += 1;
     }
+  }
+
+  /** Count a dev-data event of another type than autocomplete (not stored). */
+  recordIgnoredEvent(name: string): void {
+    const known = this.ignoredEvents;
+    const key = EVENT_NAME.test(name) && (known.has(name) || known.size < MAX_EVENT_NAMES) ? name : OTHER_EVENTS;
+    known.set(key, (known.get(key) ?? 0) + 1);
+  }
+
+  upstreamCounts(): UpstreamCounts {
+    return { ...this.upstream, ignored_events: Object.fromEntries(this.ignoredEvents) };
   }
 
   /** Outcomes that matched no served completion (not counted in any version or arm). */
