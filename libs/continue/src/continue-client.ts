@@ -101,8 +101,11 @@ export interface StreamedCompletion {
   arm: string | null;
   finishReason: string | null;
   chunks: number;
-  /** Each piece of text with the milliseconds since the request was sent, in order (what Continue's clock sees). */
-  pieces: { text: string; ms: number }[];
+  /**
+   * Each piece of text with the milliseconds since the request was sent, in order (what Continue's clock sees), and
+   * the server's simulated arrival time (`sim_ms` of its chunk; null when the server sent none).
+   */
+  pieces: { text: string; ms: number; simMs: number | null }[];
   ms: number;
 }
 
@@ -136,7 +139,7 @@ export async function streamCompletion(url: string, body: object, headers: Recor
       const choice = chunk.choices?.[0];
       if (choice?.text) {
         out.text += choice.text;
-        out.pieces.push({ text: choice.text, ms: Date.now() - t0 });
+        out.pieces.push({ text: choice.text, ms: Date.now() - t0, simMs: typeof chunk.sim_ms === 'number' ? chunk.sim_ms : null });
       }
       if (choice?.finish_reason) out.finishReason = choice.finish_reason;
     }

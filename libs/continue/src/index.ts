@@ -5,9 +5,10 @@
 // and simulated users who judge its suggestions. No server here: the online lib serves, this lib is the client.
 export { CONTINUE_STOP_STRINGS, PROMPT_FORMS, continuePrompt, continueRequestBody, continueHeaders, streamCompletion, showCompletion, acceptsCompletion, type PromptForm } from './continue-client';
 export { LineRule, lineRuleFor, wholeCut, MULTILINE_MODES, type LineRuleOptions } from './line-rule';
+export { DEFAULT_LATENCY, simulatedMs } from './latency';
 export { parseOutcome, type AutocompleteOutcome } from './outcome';
 export { isDevDataEvent, parseDevDataEvent, type NoCodeOutcome } from './dev-data';
 export { withRates, zeroCounts, type Counts, type CountsWithRates } from './counts';
 export { simUser, SIM_USERS, INTENT_USERS, type SimUserName } from './sim-users';
-export { runSimulation, formatSummary, contextSnippet, type SimulationSummary } from './simulator';
+export { runSimulation, formatSummary, contextSnippet, type SimulationRecord, type SimulationSummary } from './simulator';
 export { SimulateSettings } from './settings';

@@ -6,11 +6,14 @@
 // 10-chunk / 375 ms cut, the line rules with the 150 ms clock) -> nothing displayed: no outcome; otherwise the user
 // accepts or rejects it. An accept is posted at once (Tab); a reject is posted `rejectDelay` requests later (Continue
 // rejects after 10 s without Tab, while the user types on), and the rest at the end. Counted under the policy version
-// and A/B arm that produced it. Examples are taken in a seeded random order, cycling when `events` exceeds them.
+// and A/B arm that produced it, and one record per request ({position, file, arm, shown, accepted}) for paired
+// comparisons of arms. Examples are taken in a seeded random order, cycling when `events` exceeds them, each
+// `perExample` times in a row (the same prompt). Continue's clock is the wall clock, or with `clock: "simulated"` the
+// `sim_ms` of the server's chunks (libs/continue latency.ts).
 import type { FimRecord } from '@rlhf-code/data';
 import type { RepoFile } from '@rlhf-code/tokenizer';
 import { shuffle } from '@rlhf-code/data';
-import { continueDisplay, continueHeaders, continueOutcome, continuePrompt, continueRequestBody, streamCompletion, type PromptForm } from './continue-client';
+import { continueDisplay, continueHeaders, continueOutcome, continuePrompt, continueRequestBody, streamCompletion, type PromptForm, type StreamedCompletion } from './continue-client';
 import { simUser, type Judged, type SimUser } from './sim-users';
 import { withRates, zeroCounts, type Counts, type CountsWithRates } from './counts';
 
@@ -37,6 +40,17 @@ export interface SimulationOptions {
   fileOf?: (example: FimRecord) => string | null;
   /** Requests after which a rejection is posted (Continue waits 10 s); default 5. */
   rejectDelay?: number;
+  /**
+   * Requests per example, consecutive, with the same prompt each time (an A/B measurement sends each position once per
+   * arm); default 1.
+   */
+  perExample?: number;
+  /**
+   * The clock of Continue's time rules: "wall" (default) times each piece by when it arrived; "simulated" by the
+   * `sim_ms` the server put on its chunk (a server with completion.clock "simulated"): what is displayed then does not
+   * depend on the machine's speed.
+   */
+  clock?: 'wall' | 'simulated';
   seed?: number | string;
   /** Print a progress line every this many requests (0 = never). */
   reportEvery?: number;
@@ -54,6 +68,16 @@ export interface SimulationSummary {
   timeline: { requests: number; shown: number; accepted: number; window_acceptance: number | null; policy_version: string }[];
   feedback_errors: number;
   mean_latency_ms: number;
+  /** One per request: the example's index in `examples` (its position), its file, the arm, what Continue did. */
+  records: SimulationRecord[];
+}
+
+export interface SimulationRecord {
+  position: number;
+  file: string;
+  arm: string;
+  shown: boolean;
+  accepted: boolean;
 }
 
 /** Another file as Continue's context snippet: its path and the last `lines` lines of its code before its cursor. */
@@ -76,7 +100,14 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationSum
   const form = o.form ?? 'v139';
   const rejectDelay = o.rejectDelay ?? 5;
   const uniqueId = `sim-${o.seed ?? 0}`;
-  const order = shuffle(o.examples, `sim:${o.seed ?? 0}`);
+  const per = o.perExample ?? 1;
+  if (!(Number.isInteger(per) && per >= 1)) throw new Error(`simulate: perExample must be an integer >= 1, got ${o.perExample}`);
+  // Positions: indices into o.examples, in a seeded random order (the same order as the examples' own shuffle).
+  const order = shuffle(
+    o.examples.map((_, i) => i),
+    `sim:${o.seed ?? 0}`,
+  );
+  const records: SimulationRecord[] = [];
   const totals = zeroCounts();
   const byVersion = new Map<string, Counts>();
   const byArm = new Map<string, Counts>();
@@ -102,22 +133,29 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationSum
 
   for (let i = 0; i < o.events; i++) {
     while (pendingRejects.length > 0 && pendingRejects[0].due <= i) await post(pendingRejects.shift()!.body);
-    const ex = order[i % order.length];
+    const at = Math.floor(i / per); // the example's turn: `per` consecutive requests each
+    const position = order[at % order.length];
+    const ex = o.examples[position];
     const filepath = typeof ex.path === 'string' ? ex.path : 'untitled.py';
     // Context: the code before the cursor of the next example from another file (a file the user had open).
-    const other = order.slice(i + 1).concat(order).find((e) => e.path !== ex.path);
+    const other = order
+      .slice(at + 1)
+      .concat(order)
+      .map((k) => o.examples[k])
+      .find((e) => e.path !== ex.path);
     const snippets = other ? [contextSnippet(other)] : [];
     const prompt = continuePrompt(filepath, ex.prefix, ex.suffix, o.countTokens, o.maxPromptTokens ?? 1024, { form, snippets });
     const streamed = await streamCompletion(o.completionUrl, continueRequestBody(prompt.prompt, model), continueHeaders(o.apiKey ?? 'xxx'));
     latency += streamed.ms;
     const version = streamed.arm === 'start' ? 'start' : String(streamed.versions[0] ?? 'unknown');
-    const shown = continueDisplay(streamed.pieces, prompt.code, prompt.suffix);
+    const shown = continueDisplay(o.clock === 'simulated' ? simulatedPieces(streamed, o.completionUrl) : streamed.pieces, prompt.code, prompt.suffix);
     let accepted = false;
     if (shown !== null) {
       const { before, after } = around(ex, o.fileOf?.(ex) ?? null);
       const judged: Judged = { prefix: before, suffix: after, middle: ex.middle, shown };
       [accepted] = await user.accepts([judged]);
     }
+    records.push({ position, file: filepath, arm: streamed.arm ?? 'policy', shown: shown !== null, accepted });
     const groups = [totals, get(byArm, streamed.arm ?? 'policy'), ...(streamed.arm === 'start' ? [] : [get(byVersion, version)])];
     for (const c of groups) {
       c.requests += 1;
@@ -162,7 +200,16 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationSum
     timeline,
     feedback_errors: feedbackErrors,
     mean_latency_ms: o.events > 0 ? latency / o.events : 0,
+    records,
   };
+}
+
+/** The pieces timed by the server's simulated clock (each chunk's `sim_ms`); an error when a chunk has none. */
+function simulatedPieces(s: StreamedCompletion, url: string): { text: string; ms: number }[] {
+  return s.pieces.map((p) => {
+    if (p.simMs === null) throw new Error(`simulate: clock "simulated" needs sim_ms on every chunk; ${url} sent a chunk without it (serve with completion.clock "simulated")`);
+    return { text: p.text, ms: p.simMs };
+  });
 }
 
 function get(m: Map<string, Counts>, k: string): Counts {

@@ -511,3 +511,114 @@ describe('serving as Continue reads it (default config: line chunks, the line ru
     }
   });
 });
+
+describe('the simulated clock (completion.clock "simulated"): Continue\'s time rules by the latency model, not the machine', () => {
+  const servers: FastifyInstance[] = [];
+  afterAll(() => Promise.all(servers.map((app) => app.close())));
+  const nonBlank = (t: string) => t.split('\n').filter((l) => l.trim() !== '').length;
+  async function serve(config: object, router = new ArmRouter(0), gate?: Parameters<typeof buildCompletionServer>[0]['gate']): Promise<string> {
+    const app = buildCompletionServer({ config: CompletionServerSchema.parse({ maxTokensCap: 32, ...config }), tokenizer: tok, policy: holder, start: startModel, router, gate });
+    servers.push(app);
+    return `http://127.0.0.1:${(await app.listen({ port: 0, host: '127.0.0.1' })).split(':').pop()}/v1/completions`;
+  }
+  const call = (to: string, body: object) => fetch(to, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  /** The stream's chunks: text, sim_ms, arm. */
+  const chunksOf = async (to: string, body: object) =>
+    (await readSse(await call(to, { ...body, stream: true }))).slice(0, -1).map((e) => {
+      const c = JSON.parse(e);
+      return { text: c.choices[0].text as string, sim_ms: c.sim_ms as number, arm: c.arm as string };
+    });
+  /** Seeds whose answer, with no clock, has two or more non-blank lines. */
+  async function multiLineSeeds(n: number): Promise<{ seed: number; text: string }[]> {
+    const untimed = await serve({ showWithinMs: 1e9 });
+    const seeds: { seed: number; text: string }[] = [];
+    for (let seed = 0; seed < 60 && seeds.length < n; seed++) {
+      const text: string = (await jsonOf(call(untimed, { prompt: PROMPT, max_tokens: 32, temperature: 1, seed }))).choices[0].text;
+      if (nonBlank(text) >= 2) seeds.push({ seed, text });
+    }
+    expect(seeds.length).toBeGreaterThan(0);
+    return seeds;
+  }
+  // 100 ms, then 10 ms a step: the line rule's 150 ms pass after the 5th step.
+  const latency = { fixedMs: 100, prefillMsPerToken: 0, stepMs: 10, judgeMs: 40 };
+
+  test('a request served on a slow machine streams the same chunks at the same simulated times: Continue displays the same', async () => {
+    const url = await serve({ clock: 'simulated', simulatedLatency: latency });
+    const seeds = await multiLineSeeds(3);
+    const fast = await Promise.all(seeds.map(({ seed }) => chunksOf(url, { prompt: PROMPT, max_tokens: 32, temperature: 1, seed })));
+    let cut = 0;
+    const orig = holder.beforeStep;
+    (holder as { beforeStep: () => Promise<void> }).beforeStep = async () => {
+      await new Promise((r) => setTimeout(r, 30)); // 30 ms a step: on the wall clock, past 150 ms after 5 steps
+      await orig();
+    };
+    try {
+      for (const [i, { seed, text }] of seeds.entries()) {
+        const slow = await chunksOf(url, { prompt: PROMPT, max_tokens: 32, temperature: 1, seed });
+        expect(slow).toEqual(fast[i]);
+        // Every chunk says when it counts as arriving: 100 ms + 10 ms a step, in order.
+        const times = slow.map((c) => c.sim_ms);
+        for (const t of times) expect(Number.isInteger((t - 100) / 10) && t >= 110 && t <= 420).toBe(true);
+        expect([...times].sort((a, b) => a - b)).toEqual(times);
+        // The answer ends after the first line that arrives past 150 ms: the untimed answer, cut at a line end.
+        const shown = slow.map((c) => c.text).join('');
+        expect(text.startsWith(shown)).toBe(true);
+        // Only the last line may arrive past 150 ms once a non-blank line is out (a chunk is a line, timed by its end).
+        const lines = slow.filter((c) => c.text !== '');
+        expect(lines.slice(0, -1).filter((c) => c.text.trim() !== '' && c.sim_ms > 150)).toEqual([]);
+        if (shown !== text) cut += 1;
+      }
+      expect(cut).toBeGreaterThan(0); // the clock mattered for some of them
+    } finally {
+      (holder as { beforeStep: () => Promise<void> }).beforeStep = orig;
+    }
+    // Wall mode (the default) sends no sim_ms.
+    const wall = await chunksOf(await serve({}), { prompt: PROMPT, max_tokens: 8, temperature: 0 });
+    expect(wall.every((c) => c.sim_ms === undefined)).toBe(true);
+  });
+
+  test("a held arm's chunks all carry one sim_ms: the end of decoding + judgeMs; hold-cut is not judged", async () => {
+    const judged: number[] = [];
+    const gate = { active: () => true, candidates: () => ({ n: 2, temperature: 1 }), choose: async (g: GateChoice[][]) => (judged.push(g.length), g.map(() => 0)) };
+    const holdCut = new ArmRouter([{ name: 'hold-cut', model: 'start', holdCut: true, rank: false, hide: false, share: 1 }]);
+    const url = await serve({ clock: 'simulated', simulatedLatency: latency }, holdCut, gate);
+    for (const { seed } of await multiLineSeeds(2)) {
+      const forward = jest.spyOn(startModel, 'forward'); // one call per decoding step (the prompt is shorter than a prefill piece)
+      const chunks = await chunksOf(url, { prompt: PROMPT, max_tokens: 32, temperature: 1, seed });
+      const steps = forward.mock.calls.length;
+      forward.mockRestore();
+      expect(chunks.every((c) => c.arm === 'hold-cut')).toBe(true);
+      expect(chunks.map((c) => c.sim_ms)).toEqual(chunks.map(() => 100 + 10 * steps + 40));
+      // Arriving past 150 ms, a whole suggestion is shown up to its first non-blank line: the server sends that.
+      expect(nonBlank(chunks.map((c) => c.text).join(''))).toBe(1);
+    }
+    expect(judged).toEqual([]);
+  });
+
+  test('hold-cut on the start model serves what the start arm serves, cut as a held suggestion arriving then; a block shares its seed', async () => {
+    // Streamed, no line arrives past 150 ms (1 ms a step); held, the suggestion arrives at 200 ms + (its steps).
+    const quick = { fixedMs: 0, prefillMsPerToken: 0, stepMs: 1, judgeMs: 200 };
+    const arms = [
+      { name: 'start', model: 'start' as const, holdCut: false, rank: false, hide: false, share: 1 },
+      { name: 'hold-cut', model: 'start' as const, holdCut: true, rank: false, hide: false, share: 1 },
+    ];
+    const gate = { active: () => true, candidates: () => ({ n: 2, temperature: 1 }), choose: async (g: GateChoice[][]) => g.map(() => 0) };
+    const url = await serve({ clock: 'simulated', simulatedLatency: quick }, new ArmRouter(arms, 5, 'blocked'), gate);
+    const firstLine = (t: string) => {
+      const lines = t.split('\n');
+      const k = lines.findIndex((l) => l.trim() !== '');
+      return lines.slice(0, k + 1).join('\n');
+    };
+    let multi = 0;
+    // No seed in the requests: each block's two requests sample from the block's seed.
+    for (let block = 0; block < 12; block++) {
+      const pair = [await chunksOf(url, { prompt: PROMPT, max_tokens: 32, temperature: 1 }), await chunksOf(url, { prompt: PROMPT, max_tokens: 32, temperature: 1 })];
+      const by = Object.fromEntries(pair.map((c) => [c[0].arm, c.map((x) => x.text).join('')]));
+      expect(Object.keys(by).sort()).toEqual(['hold-cut', 'start']); // one of each per block
+      if (nonBlank(by.start) === 0) continue;
+      expect(by['hold-cut']).toBe(firstLine(by.start)); // the same sample, cut at its first non-blank line
+      if (nonBlank(by.start) >= 2) multi += 1;
+    }
+    expect(multi).toBeGreaterThan(0); // some blocks where the cut mattered
+  });
+});

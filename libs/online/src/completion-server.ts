@@ -12,7 +12,9 @@
 // A FIM prompt's suggestion ends where Continue would end it (line-rule.ts: one line or several, the 150 ms rule) and
 // streams as whole lines. Every answer carries the completion id (`id`, header x-completion-id) and the policy version that produced it
 // (`policy_version`, header x-policy-version; every stream chunk carries the version of the step that produced it),
-// and the A/B arm (`arm`). Generation ends at max_tokens (capped by config), a stop string, or a control token that
+// and the A/B arm (`arm`, arms.ts). With completion.clock "simulated" the line rule is timed by the latency model
+// (libs/continue latency.ts) instead of the wall clock, and every stream chunk carries `sim_ms`, the simulated
+// milliseconds after the request at which it counts as arriving. Generation ends at max_tokens (capped by config), a stop string, or a control token that
 // ends a completion (the stop set 'fim': <|endoftext|>, <|fim_*|>, <|file_sep|>, ...); the control tokens cannot be
 // chosen before min_tokens (vLLM's extension; default config minTokens, 1). Unknown request fields are ignored.
 // Sampling follows generateBatch's seeding rule: the request's seed (or `${seed}:${counter}`) seeds the root stream,
@@ -22,14 +24,13 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import { z } from 'zod';
 import { generateBatch, sampledIds, type Completion, type Qwen2Model } from '@rlhf-code/model';
 import type { Tokenizer } from '@rlhf-code/tokenizer';
-import type { ArmRouter } from './arms';
+import { holds, type ArmRouter, type ArmSpec } from './arms';
 import type { CompletionServerSchema } from './config';
-import type { Arm } from './feedback-log';
 import type { GateInput } from './gate';
 import { encodeServedPrompt, PromptError } from '@rlhf-code/tokenizer';
 import { bearerToken, errorBody, installJsonHandling, sendError } from './http';
 import type { PolicyHolder } from './policy';
-import { LineRule, lineRuleFor, wholeCut, type LineRuleOptions } from '@rlhf-code/continue';
+import { LineRule, lineRuleFor, simulatedMs, wholeCut, type LineRuleOptions } from '@rlhf-code/continue';
 import { hashPrompt, type ServedRecord } from './stats';
 
 const nullable = <T extends z.ZodType>(t: T) => t.nullish();
@@ -52,9 +53,9 @@ export type CompletionRequest = z.output<typeof CompletionRequestSchema>;
 export interface CompletionServerOptions {
   config: z.output<typeof CompletionServerSchema>;
   tokenizer: Tokenizer;
-  /** The trained policy (arm "policy"). */
+  /** The trained policy (arms with model "policy"). */
   policy: PolicyHolder;
-  /** The frozen starting model (arm "start"). */
+  /** The frozen starting model (arms with model "start"). */
   start: Qwen2Model;
   router: ArmRouter;
   /** Seed of sampling for requests without one (each request seeds generateBatch's root stream with `${seed}:${counter}`). */
@@ -65,12 +66,17 @@ export interface CompletionServerOptions {
    */
   onServed?: (record: ServedRecord, prompt: string, text: string, logprobs: readonly number[]) => void | Promise<void>;
   /**
-   * The show gate (gate.ts), for policy-arm FIM suggestions: while `active()`, `candidates().n` suggestions are sampled
-   * per choice (the first as the request asks, the others at least at `candidates().temperature`) and held until
-   * complete; `choose` picks, per choice, the candidate to send whole (its index in the group), or null: replaced by
-   * an empty completion (Continue shows nothing).
+   * The show gate (gate.ts), for the FIM suggestions of arms with gate mechanisms (arms.ts): while `active()`, their
+   * suggestions are held until complete; an arm that ranks samples `candidates().n` suggestions per choice (the first
+   * as the request asks, the others at least at `candidates().temperature`); `choose` picks, per choice, the candidate
+   * to send whole (its index in the group: the one it rates best when `rank`), or null when `hide` and the gate hides
+   * it: replaced by an empty completion (Continue shows nothing). An arm that only holds (holdCut) is not judged.
    */
-  gate?: { active(): boolean; candidates(): { n: number; temperature: number }; choose(groups: GateChoice[][]): Promise<(number | null)[]> };
+  gate?: {
+    active(): boolean;
+    candidates(): { n: number; temperature: number };
+    choose(groups: GateChoice[][], how: { rank: boolean; hide: boolean }): Promise<(number | null)[]>;
+  };
 }
 
 /** A finished suggestion the gate judges; `id` is the completion id its outcome will carry. */
@@ -84,7 +90,7 @@ interface Job {
   /** The model name the request asked for (answers carry it back), or the configured name. */
   model: string;
   created: number;
-  arm: Arm;
+  arm: ArmSpec;
   // One per choice (prompt x n); `line` and `rule`: FIM prompts only (Continue's line rule, and its state while decoding).
   prompts: { text: string; ids: number[]; line: LineRuleOptions | null; rule: LineRule | null }[];
   /** Held for the gate: sent whole once judged (so Continue sees every line arrive at that moment). */
@@ -93,8 +99,12 @@ interface Job {
   per: number;
   /** The lowest temperature of a choice's candidates after its first. */
   alternativeTemperature: number;
-  /** Date.now() when the request arrived: the line rule's clock. */
+  /** Date.now() when the request arrived: the line rule's wall clock. */
   t0: number;
+  /** Per row of `prompts`: decoding steps done (tokens sampled), the simulated clock's count. */
+  steps: number[];
+  /** Per row: the simulated ms its latest text counts as arriving (the `sim_ms` of its chunks). */
+  simMs: number[];
   maxTokens: number;
   /** No end token (nor FIM/control token) before this many tokens. */
   minTokens: number;
@@ -147,15 +157,18 @@ export function buildCompletionServer(opts: CompletionServerOptions): FastifyIns
       if (e instanceof PromptError) return sendError(reply, 400, 'invalid_request_error', `${e.field}: ${e.message}`, e.field);
       throw e;
     }
+    const routed = opts.router.route();
     const job: Job = {
       id: `cmpl-${randomUUID()}`,
       model: body.model ?? config.modelName,
       created: Math.floor(Date.now() / 1000),
-      arm: opts.router.route(),
+      arm: routed.arm,
       held: false,
       per: 1,
       alternativeTemperature: 0,
       t0,
+      steps: [],
+      simMs: [],
       prompts: texts.flatMap((text, i) => {
         const e = encoded[i];
         const line = e.prefix === null ? null : lineRuleFor({ prefix: e.prefix, suffix: e.suffix! }, config.multiline, config.showWithinMs);
@@ -170,16 +183,35 @@ export function buildCompletionServer(opts: CompletionServerOptions): FastifyIns
     const sampling = {
       temperature: Math.max(body.temperature ?? 1, config.temperatureFloor),
       topP: body.top_p ?? 1,
-      seed: body.seed ?? `${opts.seed ?? 0}:${counter++}`,
+      // Blocked routing: the arms of a block sample from one seed (common random numbers: they differ by their arm only).
+      seed: body.seed ?? (routed.block === null ? `${opts.seed ?? 0}:${counter++}` : `${opts.seed ?? 0}:block:${routed.block}`),
     };
     return body.stream ? stream(reply, job, stops, sampling) : complete(reply, job, stops, sampling);
   }
 
   type Sampling = { temperature: number; topP: number; seed: number | string };
 
+  const simulated = config.clock === 'simulated';
+  /** The simulated ms at which `steps` decoding steps of the job are done (its longest prompt: the batch is padded to it). */
+  const simAt = (job: Job, steps: number) => simulatedMs(config.simulatedLatency, Math.max(...job.prompts.map((p) => p.ids.length)), steps);
+  /** Ms since the request when a row has decoded `steps` steps: the latency model's, or the wall clock's now. */
+  const elapsed = (job: Job, steps: number) => (simulated ? simAt(job, steps) : Date.now() - job.t0);
+  /** Decoding steps the job's batch ran: its longest row's sampled tokens. */
+  const stepsOf = (gens: Completion[]) => Math.max(0, ...gens.map((g) => sampledIds(g).length));
+
   /** Generate all choices of a job; `onText` streams pieces; `aborted` is polled between decoding steps. */
   async function run(job: Job, stops: string[], s: Sampling, onText?: (row: number, delta: string) => void, aborted?: () => boolean): Promise<Completion[]> {
-    const model = job.arm === 'policy' ? opts.policy.model : opts.start;
+    const onPolicy = job.arm.model === 'policy';
+    const model = onPolicy ? opts.policy.model : opts.start;
+    job.steps = job.prompts.map(() => 0);
+    job.simMs = job.prompts.map(() => simAt(job, 0));
+    // stopWhen runs once per row per decoding step (after the row's token is sampled, before its text streams).
+    const stopWhen = (row: number, text: string) => {
+      const steps = ++job.steps[row];
+      if (simulated) job.simMs[row] = simAt(job, steps);
+      // A held suggestion reaches Continue only after the gate: its lines count as arriving that much later.
+      return job.prompts[row].rule?.cut(text, elapsed(job, steps) + (job.held ? judgeMs() : 0)) ?? null;
+    };
     const go = () =>
       generateBatch(
         model,
@@ -197,21 +229,20 @@ export function buildCompletionServer(opts: CompletionServerOptions): FastifyIns
           stopStrings: stops,
           prefillChunk: config.prefillChunk,
           modelLogprobs: true, // the model's confidence in what it suggests: a feature of the show gate
-          // A held suggestion reaches Continue only after the gate: its lines count as arriving that much later.
-          stopWhen: (row, text) => job.prompts[row].rule?.cut(text, Date.now() - job.t0 + (job.held ? judgeMs() : 0)) ?? null,
+          stopWhen,
           onText,
           beforeStep: async () => {
             if (aborted?.()) throw new Aborted();
-            if (job.arm === 'policy') await opts.policy.beforeStep();
-            job.versions.push(job.arm === 'policy' ? opts.policy.version : 0);
+            if (onPolicy) await opts.policy.beforeStep();
+            job.versions.push(onPolicy ? opts.policy.version : 0);
           },
         },
       );
-    return job.arm === 'policy' ? opts.policy.run(go) : go();
+    return onPolicy ? opts.policy.run(go) : go();
   }
 
   /** Version that produced the first token (the version at the start when nothing was generated). */
-  const startVersion = (job: Job) => job.versions[0] ?? (job.arm === 'policy' ? opts.policy.version : 0);
+  const startVersion = (job: Job) => job.versions[0] ?? (job.arm.model === 'policy' ? opts.policy.version : 0);
   const distinct = (v: number[]) => [...new Set(v)];
 
   type Served = Pick<Completion, 'text' | 'finishReason' | 'stopId' | 'modelLogprobs'> & { tokens: number; aborted?: boolean; gated?: boolean };
@@ -220,12 +251,13 @@ export function buildCompletionServer(opts: CompletionServerOptions): FastifyIns
   const choiceId = (job: Job, i: number) => (job.prompts.length / job.per > 1 ? `${job.id}-${i}` : job.id);
 
   /**
-   * Gated jobs: policy-arm FIM requests while the gate is active. Their suggestions are held until judged, and each
-   * choice becomes the gate's `candidates()` rows of the decoding batch (each with its own line rule).
+   * Held jobs: FIM requests of an arm with gate mechanisms while the gate is active. Their suggestions are held until
+   * complete (and judged, unless the arm only holds), and when the arm ranks, each choice becomes the gate's
+   * `candidates()` rows of the decoding batch (each with its own line rule).
    */
   function hold(job: Job): void {
-    job.held = job.arm === 'policy' && opts.gate?.active() === true && job.prompts.every((p) => p.rule !== null);
-    const c = job.held ? opts.gate!.candidates() : { n: 1, temperature: 0 };
+    job.held = holds(job.arm) && opts.gate?.active() === true && job.prompts.every((p) => p.rule !== null);
+    const c = job.held && job.arm.rank ? opts.gate!.candidates() : { n: 1, temperature: 0 };
     job.per = Math.max(1, c.n);
     job.alternativeTemperature = c.temperature;
     if (job.per > 1) job.prompts = job.prompts.flatMap((p) => Array.from({ length: job.per }, () => ({ ...p, rule: p.line && new LineRule(p.line) })));
@@ -237,9 +269,11 @@ export function buildCompletionServer(opts: CompletionServerOptions): FastifyIns
     job.per = 1;
   }
 
-  // How long the gate takes to judge (the 90th percentile of its last 32 verdicts; 50 ms before the first).
+  // How long the gate takes to judge: the latency model's judgeMs on the simulated clock; else the 90th percentile of its
+  // last 32 verdicts (50 ms before the first).
   const judgeTimes: number[] = [];
-  const judgeMs = () => (judgeTimes.length === 0 ? 50 : [...judgeTimes].sort((a, b) => a - b)[Math.floor(0.9 * (judgeTimes.length - 1))]);
+  const judgeMs = () =>
+    simulated ? config.simulatedLatency.judgeMs : judgeTimes.length === 0 ? 50 : [...judgeTimes].sort((a, b) => a - b)[Math.floor(0.9 * (judgeTimes.length - 1))];
 
   /** A held choice as Continue will show it when it arrives whole `elapsedMs` after the request (line-rule.ts wholeCut). */
   function heldCut(job: Job, i: number, g: Completion, elapsedMs: number): Completion {
@@ -255,23 +289,28 @@ export function buildCompletionServer(opts: CompletionServerOptions): FastifyIns
   /**
    * The gate's choice among each choice's finished candidates, judged as Continue will display them (cut to the first
    * line when they will arrive past the line rule's deadline); a hidden choice becomes an empty completion that says so.
+   * An arm that only holds is not judged: each choice is cut as it arrives. On the simulated clock every choice arrives
+   * at the end of decoding + judgeMs (also its chunks' `sim_ms`).
    */
   async function judge(job: Job, gens: Completion[]): Promise<(Completion & { gated?: boolean })[]> {
     const started = Date.now();
     const k = job.per;
-    const cut = gens.map((g, i) => heldCut(job, i, g, started - job.t0 + judgeMs()));
+    const arrival = simulated ? simAt(job, stepsOf(gens)) + judgeMs() : null;
+    job.simMs = job.prompts.map(() => arrival ?? 0);
+    if (!job.arm.rank && !job.arm.hide) return gens.map((g, i) => heldCut(job, i, g, arrival ?? Date.now() - job.t0));
+    const cut = gens.map((g, i) => heldCut(job, i, g, arrival ?? started - job.t0 + judgeMs()));
     const groups = Array.from({ length: cut.length / k }, (_, c) =>
       cut.slice(c * k, (c + 1) * k).map((g, j) => ({
         id: choiceId(job, c), prompt: job.prompts[c * k + j].text, text: g.text, tokens: sampledIds(g).length, endedByModel: g.stopId !== null, logprobs: g.modelLogprobs ?? [],
       })),
     );
-    const picked = await opts.gate!.choose(groups);
+    const picked = await opts.gate!.choose(groups, { rank: job.arm.rank, hide: job.arm.hide });
     judgeTimes.push(Date.now() - started);
     if (judgeTimes.length > 32) judgeTimes.shift();
     const rows = picked.map((j, c) => c * k + (j ?? 0));
     keepRows(job, rows);
     // A verdict slower than expected: cut again at the real time (what Continue shows is what is recorded).
-    return rows.map((r, c) => (picked[c] !== null || cut[r].text.trim() === '' ? heldCut(job, c, cut[r], Date.now() - job.t0) : { ...cut[r], text: '', gated: true }));
+    return rows.map((r, c) => (picked[c] !== null || cut[r].text.trim() === '' ? heldCut(job, c, cut[r], arrival ?? Date.now() - job.t0) : { ...cut[r], text: '', gated: true }));
   }
 
   function record(job: Job, gens: Served[]): void {
@@ -281,7 +320,7 @@ export function buildCompletionServer(opts: CompletionServerOptions): FastifyIns
         id: choiceId(job, i),
         version: startVersion(job),
         versions: distinct(job.versions.length > 0 ? job.versions : [startVersion(job)]),
-        arm: job.arm,
+        arm: job.arm.name,
         promptHash: hashPrompt(job.prompts[i].text),
         blank: g.text.trim() === '',
         ...(g.gated ? { gated: true } : {}),
@@ -304,7 +343,7 @@ export function buildCompletionServer(opts: CompletionServerOptions): FastifyIns
   };
 
   function stamp(reply: FastifyReply, job: Job): void {
-    reply.header('x-completion-id', job.id).header('x-policy-version', String(startVersion(job))).header('x-ab-arm', job.arm);
+    reply.header('x-completion-id', job.id).header('x-policy-version', String(startVersion(job))).header('x-ab-arm', job.arm.name);
   }
 
   async function complete(reply: FastifyReply, job: Job, stops: string[], s: Sampling) {
@@ -321,7 +360,7 @@ export function buildCompletionServer(opts: CompletionServerOptions): FastifyIns
       usage: usage(job, gens),
       policy_version: startVersion(job),
       policy_versions: distinct(job.versions),
-      arm: job.arm,
+      arm: job.arm.name,
     };
     record(job, gens.map(servedOf));
     return answer;
@@ -337,8 +376,8 @@ export function buildCompletionServer(opts: CompletionServerOptions): FastifyIns
       'cache-control': 'no-cache',
       connection: 'keep-alive',
       'x-completion-id': job.id,
-      'x-policy-version': String(job.arm === 'policy' ? opts.policy.latestVersion : 0),
-      'x-ab-arm': job.arm,
+      'x-policy-version': String(job.arm.model === 'policy' ? opts.policy.latestVersion : 0),
+      'x-ab-arm': job.arm.name,
     });
     const send = (data: unknown) => {
       if (!closed) raw.write(`data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`);
@@ -350,7 +389,8 @@ export function buildCompletionServer(opts: CompletionServerOptions): FastifyIns
       model: job.model,
       choices: [{ text, index, logprobs: null, finish_reason: finish }],
       policy_version: job.versions[job.versions.length - 1] ?? startVersion(job),
-      arm: job.arm,
+      arm: job.arm.name,
+      ...(simulated ? { sim_ms: job.simMs[index] } : {}),
     });
     hold(job); // the gate judges whole suggestions: nothing leaves before it has
     // Line chunks: a choice's text is sent one finished line at a time, the newline in front of the next line, so a
@@ -370,6 +410,9 @@ export function buildCompletionServer(opts: CompletionServerOptions): FastifyIns
       if (job.held) {
         gens = await judge(job, gens);
         gens.forEach((g, i) => emit(i, g.text));
+      } else if (simulated) {
+        const end = simAt(job, stepsOf(gens)); // the rest arrives once the batch is done
+        job.simMs = job.prompts.map(() => end);
       }
       gens.forEach((g, i) => {
         if (config.lineChunks && job.prompts[i].rule && g.text.length > sent[i]) send(chunk(i, g.text.slice(sent[i]), null));

@@ -9,7 +9,7 @@
 import { z } from 'zod';
 import { readConfigFile } from '@rlhf-code/cli';
 import { REPO_CONTEXT_MODES, SERVED_MIN_TOKENS } from '@rlhf-code/tokenizer';
-import { MULTILINE_MODES } from '@rlhf-code/continue';
+import { DEFAULT_LATENCY, MULTILINE_MODES } from '@rlhf-code/continue';
 import { loraFields, optimFields } from '@rlhf-code/train';
 
 const port = z.number().int().min(0).max(65535);
@@ -82,6 +82,23 @@ export const CompletionServerSchema = z.strictObject({
   contextWindow: positiveInt.optional(),
   /** Largest request body in bytes. */
   bodyLimitBytes: positiveInt.default(4 * 1024 * 1024),
+  /**
+   * The clock of Continue's time rules (the 150 ms rule, where a held suggestion is cut): "wall" times them by
+   * Date.now() since the request (real use); "simulated" by `simulatedLatency` (libs/continue latency.ts): step k of a
+   * prompt of P tokens is done at fixedMs + prefillMsPerToken * P + stepMs * k, a held suggestion arrives at the end of
+   * decoding + judgeMs, and every streamed chunk carries `sim_ms`, when it counts as arriving. Measurements that must not
+   * depend on the machine's speed (online:experiment) serve simulated; the simulated user then displays by `sim_ms`.
+   */
+  clock: z.enum(['wall', 'simulated']).default('wall'),
+  /** The simulated clock's latency model (used with clock "simulated"); defaults measured for the shipped model here. */
+  simulatedLatency: z
+    .strictObject({
+      fixedMs: z.number().min(0).default(DEFAULT_LATENCY.fixedMs),
+      prefillMsPerToken: z.number().min(0).default(DEFAULT_LATENCY.prefillMsPerToken),
+      stepMs: z.number().min(0).default(DEFAULT_LATENCY.stepMs),
+      judgeMs: z.number().min(0).default(DEFAULT_LATENCY.judgeMs),
+    })
+    .default({ ...DEFAULT_LATENCY }),
 });
 
 export const FeedbackServerSchema = z
@@ -223,13 +240,49 @@ export const GateSchema = z.strictObject({
   candidateTemperature: z.number().min(0).max(2).default(0.7),
 });
 
+/**
+ * One A/B arm (arms.ts): which model serves it and which of the show gate's mechanisms it gets. The mechanisms act
+ * only while the gate is active (fitted and validated); otherwise the arm streams its model's suggestions as they are.
+ */
+export const ArmSchema = z.strictObject({
+  /** Its name in requests.jsonl, the feedback log, the status and the `arm` field of answers ("start", "policy", ...). */
+  name: z.string().min(1),
+  /** "policy": the policy being trained (its suggestions train it); "start": the frozen starting model (never trained on unless training.trainOnStartArm). */
+  model: z.enum(['policy', 'start']),
+  /** Hold each suggestion until it is complete and send it whole, cut by the line rule as it will arrive (wholeCut: past 150 ms, its first line). */
+  holdCut: z.boolean().default(false),
+  /** Sample gate.candidates suggestions and send the one the gate rates most likely to be accepted (implies holding). */
+  rank: z.boolean().default(false),
+  /** Send nothing when the gate's P(accept) is at or below its threshold (implies holding). */
+  hide: z.boolean().default(false),
+  /** Relative share of requests under `routing: random` (ignored when blocked). */
+  share: z.number().min(0).default(1),
+});
+export type ArmSpec = z.output<typeof ArmSchema>;
+
 export const OnlineConfigSchema = z.strictObject({
   /** Starting model folder (Hugging Face layout with tokenizer.json). */
   model: z.string().min(1).default('models/base'),
   /** Holds the feedback log, the request log, checkpoints and metrics; one directory per server. */
   stateDir: z.string().min(1).default('online-state'),
-  /** Share of completion requests served by the frozen starting model (the A/B control arm). */
+  /**
+   * Share of completion requests served by the frozen starting model (the A/B control arm) when `arms` is not given:
+   * the arms are then "policy" (the trained policy, every gate mechanism) and "start" (the starting model, none).
+   */
   abFraction: z.number().min(0).max(1).default(0.1),
+  /** The A/B arms (names unique); default: "policy" and "start", split by abFraction (see ArmSchema). */
+  arms: z
+    .array(ArmSchema)
+    .min(1)
+    .refine((arms) => new Set(arms.map((a) => a.name)).size === arms.length, 'arm names must be unique')
+    .optional(),
+  /**
+   * How requests are assigned to arms. random: each independently, by the arms' shares (a seeded draw). blocked (for
+   * measurements): every block of consecutive requests, as many as there are arms, gets each arm once, in a seeded
+   * random order, and the requests of a block share their sampling seed (common random numbers); a client that sends
+   * each position once per arm, consecutively, gets every arm once per position.
+   */
+  routing: z.enum(['random', 'blocked']).default('random'),
   /** Seed of the A/B router and of sampling when a request gives no seed. */
   seed: z.number().int().default(0),
   completion: CompletionServerSchema.default(CompletionServerSchema.parse({})),

@@ -28,7 +28,8 @@ export interface ServedRef {
   eos?: boolean;
 }
 
-export type Arm = 'policy' | 'start';
+/** An A/B arm's name (config `arms`; by default "policy" or "start"). */
+export type Arm = string;
 
 /**
  * Why an event is never trained on: a cached suggestion, the start arm's, one that matches no served completion, or

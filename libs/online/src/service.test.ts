@@ -498,3 +498,48 @@ test('no secret of an upstream post reaches the state dir or the log: userId, be
   expect(logged.length).toBeGreaterThan(0);
   for (const line of logged) for (const value of Object.values(secrets)) expect(line).not.toContain(value);
 });
+
+// ---------------------------------------------------------------------------------------------- named arms
+
+test("named arms, blocked: one service serves another run's policy (version, gate.json) and the start model, each arm with its own gate mechanisms", async () => {
+  // The "trained" policy: a folder with a gate that hides everything (P(accept) ~ 0, threshold 0.5).
+  const trained = path.join(tempDir(), 'v000007');
+  fs.cpSync(modelDir, trained, { recursive: true });
+  const d = GATE_FEATURES.length;
+  const hideAll = { features: [...GATE_FEATURES], mean: new Array(d).fill(0), std: new Array(d).fill(1), weights: [-10, ...new Array(d).fill(0)], threshold: 0.5, n: 0, accepted: 0, validated: true };
+  fs.writeFileSync(path.join(trained, 'gate.json'), JSON.stringify(hideAll));
+  const arms = [
+    { name: 'start', model: 'start' as const },
+    { name: 'hold-cut', model: 'start' as const, holdCut: true },
+    { name: 'rank', model: 'start' as const, rank: true },
+    { name: 'hide', model: 'start' as const, hide: true },
+    { name: 'update', model: 'policy' as const },
+    { name: 'all', model: 'policy' as const, rank: true, hide: true },
+  ];
+  const { service: s, stop } = await startMeasuringService(modelDir, { maxTokensCap: 8 }, {}, { policy: { dir: trained, version: 7 }, arms, routing: 'blocked' });
+  try {
+    expect(s.status().gate).toMatchObject({ active: true, threshold: 0.5 });
+    const body = { prompt: formatFim('q = ', '\n'), max_tokens: 6, min_tokens: 6, temperature: 1 };
+    const answers = [];
+    for (let i = 0; i < arms.length; i++) {
+      answers.push(await jsonOf(fetch(`${s.completionUrl}/v1/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })));
+    }
+    const by = Object.fromEntries(answers.map((a) => [a.arm, a]));
+    expect(Object.keys(by).sort()).toEqual(arms.map((a) => a.name).sort()); // each arm once in the block
+    // Hidden: the arms with `hide` (start model or policy alike); the others show what their model wrote.
+    for (const name of ['hide', 'all']) expect(by[name].choices[0].text).toBe('');
+    for (const name of ['start', 'hold-cut', 'rank', 'update']) expect(by[name].choices[0].text).not.toBe('');
+    // One sampling seed per block: the start model's arms that show sampled the same first candidate.
+    expect(by['hold-cut'].choices[0].text).toBe(by.start.choices[0].text);
+    // The policy's arms say its version; the start model's say 0.
+    expect(Object.fromEntries(answers.map((a) => [a.arm, a.policy_version]))).toEqual({ start: 0, 'hold-cut': 0, rank: 0, hide: 0, update: 7, all: 7 });
+    // Only `hide` asks the gate's verdict (rank ranks without one; hold-cut is not judged).
+    expect(s.status().gate).toMatchObject({ judged: 2, hidden: 2 });
+    const byArm = s.status().acceptance_by_arm;
+    expect(Object.keys(byArm).sort()).toEqual(arms.map((a) => a.name).sort());
+    for (const a of arms) expect(byArm[a.name].requests).toBe(1);
+    expect(Object.keys(s.status().acceptance_by_version)).toEqual(['7']); // versions count the policy's arms only
+  } finally {
+    await stop();
+  }
+});

@@ -83,6 +83,11 @@ export interface OnlineStatus {
 export interface StartOptions {
   /** One line per update and lifecycle messages; default: stdout. */
   log?: (line: string) => void;
+  /**
+   * Serve this checkpoint folder (with its gate.json) as the policy, at this version, when the state dir has none of
+   * its own (a measurement of another run's policy: nothing of its training state, the optimizer's, is loaded).
+   */
+  policy?: { dir: string; version: number };
 }
 
 const fmt = (x: number | null, digits = 4) => (x === null || !Number.isFinite(x) ? String(x) : x.toFixed(digits));
@@ -119,7 +124,9 @@ export class OnlineService {
 
   private readonly config: OnlineConfig;
   private readonly say: (line: string) => void;
-  private readonly stats = new OnlineStats();
+  private readonly stats: OnlineStats;
+  /** The A/B arms (config `arms`, else the default two by abFraction) and how requests are routed to them. */
+  private readonly router: ArmRouter;
   /** Which completion an outcome is about (in memory: the prompts are the user's code). */
   private readonly servedIndex = new ServedIndex();
   private readonly requestsLog: fs.WriteStream;
@@ -142,6 +149,8 @@ export class OnlineService {
     this.tokenizer = p.tokenizer;
     this.log = p.log;
     this.models = [p.start, p.trainModel, p.served];
+    this.router = new ArmRouter(config.arms ?? config.abFraction, config.seed, config.routing);
+    this.stats = new OnlineStats(this.router.arms);
     const requestsFile = path.join(config.stateDir, 'requests.jsonl');
     for (const r of readJsonLines(requestsFile)) this.stats.recordServed(r as ServedRecord);
     for (const e of p.log.all()) this.stats.recordOutcome(e);
@@ -167,10 +176,14 @@ export class OnlineService {
       tokenizer: p.tokenizer,
       policy: this.policy,
       start: p.start,
-      router: new ArmRouter(config.abFraction, config.seed),
+      router: this.router,
       seed: config.seed,
       onServed: (rec, prompt, text, logprobs) => this.onServed(rec, prompt, text, logprobs),
-      gate: { active: () => this.gate.active, candidates: () => ({ n: this.config.gate.candidates, temperature: this.config.gate.candidateTemperature }), choose: (groups) => this.choose(groups) },
+      gate: {
+        active: () => this.gate.active,
+        candidates: () => ({ n: this.config.gate.candidates, temperature: this.config.gate.candidateTemperature }),
+        choose: (groups, how) => this.choose(groups, how),
+      },
     });
     this.feedbackServer = buildFeedbackServer({
       config: config.feedback,
@@ -263,18 +276,19 @@ export class OnlineService {
     const t = this.config.training;
     if (t.skipCacheHits && outcome.cacheHit === true) return 'cacheHit';
     if (served === null) return 'unmatched'; // which model wrote it is unknown: never credited to (or trained into) the policy
-    return served.arm === 'start' && !t.trainOnStartArm ? 'startArm' : null;
+    return this.router.modelOf(served.arm) === 'start' && !t.trainOnStartArm ? 'startArm' : null;
   }
 
   /**
    * A served completion: counted, remembered for its outcome, logged; a policy suggestion's gate features are
    * computed (when the gate did not already); a blank one is the server's own silent sample, unless the gate hid it.
+   * (The gate learns from the suggestions of the arms the policy serves.)
    */
   private async onServed(rec: ServedRecord, prompt: string, text: string, logprobs: readonly number[]): Promise<void> {
     this.stats.recordServed(rec);
     this.servedIndex.remember(rec, prompt, text);
     this.requestsLog.write(JSON.stringify(rec) + '\n');
-    if (this.config.gate.enabled && rec.arm === 'policy' && !rec.blank && !this.gate.has(rec.id)) {
+    if (this.config.gate.enabled && this.router.modelOf(rec.arm) === 'policy' && !rec.blank && !this.gate.has(rec.id)) {
       const features = gateFeatures([{ prompt, text, tokens: rec.completionTokens, endedByModel: rec.endedByModel, logprobs }]).then((f) => f[0]);
       features.then((x) => this.gate.noteServed(x)).catch(() => undefined); // a failed check: observe drops its outcome
       this.gate.remember(rec.id, features);
@@ -288,9 +302,10 @@ export class OnlineService {
 
   /**
    * The gate's choice among each group of candidates (one choice's samples): the non-blank one it rates most likely to
-   * be accepted, then its verdict on that one (null: hidden). Shown ones' features are kept for their outcomes.
+   * be accepted (`rank`; a group holds one candidate otherwise), then, with `hide`, its verdict on that one (null:
+   * hidden). Shown ones' features are kept for their outcomes.
    */
-  private async choose(groups: GateChoice[][]): Promise<(number | null)[]> {
+  private async choose(groups: GateChoice[][], how: { rank: boolean; hide: boolean }): Promise<(number | null)[]> {
     let features: number[][];
     try {
       features = await gateFeatures(groups.flat());
@@ -304,6 +319,11 @@ export class OnlineService {
       const rated = group.map((c, j) => ({ j, p: c.text.trim() === '' ? -1 : (this.gate.probability(xs[j]) ?? 0) }));
       const best = rated.reduce((a, b) => (b.p > a.p ? b : a));
       if (best.p < 0) return 0; // all blank: the first, sent as it is
+      if (!how.hide) {
+        this.gate.noteServed(xs[best.j]);
+        this.gate.remember(group[best.j].id, xs[best.j]);
+        return best.j;
+      }
       const d = this.gate.decide(xs[best.j]);
       if (d.show) this.gate.remember(group[best.j].id, xs[best.j]); // a hidden one gets no outcome
       return d.show ? best.j : null;
@@ -407,19 +427,24 @@ export class OnlineService {
   }
 }
 
-/** Load the models (the newest checkpoint of the state dir, if any, is the policy), replay the logs, listen. */
+/**
+ * Load the models (the newest checkpoint of the state dir, if any, is the policy; else `opts.policy`, else the starting
+ * model), replay the logs, listen.
+ */
 export async function startOnlineService(config: OnlineConfig, opts: StartOptions = {}): Promise<OnlineService> {
   const say = opts.log ?? ((line: string) => process.stdout.write(line + '\n'));
   fs.mkdirSync(config.stateDir, { recursive: true });
   // Models: the frozen start (A/B control and KL reference), the trainable policy, the served copy of it.
   const latest = listCheckpoints(config.stateDir)[0];
   const resumed = latest ? await loadOnlineState(latest.dir) : null;
-  const version = resumed?.state.policy_version ?? 0;
-  const { start, trainModel, served, tokenizer } = await loadOnlineModels(config, latest?.dir ?? null);
+  const policyDir = latest?.dir ?? opts.policy?.dir ?? null;
+  const version = resumed?.state.policy_version ?? (latest ? 0 : (opts.policy?.version ?? 0));
+  const { start, trainModel, served, tokenizer } = await loadOnlineModels(config, policyDir);
   trainModel.gradCheckpointing = config.training.gradCheckpointing;
   if (resumed) say(`[online] resuming policy version ${version} from ${latest!.dir}`);
+  else if (policyDir) say(`[online] serving policy version ${version} from ${policyDir}`);
   const log = await FeedbackLog.open(path.join(config.stateDir, 'feedback.jsonl'), version);
-  const gate = loadGateModel(latest?.dir ?? config.model, say);
+  const gate = loadGateModel(policyDir ?? config.model, say);
   const service = new OnlineService({ config, say, tokenizer, start, trainModel, served, version, resumed, log, gate });
   await service.listen();
   return service;
@@ -454,25 +479,29 @@ async function loadOnlineModels(config: OnlineConfig, checkpoint: string | null)
 }
 
 /**
- * A service that only serves, for measuring: `model` on free ports, no A/B arm, no training, state in a temporary
- * folder removed by the returned `stop()`.
+ * A service that only serves, for measuring: `model` on free ports, no training, state in a temporary folder removed by
+ * the returned `stop()`. By default one arm, the policy, which is `model` itself; `ab.policy` serves another run's
+ * checkpoint as the policy (`model` is then the start model), `ab.arms` and `ab.routing` set the arms.
  */
 export async function startMeasuringService(
   model: string,
   completion: OnlineConfigInput['completion'] = {},
   gate: OnlineConfigInput['gate'] = {},
+  ab: { policy?: StartOptions['policy']; arms?: OnlineConfigInput['arms']; routing?: OnlineConfigInput['routing'] } = {},
 ): Promise<{ service: OnlineService; stop: () => Promise<void> }> {
   const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'online-measure-'));
   const config = parseOnlineConfig({
     model,
     stateDir,
     abFraction: 0,
+    arms: ab.arms,
+    routing: ab.routing,
     completion: { ...completion, port: 0 },
     feedback: { port: 0 },
     training: { batchSize: 1_000_000 },
     gate: { ...gate, explore: 0 }, // the folder's gate.json as it is: no exploring (and no outcomes to refit on)
   });
-  const service = await startOnlineService(config, { log: () => undefined });
+  const service = await startOnlineService(config, { log: () => undefined, policy: ab.policy });
   return {
     service,
     stop: async () => {

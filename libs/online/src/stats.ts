@@ -9,9 +9,10 @@
 // An outcome is matched to the completion it is about by ServedIndex (served-index.ts); one that matches nothing
 // counts as `unmatched`, never as the policy's. Upstream Continue's dev-data events are counted apart too (see
 // UpstreamCounts): an outcome posted at level noCode has no prompt, so it is matched to nothing and is not `unmatched`.
-// Versions count policy-arm completions only; the start arm is always the frozen starting model.
+// Versions count the completions of arms the policy serves; the start model's arms are always the frozen starting model.
 import { createHash } from 'crypto';
 import { withRates, zeroCounts, type Counts, type CountsWithRates } from '@rlhf-code/continue';
+import { defaultArms, modelOfArm, type ArmSpec } from './arms';
 import type { Arm, LoggedEvent } from './feedback-log';
 
 export { withRates, type Counts, type CountsWithRates };
@@ -62,7 +63,7 @@ export const hashPrompt = (prompt: string): string => createHash('sha256').updat
 
 export class OnlineStats {
   private readonly byVersion = new Map<string, Counts>();
-  private readonly byArm: Record<Arm, Counts> = { policy: zeroCounts(), start: zeroCounts() };
+  private readonly byArm = new Map<Arm, Counts>();
   private unmatched = 0;
   private readonly upstream = { autocomplete: 0, no_code: 0 };
   private readonly ignoredEvents = new Map<string, number>();
@@ -73,8 +74,18 @@ export class OnlineStats {
     return c;
   }
 
+  /**
+   * `arms`: the configured arms, listed (with zeros) from the start, and which model serves each; an arm of another
+   * configuration (an older log) counts under its own name, by version unless it is named "start".
+   */
+  constructor(private readonly arms: readonly Pick<ArmSpec, 'name' | 'model'>[] = defaultArms(0)) {
+    for (const a of arms) this.byArm.set(a.name, zeroCounts());
+  }
+
   private countsOf(arm: Arm, version: number | string): Counts[] {
-    return arm === 'policy' ? [this.byArm.policy, this.version(String(version))] : [this.byArm.start];
+    let c = this.byArm.get(arm);
+    if (!c) this.byArm.set(arm, (c = zeroCounts()));
+    return modelOfArm(this.arms, arm) === 'policy' ? [c, this.version(String(version))] : [c];
   }
 
   /** Count a served completion (from requests.jsonl on a restart, or live). */
@@ -124,6 +135,6 @@ export class OnlineStats {
   }
 
   acceptanceByArm(): Record<Arm, CountsWithRates> {
-    return { policy: withRates(this.byArm.policy), start: withRates(this.byArm.start) };
+    return Object.fromEntries([...this.byArm].map(([arm, c]) => [arm, withRates(c)]));
   }
 }
