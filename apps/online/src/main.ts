@@ -11,7 +11,9 @@ import { corpusDirs, type FimRecord, readFimData, writeJsonl } from '@rlhf-code/
 import { initBackend, shutdownBackend } from '@rlhf-code/backend';
 import {
   ConfigError,
+  EXPERIMENT_ARMS,
   ExperimentSettings,
+  formatExperiment,
   LatencySettings,
   loadOnlineConfig,
   measureLatency,
@@ -186,10 +188,11 @@ async function latencyCommand(f: LatencySettings): Promise<void> {
 
 async function experimentCommand(f: ExperimentSettings): Promise<void> {
   if (!fs.existsSync(f.model)) throw new UsageError(`--model: ${f.model} does not exist`);
+  if (!fs.existsSync(f.heldout)) throw new UsageError(`--heldout: ${f.heldout} does not exist`);
   const train = (await readFimData(f.data)).filter((e) => e.split === 'train');
-  const heldOut = (await readFimData(f.heldout)).filter((e) => e.split === 'test');
+  const heldOut = await readFimData(f.heldout); // every record: the file holds held-out positions only
   if (train.length === 0) throw new UsageError(`--data: ${f.data} has no "train" examples`);
-  if (heldOut.length === 0) throw new UsageError(`--heldout: ${f.heldout} has no "test" examples`);
+  if (heldOut.length === 0) throw new UsageError(`--heldout: ${f.heldout} has no examples`);
   const trainFiles = new Set(train.map((e) => e.path));
   const shared = heldOut.find((e) => trainFiles.has(e.path));
   if (shared) throw new UsageError(`--heldout: ${shared.path} is also a training file of --data; held-out files must be unseen`);
@@ -199,7 +202,11 @@ async function experimentCommand(f: ExperimentSettings): Promise<void> {
   const tok = loadTokenizer(f.tokenizer);
   const stateDir = path.join(f.out, f.user, 'state');
   if (fs.existsSync(stateDir)) throw new UsageError(`--out: ${stateDir} exists; remove it or choose another --out (an experiment starts from the starting model)`);
-  process.stdout.write(`[experiment] backend ${backend.name}; user ${f.user}; ${f.events} training requests on ${train.length} train examples, then ${heldOut.length} held-out examples per model\n`);
+  const positions = Math.min(heldOut.length, f.limitPositions ?? heldOut.length);
+  process.stdout.write(
+    `[experiment] backend ${backend.name}; user ${f.user}; ${f.events} training requests on ${train.length} train examples, ` +
+      `then ${positions} held-out positions x ${EXPERIMENT_ARMS.length} arms\n`,
+  );
   const result = await runOnlineExperiment({
     model: f.model,
     train,
@@ -215,24 +222,12 @@ async function experimentCommand(f: ExperimentSettings): Promise<void> {
       training: { ...fileConfig.training, ...(f.lr ? { lr: f.lr } : {}), ...(f.batchSize ? { batchSize: f.batchSize } : {}) },
       completion: { ...fileConfig.completion, ...(f.temperatureFloor === undefined ? {} : { temperatureFloor: f.temperatureFloor }) },
     },
+    limitPositions: f.limitPositions,
+    resamples: f.resamples,
     seed: f.seed,
     log: (l) => process.stdout.write(l + '\n'),
   });
-  const h = result.heldout;
-  const pct = (x: number | null) => (x === null ? 'n/a' : `${(100 * x).toFixed(1)}%`);
-  const ci = (c: typeof h.start) => (c.acceptance_ci95 ? `[${pct(c.acceptance_ci95[0])}, ${pct(c.acceptance_ci95[1])}]` : '');
-  process.stdout.write(`\nHeld out (${heldOut.length} examples, each model once; trained = policy v${h.trained_version}):\n`);
-  process.stdout.write('| model | requests | shown | accepted | accepted / shown (95% CI) | accepted / request |\n| --- | ---: | ---: | ---: | ---: | ---: |\n');
-  const rows: [string, typeof h.start][] = [['start', h.start], ['trained', h.trained]];
-  if (h.trained_no_gate) rows.push(['trained, gate off', h.trained_no_gate]);
-  for (const [name, c] of rows) {
-    process.stdout.write(`| ${name} | ${c.requests} | ${c.shown} | ${c.accepted} | ${pct(c.acceptance_rate)} ${ci(c)} | ${pct(c.accepted_per_request)} |\n`);
-  }
-  const x = (r: number | null) => (r === null ? 'n/a' : `${r.toFixed(2)}x`);
-  process.stdout.write(
-    `trained / start: accepted of shown ${x(h.acceptance_ratio)} (Fisher p = ${h.acceptance_fisher_p.toPrecision(3)}), ` +
-      `accepted per request ${x(h.accepted_per_request_ratio)} (Fisher p = ${h.accepted_per_request_fisher_p.toPrecision(3)})\n`,
-  );
+  process.stdout.write('\n' + formatExperiment(result) + '\n');
   const file = path.join(f.out, f.user, 'result.json');
   fs.writeFileSync(file, JSON.stringify(result, null, 2) + '\n');
   process.stdout.write(`[experiment] ${file}\n`);
@@ -262,7 +257,7 @@ settingsCommand(
   program
     .command('experiment')
     .description(
-      'online learning for one simulated user: train on the train files through the servers, then compare the starting model and the trained policy on held-out files (acceptance, Fisher tests)',
+      'online learning for one simulated user: train on the train files through the servers, then serve every held-out position once per arm (start model and trained policy, each gate mechanism alone) on a simulated clock, and compare the arms as paired differences (bootstrap over files, sign-flip test)',
     ),
   ExperimentSettings,
   experimentCommand,

@@ -1,8 +1,9 @@
 // The online experiment on a tiny model: a run that trains no policy version is an error (it would compare the start
-// model with itself and report 1.00x), and a run that trains writes the comparison of start and trained.
+// model with itself and report 1.00x), and a run that trains compares the six arms on the held-out positions.
 import { initBackend } from '@rlhf-code/backend';
 import { tempDir } from '@rlhf-code/model/testing';
-import { runOnlineExperiment } from './experiment';
+import { EXPERIMENT_ARMS } from './arms';
+import { formatExperiment, runOnlineExperiment } from './experiment';
 import { makeTinyModelDir } from './testing/tiny-model';
 
 beforeAll(() => initBackend({ quiet: true }));
@@ -27,9 +28,23 @@ test('a run whose training produced no policy version is an error, not a 1.00x r
   await expect(run).rejects.toThrow('online experiment: 3 training requests produced no policy update');
 });
 
-test('a run that trains compares the start model with its newest version on the held-out examples', async () => {
+test('a run that trains serves every held-out position once per arm in one service and compares the arms pairwise', async () => {
   const r = await runOnlineExperiment({ ...base, model: modelDir, stateDir: tempDir(), events: 4, config: { training: { batchSize: 2 }, completion: { maxTokensCap: 8 } } });
+  expect(r.heldout).toMatchObject({ positions: 2, files: 2 });
   expect(r.heldout.trained_version).toBeGreaterThan(0);
-  expect(r.heldout.start.requests).toBe(2);
-  expect(r.heldout.trained.requests).toBe(2);
+  expect(r.heldout.gate_active).toBe(false); // 4 outcomes fit no gate: its arms serve as their models stream
+  expect(Object.keys(r.arms).sort()).toEqual(EXPERIMENT_ARMS.map((a) => a.name).sort());
+  for (const c of Object.values(r.arms)) expect(c.requests).toBe(2);
+  // Each arm minus start, then rank - hold-cut, hide - hold-cut, all - update; every one over both positions.
+  expect(r.contrasts.map((c) => `${c.arm} - ${c.versus}`)).toEqual([
+    'hold-cut - start', 'rank - start', 'hide - start', 'update - start', 'all - start', 'rank - hold-cut', 'hide - hold-cut', 'all - update',
+  ]);
+  expect(r.contrasts.every((c) => c.positions === 2 && c.files === 2)).toBe(true);
+  // With the gate inactive the start model's arms serve the same thing (one sampling seed per position): no difference.
+  for (const arm of ['hold-cut', 'rank', 'hide']) expect(r.contrasts.find((c) => c.arm === arm && c.versus === 'start')!.accepted_per_request.diff).toBe(0);
+  expect(formatExperiment(r)).toContain('| contrast | positions (files) |');
+  // --limit-positions: a seeded subset.
+  const one = await runOnlineExperiment({ ...base, model: modelDir, stateDir: tempDir(), events: 2, limitPositions: 1, config: { training: { batchSize: 2 }, completion: { maxTokensCap: 8 } } });
+  expect(one.heldout.positions).toBe(1);
+  expect(one.arms.start.requests).toBe(1);
 });

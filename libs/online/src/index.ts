@@ -5,5 +5,6 @@
 export { ConfigError, loadOnlineConfig, parseOnlineConfig, type OnlineConfigInput } from './config';
 export { startOnlineService } from './service';
 export { measureLatency } from './latency';
-export { runOnlineExperiment } from './experiment';
+export { formatExperiment, runOnlineExperiment } from './experiment';
+export { EXPERIMENT_ARMS } from './arms';
 export { ExperimentSettings, LatencySettings } from './settings';

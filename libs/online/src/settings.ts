@@ -25,7 +25,12 @@ export type LatencySettings = z.output<typeof LatencySettings>;
 export const ExperimentSettings = z.strictObject({
   model: z.string().min(1).default('models/base').describe('starting model folder'),
   data: z.string().min(1).default('data/fim/fim.jsonl').describe('FIM JSONL whose "train" split is served during training'),
-  heldout: z.string().min(1).default('data/fim/fim_heldout.jsonl').describe('FIM JSONL whose "test" split is the held-out evaluation (files never trained on)'),
+  heldout: z
+    .string()
+    .min(1)
+    .default('data/fim/fim_dev.jsonl')
+    .describe('FIM JSONL of held-out positions, every record (files never trained on): data/fim/fim_dev.jsonl for design decisions, fim_test.jsonl for reported figures'),
+  limitPositions: int().positive().optional().describe('measure a seeded random subset of this many held-out positions (quick runs); default all'),
   user: z.enum(SIM_USERS).default('exact').describe('simulated user (see simulate --help)'),
   form: z.enum(PROMPT_FORMS).default('v139').describe("Continue's prompt form"),
   events: int().positive().default(400).describe('training requests'),
@@ -35,8 +40,9 @@ export const ExperimentSettings = z.strictObject({
   lr: z.number().positive().optional().describe('online learning rate (default: the service config default)'),
   batchSize: int().positive().optional().describe('feedback events per update (default: the service config default)'),
   temperatureFloor: z.number().min(0).max(2).optional().describe('during training, serve at least this temperature (exploration; the held-out comparison serves as Continue asks)'),
+  resamples: int().positive().default(2000).describe('cluster bootstrap resamples (over files) of the held-out differences'),
   serviceConfig: z.string().min(1).optional().describe("online service config (JSON or YAML, as online:serve's --config) of the training service; the flags above override it"),
-  seed: int().default(0).describe('order of the examples'),
+  seed: int().default(0).describe('order of the examples, the --limit-positions subset and the resampling of the analysis'),
   backend: backendField,
 });
 export type ExperimentSettings = z.output<typeof ExperimentSettings>;
