@@ -63,6 +63,28 @@ describe('generateBatch', () => {
     expect(tf.memory().numTensors).toBe(tensors);
   });
 
+  it('copies of a prompt are prefilled once and decode as they would alone (sampled, chunked or not, behind a shared prefix)', async () => {
+    const tensors = tf.memory().numTensors;
+    const withCopies = [prompts[0], prompts[2], prompts[0], prompts[0], prompts[2], prompts[1]];
+    const sharing = ['# a header every row shares\n', '# a header every row shares\n'].map((h, i) => tok.encode(h + (i === 0 ? 'x = 1\n' : 'import os\n')));
+    const cases = [withCopies, [sharing[0], sharing[1], sharing[0], sharing[1]]];
+    for (const rows of cases) {
+      for (const extra of [{}, { prefillChunk: 4 }, { greedy: true }]) {
+        const opts = { maxNewTokens: 6, temperature: 1, tokenizer: tok, stop: 'raw' as const, seed: 11, ...extra };
+        const alone = await generateBatch(model, rows, { ...opts, batchSize: 1 }); // one row per batch: nothing to share
+        const spy = jest.spyOn(model, 'forward');
+        const together = await generateBatch(model, rows, opts);
+        // Prefill calls (several positions per row) carry one row per distinct prompt, never a copy.
+        const prefillRows = spy.mock.calls.map(([ids]) => (ids as tf.Tensor).shape).filter((shape) => shape[1] > 1).map((shape) => shape[0]);
+        spy.mockRestore();
+        expectSame(together, alone);
+        expect(prefillRows.length).toBeGreaterThan(0);
+        expect(Math.max(...prefillRows)).toBe(new Set(rows.map((p) => p.join(','))).size);
+      }
+    }
+    expect(tf.memory().numTensors).toBe(tensors);
+  });
+
   it("modelLogprobs: the model's own log-probs at temperature 1 of what a tempered sampler chose (a forward pass's log-softmax)", async () => {
     const opts = { maxNewTokens: 6, temperature: 0.01, tokenizer: tok, stop: 'raw' as const, seed: 2 };
     const plain = await generateBatch(model, prompts.slice(0, 2), opts);

@@ -135,11 +135,25 @@ export async function generate(model: Qwen2Model, prompts: readonly (readonly nu
     mask.fill(1, b * T + T - p.length, (b + 1) * T);
   });
 
+  // Copies of one prompt (the samples of a problem, a GRPO group) are prefilled once: the distinct prompts go through
+  // all but their last token, the cache rows are then copied to every row that shares them, and the batch decodes
+  // from each row's last prompt token on (that token gives the first logits, so it stays per row).
+  const distinct = new Map<string, number>();
+  const firstRowOf: number[] = []; // distinct prompt -> the first row holding it
+  const copyOf = prompts.map((p, b) => {
+    const key = p.join(',');
+    let u = distinct.get(key);
+    if (u === undefined) distinct.set(key, (u = firstRowOf.push(b) - 1));
+    return u;
+  });
+  const dedupe = firstRowOf.length < B && T > 1 && opts.maxNewTokens > 0;
+  const prefillRows = dedupe ? firstRowOf : rows.map((_, b) => b);
+
   const cache = new KVCache({ capacity: shared + T + opts.maxNewTokens });
-  // Columns [from, to) of the left-padded prompt block.
-  const columns = <A extends Int32Array | Float32Array>(a: A, from: number, to: number): A => {
-    const out = new (a.constructor as new (n: number) => A)(B * (to - from));
-    for (let b = 0; b < B; b++) out.set(a.subarray(b * T + from, b * T + to), b * (to - from));
+  // Columns [from, to) of the left-padded prompt block, for the given rows (default: all).
+  const columns = <A extends Int32Array | Float32Array>(a: A, from: number, to: number, of: readonly number[] = rows.map((_, b) => b)): A => {
+    const out = new (a.constructor as new (n: number) => A)(of.length * (to - from));
+    of.forEach((b, k) => out.set(a.subarray(b * T + from, b * T + to), k * (to - from)));
     return out;
   };
   const chunk = opts.prefillChunk ?? 0;
@@ -157,11 +171,26 @@ export async function generate(model: Qwen2Model, prompts: readonly (readonly nu
           model.forward(tf.tensor2d(prefix.slice(at, at + n), [1, n], 'int32'), { mask: tf.ones([1, n]), cache });
         });
       }
-      cache.keepRows(new Array<number>(B).fill(0));
+      cache.keepRows(new Array<number>(prefillRows.length).fill(0));
     }
     // Chunked prefill: all but the last piece of the prompt go into the cache first, one piece per event-loop turn.
     let start = 0;
-    if (chunk > 0 && opts.maxNewTokens > 0) {
+    if (dedupe) {
+      const piece = chunk > 0 ? chunk : T - 1;
+      for (; start < T - 1; start += piece) {
+        if (chunk > 0) {
+          await nextTurn();
+          if (opts.beforeStep) await opts.beforeStep();
+        }
+        const to = Math.min(start + piece, T - 1);
+        const n = prefillRows.length;
+        tf.tidy(() => {
+          model.forward(tf.tensor2d(columns(ids, start, to, prefillRows), [n, to - start], 'int32'), { mask: tf.tensor2d(columns(mask, start, to, prefillRows), [n, to - start]), cache });
+        });
+      }
+      start = T - 1;
+      cache.keepRows(copyOf);
+    } else if (chunk > 0 && opts.maxNewTokens > 0) {
       for (; T - start > chunk; start += chunk) {
         await nextTurn();
         if (opts.beforeStep) await opts.beforeStep();
