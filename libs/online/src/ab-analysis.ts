@@ -159,7 +159,10 @@ export function describeArm(a: ArmSpec): string {
 /** The analysis as two markdown tables: the arms, then the contrasts (difference [95% CI over files], p over positions). */
 export function formatArmAnalysis(a: ArmAnalysis, specs: readonly ArmSpec[] = []): string {
   const lines = ['| arm | serves | requests | shown | accepted | accepted / shown (95% CI) | accepted / request | utility / request |', '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |'];
-  for (const [name, c] of Object.entries(a.arms)) {
+  // The arms in the order of `specs`, then any others.
+  const names = [...specs.map((s) => s.name).filter((n) => n in a.arms), ...Object.keys(a.arms).filter((n) => !specs.some((s) => s.name === n))];
+  for (const name of names) {
+    const c = a.arms[name];
     const spec = specs.find((s) => s.name === name);
     const ci = c.acceptance_ci95 ? ` [${pct(c.acceptance_ci95[0])}, ${pct(c.acceptance_ci95[1])}]` : '';
     lines.push(

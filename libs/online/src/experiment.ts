@@ -12,7 +12,7 @@
 // Both phases serve on the simulated clock (completion.clock "simulated", libs/continue latency.ts): what Continue
 // displays depends on what the server sent, not on how fast the machine was at that moment, and a held suggestion is
 // cut by when it would arrive, the same for every arm that holds.
-import { runSimulation, simUser, type PromptForm, type SimulationSummary, type SimUserName } from '@rlhf-code/continue';
+import { runSimulation, simUser, type PromptForm, type SimulationRecord, type SimulationSummary, type SimUserName } from '@rlhf-code/continue';
 import { shuffle, type FimRecord } from '@rlhf-code/data';
 import { analyseArms, formatArmAnalysis, type ArmAnalysis } from './ab-analysis';
 import { EXPERIMENT_ARMS } from './arms';
@@ -60,6 +60,8 @@ export interface HeldOutSummary {
   /** all / start: acceptance of shown suggestions and accepted per request (null when start had none). */
   acceptance_ratio: number | null;
   accepted_per_request_ratio: number | null;
+  /** Wall-clock seconds of the two phases (training, held-out measurement). */
+  seconds: { train: number; heldout: number };
 }
 
 export interface ExperimentResult extends ArmAnalysis {
@@ -70,6 +72,8 @@ export interface ExperimentResult extends ArmAnalysis {
   /** The show gate at the end of training (status().gate): what the trained policy is measured with. */
   gate: OnlineStatus['gate'];
   heldout: HeldOutSummary;
+  /** The held-out requests, one per position and arm ({position, file, arm, shown, accepted}): the analysis' input. */
+  records: SimulationRecord[];
 }
 
 const ratio = (a: number | null, b: number | null) => (a === null || b === null || b === 0 ? null : a / b);
@@ -88,6 +92,7 @@ export async function runOnlineExperiment(o: ExperimentOptions): Promise<Experim
     completion: { ...completion, port: 0 },
     feedback: { ...o.config?.feedback, port: 0, tokens: ['test-token'], projects: ['test-project'] },
   });
+  const t0 = Date.now();
   const service = await startOnlineService(config, { log: say });
   let train: SimulationSummary;
   let gate: OnlineStatus['gate'];
@@ -109,6 +114,7 @@ export async function runOnlineExperiment(o: ExperimentOptions): Promise<Experim
   // Without a single update the comparison would be the start model against itself: an error, not a 1.00x result.
   if (!newest) throw new Error(`online experiment: ${o.events} training requests produced no policy update (every update failed or was discarded: see the [online] lines above)`);
 
+  const t1 = Date.now();
   const heldOut = o.limitPositions === undefined ? o.heldOut : shuffle(o.heldOut, `positions:${o.seed ?? 0}`).slice(0, o.limitPositions);
   const arms = EXPERIMENT_ARMS;
   // The training service's completion and gate settings, except the exploration floor: held out, requests are served
@@ -135,6 +141,8 @@ export async function runOnlineExperiment(o: ExperimentOptions): Promise<Experim
   } finally {
     await stop();
   }
+  const t2 = Date.now();
+  say(`[experiment] training ${((t1 - t0) / 60000).toFixed(1)} min; held out ${measured.requests} requests in ${((t2 - t1) / 60000).toFixed(1)} min`);
   checkBlocks(measured, heldOut.length, arms.length);
   const contrasts = [...arms.filter((a) => a.name !== 'start').map((a) => [a.name, 'start'] as const), ...MECHANISM_CONTRASTS];
   const analysis = analyseArms(measured.records, contrasts, { resamples: o.resamples, seed: o.seed });
@@ -152,8 +160,10 @@ export async function runOnlineExperiment(o: ExperimentOptions): Promise<Experim
       gate_active: gateActive,
       acceptance_ratio: ratio(all.acceptance_rate, start.acceptance_rate),
       accepted_per_request_ratio: ratio(all.accepted_per_request, start.accepted_per_request),
+      seconds: { train: (t1 - t0) / 1000, heldout: (t2 - t1) / 1000 },
     },
     ...analysis,
+    records: measured.records,
   };
 }
 
