@@ -75,7 +75,7 @@ describe('generateBatch', () => {
         const spy = jest.spyOn(model, 'forward');
         const together = await generateBatch(model, rows, opts);
         // Prefill calls (several positions per row) carry one row per distinct prompt, never a copy.
-        const prefillRows = spy.mock.calls.map(([ids]) => (ids as tf.Tensor).shape).filter((shape) => shape[1] > 1).map((shape) => shape[0]);
+        const prefillRows = spy.mock.calls.map(([ids]) => (ids as tf.Tensor).shape).filter((shape) => (shape[1] ?? 0) > 1).map((shape) => shape[0]);
         spy.mockRestore();
         expectSame(together, alone);
         expect(prefillRows.length).toBeGreaterThan(0);

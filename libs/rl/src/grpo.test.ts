@@ -14,6 +14,7 @@ describe('groupAdvantages', () => {
   it('gives zero-variance groups advantage 0 and reports how many', () => {
     const g = groupAdvantages([1, 1, 1, 0, 1, 0.5, 0.3, 0.3, 0.3], 3);
     expect(g.zeroVarianceGroups).toBe(2);
+    expect(g.uniform).toEqual([true, false, true]);
     expect(g.advantages.slice(0, 3)).toEqual([0, 0, 0]);
     expect(g.advantages.slice(6)).toEqual([0, 0, 0]);
     expect(g.advantages[3]).toBeLessThan(0);

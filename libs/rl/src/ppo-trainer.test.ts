@@ -86,6 +86,25 @@ describe('PpoTrainer', () => {
     disposeAll(models, ppo);
   });
 
+  it('GRPO --drop-uniform-groups: only the groups with a reward spread are updated on; an all-uniform rollout updates nothing', async () => {
+    const models = tinyModels(false);
+    const ppo = new PpoTrainer(models, scorer, config({ algo: 'grpo', ppoEpochs: 1, miniBatches: 1, dropUniformGroups: true }), { padId: TINY_PAD, stopTokenIds: [TINY_EOS] });
+    const weights = () => Object.values(models.policy.params).map((p) => p.dataSync().slice());
+    let sawSkip = false;
+    let sawUpdate = false;
+    for (let i = 0; i < 20 && !(sawSkip && sawUpdate); i++) {
+      const before = weights();
+      const m = await ppo.step(prompts.slice(0, 2)); // 2 prompts x 4 samples: both groups uniform now and then
+      const moved = weights().some((w, k) => w.some((x, j) => x !== before[k][j]));
+      const informative = m['grpo/groups'] - m['grpo/zero_variance_groups'];
+      expect([m['ppo/updates'], moved]).toEqual(informative === 0 ? [0, false] : [1, true]);
+      if (informative === 0) sawSkip = true;
+      else sawUpdate = true;
+    }
+    expect(sawUpdate).toBe(true);
+    disposeAll(models, ppo);
+  });
+
   it('--value-warmup: the first iterations train only the value head, then the policy too', async () => {
     const models = tinyModels(true);
     const ppo = new PpoTrainer(models, scorer, config({ valueWarmup: 2, valueWarmupLr: 1e-2 }), { padId: TINY_PAD, stopTokenIds: [TINY_EOS] });

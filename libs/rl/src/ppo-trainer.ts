@@ -4,7 +4,8 @@
 //   2. forward passes without gradients: the policy's log-probs, entropies and values, the reference's log-probs
 //   3. scores from the scorer, then the missing-EOS penalty and clipping
 //   4. PPO: per-token rewards (KL penalty + score at the end), GAE, whitening.
-//      GRPO: group-normalised advantages per response (0 in zero-variance groups, which stay for the KL term)
+//      GRPO: group-normalised advantages per response (0 in zero-variance groups, which stay for the KL term unless
+//      dropUniformGroups leaves them out of the update)
 //   5. ppoEpochs passes over the rollout in miniBatches minibatches, one optimizer step each
 //      (PPO: clipped policy loss + vfCoef * clipped value loss; GRPO: clipped policy loss + klCoef * k3 KL),
 //      stopped early when the approximate KL to the rollout policy passes targetKlStop. During PPO's first
@@ -61,6 +62,8 @@ interface Rollout {
   /** PPO only. */
   oldValues?: number[][];
   returns?: number[][];
+  /** The rows the update trains on (default all; GRPO with dropUniformGroups: those of groups with a signal). */
+  rows?: number[];
 }
 
 export class PpoTrainer {
@@ -161,6 +164,7 @@ export class PpoTrainer {
       rollout.advantages = rawAdvantages;
       extra[METRICS.groups] = g.groups;
       extra[METRICS.zeroVarianceGroups] = g.zeroVarianceGroups;
+      if (cfg.dropUniformGroups) rollout.rows = rows.map((_, b) => b).filter((b) => !g.uniform[Math.floor(b / cfg.groupSize)]);
     } else {
       const gae = computeGae(shaped.rewards, pol.values!, mask, cfg.gamma, cfg.lam);
       rawAdvantages = gae.advantages;
@@ -173,7 +177,7 @@ export class PpoTrainer {
 
     // 5. Update.
     const t2 = Date.now();
-    const update = await this.update(rollout);
+    const update: MetricRecord = rollout.rows?.length === 0 ? { [METRICS.updates]: 0 } : await this.update(rollout);
     const t3 = Date.now();
 
     // 6. KL controller: the mean per-response KL over the rollout, measured with the coefficient just used.
@@ -205,7 +209,7 @@ export class PpoTrainer {
     const cfg = this.config;
     const valueOnly = this.warmingUp;
     const trainer = valueOnly ? this.valueTrainer! : this.trainer;
-    const allRows = r.batch.promptIds.map((_, i) => i);
+    const allRows = r.rows ?? r.batch.promptIds.map((_, i) => i);
     const u = await clippedUpdate({
       trainer,
       rows: allRows.length,

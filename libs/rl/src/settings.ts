@@ -90,6 +90,10 @@ const Grpo = z
     algo: z.literal('grpo'),
     ...shared,
     groupSize: int().min(2).default(4).describe('responses sampled per prompt'),
+    dropUniformGroups: z
+      .boolean()
+      .default(false)
+      .describe('leave the groups whose rewards are all equal (advantage 0) out of the update instead of keeping them for the KL term (DAPO: dynamic sampling without refill)'),
   })
   .superRefine((s, ctx) => {
     checkOptim(s, ctx);
