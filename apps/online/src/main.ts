@@ -142,6 +142,7 @@ async function simulateCommand(f: SimulateSettings): Promise<void> {
     form: f.form,
     fileOf: corpusFiles(f.corpus),
     rejectDelay: f.rejectDelay,
+    clock: f.clock,
   });
   process.stdout.write(formatSummary(summary) + '\n');
   if (f.json) {

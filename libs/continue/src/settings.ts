@@ -30,5 +30,9 @@ export const SimulateSettings = z.strictObject({
   form: z.enum(PROMPT_FORMS).default('v139').describe("Continue's prompt form: v139 (RLinf's 1.3.9, commented context) or head (upstream, <|repo_name|> header)"),
   corpus: z.string().min(1).default('data/corpus/python-stdlib').describe('folder the examples were cut from (the user judges the suggestion in its whole file)'),
   rejectDelay: int().nonnegative().default(5).describe('requests after which a rejection is posted (Continue rejects after 10 s without Tab)'),
+  clock: z
+    .enum(['wall', 'simulated'])
+    .default('wall')
+    .describe("Continue's clock for its 150 ms and 375 ms rules: wall (when each chunk arrived) or simulated (each chunk's sim_ms, from a server with completion.clock simulated)"),
 });
 export type SimulateSettings = z.output<typeof SimulateSettings>;
