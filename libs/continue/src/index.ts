@@ -9,6 +9,6 @@ export { DEFAULT_LATENCY, simulatedMs } from './latency';
 export { parseOutcome, type AutocompleteOutcome } from './outcome';
 export { isDevDataEvent, parseDevDataEvent, type NoCodeOutcome } from './dev-data';
 export { withRates, zeroCounts, type Counts, type CountsWithRates } from './counts';
-export { simUser, SIM_USERS, INTENT_USERS, type SimUserName } from './sim-users';
+export { simUser, SIM_USERS, type SimUserName } from './sim-users';
 export { runSimulation, formatSummary, contextSnippet, type SimulationRecord, type SimulationSummary } from './simulator';
 export { SimulateSettings } from './settings';

@@ -31,8 +31,6 @@ import { checkSyntax, COMMENT, scanPython } from '@rlhf-code/sandbox';
 
 export const SIM_USERS = ['exact', 'close', 'graded', 'lenient', 'whole', 'terse', 'compiles', 'no-comment', 'long', 'coin'] as const;
 export type SimUserName = (typeof SIM_USERS)[number];
-/** The users whose decisions depend on the code they meant (with noise), and the negative control: the ones to report. */
-export const INTENT_USERS = ['exact', 'close', 'graded', 'lenient', 'whole', 'terse', 'coin'] as const satisfies readonly SimUserName[];
 
 /** The situation a user judges: the file around the cursor, the true middle, and what Continue displayed. */
 export interface Judged {

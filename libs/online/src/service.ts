@@ -340,7 +340,7 @@ export class OnlineService {
     if (posted.noCode) return this.record({ ...e, served: null, skip: 'noCode', outcome: scrubOutcome(posted.outcome, secrets) });
     const outcome = scrubOutcome(posted.outcome, secrets);
     const served = this.servedIndex.match(outcome.prompt, outcome.completion);
-    if (served?.arm === 'policy' && outcome.cacheHit !== true) {
+    if (served && this.router.modelOf(served.arm) === 'policy' && outcome.cacheHit !== true) {
       this.gate.observe(served.id, outcome.accepted).catch((err) => this.say(`[online] gate: outcome of ${served.id} dropped: ${(err as Error).message}`));
     }
     return this.record({ ...e, served, skip: this.skipOf(outcome, served), outcome });
