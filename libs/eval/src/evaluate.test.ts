@@ -298,7 +298,7 @@ describe('evaluate with a fake sandbox', () => {
 
     it('ties go to the lower temperature: greedy headline, pass@k sampled at the lowest temperature above 0', async () => {
       const before = tf.memory().numTensors;
-      const r = await evaluate({ ...base(), greedy: false, stubs: false, dev: dev([1, 0, 0.5]), problems, executor: fakeExecutor(() => OUTCOMES[0]) });
+      const r = await evaluate({ ...base(), rewardModelDir: dirs.rm, greedy: false, stubs: false, dev: dev([1, 0, 0.5]), problems, executor: fakeExecutor(() => OUTCOMES[0]) });
       expect(tf.memory().numTensors).toBe(before);
       for (const name of ['sft', 'base']) {
         const m = r.report.models[name];
@@ -309,6 +309,9 @@ describe('evaluate with a fake sandbox', () => {
         const rows = r.samples.filter((s) => s.model === name);
         expect(rows.filter((s) => s.decoding === 'greedy')).toHaveLength(3);
         expect(rows.filter((s) => s.decoding === 'sampled')).toHaveLength(3 * 2);
+        // the reward model scores the reported (greedy) answers, not the pass@k samples behind them
+        expect(rows.filter((s) => s.decoding === 'greedy').every((s) => Number.isFinite(s.rm_score))).toBe(true);
+        expect(rows.filter((s) => s.decoding === 'sampled').every((s) => s.rm_score === null)).toBe(true);
       }
       expect(r.report.models.base.kl_to_sft).toBeNull();
       expect(Number.isFinite(r.report.models.base.greedy_log_ratio)).toBe(true);

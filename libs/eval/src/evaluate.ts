@@ -318,8 +318,7 @@ async function runModel(opts: EvalOptions, { name, dir }: NamedModel): Promise<R
       const p = await generatePass(opts, a, opts.problems, spec, clock, (n) => opts.onProgress?.({ stage: 'generate', model: name, done: (done += n), total }));
       checkPassSyntax(opts.executor, p);
       // KL of the reported passes only: the headline and the greedy figures (a sampled pass behind a greedy headline gives pass@k alone)
-      const reported = p.decoding === choice.headline || p.decoding === 'greedy';
-      if (ref !== null && ref.name !== name && reported) p.ownLogProbs = logProbs(opts, model, tok.padId, p);
+      if (ref !== null && ref.name !== name && isReported(run, p)) p.ownLogProbs = logProbs(opts, model, tok.padId, p);
       run.passes.push(p);
     }
     run.generateSeconds = seconds(t0);
@@ -378,7 +377,14 @@ async function referenceLogRatios(opts: EvalOptions, runs: readonly RowRun[]): P
   return logRatios;
 }
 
-/** 4. Reward-model scores, read at the end token appended by encodePair (as the RM was trained). */
+/** A pass whose figures are reported (the headline, greedy, a stub's): the one a sampled pass behind a greedy headline is not. */
+const isReported = (run: RowRun, p: PassRun) => p.decoding === run.headline || p.decoding === 'greedy' || p.decoding === 'stub';
+
+/**
+ * 4. Reward-model scores of the reported passes, read at the end token appended by encodePair (as the RM was trained).
+ * The RM's forward pass over prompt + response costs about as much as generating the response, so the pass@k samples
+ * behind a greedy headline (8 per problem) are not scored: their rm_score is null.
+ */
 async function rewardScores(opts: EvalOptions, runs: readonly RowRun[]): Promise<Map<PassRun, number[]>> {
   const rmScores = new Map<PassRun, number[]>();
   if (!opts.rewardModelDir) return rmScores;
@@ -387,10 +393,11 @@ async function rewardScores(opts: EvalOptions, runs: readonly RowRun[]): Promise
     const rmTok = loadModelTokenizer('reward model', opts.rewardModelDir, rm.config.vocab_size);
     const maxLen = rm.config.max_position_embeddings;
     for (const run of runs) {
-      const total = run.passes.reduce((n, p) => n + p.responses.length, 0);
+      const total = run.passes.filter((p) => isReported(run, p)).reduce((n, p) => n + p.responses.length, 0);
       let done = 0;
       opts.onProgress?.({ stage: 'rm', model: run.name, done, total });
       for (const p of run.passes) {
+        if (!isReported(run, p)) continue; // a sampled pass behind a greedy headline gives pass@k alone
         const rows = p.responses.map((r, k) => encodePair(rmTok, opts.problems[Math.floor(k / p.perProblem)].prompt, r.text, { template: opts.template, maxLen }).ids);
         rmScores.set(p, rm.score(rows, rmTok.padId, opts.batchSize));
         opts.onProgress?.({ stage: 'rm', model: run.name, done: (done += rows.length), total });
