@@ -1,6 +1,12 @@
-// The eval CLI's wiring: each command runs with the settings libs/eval declares, and bad settings are one line each.
+// The eval CLI's wiring: each command runs with the settings libs/eval declares, and bad settings are one line each;
+// LoRA adapter folders evaluate, score and serve as the KL reference exactly as their merged checkpoints do.
+import { mkdtempSync, readFileSync, rmSync } from 'fs';
+import * as os from 'os';
+import * as path from 'path';
 import { printedConfig, runApp } from '@rlhf-code/cli/testing';
 import { EvalBaseSettings, EvalRunSettings } from '@rlhf-code/eval';
+import { Qwen2Model, RewardModel, saveCheckpoint } from '@rlhf-code/model';
+import { saveTinyAdapter, saveTinyModel } from '@rlhf-code/model/testing';
 
 describe('eval settings', () => {
   it('--print-config: run needs --models; base takes the schema defaults', () => {
@@ -26,5 +32,65 @@ describe('eval settings', () => {
     expect(d.stderr).toBe('eval: error: --dev-data: needs sampled answers (a chosen temperature above 0 is sampled): not with --greedy or --samples 0\n');
     const t = runApp('eval', ['run', '--models', 'a=b', '--temperatures', '0.2,0,0.2', '--print-config']);
     expect(t.stderr).toBe('eval: error: --temperatures: lists a temperature twice\n');
+  });
+});
+
+describe('eval run on LoRA adapter folders', () => {
+  const FIXTURE = path.join(__dirname, '../../../libs/eval/src/fixtures/tiny_eval.jsonl');
+  let dir: string;
+  const at = (name: string) => path.join(dir, name);
+  const evalJson = (out: string) => JSON.parse(readFileSync(path.join(out, 'eval.json'), 'utf8'));
+  const run = (out: string, ...args: string[]) => runApp('eval', ['run', '--data', FIXTURE, '--greedy', '--max-new-tokens', '8', '--no-stubs', '--no-chart', '--out', at(out), ...args]);
+
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'eval-lora-'));
+    await saveTinyModel(at('base'), { seed: 1 });
+    await saveTinyAdapter(at('sft'), at('base'), { seed: 2 }); // what `sft train --lora-rank` writes
+    await saveTinyAdapter(at('rm'), at('sft'), { kind: 'rm', seed: 3 }); // `rm train --model <sft> --lora-rank`: on an adapter
+    // The same two models with their adapters merged in, as plain checkpoints.
+    const lm = await Qwen2Model.load(at('sft'), { merge: true, trainable: false });
+    await saveCheckpoint(at('sft-merged'), { config: lm.config, weights: lm.hostWeights(), tokenizerDir: at('base') });
+    lm.dispose();
+    const rm = await RewardModel.load(at('rm'), { trainable: false });
+    await saveCheckpoint(at('rm-merged'), { config: rm.config, weights: rm.backbone.mergedWeights(), tokenizerDir: at('base') });
+    rm.dispose();
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('--models, --reward-model and --sft-ref take adapter folders: the same answers, rm_score and KL as the merged checkpoints', () => {
+    const a = run('a', '--models', `lora=${at('sft')},merged=${at('sft-merged')}`, '--reward-model', at('rm'), '--sft-ref', at('sft'));
+    expect(a.stderr).not.toContain('error');
+    expect(a.code).toBe(0);
+    const b = run('b', '--models', `lora=${at('sft')}`, '--reward-model', at('rm-merged'), '--sft-ref', at('sft-merged'));
+    expect(b.code).toBe(0);
+    const { models } = evalJson(at('a'));
+    const other = evalJson(at('b')).models;
+    for (const k of ['pass_at_1', 'syntax_valid', 'mean_len', 'distinct_1']) expect(models.lora[k]).toBe(models.merged[k]);
+    expect(models.lora.mean_len).toBeGreaterThan(0);
+    expect(Number.isFinite(models.lora.rm_score)).toBe(true);
+    expect(models.lora.rm_score).toBeCloseTo(models.merged.rm_score, 4); // the RM adapter scores both alike...
+    expect(other.lora.rm_score).toBeCloseTo(models.lora.rm_score, 4); // ...and as its merged checkpoint does
+    expect(models.lora.greedy_log_ratio).toBeCloseTo(0, 4); // the reference is the same model
+    expect(other.lora.greedy_log_ratio).toBeCloseTo(0, 4);
+    const samples = readFileSync(path.join(at('a'), 'samples.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const responses = (m: string) => samples.filter((x) => x.model === m).map((x) => x.response);
+    expect(responses('lora')).toEqual(responses('merged'));
+  });
+
+  it('errors name the flag and the folder, before any model loads', () => {
+    const err = (...args: string[]) => run('x', ...args).stderr;
+    expect(err('--models', `sft=${at('rm')}`, '--reward-model', 'none')).toBe(
+      `eval: error: --models: sft=${at('rm')}: a LoRA adapter of a reward model (task_type SEQ_CLS), not a causal LM\n`,
+    );
+    expect(err('--models', `sft=${at('sft')}`, '--reward-model', at('sft'))).toBe(
+      `eval: error: --reward-model: ${at('sft')}: a LoRA adapter of a causal LM, not a reward model (task_type SEQ_CLS); train one with \`rm train\`; pass "none" to skip rm_score\n`,
+    );
+    expect(err('--models', `sft=${at('base')}`, '--reward-model', at('nope'))).toBe(`eval: error: --reward-model: ${at('nope')}: folder not found; pass "none" to skip rm_score\n`);
+    expect(err('--models', `sft=${at('base')},x=${dir}`, '--reward-model', 'none')).toBe(
+      `eval: error: --models: x=${dir}: neither a checkpoint folder (no config.json) nor a LoRA adapter folder (no adapter_config.json)\n`,
+    );
+    expect(err('--models', `sft=${at('base')}`, '--reward-model', 'none', '--sft-ref', at('rm'))).toBe(
+      `eval: error: --sft-ref: "${at('rm')}" is not a model name from --models (sft), and as a folder: a LoRA adapter of a reward model (task_type SEQ_CLS), not a causal LM\n`,
+    );
   });
 });

@@ -1,8 +1,6 @@
 // eval: compare checkpoints (e.g. base, SFT, PPO) on held-out coding problems and write eval.json, eval.md,
 // eval.svg and samples.jsonl (`run`); measure the pretrained base model's held-out loss and FIM quality (`base`).
 // All the work is in libs/eval; this file reads flags and prints.
-import * as fs from 'fs';
-import * as path from 'path';
 import { Command } from 'commander';
 import { runCli, settingsCommand, stagedProgress, UsageError } from '@rlhf-code/cli';
 import { readCorpus, readFimData } from '@rlhf-code/data';
@@ -32,16 +30,21 @@ import {
   writeEvalOutputs,
 } from '@rlhf-code/eval';
 import { initBackend, shutdownBackend } from '@rlhf-code/backend';
+import { modelFolderProblem } from '@rlhf-code/model';
 
 const DEFAULT_REWARD_MODEL = 'results/rm';
 
-/** --reward-model: explicit folder (must exist), "none", or the default results/rm when it exists. */
+/**
+ * --reward-model: an explicit folder (a reward model's checkpoint or LoRA adapter folder), "none", or the default
+ * results/rm when it exists.
+ */
 function rewardModelDir(flag: string | undefined, warn: (s: string) => void): string | null {
   if (flag === 'none') return null;
   const dir = flag ?? DEFAULT_REWARD_MODEL;
-  if (fs.existsSync(path.join(dir, 'config.json'))) return dir;
-  if (flag !== undefined) throw new UsageError(`--reward-model: ${dir} is not a checkpoint folder (no config.json); pass "none" to skip rm_score`);
-  warn(`eval: no reward model at ${dir} (train one with \`npx nx run rm:train\`); rm_score will be null`);
+  const problem = modelFolderProblem(dir, 'reward-model');
+  if (problem === null) return dir;
+  if (flag !== undefined) throw new UsageError(`--reward-model: ${dir}: ${problem}; pass "none" to skip rm_score`);
+  warn(`eval: no reward model at ${dir} (${problem}; train one with \`npx nx run rm:train\`); rm_score will be null`);
   return null;
 }
 

@@ -24,7 +24,7 @@
 import { existsSync, promises as fs, readFileSync } from 'fs';
 import * as path from 'path';
 import { FimRecord, shuffle, writeJsonl } from '@rlhf-code/data';
-import { isSequenceClassifier, Qwen2Model, readConfig, writeFileAtomic } from '@rlhf-code/model';
+import { isSequenceClassifier, modelConfigOf, Qwen2Model, writeFileAtomic } from '@rlhf-code/model';
 import { acceptsCompletion, showCompletion } from '@rlhf-code/continue';
 import { CODE, QUOTE, checkSyntax as sandboxCheckSyntax, scanPython } from '@rlhf-code/sandbox';
 import { encodeServedPrompt, formatFim, loadTokenizer, PromptError, SERVED_MIN_TOKENS, Tokenizer } from '@rlhf-code/tokenizer';
@@ -95,7 +95,7 @@ export interface LossOptions {
 
 /** The window pretraining used (seqLen in the checkpoint's training_args.json), else 512; never above the model's window. */
 export function defaultSeqLen(modelDir: string): number {
-  const window = readConfig(modelDir).max_position_embeddings;
+  const window = modelConfigOf(modelDir).max_position_embeddings;
   const file = path.join(modelDir, 'training_args.json');
   let seqLen = 512;
   if (existsSync(file)) {
@@ -398,7 +398,7 @@ export interface FunctionResult {
 export async function evaluateBase(
   opts: BaseEvalOptions,
 ): Promise<{ report: BaseEvalReport; outcomes: FimOutcome[]; completions: FimCompletion[]; functions: FunctionResult | null }> {
-  if (isSequenceClassifier(readConfig(opts.modelDir))) throw new Error(`${opts.modelDir}: a reward model, not a language model`);
+  if (isSequenceClassifier(modelConfigOf(opts.modelDir))) throw new Error(`${opts.modelDir}: a reward model, not a language model`);
   const model = await Qwen2Model.load(opts.modelDir, { trainable: false });
   try {
     const tok = loadTokenizer(opts.modelDir);

@@ -19,7 +19,7 @@
 import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
-import { checkVocabulary, Completion, generateBatch, isSequenceClassifier, Qwen2Model, readConfig, RewardModel, sampledIds } from '@rlhf-code/model';
+import { checkVocabulary, Completion, generateBatch, isSequenceClassifier, modelConfigOf, Qwen2Model, RewardModel, sampledIds } from '@rlhf-code/model';
 import { responseLogProbs } from '@rlhf-code/rl';
 import { calledFunctions, STUB_NAMES, stubPrograms } from '@rlhf-code/sandbox';
 import { meanSe } from '@rlhf-code/stats';
@@ -300,7 +300,7 @@ const testPasses = (opts: EvalOptions, c: Choice): PassSpec[] => [
 /** 1. Load one model, choose its temperature (on dev data), answer the test problems, take its own log-probs for KL. */
 async function runModel(opts: EvalOptions, { name, dir }: NamedModel): Promise<RowRun> {
   const t0 = performance.now();
-  if (isSequenceClassifier(readConfig(dir))) throw new Error(`${name}=${dir}: a reward model (Qwen2ForSequenceClassification), not a language model that can answer`);
+  if (isSequenceClassifier(modelConfigOf(dir))) throw new Error(`${name}=${dir}: a reward model (Qwen2ForSequenceClassification), not a language model that can answer`);
   const model = await Qwen2Model.load(dir, { trainable: false });
   try {
     const tok = loadModelTokenizer(name, dir, model.config.vocab_size);

@@ -1,6 +1,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { saveTinyAdapter, saveTinyModel } from '@rlhf-code/model/testing';
 import { checkModelDirs, parseModelsFlag, resolveKlReference } from './models-flag';
 
 describe('parseModelsFlag', () => {
@@ -24,19 +25,30 @@ describe('parseModelsFlag', () => {
 
 describe('folders', () => {
   let tmp: string;
-  beforeAll(() => {
+  beforeAll(async () => {
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'eval-flags-'));
-    fs.mkdirSync(path.join(tmp, 'ok'));
-    fs.writeFileSync(path.join(tmp, 'ok', 'config.json'), '{}');
+    await saveTinyModel(path.join(tmp, 'ok'), { seed: 1 });
+    await saveTinyAdapter(path.join(tmp, 'lora'), path.join(tmp, 'ok'), { seed: 2 });
+    await saveTinyAdapter(path.join(tmp, 'rm-lora'), path.join(tmp, 'ok'), { kind: 'rm', seed: 3 });
     fs.mkdirSync(path.join(tmp, 'empty'));
   });
   afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
-  it('checkModelDirs lists every missing or non-checkpoint folder', () => {
+  it('checkModelDirs takes checkpoints and LoRA adapter folders, and lists every other folder', () => {
     const ok = path.join(tmp, 'ok');
-    expect(() => checkModelDirs([{ name: 'a', dir: ok }])).not.toThrow();
-    const run = () => checkModelDirs([{ name: 'a', dir: ok }, { name: 'b', dir: path.join(tmp, 'nope') }, { name: 'c', dir: path.join(tmp, 'empty') }]);
-    expect(run).toThrow(`--models: b=${path.join(tmp, 'nope')}: folder not found\n--models: c=${path.join(tmp, 'empty')}: no config.json`);
+    expect(() => checkModelDirs([{ name: 'a', dir: ok }, { name: 'l', dir: path.join(tmp, 'lora') }])).not.toThrow();
+    const run = () =>
+      checkModelDirs([
+        { name: 'a', dir: ok },
+        { name: 'b', dir: path.join(tmp, 'nope') },
+        { name: 'c', dir: path.join(tmp, 'empty') },
+        { name: 'r', dir: path.join(tmp, 'rm-lora') },
+      ]);
+    expect(run).toThrow(
+      `--models: b=${path.join(tmp, 'nope')}: folder not found\n` +
+        `--models: c=${path.join(tmp, 'empty')}: neither a checkpoint folder (no config.json) nor a LoRA adapter folder (no adapter_config.json)\n` +
+        `--models: r=${path.join(tmp, 'rm-lora')}: a LoRA adapter of a reward model (task_type SEQ_CLS), not a causal LM`,
+    );
   });
 
   it('resolveKlReference: default "sft", a name, a folder, none, or an error', () => {
@@ -47,6 +59,8 @@ describe('folders', () => {
     expect(resolveKlReference(models, 'none')).toBeNull();
     const ok = path.join(tmp, 'ok');
     expect(resolveKlReference(models, ok)).toEqual({ dir: ok, name: null });
-    expect(() => resolveKlReference(models, 'xyz')).toThrow('--sft-ref: "xyz" is neither a model name from --models (base, sft) nor a checkpoint folder');
+    const lora = path.join(tmp, 'lora');
+    expect(resolveKlReference(models, lora)).toEqual({ dir: lora, name: null });
+    expect(() => resolveKlReference(models, 'xyz')).toThrow('--sft-ref: "xyz" is not a model name from --models (base, sft), and as a folder: folder not found');
   });
 });

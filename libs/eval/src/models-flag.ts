@@ -1,7 +1,7 @@
 // The `--models name=DIR,name=DIR` flag: which checkpoints to compare, and under which names they appear
-// in eval.json and the table. Errors name the flag and the offending entry.
-import * as fs from 'fs';
-import * as path from 'path';
+// in eval.json and the table. Errors name the flag and the offending entry. A folder is a checkpoint or a LoRA adapter
+// folder (its base plus the adapter), as every command that takes a model reads it (@rlhf-code/model modelFolderProblem).
+import { modelFolderProblem } from '@rlhf-code/model';
 
 export interface NamedModel {
   name: string;
@@ -32,13 +32,11 @@ export function parseModelsFlag(text: string, flag = '--models'): NamedModel[] {
   return out;
 }
 
-/** Every folder must exist and hold a config.json (a Hugging Face checkpoint); one message lists all that do not. */
+/** Every folder must be a causal LM's checkpoint or LoRA adapter folder; one message lists all that are not. */
 export function checkModelDirs(models: readonly NamedModel[], flag = '--models'): void {
   const bad = models.flatMap(({ name, dir }) => {
-    if (!fs.existsSync(dir)) return [`${name}=${dir}: folder not found`];
-    if (!fs.statSync(dir).isDirectory()) return [`${name}=${dir}: not a folder`];
-    if (!fs.existsSync(path.join(dir, 'config.json'))) return [`${name}=${dir}: no config.json (not a Hugging Face checkpoint folder)`];
-    return [];
+    const problem = modelFolderProblem(dir);
+    return problem === null ? [] : [`${name}=${dir}: ${problem}`];
   });
   if (bad.length > 0) throw new ModelsFlagError(bad.map((b) => `${flag}: ${b}`).join('\n'));
 }
@@ -50,8 +48,8 @@ export interface KlReference {
 }
 
 /**
- * `--sft-ref`: a model name from --models, a checkpoint folder, or "none". Without it the model named "sft" is the
- * reference, and KL is skipped (null) when there is none.
+ * `--sft-ref`: a model name from --models, a checkpoint or LoRA adapter folder, or "none". Without it the model named
+ * "sft" is the reference, and KL is skipped (null) when there is none.
  */
 export function resolveKlReference(models: readonly NamedModel[], sftRef: string | undefined, flag = '--sft-ref'): KlReference | null {
   if (sftRef === undefined) {
@@ -61,9 +59,10 @@ export function resolveKlReference(models: readonly NamedModel[], sftRef: string
   if (sftRef === 'none') return null;
   const named = models.find((m) => m.name === sftRef);
   if (named) return { dir: named.dir, name: named.name };
-  if (!fs.existsSync(path.join(sftRef, 'config.json'))) {
+  const problem = modelFolderProblem(sftRef);
+  if (problem !== null) {
     const names = models.map((m) => m.name).join(', ');
-    throw new ModelsFlagError(`${flag}: "${sftRef}" is neither a model name from --models (${names}) nor a checkpoint folder with a config.json`);
+    throw new ModelsFlagError(`${flag}: "${sftRef}" is not a model name from --models (${names}), and as a folder: ${problem}`);
   }
   return { dir: sftRef, name: null };
 }

@@ -15,6 +15,6 @@ export type { Completion } from './generate-batch';
 export { createRng } from './sampling';
 export type { Rng } from './sampling';
 export { GenerateLogitsSettings, GenerateRunSettings, InitSettings } from './settings';
-export { checkVocabulary, loadModelAndTokenizer } from './load';
+export { checkModelFolder, checkVocabulary, loadModelAndTokenizer, modelFolderProblem } from './load';
 export { writeRandomCheckpoint } from './init-checkpoint';
 export { checkResumedRank, isAdapterFolder, LORA_TARGETS, type AdapterFiles, type LoraConfig } from './lora';

@@ -1,12 +1,15 @@
 // The one tiny-model factory of the tests: a random Qwen2 small enough to load and run in milliseconds, as a config or
 // saved like a real checkpoint folder (Hugging Face layout, the repo's 16k code tokenizer with its FIM tokens), as a
-// causal LM or as a one-label sequence classifier (reward model). Tests override what they need of the shape.
+// causal LM or as a one-label sequence classifier (reward model), and LoRA adapter folders on such a model. Tests
+// override what they need of the shape.
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import * as tf from '@tensorflow/tfjs';
 import { initBackend } from '@rlhf-code/backend';
 import { makeConfig, type Qwen2Config } from '../config';
-import { saveCheckpoint } from '../checkpoint';
+import { modelConfigOf, saveCheckpoint } from '../checkpoint';
+import { LORA_TARGETS } from '../lora';
 import { Qwen2Model } from '../model';
 import { RewardModel } from '../reward';
 
@@ -65,5 +68,41 @@ export async function saveTinyModel(dir: string, o: TinyModelOptions = {}): Prom
     fs.rmSync(path.dirname(lmDir), { recursive: true, force: true });
   } finally {
     model.dispose();
+  }
+}
+
+/**
+ * Save a LoRA adapter folder (PEFT's layout, the tokenizer copied) for the causal LM in `baseDir` (a checkpoint or
+ * itself an adapter folder): kind 'lm' a CAUSAL_LM adapter, 'rm' a reward model's (SEQ_CLS, with a score head). Its B
+ * matrices are random, so the adapter changes the model's outputs (a fresh one, B = 0, would hide a base loaded
+ * without it). The adapter records `baseDir` as its base.
+ */
+export async function saveTinyAdapter(dir: string, baseDir: string, o: { kind?: 'lm' | 'rm'; seed?: number; r?: number } = {}): Promise<void> {
+  await initBackend({ quiet: true });
+  const seed = o.seed ?? 1;
+  const lora = { r: o.r ?? 2, alpha: 2 * (o.r ?? 2), dropout: 0, targets: [...LORA_TARGETS] };
+  const randomizeB = (m: Qwen2Model) => {
+    let s = seed;
+    for (const [name, v] of Object.entries(m.adapters)) if (name.includes('lora_B')) v.assign(tf.randomNormal(v.shape, 0, 0.5, 'float32', s++));
+  };
+  if ((o.kind ?? 'lm') === 'lm') {
+    const model = await Qwen2Model.load(baseDir, { merge: true });
+    try {
+      model.addLora(lora, { seed });
+      randomizeB(model);
+      await saveCheckpoint(dir, { ...model.checkpointContent(baseDir), tokenizerDir: baseDir });
+    } finally {
+      model.dispose();
+    }
+    return;
+  }
+  const pad = modelConfigOf(baseDir).pad_token_id;
+  const rm = await RewardModel.fromCausalLM(baseDir, { padTokenId: typeof pad === 'number' ? pad : CODE16K.eos, seed });
+  try {
+    rm.addLora(lora, seed);
+    randomizeB(rm.backbone);
+    await rm.save(dir, { tokenizerDir: baseDir });
+  } finally {
+    rm.dispose();
   }
 }
