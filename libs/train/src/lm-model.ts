@@ -16,8 +16,9 @@ export interface LmModelSettings {
 
 /** `from`: the run folder to resume (undefined: start from f.model). `log` gets one line about the adapter. */
 export async function loadLmStageModel(f: LmModelSettings, from: string | undefined, log: (line: string) => void): Promise<Qwen2Model> {
-  // A LoRA run's checkpoint is an adapter folder: loading it gives the base (--model) with the saved adapters.
-  const model = await Qwen2Model.load(from ?? f.model);
+  // A LoRA run's checkpoint is an adapter folder: loading it gives the base (--model) with the saved adapters. A fresh
+  // run starts from --model with any adapter it is folded in: the run then trains every weight, or a new adapter on it.
+  const model = await Qwen2Model.load(from ?? f.model, { merge: from === undefined });
   try {
     model.gradCheckpointing = f.gradCheckpointing;
     const lora = loraConfigOf(f);
