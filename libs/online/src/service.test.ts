@@ -8,7 +8,7 @@ import { startMeasuringService, startOnlineService, type OnlineService } from '.
 import { runSimulation } from '@rlhf-code/continue';
 import { jsonOf } from './testing/http';
 import { loadMergedWeights, type HostTensor } from '@rlhf-code/model';
-import { tempDir } from '@rlhf-code/model/testing';
+import { saveTinyAdapter, tempDir } from '@rlhf-code/model/testing';
 import { makeTinyModelDir } from './testing/tiny-model';
 import { GATE_FEATURES, loadGateModel } from './gate';
 import { listCheckpoints } from './checkpoints';
@@ -119,6 +119,33 @@ test('LoRA: one base for start, policy and served copy; an update swaps only the
     await again.close();
   }
   await expect(start(stateDir)).rejects.toThrow('holds a LoRA adapter; set training.loraRank to resume it');
+});
+
+test('a LoRA adapter folder as the model: its base with the adapter folded in, trained in full or with a new adapter', async () => {
+  const adapterDir = path.join(tempDir(), 'sft-lora');
+  await saveTinyAdapter(adapterDir, modelDir, { seed: 3 });
+  const merged = (await loadMergedWeights(adapterDir)).weights;
+  const stateDir = tempDir();
+  const full = await start(stateDir, { model: adapterDir });
+  try {
+    const served = full.policy.model;
+    expect(served.lora).toBeNull(); // not the loaded adapter, trained and saved on top of itself
+    for (const [name, t] of served.hostWeights()) expect(Array.from(t.data)).toEqual(Array.from(merged.get(name)!.data));
+    await serveAndReport(full, 'x = ', true, 'id-1');
+    await serveAndReport(full, 'y = ', false, 'id-2');
+    await full.idle();
+    expect(full.status()).toMatchObject({ policy_version: 1, updates: 1 });
+    expect(fs.existsSync(path.join(stateDir, 'checkpoints', 'v000001', 'model.safetensors'))).toBe(true);
+  } finally {
+    await full.close();
+  }
+  const lora = await start(tempDir(), { model: adapterDir, training: { loraRank: 2, loraTargets: ['q_proj', 'v_proj'] } });
+  try {
+    expect(lora.policy.model.lora).toMatchObject({ r: 2, targets: ['q_proj', 'v_proj'] });
+    for (const [name, t] of lora.policy.model.hostWeights()) expect(Array.from(t.data)).toEqual(Array.from(merged.get(name)!.data));
+  } finally {
+    await lora.close();
+  }
 });
 
 test('an empty answer is the server own silent sample (reward 0), not a client outcome', async () => {

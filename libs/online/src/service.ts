@@ -458,10 +458,11 @@ async function loadOnlineModels(config: OnlineConfig, checkpoint: string | null)
   const t = config.training;
   const lora = loraConfigOf({ ...t, loraDropout: 0 });
   if (!lora) {
-    const { model: start, tokenizer } = await loadModelAndTokenizer(config.model, { trainable: false });
+    // config.model may be a LoRA adapter folder: every copy is its base with the adapter folded in (every weight trains).
+    const { model: start, tokenizer } = await loadModelAndTokenizer(config.model, { trainable: false, merge: true });
     if (checkpoint && isAdapterFolder(checkpoint)) throw new Error(`${checkpoint}: holds a LoRA adapter; set training.loraRank to resume it`);
-    const trainModel = await Qwen2Model.load(checkpoint ?? config.model, { trainable: true });
-    const served = await Qwen2Model.load(checkpoint ?? config.model, { trainable: false });
+    const trainModel = await Qwen2Model.load(checkpoint ?? config.model, { trainable: true, merge: true });
+    const served = await Qwen2Model.load(checkpoint ?? config.model, { trainable: false, merge: true });
     return { start, trainModel, served, tokenizer };
   }
   if (checkpoint && !isAdapterFolder(checkpoint)) throw new Error(`${checkpoint}: a full checkpoint; training.loraRank must be 0 to resume it`);
