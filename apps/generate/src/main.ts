@@ -3,7 +3,7 @@ import { Command } from 'commander';
 import { z } from 'zod';
 import * as tf from '@tensorflow/tfjs';
 import { parseJsonFlag, runCli, settingsCommand, UsageError } from '@rlhf-code/cli';
-import { checkVocabulary, generateBatch, GenerateLogitsSettings, GenerateRunSettings, Qwen2Model, sampledIds } from '@rlhf-code/model';
+import { checkModelFolder, checkVocabulary, generateBatch, GenerateLogitsSettings, GenerateRunSettings, Qwen2Model, sampledIds } from '@rlhf-code/model';
 import { initBackend, shutdownBackend } from '@rlhf-code/backend';
 import { encodeFim, loadTokenizer, parseFim } from '@rlhf-code/tokenizer';
 
@@ -25,6 +25,7 @@ async function logitsCommand(flags: GenerateLogitsSettings): Promise<void> {
   if (mask && (mask.length !== ids.length || mask.some((r, b) => r.length !== ids[b].length))) {
     throw new UsageError(`--mask: must have the shape of --ids, [${ids.length}, ${ids[0].length}]`);
   }
+  checkModelFolder(flags.model, '--model');
   await initBackend({ backend: flags.backend });
   const model = await Qwen2Model.load(flags.model, { trainable: false });
   checkVocab('--ids', ids, model.config.vocab_size);
@@ -48,6 +49,7 @@ function encodePrompt(tok: ReturnType<typeof loadTokenizer>, text: string): numb
 
 async function runCommand(flags: GenerateRunSettings): Promise<void> {
   const idsFlag = flags.ids === undefined ? undefined : parseJsonFlag('--ids', flags.ids, tokenIds);
+  checkModelFolder(flags.model, '--model');
   await initBackend({ backend: flags.backend });
   const model = await Qwen2Model.load(flags.model, { trainable: false });
   // Text needs the checkpoint's tokenizer; with --ids --json and no stop strings we can do without one.

@@ -9,6 +9,7 @@ import { backendOption, backendSchema, parseFlags, readConfigFile, runCli, setti
 import { buildFimDataset, fimSftRecords, PrepFimSettings } from '@rlhf-code/datagen';
 import { corpusDirs, type FimRecord, readFimData, writeJsonl } from '@rlhf-code/data';
 import { initBackend, shutdownBackend } from '@rlhf-code/backend';
+import { checkModelFolder } from '@rlhf-code/model';
 import {
   ConfigError,
   EXPERIMENT_ARMS,
@@ -66,9 +67,7 @@ async function serveCommand(opts: unknown): Promise<void> {
     process.stdout.write(JSON.stringify(config, null, 2) + '\n');
     return;
   }
-  if (!fs.existsSync(config.model)) {
-    throw new UsageError(`--model: ${config.model} does not exist (train the base model first, or pass --model / MODEL_PATH)`);
-  }
+  checkModelFolder(config.model, '--model'); // a checkpoint or a LoRA adapter folder (its base plus the adapter)
   await initBackend({ backend: f.backend });
   const service = await startOnlineService(config);
   await new Promise<void>((resolve) => {

@@ -74,6 +74,15 @@ describe('ppo train: usage errors', () => {
     expect(r2.stderr).toBe(`ppo: error: --exec-reward-weight 0.5: no prompt in ${noTests} has tests\n`);
   });
 
+  it('--model and --reward-model: a folder that is not such a checkpoint or adapter folder is one line naming the flag', () => {
+    const r = ppo('train', '--model', rewardModel, '--reward-model', 'none', '--data', withTests, '--out', path.join(dir, 'x'));
+    expect(r.stderr).toBe(`ppo: error: --model: ${rewardModel}: a checkpoint of a reward model (Qwen2ForSequenceClassification), not a causal LM\n`);
+    const r2 = ppo('train', '--model', policy, '--reward-model', policy, '--data', withTests, '--out', path.join(dir, 'x'));
+    expect(r2.stderr).toBe(`ppo: error: --reward-model: ${policy}: a checkpoint of a causal LM, not a reward model (Qwen2ForSequenceClassification); train one with \`rm train\`\n`);
+    expect(r2.code).toBe(1);
+    expect(existsSync(path.join(dir, 'x'))).toBe(false);
+  });
+
   it('held-out prompts that are training prompts, or a missing held-out file, are clear lines', () => {
     const r = ppo('train', '--model', policy, '--reward-model', 'none', '--data', withTests, '--heldout-data', withTests, '--batch-size', '2', '--out', path.join(dir, 'x'));
     expect(r.code).toBe(1);

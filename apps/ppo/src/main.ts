@@ -7,7 +7,7 @@ import { Command } from 'commander';
 import { runCli, settingsCommand, UsageError } from '@rlhf-code/cli';
 import { readPpoData, PpoRecord } from '@rlhf-code/data';
 import { heldOutSpec, renderSvg } from '@rlhf-code/eval';
-import { checkVocabulary, parameterCount, saveCheckpoint } from '@rlhf-code/model';
+import { checkModelFolder, checkVocabulary, parameterCount, saveCheckpoint } from '@rlhf-code/model';
 import { loraConfigOf, RunDir } from '@rlhf-code/train';
 import { initBackend, shutdownBackend } from '@rlhf-code/backend';
 import {
@@ -76,6 +76,8 @@ function heldOutSummary(records: readonly HeldOutRecord[]): Record<string, unkno
 // ---------------------------------------------------------------------------------------------
 
 async function train(f: PpoSettings): Promise<void> {
+  checkModelFolder(f.model, '--model');
+  if (f.rewardModel !== 'none') checkModelFolder(f.rewardModel, '--reward-model', 'reward-model');
   const tok = loadTokenizer(f.model);
   let records = await readPpoData(f.data);
   if (f.limit > 0) records = records.slice(0, f.limit);

@@ -24,6 +24,7 @@ import {
   writeToolTasks,
 } from '@rlhf-code/datagen';
 import { shutdownBackend } from '@rlhf-code/backend';
+import { checkModelFolder } from '@rlhf-code/model';
 
 const seconds = (t0: number) => ((Date.now() - t0) / 1000).toFixed(1);
 
@@ -34,6 +35,7 @@ async function dataCommand(s: PrepDataSettings): Promise<void> {
 }
 
 async function rmCommand(s: PrepRmSettings): Promise<void> {
+  if (s.sftModel) checkModelFolder(s.sftModel, '--sft-model');
   const t0 = Date.now();
   const bars = stagedProgress((stage) => (stage === 'sample' ? 'prompts' : 'runs'), 6);
   let r;
@@ -55,6 +57,7 @@ async function rmCommand(s: PrepRmSettings): Promise<void> {
 }
 
 async function syntaxCommand(s: PrepSyntaxSettings): Promise<void> {
+  checkModelFolder(s.model, '--model');
   const t0 = Date.now();
   const bars = stagedProgress(() => 'samples', 6);
   const onProgress = (done: number, total: number) => bars.update('syntax', done, total);

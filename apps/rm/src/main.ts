@@ -6,12 +6,13 @@ import * as path from 'path';
 import { Command } from 'commander';
 import { runCli, settingsCommand } from '@rlhf-code/cli';
 import { readRmData, splitHeldOut, type RmRecord } from '@rlhf-code/data';
-import { checkResumedRank, parameterCount, RewardModel, saveCheckpoint } from '@rlhf-code/model';
+import { checkModelFolder, checkResumedRank, parameterCount, RewardModel, saveCheckpoint } from '@rlhf-code/model';
 import { initBackend, shutdownBackend } from '@rlhf-code/backend';
 import { encodePair, loadTokenizer } from '@rlhf-code/tokenizer';
 import { loraConfigOf, RmExample, RmSettings, RunDir, runRmStage } from '@rlhf-code/train';
 
 async function train(f: RmSettings): Promise<void> {
+  checkModelFolder(f.model, '--model');
   const tok = loadTokenizer(f.model);
   const records = await readRmData(f.data);
   // Hold out whole prompts: every response to a held-out prompt is unseen in training.

@@ -6,7 +6,7 @@ import * as path from 'path';
 import { Command } from 'commander';
 import { runCli, settingsCommand, UsageError } from '@rlhf-code/cli';
 import { corpusDirs, readCorpora, readSftData, splitHeldOut } from '@rlhf-code/data';
-import { checkVocabulary, InitSettings, makeConfig, Qwen2Config, Qwen2Model, readConfig, saveCheckpoint, writeRandomCheckpoint } from '@rlhf-code/model';
+import { checkModelFolder, checkVocabulary, InitSettings, makeConfig, modelConfigOf, Qwen2Config, Qwen2Model, saveCheckpoint, writeRandomCheckpoint } from '@rlhf-code/model';
 import { initBackend, shutdownBackend } from '@rlhf-code/backend';
 import { defaultTokenizerDir, FimMode, loadTokenizer, readFimMode, Tokenizer } from '@rlhf-code/tokenizer';
 import { fimSftExample, LmExample, loadLmStageModel, packExamples, PretrainSettings, pretrainWindows, RunDir, runLmStage, SftSettings, sftExample } from '@rlhf-code/train';
@@ -48,6 +48,7 @@ async function exportWeights(
 
 async function pretrain(f: PretrainSettings): Promise<void> {
   // Continued pretraining keeps the FIM order of the --init checkpoint unless --fim-mode says otherwise.
+  if (f.init) checkModelFolder(f.init, '--init');
   const initMode = f.init ? readFimMode(f.init) : undefined;
   const { tok, tokenizerConfig } = withFimMode(loadTokenizer(f.tokenizer), f.fimMode, initMode);
   const corpus = readCorpora(corpusDirs(f.corpus));
@@ -56,7 +57,7 @@ async function pretrain(f: PretrainSettings): Promise<void> {
 
   // --init: continued pretraining from an existing checkpoint's weights (its config.json gives the architecture);
   // otherwise the shape flags describe a fresh random model.
-  const config: Qwen2Config = f.init ? readConfig(f.init) : makeConfig({
+  const config: Qwen2Config = f.init ? modelConfigOf(f.init) : makeConfig({
     vocab_size: tok.vocabSize,
     hidden_size: f.hiddenSize,
     num_hidden_layers: f.layers,
@@ -74,7 +75,7 @@ async function pretrain(f: PretrainSettings): Promise<void> {
     throw new UsageError(`--init ${f.init}: its vocab_size is ${config.vocab_size} but the tokenizer ${f.tokenizer} has ${tok.vocabSize} tokens (pass the tokenizer it was trained with)`);
   }
   const from = resumeDir(f);
-  const model = from ? await Qwen2Model.load(from) : f.init ? await Qwen2Model.load(f.init) : Qwen2Model.init(config, { seed: f.seed });
+  const model = from ? await Qwen2Model.load(from) : f.init ? await Qwen2Model.load(f.init, { merge: true }) : Qwen2Model.init(config, { seed: f.seed });
   model.gradCheckpointing = f.gradCheckpointing;
   const shape = (c: typeof config) =>
     JSON.stringify([c.vocab_size, c.hidden_size, c.num_hidden_layers, c.num_attention_heads, c.num_key_value_heads, c.intermediate_size, c.rope_theta]);
@@ -114,6 +115,7 @@ async function pretrain(f: PretrainSettings): Promise<void> {
 }
 
 async function train(f: SftSettings): Promise<void> {
+  checkModelFolder(f.model, '--model');
   const { tok, tokenizerConfig } = withFimMode(loadTokenizer(f.model), f.fimMode);
   const records = await readSftData(f.data);
   const { train: trainRecords, heldOut: heldRecords } = splitHeldOut(records, { fraction: f.heldoutFraction, seed: f.seed });

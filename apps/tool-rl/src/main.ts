@@ -7,12 +7,14 @@ import { Command } from 'commander';
 import { runCli, settingsCommand } from '@rlhf-code/cli';
 import { runToolEval, runToolGrpo, runToolWarmStart, ToolEvalSettings, ToolGrpoSettings, ToolWarmStartSettings } from '@rlhf-code/agent';
 import { initBackend, shutdownBackend } from '@rlhf-code/backend';
+import { checkModelFolder } from '@rlhf-code/model';
 
 const program = new Command('tool-rl').description('Multi-turn RL with a Python interpreter tool: SFT warm-start, GRPO over episodes, evaluation on held-out kinds of task.');
 settingsCommand(
   program.command('warmstart').description('SFT on traces that make each task\'s reference calls in the checkpoint\'s chat template and state the result; the loss on the model\'s turns only.'),
   ToolWarmStartSettings,
   async (f) => {
+    checkModelFolder(f.model, '--model');
     await initBackend({ backend: f.backend });
     const r = await runToolWarmStart(f);
     console.log(JSON.stringify(r));
@@ -25,6 +27,7 @@ settingsCommand(
     .description('GRPO over multi-turn episodes: the policy calls the interpreter in <tool_call> blocks, its answers come back as tool turns; reward = task success; only the model\'s own tokens are trained.'),
   ToolGrpoSettings,
   async (f) => {
+    checkModelFolder(f.model, '--model');
     await initBackend({ backend: f.backend });
     const r = await runToolGrpo(f);
     console.log(JSON.stringify(r));

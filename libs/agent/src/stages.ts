@@ -5,7 +5,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { readToolTasks, shuffle, type ToolTaskRecord } from '@rlhf-code/data';
-import { createRng, loadModelAndTokenizer, type Qwen2Model } from '@rlhf-code/model';
+import { createRng, loadModelAndTokenizer, modelFolderProblem, type Qwen2Model } from '@rlhf-code/model';
 import { loadPpoModels, savePpoCheckpoint } from '@rlhf-code/rl';
 import { SandboxPool } from '@rlhf-code/sandbox';
 import { meanSe, paired, type PairedDiff } from '@rlhf-code/stats';
@@ -258,7 +258,10 @@ async function evalRow(r: EvalRun, tasks: readonly ToolTaskRecord[], f: ToolEval
 export async function runToolEval(f: ToolEvalSettings, log: (line: string) => void = console.error) {
   const runs = parseEvalRuns(f.runs);
   if (!runs.some((r) => r.name === f.baseline)) throw new Error(`--baseline ${f.baseline}: no such row in --runs (rows: ${runs.map((r) => r.name).join(', ')})`);
-  for (const r of runs) if (!fs.existsSync(path.join(r.dir, 'config.json')) && !fs.existsSync(path.join(r.dir, 'adapter_config.json'))) throw new Error(`--runs ${r.name}: ${r.dir} is not a checkpoint folder (no config.json)`);
+  for (const r of runs) {
+    const problem = modelFolderProblem(r.dir);
+    if (problem !== null) throw new Error(`--runs ${r.name}: ${r.dir}: ${problem}`);
+  }
   const tasks = await readTasks(f.data, f.limit, '--data', 2);
   const pool = new SandboxPool({ concurrency: f.toolWorkers });
   const models: Record<string, EvalRow> = {};
