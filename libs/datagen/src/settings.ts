@@ -34,7 +34,7 @@ export const PrepRmSettings = z.strictObject({
   stubs: z.boolean().default(true).describe('also score the trivial answers of every problem (stub:pass, constant returns, echoing an argument, ...)'),
   seed: seedField('seed for the mutations (and sampling)'),
   mutantsPerKind: int().nonnegative().default(1).describe('mutated variants per mutation kind and prompt (9 kinds)'),
-  sftModel: z.string().min(1).optional().describe('also score samples from this checkpoint folder (config.json, model.safetensors, tokenizer.json)'),
+  sftModel: z.string().min(1).optional().describe('also score samples from this checkpoint folder (config.json, model.safetensors, tokenizer.json) or LoRA adapter folder'),
   samples: int().positive().default(4).describe('samples per prompt with --sft-model'),
   maxNewTokens: int().positive().default(256).describe('longest sample with --sft-model'),
   temperature: z.number().positive().default(0.8).describe('sampling temperature with --sft-model'),

@@ -10,7 +10,7 @@ const int = () => z.number().int();
 
 export const EvalRunSettings = z
   .strictObject({
-    models: z.string().min(1).describe('models to compare as name=DIR pairs, e.g. base=models/base,sft=results/sft,ppo=results/ppo'),
+    models: z.string().min(1).describe('models to compare as name=DIR pairs, e.g. base=models/base,sft=results/sft,ppo=results/ppo; a DIR is a checkpoint or a LoRA adapter folder (its base plus the adapter)'),
     data: z
       .string()
       .min(1)
@@ -18,8 +18,8 @@ export const EvalRunSettings = z
       .describe("problems as JSONL {prompt, tests, setup?, task_id?, group?} or MBPP's {task_id, text, code?, test_list, test_setup_code?, group?}; problems with a group get a table per group"),
     limit: int().positive().optional().describe('evaluate only the first n problems of the file (default: all)'),
     out: z.string().min(1).default('results/eval').describe('output folder'),
-    rewardModel: z.string().min(1).optional().describe('reward-model checkpoint for rm_score, or "none" (default results/rm; skipped with a warning if absent)'),
-    sftRef: z.string().min(1).optional().describe('KL reference: a name from --models, a checkpoint folder, or "none" (default: the model named "sft", else none)'),
+    rewardModel: z.string().min(1).optional().describe('reward-model checkpoint or LoRA adapter folder for rm_score, or "none" (default results/rm; skipped with a warning if absent)'),
+    sftRef: z.string().min(1).optional().describe('KL reference: a name from --models, a checkpoint or LoRA adapter folder, or "none" (default: the model named "sft", else none)'),
     maxNewTokens: int().positive().default(128).describe('longest response; generation also stops at the end token'),
     batchSize: int().positive().default(16).describe('prompts generated (and scored) together; lower it for big checkpoints'),
     seed: int().default(0).describe('random seed for sampling (each answer its own stream, the same streams for every model)'),

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { backendField } from '@rlhf-code/cli';
 
 export const GenerateLogitsSettings = z.strictObject({
-  model: z.string().min(1).describe('checkpoint folder: config.json + model.safetensors (or a sharded index)'),
+  model: z.string().min(1).describe('checkpoint folder (config.json + model.safetensors or a sharded index), or a LoRA adapter folder (its base plus the adapter)'),
   ids: z.string().min(1).describe('token ids as a JSON matrix [[...], ...] with rows of equal length'),
   mask: z.string().min(1).optional().describe('attention mask of the same shape: 1 = token, 0 = left padding'),
   backend: backendField,
@@ -13,7 +13,7 @@ export type GenerateLogitsSettings = z.output<typeof GenerateLogitsSettings>;
 
 export const GenerateRunSettings = z
   .strictObject({
-    model: z.string().min(1).describe('checkpoint folder; its tokenizer.json encodes --prompt and decodes the output'),
+    model: z.string().min(1).describe('checkpoint or LoRA adapter folder; its tokenizer.json encodes --prompt and decodes the output'),
     prompt: z
       .string()
       .optional()

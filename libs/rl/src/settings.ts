@@ -17,8 +17,8 @@ const { epochs: _epochs, maxSteps: _maxSteps, gradAccum: _gradAccum, ...run } = 
 const lora = loraFields();
 
 const shared = {
-  model: z.string().min(1).default('results/sft').describe('starting policy (SFT checkpoint); also the frozen reference and the tokenizer').meta({ env: 'MODEL_PATH' }),
-  rewardModel: z.string().min(1).default('results/rm').describe('reward model folder (Qwen2ForSequenceClassification); "none" = execution reward only'),
+  model: z.string().min(1).default('results/sft').describe('starting policy (SFT checkpoint, or a LoRA adapter folder: its base plus the adapter); also the frozen reference and the tokenizer').meta({ env: 'MODEL_PATH' }),
+  rewardModel: z.string().min(1).default('results/rm').describe('reward model folder (Qwen2ForSequenceClassification, or a LoRA adapter folder of `rm train --lora-rank`); "none" = execution reward only'),
   data: z.string().min(1).default('data/ppo_prompts.jsonl').describe('prompts, one {"prompt", "tests"?, "setup"?} per line'),
   steps: int().positive().default(30).describe('iterations (rollout + update)'),
   ...run,

@@ -160,7 +160,7 @@ const modelField = (d: string, what: string) => z.string().min(1).default(d).des
 
 export const SftSettings = z
   .strictObject({
-    model: modelField('models/base', 'starting checkpoint (Hugging Face folder)'),
+    model: modelField('models/base', 'starting checkpoint (Hugging Face folder), or a LoRA adapter folder (its base with the adapter folded in)'),
     data: z
       .string()
       .min(1)
@@ -189,7 +189,7 @@ export type PairLoss = (typeof PAIR_LOSSES)[number];
 
 export const RmSettings = z
   .strictObject({
-    model: modelField('results/sft', 'starting checkpoint (causal LM, Hugging Face folder)'),
+    model: modelField('results/sft', 'starting checkpoint (causal LM, Hugging Face folder), or a LoRA adapter folder (its base with the adapter folded in)'),
     data: z
       .string()
       .min(1)
