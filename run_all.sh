@@ -11,11 +11,16 @@
 #   PRESET=full bash run_all.sh     the default, with MBPP at 200 problems x 4 samples and its own temperature choice
 #   PRESET=smoke bash run_all.sh    a few steps per stage (CI uses it: checks the wiring, not the quality)
 #   RL_ALGOS=grpo bash run_all.sh   only GRPO (default "ppo grpo")
+#   LORA_RANK=8 GRAD_CHECKPOINTING=1 MODEL_PATH=/models/Qwen2.5-Coder-0.5B bash run_all.sh
+#                                   another model (a checkpoint or a LoRA adapter folder), every training stage a LoRA
+#                                   adapter of rank 8 (alpha LORA_ALPHA, default 2 x rank) with gradient checkpointing
 #
-# Every setting below can be overridden from the environment, e.g.
+# Another model than the shipped models/base gets its reward-model data rebuilt after SFT, into $RESULTS/data (the
+# suite's problems, plus RM_SFT_SAMPLES samples per problem of its SFT checkpoint; data/suite is left as it is), unless
+# RM_DATA names a file of your own. Every setting below can be overridden from the environment, e.g.
 #   MODEL_PATH=/models/Qwen2.5-Coder-0.5B SFT_EPOCHS=1 PPO_STEPS=10 bash run_all.sh
 # and free-form extra flags go to a stage through SFT_ARGS, RM_ARGS, PPO_ARGS, GRPO_ARGS, EVAL_ARGS
-# (see `npx nx run <app>:<target> -- --help`, and guide.md). The script stops at the first failing stage, prints its
+# and PREP_RM_ARGS (see `npx nx run <app>:<target> -- --help`, and guide.md). The script stops at the first failing stage, prints its
 # error and the log file; results go to $RESULTS.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -40,6 +45,7 @@ case "$PRESET" in
       : "${MBPP_LIMIT:=100}" "${MBPP_SAMPLES:=2}" "${MBPP_DEV:=none}"
     fi
     : "${MBPP_MAX_NEW_TOKENS:=128}"
+    : "${RM_PROBLEMS:=250}" "${RM_SFT_SAMPLES:=2}"
     ;;
   smoke)
     : "${SFT_EPOCHS:=1}" "${SFT_MAX_STEPS:=2}" "${SFT_BATCH:=4}" "${SFT_LR:=3e-4}" "${SFT_MAX_LEN:=128}"
@@ -49,6 +55,7 @@ case "$PRESET" in
     : "${RL_MAX_NEW_TOKENS:=16}" "${RL_TEMPERATURE:=1}" "${RL_HELDOUT_EVERY:=0}" "${RL_HELDOUT_SAMPLES:=1}" "${RL_HELDOUT_LIMIT:=2}"
     : "${EVAL_SAMPLES:=2}" "${EVAL_DEV_SAMPLES:=1}" "${EVAL_TEMPERATURES:=0,1}" "${EVAL_MAX_NEW_TOKENS:=16}" "${EVAL_BATCH:=8}"
     : "${EVAL_LIMIT:=4}" "${EVAL_DEV_LIMIT:=4}" "${MBPP_LIMIT:=2}" "${MBPP_SAMPLES:=2}" "${MBPP_DEV:=none}" "${MBPP_MAX_NEW_TOKENS:=16}"
+    : "${RM_PROBLEMS:=8}" "${RM_SFT_SAMPLES:=1}"
     ;;
   *)
     echo "run_all: unknown PRESET '$PRESET' (use default, full or smoke)" >&2
@@ -64,17 +71,32 @@ read -r -a RM_EXTRA <<< "${RM_ARGS:-}"
 read -r -a PPO_EXTRA <<< "${PPO_ARGS:-}"
 read -r -a GRPO_EXTRA <<< "${GRPO_ARGS:-}"
 read -r -a EVAL_EXTRA <<< "${EVAL_ARGS:-}"
+read -r -a PREP_RM_EXTRA <<< "${PREP_RM_ARGS:-}"
 
 SCRIPT_NAME=run_all LOG_DIR="$RESULTS/logs"
 # shellcheck source=tools/stages.sh
 source tools/stages.sh
 start_run
 
-# 1. Data: shipped in data/; rebuilt only when missing (the suite from its seed, MBPP's files from data/mbpp).
+# 1. Data: shipped in data/; rebuilt only when missing (the suite from its seed, MBPP's files from data/mbpp). The
+#    reward model's data: the shipped data/suite/rm_data.jsonl for the shipped model; for another model it is rebuilt
+#    after SFT (step 2b) with that model's own samples; RM_DATA=FILE trains the RM on a file of your own.
+REBUILD_RM_DATA=0
+if [[ -n "${RM_DATA:-}" ]]; then
+  [[ -f "$RM_DATA" ]] || { echo "run_all: RM_DATA=$RM_DATA: file not found" >&2; exit 2; }
+elif shipped_model; then
+  RM_DATA="$SUITE/rm_data.jsonl"
+else
+  REBUILD_RM_DATA=1
+  RM_DATA="$RESULTS/data/rm_data.jsonl"
+  echo "run_all: MODEL_PATH=$MODEL_PATH is not the shipped $SHIPPED_MODEL: the reward model's data is rebuilt for it after SFT," \
+    "into $RM_DATA: the references, mutants and stubs of $RM_PROBLEMS problems of $SUITE/sft.jsonl plus RM_SFT_SAMPLES=$RM_SFT_SAMPLES samples" \
+    "per problem of its SFT checkpoint, each scored in the sandbox ($SUITE/rm_data.jsonl is left as it is; RM_DATA=FILE uses a file of your own)"
+fi
 if [[ ! -f "$SUITE/sft.jsonl" || ! -f "$SUITE/rl.jsonl" || ! -f "$SUITE/dev.jsonl" || ! -f "$SUITE/test.jsonl" ]]; then
   stage prep-suite nxrun prep:suite -- --out-dir "$SUITE"
 fi
-if [[ ! -f "$SUITE/rm_data.jsonl" ]]; then
+if [[ "$RM_DATA" == "$SUITE/rm_data.jsonl" && ! -f "$RM_DATA" ]]; then
   stage prep-rm nxrun prep:rm -- --problems "$SUITE/sft.jsonl" --limit 250 --out "$SUITE/rm_data.jsonl"
 fi
 if [[ ! -f data/eval_mbpp_test.jsonl || ! -f data/mbpp_validation.jsonl ]]; then
@@ -85,21 +107,33 @@ take() { if [[ "$2" -gt 0 ]]; then head -n "$2" "$1" > "$3"; else cp "$1" "$3"; 
 mkdir -p "$RESULTS/data"
 if [[ "$PRESET" == smoke ]]; then
   for f in sft rl; do take "$SUITE/$f.jsonl" 16 "$RESULTS/data/$f.jsonl"; done
-  awk 'NR % 50 == 1' "$SUITE/rm_data.jsonl" > "$RESULTS/data/rm_data.jsonl" # rows of many prompts, so some are held out
+  if [[ "$RM_DATA" == "$SUITE/rm_data.jsonl" ]]; then
+    awk 'NR % 50 == 1' "$RM_DATA" > "$RESULTS/data/rm_data.jsonl" # rows of many prompts, so some are held out
+    RM_DATA="$RESULTS/data/rm_data.jsonl"
+  fi
   SUITE_TRAIN="$RESULTS/data"
 else
   SUITE_TRAIN="$SUITE"
 fi
 take "$SUITE/dev.jsonl" "$EVAL_DEV_LIMIT" "$RESULTS/data/dev.jsonl"
 
-# 2. SFT on the suite's sft split: loss on the response (and EOS) only, examples packed into windows.
+# 2. SFT on the suite's sft split: loss on the response (and EOS) only, examples packed into windows. With LORA_RANK,
+#    every training stage trains an adapter: results/sft is an adapter on MODEL_PATH, the RM and PPO's policy adapters
+#    on results/sft (PPO's reference and reward model share its one copy of the weights).
 stage sft nxrun sft:train -- --model "$MODEL_PATH" --data "$SUITE_TRAIN/sft.jsonl" --out "$RESULTS/sft" --epochs "$SFT_EPOCHS" \
-  --max-steps "$SFT_MAX_STEPS" --batch-size "$SFT_BATCH" --lr "$SFT_LR" --max-len "$SFT_MAX_LEN" --pack "${SFT_EXTRA[@]}"
+  --max-steps "$SFT_MAX_STEPS" --batch-size "$SFT_BATCH" --lr "$SFT_LR" --max-len "$SFT_MAX_LEN" --pack "${TRAIN_ARGS[@]}" "${SFT_EXTRA[@]}"
+
+# 2b. Another model's reward-model data: the suite's references, mutants and stubs, and samples of its SFT checkpoint.
+if [[ "$REBUILD_RM_DATA" == 1 ]]; then
+  SAMPLE_ARGS=()
+  [[ "$RM_SFT_SAMPLES" -gt 0 ]] && SAMPLE_ARGS=(--sft-model "$RESULTS/sft" --samples "$RM_SFT_SAMPLES" --max-new-tokens "$RL_MAX_NEW_TOKENS")
+  stage prep-rm-data nxrun prep:rm -- --problems "$SUITE/sft.jsonl" --limit "$RM_PROBLEMS" "${SAMPLE_ARGS[@]}" --out "$RM_DATA" "${PREP_RM_EXTRA[@]}"
+fi
 
 # 3. Reward model from the SFT checkpoint: regression on execution-earned scores (references, mutants and stubs of sft
 #    problems); held-out MSE, Pearson and pairwise accuracy in $RESULTS/rm/heldout.json.
-stage rm nxrun rm:train -- --model "$RESULTS/sft" --data "$SUITE_TRAIN/rm_data.jsonl" --out "$RESULTS/rm" --epochs "$RM_EPOCHS" \
-  --max-steps "$RM_MAX_STEPS" --batch-size "$RM_BATCH" --lr "$RM_LR" --max-len "$RM_MAX_LEN" "${RM_EXTRA[@]}"
+stage rm nxrun rm:train -- --model "$RESULTS/sft" --data "$RM_DATA" --out "$RESULTS/rm" --epochs "$RM_EPOCHS" \
+  --max-steps "$RM_MAX_STEPS" --batch-size "$RM_BATCH" --lr "$RM_LR" --max-len "$RM_MAX_LEN" "${TRAIN_ARGS[@]}" "${RM_EXTRA[@]}"
 
 # 4. PPO and GRPO from the SFT checkpoint on the suite's rl split. The reward is the tests (1 when every test passes, 0
 #    when one fails, -0.1 when the code does not compile); the reward model is scored beside it (rm_score in
@@ -112,12 +146,12 @@ for algo in $RL_ALGOS; do
     stage ppo nxrun ppo:train -- --model "$RESULTS/sft" --reward-model "$RESULTS/rm" --data "$SUITE_TRAIN/rl.jsonl" --out "$RESULTS/ppo" \
       --algo ppo --steps "$PPO_STEPS" --batch-size "$PPO_BATCH" --ppo-epochs "$PPO_EPOCHS" --mini-batches "$PPO_MINI_BATCHES" --lr "$PPO_LR" \
       --max-new-tokens "$RL_MAX_NEW_TOKENS" --temperature "$RL_TEMPERATURE" --heldout-data "$RESULTS/data/dev.jsonl" \
-      --heldout-every "$RL_HELDOUT_EVERY" --heldout-samples "$RL_HELDOUT_SAMPLES" --heldout-limit "$RL_HELDOUT_LIMIT" "${PPO_EXTRA[@]}"
+      --heldout-every "$RL_HELDOUT_EVERY" --heldout-samples "$RL_HELDOUT_SAMPLES" --heldout-limit "$RL_HELDOUT_LIMIT" "${TRAIN_ARGS[@]}" "${PPO_EXTRA[@]}"
   else
     stage grpo nxrun ppo:train -- --model "$RESULTS/sft" --reward-model "$RESULTS/rm" --data "$SUITE_TRAIN/rl.jsonl" --out "$RESULTS/grpo" \
       --algo grpo --group-size "$GRPO_GROUP_SIZE" --steps "$GRPO_STEPS" --batch-size "$GRPO_BATCH" --ppo-epochs "$GRPO_EPOCHS" \
       --mini-batches "$GRPO_MINI_BATCHES" --lr "$GRPO_LR" --drop-uniform-groups --max-new-tokens "$RL_MAX_NEW_TOKENS" --temperature "$RL_TEMPERATURE" --heldout-data "$RESULTS/data/dev.jsonl" \
-      --heldout-every "$RL_HELDOUT_EVERY" --heldout-samples "$RL_HELDOUT_SAMPLES" --heldout-limit "$RL_HELDOUT_LIMIT" "${GRPO_EXTRA[@]}"
+      --heldout-every "$RL_HELDOUT_EVERY" --heldout-samples "$RL_HELDOUT_SAMPLES" --heldout-limit "$RL_HELDOUT_LIMIT" "${TRAIN_ARGS[@]}" "${GRPO_EXTRA[@]}"
   fi
   EVAL_MODELS="$EVAL_MODELS,$algo=$RESULTS/$algo"
 done

@@ -7,15 +7,25 @@
 #
 #   bash run_tools.sh                 default preset (about 26 minutes on 2 otherwise idle CPU cores)
 #   PRESET=smoke bash run_tools.sh    a few steps per stage (CI: checks the wiring, not the quality)
+#   LORA_RANK=8 GRAD_CHECKPOINTING=1 MODEL_PATH=DIR bash run_tools.sh
+#                                     another model (a checkpoint or a LoRA adapter folder); the warm-start trains a
+#                                     LoRA adapter of rank 8 (alpha LORA_ALPHA, default 2 x rank), GRPO one of the same
+#                                     rank (GRPO_LORA_RANK, default 16: GRPO trains an adapter even when LORA_RANK is 0)
 #
 # Settings can be overridden from the environment (e.g. GRPO_STEPS=60 GRPO_INTERPRETER=stateless bash run_tools.sh),
 # free-form flags go to a stage through WARMSTART_ARGS, GRPO_ARGS, EVAL_ARGS (`npx nx run tool-rl:<target> -- --help`).
-# MODEL_PATH must be a Qwen2 checkpoint whose tokenizer_config.json has a chat_template (the shipped one has a
-# Qwen2.5-style template); results go to $RESULTS/tools.
+# MODEL_PATH must be a Qwen2 checkpoint (or a LoRA adapter folder) whose tokenizer_config.json has a chat_template (the
+# shipped one has a Qwen2.5-style template); nothing is rebuilt for another model (the tasks do not depend on it, the
+# traces are rendered in its template at run time). Results go to $RESULTS/tools.
 set -euo pipefail
 cd "$(dirname "$0")"
 
 PRESET="${PRESET:-default}"
+# LORA_RANK > 0 also sets GRPO's adapter (its rank, and LORA_ALPHA) unless GRPO_LORA_RANK is given.
+if [[ "${LORA_RANK:-0}" != 0 && -z "${GRPO_LORA_RANK:-}" ]]; then
+  GRPO_LORA_RANK="$LORA_RANK"
+  [[ -n "${LORA_ALPHA:-}" ]] && GRPO_LORA_ALPHA="${GRPO_LORA_ALPHA:-$LORA_ALPHA}"
+fi
 case "$PRESET" in
   default)
     : "${WARMSTART_STEPS:=400}" "${WARMSTART_BATCH:=8}" "${WARMSTART_LR:=1e-3}" "${WARMSTART_DIRECT:=0.3}"
@@ -46,6 +56,8 @@ SCRIPT_NAME=run_tools LOG_DIR="$TOOLS/logs"
 source tools/stages.sh
 start_run
 
+shipped_model || echo "run_tools: MODEL_PATH=$MODEL_PATH is not the shipped $SHIPPED_MODEL: nothing to rebuild (the tool tasks do not depend on the model; the traces are rendered in its chat template at run time)"
+
 # 1. Tasks: shipped in data/tools; rebuilt only when missing.
 if [[ ! -f "$DATA/train.jsonl" || ! -f "$DATA/heldout.jsonl" ]]; then
   stage prep-tools nxrun prep:tools -- --out-dir "$DATA"
@@ -55,17 +67,18 @@ fi
 #    (a share answers without the tool); the loss on the model's turns only.
 stage warmstart nxrun tool-rl:warmstart -- --model "$MODEL_PATH" --data "$DATA/train.jsonl" --out "$TOOLS/sft" \
   --max-steps "$WARMSTART_STEPS" --epochs 100 --batch-size "$WARMSTART_BATCH" --lr "$WARMSTART_LR" --direct-share "$WARMSTART_DIRECT" \
-  "${WARMSTART_EXTRA[@]}"
+  "${TRAIN_ARGS[@]}" "${WARMSTART_EXTRA[@]}"
 
 # 3. GRPO with the interpreter from the warm-started model: group of $GRPO_GROUP episodes per task, KL 0.001 (the
 #    seed's); a LoRA adapter (r 16, alpha 32) at lr 5e-4, no entropy bonus and 0.05 off the reward per malformed call:
 #    the setting that measurably beat the warm-start (EXPERIMENTS.md 2026-11-25); full fine-tuning above lr 1e-4 and
 #    the seed's entropy 0.01 were not stable on the shipped model. GRPO_LORA_RANK=0 trains every weight.
-LORA_ARGS=(--lora-rank "$GRPO_LORA_RANK")
-[[ "$GRPO_LORA_RANK" != 0 ]] && LORA_ARGS+=(--lora-alpha "$((2 * GRPO_LORA_RANK))")
+GRPO_TRAIN_ARGS=(--lora-rank "$GRPO_LORA_RANK")
+[[ "$GRPO_LORA_RANK" != 0 ]] && GRPO_TRAIN_ARGS+=(--lora-alpha "${GRPO_LORA_ALPHA:-$((2 * GRPO_LORA_RANK))}")
+[[ "$GRAD_CHECKPOINTING" == 1 ]] && GRPO_TRAIN_ARGS+=(--grad-checkpointing)
 stage grpo nxrun tool-rl:train -- --model "$TOOLS/sft" --data "$DATA/train.jsonl" --out "$TOOLS/grpo" --steps "$GRPO_STEPS" \
   --batch-size "$GRPO_BATCH" --group-size "$GRPO_GROUP" --lr "$GRPO_LR" --interpreter "$GRPO_INTERPRETER" \
-  "${LORA_ARGS[@]}" --entropy-coef "$GRPO_ENTROPY" --malformed-penalty "$GRPO_MALFORMED_PENALTY" "${GRPO_EXTRA[@]}"
+  "${GRPO_TRAIN_ARGS[@]}" --entropy-coef "$GRPO_ENTROPY" --malformed-penalty "$GRPO_MALFORMED_PENALTY" "${GRPO_EXTRA[@]}"
 
 # 4. Evaluation on held-out kinds: every row paired per task with the warm-started model.
 RUNS="warmstart=$TOOLS/sft:stateful,grpo_stateful=$TOOLS/grpo:stateful,grpo_stateless=$TOOLS/grpo:stateless,grpo_no_tool=$TOOLS/grpo:none"

@@ -27,13 +27,46 @@ nxrun() {
   npx nx run "$target" --skip-nx-cache --output-style=stream "$@"
 }
 
-# start_run: checks that $MODEL_PATH is a checkpoint folder, makes $LOG_DIR, keeps nx quiet, and starts the clock (T0).
+# The shipped base model: the data in data/ that depends on a model was made with it.
+SHIPPED_MODEL=models/base
+
+# shipped_model: true when $MODEL_PATH is the shipped base model's folder (by its real path).
+shipped_model() {
+  [[ -d "$MODEL_PATH" && "$(cd "$MODEL_PATH" && pwd -P)" == "$(cd "$SHIPPED_MODEL" && pwd -P)" ]]
+}
+
+# start_run: checks $MODEL_PATH (a checkpoint or LoRA adapter folder) and the training settings every training stage
+# shares, sets TRAIN_ARGS from them, makes $LOG_DIR, keeps nx quiet, says what trains, and starts the clock (T0).
+#   LORA_RANK=R           0 (default): every weight trains; R > 0: a LoRA adapter of rank R on the frozen model
+#   LORA_ALPHA=A          the adapters' alpha (default 2R: a scale of 2)
+#   GRAD_CHECKPOINTING=1  rerun each layer in the backward pass instead of keeping its activations (less memory)
 start_run() {
-  if [[ ! -f "$MODEL_PATH/config.json" ]]; then
-    echo "$SCRIPT_NAME: MODEL_PATH=$MODEL_PATH has no config.json (expected a Hugging Face Qwen2 folder)" >&2
+  if [[ ! -f "$MODEL_PATH/config.json" && ! -f "$MODEL_PATH/adapter_config.json" ]]; then
+    echo "$SCRIPT_NAME: MODEL_PATH=$MODEL_PATH is neither a checkpoint folder (config.json, a Hugging Face Qwen2 folder) nor a LoRA adapter folder (adapter_config.json)" >&2
     exit 2
+  fi
+  : "${LORA_RANK:=0}" "${GRAD_CHECKPOINTING:=0}"
+  if [[ ! "$LORA_RANK" =~ ^[0-9]+$ ]]; then
+    echo "$SCRIPT_NAME: LORA_RANK=$LORA_RANK: expected 0 (every weight trains) or a positive rank" >&2
+    exit 2
+  fi
+  if [[ "$GRAD_CHECKPOINTING" != 0 && "$GRAD_CHECKPOINTING" != 1 ]]; then
+    echo "$SCRIPT_NAME: GRAD_CHECKPOINTING=$GRAD_CHECKPOINTING: expected 0 or 1" >&2
+    exit 2
+  fi
+  TRAIN_ARGS=()
+  local training="every weight trains"
+  if [[ "$LORA_RANK" != 0 ]]; then
+    : "${LORA_ALPHA:=$((2 * LORA_RANK))}"
+    TRAIN_ARGS+=(--lora-rank "$LORA_RANK" --lora-alpha "$LORA_ALPHA")
+    training="LoRA r=$LORA_RANK alpha=$LORA_ALPHA (the model frozen)"
+  fi
+  if [[ "$GRAD_CHECKPOINTING" == 1 ]]; then
+    TRAIN_ARGS+=(--grad-checkpointing)
+    training="$training, gradient checkpointing"
   fi
   mkdir -p "$LOG_DIR"
   export NX_DAEMON=false NX_NO_CLOUD=true NX_TUI=false
+  echo "=== $SCRIPT_NAME [$PRESET]: MODEL_PATH=$MODEL_PATH; $training ==="
   T0=$SECONDS
 }

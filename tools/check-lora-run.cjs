@@ -1,0 +1,48 @@
+#!/usr/bin/env node
+// Checks what a LoRA run of run_all.sh wrote (CI's LoRA smoke test, after `LORA_RANK=R MODEL_PATH=<another model>
+// bash run_all.sh`): every training stage an adapter folder of rank R (sft on MODEL_PATH; rm, ppo and grpo on the SFT
+// adapter; the RM a SEQ_CLS adapter), the reward-model data rebuilt for the model in RESULTS/data (the samples of its
+// SFT checkpoint are kept only when they differ from the stubs, so their count is not checked), and the evaluations of
+// the adapters with the RM adapter's scores.
+// Usage: node tools/check-lora-run.cjs RESULTS RANK MODEL_PATH. Prints one line per problem and exits 1 when there is any.
+const fs = require('fs');
+const path = require('path');
+
+const [results, rank, model] = process.argv.slice(2);
+if (!results || !rank || !model) {
+  console.error('usage: node tools/check-lora-run.cjs RESULTS RANK MODEL_PATH');
+  process.exit(2);
+}
+const problems = [];
+const json = (file) => {
+  try {
+    return JSON.parse(fs.readFileSync(path.join(results, file), 'utf8'));
+  } catch (e) {
+    problems.push(`${file}: ${e.message}`);
+    return null;
+  }
+};
+const sft = path.join(results, 'sft');
+const adapters = { sft: ['CAUSAL_LM', model], rm: ['SEQ_CLS', sft], ppo: ['CAUSAL_LM', sft], grpo: ['CAUSAL_LM', sft] };
+for (const [stage, [task, base]] of Object.entries(adapters)) {
+  if (fs.existsSync(path.join(results, stage, 'config.json'))) problems.push(`${stage}: a full checkpoint (config.json), not an adapter folder`);
+  const a = json(path.join(stage, 'adapter_config.json'));
+  if (!a) continue;
+  if (a.r !== Number(rank)) problems.push(`${stage}/adapter_config.json: r is ${a.r}, expected ${rank}`);
+  if (a.task_type !== task) problems.push(`${stage}/adapter_config.json: task_type is ${a.task_type}, expected ${task}`);
+  if (path.resolve(a.base_model_name_or_path) !== path.resolve(base)) problems.push(`${stage}/adapter_config.json: base ${a.base_model_name_or_path}, expected ${base}`);
+}
+const rmData = path.join(results, 'data', 'rm_data.jsonl');
+const rows = fs.existsSync(rmData) ? fs.readFileSync(rmData, 'utf8').trim().split('\n').map((l) => JSON.parse(l)) : [];
+if (!rows.some((r) => r.source === 'reference')) problems.push(`${rmData}: no reward-model data rebuilt for the model`);
+for (const split of ['suite', 'mbpp']) {
+  const e = json(path.join('eval', split, 'eval.json'));
+  for (const name of ['sft', 'ppo', 'grpo']) {
+    const m = e?.models?.[name];
+    if (e && !m) problems.push(`eval/${split}/eval.json: no model ${name}`);
+    else if (m && typeof m.rm_score !== 'number') problems.push(`eval/${split}/eval.json: ${name} has no rm_score`);
+  }
+}
+for (const p of problems) console.log(`check-lora-run: ${p}`);
+if (problems.length === 0) console.log(`check-lora-run: ${results}: sft, rm, ppo and grpo adapters of rank ${rank}, ${rows.length} rows of rebuilt RM data, both evaluations scored`);
+process.exit(problems.length === 0 ? 0 : 1);
