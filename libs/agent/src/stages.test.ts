@@ -88,5 +88,5 @@ test('warm-start -> GRPO -> eval on a tiny model: checkpoints, metrics and eval.
   expect(table).toContain('| grpo - none |');
 
   await expect(runToolEval(ToolEvalSettings.parse({ runs, baseline: 'sft', data, out }), quiet)).rejects.toThrow('--baseline sft: no such row in --runs (rows: ws, grpo, none)');
-  await expect(runToolEval(ToolEvalSettings.parse({ runs: `a=${dir}/nothing:none`, baseline: 'a', data, out }), quiet)).rejects.toThrow(`--runs a: ${dir}/nothing is not a checkpoint folder`);
+  await expect(runToolEval(ToolEvalSettings.parse({ runs: `a=${dir}/nothing:none`, baseline: 'a', data, out }), quiet)).rejects.toThrow(`--runs a: ${dir}/nothing: folder not found`);
 });
