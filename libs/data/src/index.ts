@@ -7,6 +7,6 @@ export { readFimData, readPpoData, readRmData, readSftData, readToolTasks } from
 export { seededRandom, shuffle, type Seed } from './random';
 export { groupByLength, splitHeldOut } from './split';
 export { copyStdlibCorpus, corpusDirs, isHeldOut, listFiles, readCorpora, readCorpus, type CorpusFile } from './corpus';
-export { problemOr, readProblems, problemParts, ProblemRecordSchema } from './problems';
+export { codeQuestion, problemOr, readProblems, problemParts, ProblemRecordSchema } from './problems';
 export { mbppReadme, MbppLeakGuard, mbppDatasets, normalizeCode, readMbpp } from './mbpp';
 export { CorpusSettings } from './settings';

@@ -12,7 +12,7 @@
 // Operations never trained on at all (NEW_OPERATION_KINDS) go to a third file, a harder transfer test.
 import { promises as fs } from 'fs';
 import * as path from 'path';
-import { mbppDatasets, readMbpp, writeJsonl } from '@rlhf-code/data';
+import { codeQuestion, mbppDatasets, readMbpp, writeJsonl } from '@rlhf-code/data';
 import { createRng, type Rng } from '@rlhf-code/model';
 import { PythonInterpreter, SandboxPool } from '@rlhf-code/sandbox';
 import type { PrepToolsSettings } from './settings';
@@ -137,8 +137,7 @@ export async function solveToolTasks(tasks: readonly Omit<ToolTask, 'answer'>[],
 
 /** An MBPP problem as a tool task judged by its tests: the problem and its first test, the function asked for in a fenced block. */
 function mbppToolTask(row: { prompt: string; tests: string[]; setup?: string; task_id: number }) {
-  const text = row.prompt.trimEnd().split('\n').map((line) => line.replace(/^# ?/, '')).join('\n');
-  return { id: `mbpp-${row.task_id}`, kind: 'mbpp', question: `${text}\nReply with the function in a \`\`\`python block.`, tests: row.tests, ...(row.setup ? { setup: row.setup } : {}) };
+  return { id: `mbpp-${row.task_id}`, kind: 'mbpp', question: codeQuestion(row.prompt), tests: row.tests, ...(row.setup ? { setup: row.setup } : {}) };
 }
 
 type Split = { kinds: readonly string[]; newOps: readonly string[]; trainTemplates: readonly string[]; heldTemplates: readonly string[] };
