@@ -6,7 +6,7 @@ import { initBackend } from '@rlhf-code/backend';
 import { loadMergedWeights } from '@rlhf-code/model';
 import { saveTinyModel, tempDir, TOKENIZER_DIR } from '@rlhf-code/model/testing';
 import { ToolEvalSettings, ToolGrpoSettings, ToolWarmStartSettings } from './settings';
-import { parseEvalRuns, runToolEval, runToolGrpo, runToolWarmStart } from './stages';
+import { parseEvalRuns, readTasks, runToolEval, runToolGrpo, runToolWarmStart } from './stages';
 
 jest.setTimeout(120_000);
 beforeAll(() => initBackend({ quiet: true }));
@@ -26,12 +26,27 @@ test('warm-start -> GRPO -> eval on a tiny model: checkpoints, metrics and eval.
   const base = path.join(dir, 'base');
   await saveTinyModel(base, { seed: 5, tokenizerDir: TOKENIZER_DIR });
   const task = (i: number) => ({ id: `t${i}`, kind: i % 2 ? 'odd' : 'even', question: `What is ${i} + 1000?`, answer: String(i + 1000), calls: [`print(${i} + 1000)`] });
-  const data = path.join(dir, 'tasks.jsonl');
-  fs.writeFileSync(data, [0, 1, 2, 3].map((i) => JSON.stringify(task(i))).join('\n') + '\n');
+  const questions = path.join(dir, 'tasks.jsonl');
+  fs.writeFileSync(questions, [0, 1, 2, 3].map((i) => JSON.stringify(task(i))).join('\n') + '\n');
+  // Programming tasks in MBPP's schema, as the task suite writes them: two with a reference (sft), two without (test).
+  const problem = (i: number, code: boolean) => ({
+    task_id: i, text: `Write a function add_${i}(a, b) that returns a + b + ${i}.`, ...(code ? { code: `def add_${i}(a, b):\n    return a + b + ${i}\n` } : {}),
+    test_list: [`assert add_${i}(1, 2) == ${3 + i}`, `assert add_${i}(0, 0) == ${i}`, `assert add_${i}(5, -5) == ${i}`], test_setup_code: '', challenge_test_list: [],
+    op: `add_${i % 2}`, group: i < 3 ? 'sft_ops' : 'unseen_ops',
+  });
+  const sft = path.join(dir, 'sft.jsonl');
+  const heldOut = path.join(dir, 'test.jsonl');
+  fs.writeFileSync(sft, [1, 2].map((i) => JSON.stringify(problem(i, true))).join('\n') + '\n');
+  fs.writeFileSync(heldOut, [3, 4, 5].map((i) => JSON.stringify(problem(i, false))).join('\n') + '\n');
+  const data = [sft, `${questions}:3`]; // both families, three of the four questions
   const quiet = () => {};
 
-  const ws = await runToolWarmStart(ToolWarmStartSettings.parse({ model: base, data, out: path.join(dir, 'sft'), maxSteps: 2, batchSize: 2, heldoutFraction: 0, quiet: true }), quiet);
-  expect(ws).toMatchObject({ stage: 'tool-warmstart', step: 2, traces: 4 });
+  const lines: string[] = [];
+  const ws = await runToolWarmStart(ToolWarmStartSettings.parse({ model: base, data, out: path.join(dir, 'sft'), maxSteps: 2, batchSize: 2, heldoutFraction: 0, directShare: 0, quiet: true }), (l) => lines.push(l));
+  expect(ws).toMatchObject({ stage: 'tool-warmstart', step: 2, traces: 5 });
+  expect(lines[0]).toContain('5 with a trace (2 programming, 3 questions; 0 without, skipped)');
+  expect((await readTasks([`${questions}:3`], { limit: 0, seed: 0, flag: '--data' })).map((t) => t.id)).toEqual((await readTasks([`${questions}:3`], { limit: 0, seed: 0, flag: '--data' })).map((t) => t.id)); // seeded
+  await expect(readTasks([`${questions}:9`], { limit: 0, seed: 0, flag: '--data' })).rejects.toThrow(`--data ${questions}:9: asks for 9 tasks, ${questions} has 4`);
   expect(fs.existsSync(path.join(dir, 'sft', 'model.safetensors'))).toBe(true);
 
   const limits = { maxTurns: 2, maxTurnTokens: 8, maxTotalTokens: 400 };
@@ -67,7 +82,7 @@ test('warm-start -> GRPO -> eval on a tiny model: checkpoints, metrics and eval.
 
   const out = path.join(dir, 'eval.json');
   const runs = `ws=${path.join(dir, 'sft')}:stateful,grpo=${path.join(dir, 'grpo')}:stateless,none=${path.join(dir, 'grpo')}:none`;
-  const r = await runToolEval(ToolEvalSettings.parse({ runs, baseline: 'ws', data, out, samplesPerTask: 2, ...limits }), quiet);
+  const r = await runToolEval(ToolEvalSettings.parse({ runs, baseline: 'ws', data: [questions], out, samplesPerTask: 2, ...limits }), quiet);
   const json = JSON.parse(fs.readFileSync(out, 'utf8'));
   expect(json).toEqual(JSON.parse(JSON.stringify(r)));
   expect(json).toMatchObject({ n_tasks: 4, samples_per_task: 2 });
@@ -87,6 +102,6 @@ test('warm-start -> GRPO -> eval on a tiny model: checkpoints, metrics and eval.
   expect(table.split('\n').filter((l) => l.startsWith('| grpo | stateless |'))).toHaveLength(1);
   expect(table).toContain('| grpo - none |');
 
-  await expect(runToolEval(ToolEvalSettings.parse({ runs, baseline: 'sft', data, out }), quiet)).rejects.toThrow('--baseline sft: no such row in --runs (rows: ws, grpo, none)');
-  await expect(runToolEval(ToolEvalSettings.parse({ runs: `a=${dir}/nothing:none`, baseline: 'a', data, out }), quiet)).rejects.toThrow(`--runs a: ${dir}/nothing is not a checkpoint folder`);
+  await expect(runToolEval(ToolEvalSettings.parse({ runs, baseline: 'sft', data: [questions], out }), quiet)).rejects.toThrow('--baseline sft: no such row in --runs (rows: ws, grpo, none)');
+  await expect(runToolEval(ToolEvalSettings.parse({ runs: `a=${dir}/nothing:none`, baseline: 'a', data: [questions], out }), quiet)).rejects.toThrow(`--runs a: ${dir}/nothing is not a checkpoint folder`);
 });

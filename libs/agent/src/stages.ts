@@ -1,7 +1,10 @@
 // The tool-use stages behind `tool-rl warmstart | train | eval` (apps/tool-rl is their command line):
-//   runToolWarmStart  SFT on synthetic traces of the tasks' reference calls (the format, before RL)
+//   runToolWarmStart  SFT on synthetic traces of the tasks' reference calls or code (the format, before RL)
 //   runToolGrpo       GRPO over multi-turn episodes with the interpreter
 //   runToolEval       success on held-out tasks per (checkpoint, interpreter) row, each row paired with a baseline
+// Two families of tasks, in any mix of files: programming tasks (problems in MBPP's schema, e.g. the task suite's
+// splits: write the function, run it, end with the final code; judged by the hidden tests) and computed-value
+// questions (data/tools: the answer stated exactly).
 import * as fs from 'fs';
 import * as path from 'path';
 import { readToolTasks, shuffle, type ToolTaskRecord } from '@rlhf-code/data';
@@ -16,31 +19,50 @@ import { judgeEpisodes } from './judge';
 import { policyTurns } from './policy-turns';
 import { TOOL_MODES, type ToolEvalSettings, type ToolGrpoSettings, type ToolMode, type ToolWarmStartSettings } from './settings';
 import { ToolGrpoTrainer } from './tool-grpo';
-import { warmStartExamples } from './warm-start';
+import { solvedTasks, warmStartExamples } from './warm-start';
 
 type EpisodeLimits = Pick<ToolGrpoSettings, 'maxTurns' | 'maxTurnTokens' | 'maxTotalTokens' | 'toolTimeoutMs' | 'toolMemoryMb' | 'toolOutputChars' | 'toolWorkers' | 'system'>;
 
 /** The interpreter options of the settings (the pool is the concurrency limit). */
 const interpreterOptions = (f: EpisodeLimits) => ({ timeoutMs: f.toolTimeoutMs, memoryMb: f.toolMemoryMb, outputChars: Math.max(f.toolOutputChars, 64) });
 
-/** Tasks of a file, the first `limit` (0 = all), with at least `min` of them. */
-async function readTasks(file: string, limit: number, flag: string, min = 1): Promise<ToolTaskRecord[]> {
-  let tasks = await readToolTasks(file);
-  if (limit > 0) tasks = tasks.slice(0, limit);
-  if (tasks.length < min) throw new Error(`${flag} ${file}: need at least ${min} tasks, found ${tasks.length}`);
+/**
+ * Tasks of `files` in order (each FILE, or FILE:N: N of its tasks drawn with `seed`, kept in file order), the first
+ * `limit` of them (0 = all), with at least `min`.
+ */
+export async function readTasks(files: readonly string[], o: { limit: number; seed: number; flag: string; min?: number }): Promise<ToolTaskRecord[]> {
+  const parts = await Promise.all(
+    files.map(async (spec) => {
+      const m = /^(.+):(\d+)$/.exec(spec);
+      const file = m ? m[1] : spec;
+      const all = await readToolTasks(file);
+      if (!m) return all;
+      const n = Number(m[2]);
+      if (n < 1 || n > all.length) throw new Error(`${o.flag} ${spec}: asks for ${n} tasks, ${file} has ${all.length}`);
+      const order = all.map((_, i) => i);
+      return shuffle(order, `tool-tasks:${file}:${o.seed}`).slice(0, n).sort((a, b) => a - b).map((i) => all[i]);
+    }),
+  );
+  let tasks = parts.flat();
+  if (o.limit > 0) tasks = tasks.slice(0, o.limit);
+  const min = o.min ?? 1;
+  if (tasks.length < min) throw new Error(`${o.flag} ${files.join(',')}: need at least ${min} tasks, found ${tasks.length}`);
   return tasks;
 }
 
 export async function runToolWarmStart(f: ToolWarmStartSettings, log: (line: string) => void = console.error) {
   const tok = loadTokenizer(f.model);
   const template = chatTemplateOf(tok);
-  const records = await readTasks(f.data, 0, '--data');
-  const withCalls = records.filter((r) => r.calls && r.answer !== undefined);
-  if (withCalls.length === 0) throw new Error(`--data ${f.data}: no task has "calls" and "answer" (the warm-start traces make the reference calls)`);
-  const rng = createRng(`warmstart:${f.seed}`);
-  const tasks = withCalls.map((r) => ({ question: r.question, answer: r.answer!, calls: r.calls!, direct: rng.next() < f.directShare }));
+  const records = await readTasks(f.data, { limit: 0, seed: f.seed, flag: '--data' });
+  const tasks = solvedTasks(records, createRng(`warmstart:${f.seed}`), f).filter((t) => t !== null);
+  if (tasks.length === 0) throw new Error(`--data ${f.data.join(',')}: no task has a trace ("calls" and "answer", or tests and a reference)`);
   const pool = new SandboxPool({ concurrency: 2 });
-  const { examples: all } = await warmStartExamples(tasks, { tokenizer: tok, template, toolFor: interpreterTools(f.interpreter === 'stateful', { timeoutMs: 30_000 }, pool), system: f.system });
+  const { examples: all, toolOutputs } = await warmStartExamples(tasks, { tokenizer: tok, template, toolFor: interpreterTools(f.interpreter === 'stateful', { timeoutMs: 30_000 }, pool), system: f.system });
+  const code = tasks.filter((t) => t.final.startsWith('```')).length;
+  const fixes = tasks.filter((t) => t.final.startsWith('```') && !t.direct && t.calls.length > 1).length;
+  // The last call of a trace runs the reference: an error there is a wrong reference (or setup), not a lesson.
+  const failing = toolOutputs.filter((outs) => outs.length > 0 && /Traceback|Error:/.test(outs[outs.length - 1])).length;
+  if (failing > 0) log(`tool-rl warmstart: warning: ${failing} traces' reference calls end in an error (a wrong reference or test?)`);
   const fits = all.filter((e) => e.ids.length <= f.maxLen);
   const order = shuffle(fits, `warmstart-split:${f.seed}`);
   const nHeld = Math.round(order.length * f.heldoutFraction);
@@ -48,8 +70,8 @@ export async function runToolWarmStart(f: ToolWarmStartSettings, log: (line: str
   const examples = order.slice(nHeld);
   const direct = tasks.filter((t) => t.direct).length;
   log(
-    `tool-rl warmstart: ${records.length} tasks in ${f.data}: ${withCalls.length} with reference calls (${records.length - withCalls.length} without, skipped); ` +
-      `${direct} traces answer without the tool; ${all.length - fits.length} longer than --max-len ${f.maxLen} dropped; ${examples.length} training / ${heldOut.length} held-out traces`,
+    `tool-rl warmstart: ${records.length} tasks in ${f.data.join(',')}: ${tasks.length} with a trace (${code} programming, ${tasks.length - code} questions; ${records.length - tasks.length} without, skipped); ` +
+      `${direct} traces answer without the tool, ${fixes} first run a broken attempt; ${all.length - fits.length} longer than --max-len ${f.maxLen} dropped; ${examples.length} training / ${heldOut.length} held-out traces`,
   );
   const model = await loadLmStageModel(f, new RunDir(f.out).resumeFrom(f.resume), (line) => log(`tool-rl warmstart: ${line}`));
   try {
@@ -92,7 +114,7 @@ interface ToolGrpoState {
 }
 
 export async function runToolGrpo(f: ToolGrpoSettings, log: (line: string) => void = console.error) {
-  const tasks = await readTasks(f.data, f.limit, '--data', 1);
+  const tasks = await readTasks(f.data, { limit: f.limit, seed: f.seed, flag: '--data' });
   const tok = loadTokenizer(f.model);
   const template = chatTemplateOf(tok);
   const lora = loraConfigOf({ ...f, loraDropout: 0 }); // no dropout in RL: rollout and update log-probs must agree
@@ -125,7 +147,7 @@ export async function runToolGrpo(f: ToolGrpoSettings, log: (line: string) => vo
   );
   const done = saved?.iteration ?? 0;
   if (state) await runDir.restore(grpo.trainer, state);
-  log(`tool-rl train: ${tasks.length} tasks from ${f.data}; ${f.steps} iterations of ${f.batchSize} tasks x ${f.groupSize} episodes, ${f.interpreter} interpreter` + (lora ? `, LoRA r=${lora.r}` : ''));
+  log(`tool-rl train: ${tasks.length} tasks from ${f.data.join(',')}; ${f.steps} iterations of ${f.batchSize} tasks x ${f.groupSize} episodes, ${f.interpreter} interpreter` + (lora ? `, LoRA r=${lora.r}` : ''));
   const run = new TrainingRun({ outDir: f.out, label: 'tool grpo', totalSteps: f.steps, append: resumeDir !== undefined, resumeStep: resumeDir ? done : undefined, quiet: f.quiet });
   if (resumeDir) run.print(`tool-rl train: resuming from ${f.out} at iteration ${done}`);
   else if (f.resume) run.print(`tool-rl train: --resume: no checkpoint in ${f.out} yet, starting from iteration 0`);
@@ -223,7 +245,7 @@ async function evalRow(r: EvalRun, tasks: readonly ToolTaskRecord[], f: ToolEval
       noTool: r.tool === 'none',
       toolFor: interpreterTools(r.tool === 'stateful', interpreterOptions(f), pool),
     });
-    const ok = (await judgeEpisodes(episodes, rows, pool)).map(Number);
+    const ok = (await judgeEpisodes(episodes, rows, pool)).map((v) => Number(v.success));
     const k = f.samplesPerTask;
     const perTask = tasks.map((_, i) => ok.slice(i * k, (i + 1) * k).reduce((a, b) => a + b, 0) / k);
     const s = meanSe(perTask);
@@ -259,7 +281,7 @@ export async function runToolEval(f: ToolEvalSettings, log: (line: string) => vo
   const runs = parseEvalRuns(f.runs);
   if (!runs.some((r) => r.name === f.baseline)) throw new Error(`--baseline ${f.baseline}: no such row in --runs (rows: ${runs.map((r) => r.name).join(', ')})`);
   for (const r of runs) if (!fs.existsSync(path.join(r.dir, 'config.json')) && !fs.existsSync(path.join(r.dir, 'adapter_config.json'))) throw new Error(`--runs ${r.name}: ${r.dir} is not a checkpoint folder (no config.json)`);
-  const tasks = await readTasks(f.data, f.limit, '--data', 2);
+  const tasks = await readTasks(f.data, { limit: f.limit, seed: f.seed, flag: '--data', min: 2 });
   const pool = new SandboxPool({ concurrency: f.toolWorkers });
   const models: Record<string, EvalRow> = {};
   const perTask: Record<string, number[]> = {};
@@ -304,13 +326,13 @@ function diffText(d: PairedDiff, ciLabel = ''): string {
 
 /** eval.json as a Markdown table (eval.md beside it): one row per run, the paired difference with the baseline. */
 function evalTable(r: {
-  n_tasks: number; samples_per_task: number; data: string; baseline: string; common_random: boolean; models: Record<string, EvalRow>; vs_sft: Record<string, PairedDiff>;
+  n_tasks: number; samples_per_task: number; data: string[]; baseline: string; common_random: boolean; models: Record<string, EvalRow>; vs_sft: Record<string, PairedDiff>;
   same_checkpoint: Record<string, PairedDiff>;
 }): string {
   const n = (x: number | null, d = 3) => (x === null ? 'n/a' : x.toFixed(d));
   const crn = r.common_random ? ', every row sampled with the same random numbers per episode and turn' : ', each row with its own random numbers';
   const lines = [
-    `${r.n_tasks} tasks of ${r.data} x ${r.samples_per_task} episodes${crn}; success = mean over tasks ± SE; the difference is paired per task with ${r.baseline} (95% t interval).`,
+    `${r.n_tasks} tasks of ${r.data.join(', ')} x ${r.samples_per_task} episodes${crn}; success = mean over tasks ± SE; the difference is paired per task with ${r.baseline} (95% t interval).`,
     '',
     `| run | tool | success | - ${r.baseline} (95% CI) | tool calls | turns | malformed |`,
     '| --- | --- | --- | --- | --- | --- | --- |',

@@ -6,7 +6,7 @@ export { aggregate, type LossAggregation } from './masked';
 export { METRICS } from './metrics';
 export { chunksByLength, layoutSequences, selectRows, takeRows, type SequenceBatch } from './rollout';
 export { forwardResponses, forwardResponsesToHost, responseLogProbs } from './policy-forward';
-export { executionScorer, responseProgram, type ExecPrompt } from './execution-scorer';
+export { executionScorer, type ExecPrompt } from './execution-scorer';
 export { combineScorers, rewardModelScorer, type Scorer } from './scorers';
 export { PpoTrainer } from './ppo-trainer';
 export { createValueHead } from './value-head';
