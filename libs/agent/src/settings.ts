@@ -40,7 +40,7 @@ const episodeFields = {
   toolMemoryMb: int().nonnegative().default(512).describe('address-space limit of an interpreter process in MiB (0 = none)'),
   toolOutputChars: int().positive().default(500).describe('characters of a tool answer the model sees; the rest is cut and the answer says so'),
   toolWorkers: int().positive().default(2).describe('interpreter calls running at once (the seed: 10 workers; 2 on 2 cores)'),
-  temperature: z.number().positive().default(1).describe('sampling temperature of the assistant turns (log-probs use the same)'),
+  temperature: z.number().positive().default(1).describe('sampling temperature of the assistant turns (log-probs use the same; eval: of rows without their own @temperature)'),
   system: z.string().optional().describe('system message before the tools (default: none, the template\'s own preamble)'),
 };
 
@@ -127,9 +127,10 @@ export const ToolEvalSettings = z.strictObject({
     .string()
     .min(1)
     .default('warmstart=results/tools/sft:stateful,grpo_stateful=results/tools/grpo:stateful,grpo_stateless=results/tools/grpo:stateless,grpo_no_tool=results/tools/grpo:none')
-    .describe('rows of the table, comma-separated name=checkpoint:tool, tool = stateful, stateless or none (no tool offered, none run)'),
+    .describe('rows of the table, comma-separated name=checkpoint:tool[@temperature], tool = stateful, stateless or none (no tool offered, none run); a row without @ samples at --temperature'),
   baseline: z.string().min(1).default('warmstart').describe('the row every other row is compared with, paired per task ("vs_sft")'),
   data: taskFiles(['data/suite/test.jsonl'], 'held-out tasks (the suite\'s test split: pass@1 of the final code, by group of operations; data/tools/heldout.jsonl: the questions)'),
+  stubs: z.boolean().default(true).describe('add the offline evaluation\'s trivial programs (libs/sandbox stubs) as final code of every programming task, as rows stub:<what>'),
   samplesPerTask: int().positive().default(4).describe('episodes per task and row (at --temperature)'),
   limit: int().nonnegative().default(0).describe('use only the first n tasks (0 = all)'),
   batchSize: int().positive().default(16).describe('episodes decoded together'),

@@ -6,17 +6,19 @@ import { initBackend } from '@rlhf-code/backend';
 import { loadMergedWeights } from '@rlhf-code/model';
 import { saveTinyModel, tempDir, TOKENIZER_DIR } from '@rlhf-code/model/testing';
 import { ToolEvalSettings, ToolGrpoSettings, ToolWarmStartSettings } from './settings';
+import { STUB_NAMES } from '@rlhf-code/sandbox';
 import { parseEvalRuns, readTasks, runToolEval, runToolGrpo, runToolWarmStart } from './stages';
 
 jest.setTimeout(120_000);
 beforeAll(() => initBackend({ quiet: true }));
 
-test('parseEvalRuns: name=checkpoint:tool rows; errors name the entry', () => {
-  expect(parseEvalRuns('a=results/x:stateful, b=/abs/y:none')).toEqual([
+test('parseEvalRuns: name=checkpoint:tool[@temperature] rows; errors name the entry', () => {
+  expect(parseEvalRuns('a=results/x:stateful, b=/abs/y:none@0.2')).toEqual([
     { name: 'a', dir: 'results/x', tool: 'stateful' },
-    { name: 'b', dir: '/abs/y', tool: 'none' },
+    { name: 'b', dir: '/abs/y', tool: 'none', temperature: 0.2 },
   ]);
-  expect(() => parseEvalRuns('a=results/x')).toThrow('--runs: "a=results/x" is not name=checkpoint:tool');
+  expect(() => parseEvalRuns('a=results/x')).toThrow('--runs: "a=results/x" is not name=checkpoint:tool[@temperature]');
+  expect(() => parseEvalRuns('a=results/x:none@0')).toThrow('the temperature after @ must be a positive number, got "0"');
   expect(() => parseEvalRuns('a=results/x:docker')).toThrow('tool must be one of stateful, stateless, none, got "docker"');
   expect(() => parseEvalRuns('a=x:none,a=y:none')).toThrow('the name "a" is used twice');
 });
@@ -81,27 +83,36 @@ test('warm-start -> GRPO -> eval on a tiny model: checkpoints, metrics and eval.
   await expect(runToolGrpo(ToolGrpoSettings.parse({ ...lora, resume: true, out: path.join(dir, 'straight') }), quiet)).rejects.toThrow('trainer_state.json has no tool GRPO state');
 
   const out = path.join(dir, 'eval.json');
-  const runs = `ws=${path.join(dir, 'sft')}:stateful,grpo=${path.join(dir, 'grpo')}:stateless,none=${path.join(dir, 'grpo')}:none`;
-  const r = await runToolEval(ToolEvalSettings.parse({ runs, baseline: 'ws', data: [questions], out, samplesPerTask: 2, ...limits }), quiet);
+  const runs = `ws=${path.join(dir, 'sft')}:stateful,grpo=${path.join(dir, 'grpo')}:stateless@0.5,none=${path.join(dir, 'grpo')}:none`;
+  const r = await runToolEval(ToolEvalSettings.parse({ runs, baseline: 'ws', data: [heldOut], out, samplesPerTask: 2, ...limits }), quiet);
   const json = JSON.parse(fs.readFileSync(out, 'utf8'));
   expect(json).toEqual(JSON.parse(JSON.stringify(r)));
-  expect(json).toMatchObject({ n_tasks: 4, samples_per_task: 2 });
-  expect(Object.keys(json.models)).toEqual(['ws', 'grpo', 'none']);
+  expect(json).toMatchObject({ n_tasks: 3, samples_per_task: 2, family: 'programming', temperature: 1 });
+  expect(Object.keys(json.models)).toEqual(['ws', 'grpo', 'none', ...STUB_NAMES]);
   for (const row of Object.values(json.models) as Record<string, unknown>[]) {
-    for (const k of ['success', 'se', 'tool_calls', 'turns', 'malformed']) expect(row).toHaveProperty(k);
+    for (const k of ['success', 'se', 'tests_passed', 'tool_calls', 'turns', 'malformed', 'temperature', 'by_kind', 'by_group']) expect(row).toHaveProperty(k);
   }
+  expect([json.models.ws.temperature, json.models.grpo.temperature, json.models['stub:pass'].temperature]).toEqual([1, 0.5, null]);
   expect(json.models.none.tool_calls).toBe(0); // no tool offered, none run
-  expect(Object.keys(json.vs_sft)).toEqual(['grpo', 'none']);
+  for (const stub of STUB_NAMES) expect(json.models[stub].success).toBe(0); // no stub passes the hidden tests
+  expect(json.models['stub:echo-arg'].tests_passed).toBeCloseTo(1 / 9, 10); // add_5(5, -5) == 5: a test passed, still 0 success
+  expect(Object.keys(json.vs_sft)).toEqual(['grpo', 'none', ...STUB_NAMES]);
   expect(json.vs_sft.grpo.diff).toBeCloseTo(json.models.grpo.success - json.models.ws.success, 10);
+  expect(json.models.grpo.vs_sft).toEqual(json.vs_sft.grpo); // per row too
+  expect(json.models.ws.vs_sft).toBeUndefined();
+  expect(Object.keys(json.models.grpo.by_group)).toEqual(['unseen_ops']);
+  expect(json.models.grpo.by_group.unseen_ops).toMatchObject({ n: 3, success: json.models.grpo.success, vs_sft: { n: 3 } });
   expect(Object.keys(json.same_checkpoint)).toEqual(['grpo - none']); // the one pair of rows sharing a checkpoint
   expect(json.same_checkpoint['grpo - none'].diff).toBeCloseTo(json.models.grpo.success - json.models.none.success, 10);
   expect(json.common_random).toBe(true);
   const table = fs.readFileSync(path.join(dir, 'eval.md'), 'utf8');
-  expect(table).toContain('| ws | stateful |');
+  expect(table).toContain('| ws | stateful | 1 |');
+  expect(table).toContain('| stub:pass | none | - | 0.000 ± 0.000 |');
+  expect(table).toContain('By group of operations');
   expect(table).toContain('(baseline)');
   expect(table.split('\n').filter((l) => l.startsWith('| grpo | stateless |'))).toHaveLength(1);
   expect(table).toContain('| grpo - none |');
 
-  await expect(runToolEval(ToolEvalSettings.parse({ runs, baseline: 'sft', data: [questions], out }), quiet)).rejects.toThrow('--baseline sft: no such row in --runs (rows: ws, grpo, none)');
-  await expect(runToolEval(ToolEvalSettings.parse({ runs: `a=${dir}/nothing:none`, baseline: 'a', data: [questions], out }), quiet)).rejects.toThrow(`--runs a: ${dir}/nothing is not a checkpoint folder`);
+  await expect(runToolEval(ToolEvalSettings.parse({ runs, baseline: 'sft', data, out }), quiet)).rejects.toThrow('--baseline sft: no such row in --runs (rows: ws, grpo, none)');
+  await expect(runToolEval(ToolEvalSettings.parse({ runs: `a=${dir}/nothing:none`, baseline: 'a', data, out }), quiet)).rejects.toThrow(`--runs a: ${dir}/nothing is not a checkpoint folder`);
 });
