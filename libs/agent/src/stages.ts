@@ -412,7 +412,7 @@ export async function runToolEval(f: ToolEvalSettings, log: (line: string) => vo
     }),
   );
   const result = {
-    n_tasks: tasks.length, samples_per_task: f.samplesPerTask, data: f.data, family, baseline: f.baseline, temperature: f.temperature, common_random: f.commonRandom,
+    n_tasks: tasks.length, samples_per_task: f.samplesPerTask, data: f.data.join(','), family, baseline: f.baseline, temperature: f.temperature, common_random: f.commonRandom,
     models, vs_sft: vs, same_checkpoint: sameCheckpoint,
   };
   fs.mkdirSync(path.dirname(f.out), { recursive: true });
@@ -429,14 +429,14 @@ function diffText(d: PairedDiff, ciLabel = ''): string {
 
 /** eval.json as Markdown (eval.md beside it): one row per run, the paired difference with the baseline; by group. */
 function evalTable(r: {
-  n_tasks: number; samples_per_task: number; data: string[]; family: string; baseline: string; common_random: boolean; models: Record<string, EvalRow>;
+  n_tasks: number; samples_per_task: number; data: string; family: string; baseline: string; common_random: boolean; models: Record<string, EvalRow>;
   same_checkpoint: Record<string, PairedDiff>;
 }): string {
   const n = (x: number | null, d = 3) => (x === null ? 'n/a' : x.toFixed(d));
   const crn = r.common_random ? ', every row sampled with the same random numbers per episode and turn' : ', each row with its own random numbers';
   const metric = r.family === 'programming' ? 'pass@1 (the final code passes every hidden test)' : r.family === 'questions' ? 'success (the answer stated exactly)' : 'success (pass@1 of programming tasks, exact answers of questions)';
   const lines = [
-    `${r.n_tasks} tasks of ${r.data.join(', ')} x ${r.samples_per_task} episodes${crn}; ${metric} = mean over tasks ± SE; the difference is paired per task with ${r.baseline} (95% t interval).`,
+    `${r.n_tasks} tasks of ${r.data} x ${r.samples_per_task} episodes${crn}; ${metric} = mean over tasks ± SE; the difference is paired per task with ${r.baseline} (95% t interval).`,
     '',
     `| run | tool | temperature | ${r.family === 'programming' ? 'pass@1' : 'success'} | - ${r.baseline} (95% CI) | tests passed | tool calls | turns | malformed |`,
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
