@@ -151,6 +151,8 @@ Written by \`npx nx run prep:tools\` (seed ${s.seed}); \`bash run_tools.sh\` mak
   (${x.heldTemplates.join(', ')}), with new values: the held-out measure of \`run_tools.sh\`.
 - \`heldout_new_ops.jsonl\`: ${s.heldoutPerKind} tasks of each operation never trained on (${x.newOps.join(', ')}): a
   harder transfer test.
+- The programming tasks of \`run_tools.sh\` are not here: \`tool-rl\` reads the task suite (\`data/suite/*.jsonl\`, MBPP's
+  schema) as it is, and any other file of problems in MBPP's schema the same way.
 ${mbpp ? '- `mbpp_train.jsonl`, `mbpp_validation.jsonl`: MBPP\'s train (601-974) and validation (511-600) problems, judged by their\n  tests, for real models (the test split 11-510 is never used here).\n' : ''}
 Each line: \`{"id", "kind", "template", "question", "answer", "calls"}\`: the answer is what the reference calls print,
 run in the interpreter; \`calls\` are the tool calls of the SFT warm-start's traces. MBPP lines have \`"tests"\` (and
