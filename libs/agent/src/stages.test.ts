@@ -2,6 +2,7 @@
 // the issue names, each row paired with the baseline; bad --runs entries and task files fail with a clear message.
 import * as fs from 'fs';
 import * as path from 'path';
+import * as tf from '@tensorflow/tfjs';
 import { initBackend } from '@rlhf-code/backend';
 import { loadMergedWeights } from '@rlhf-code/model';
 import { saveTinyModel, tempDir, TOKENIZER_DIR } from '@rlhf-code/model/testing';
@@ -84,7 +85,9 @@ test('warm-start -> GRPO -> eval on a tiny model: checkpoints, metrics and eval.
 
   const out = path.join(dir, 'eval.json');
   const runs = `ws=${path.join(dir, 'sft')}:stateful,grpo=${path.join(dir, 'grpo')}:stateless@0.5,none=${path.join(dir, 'grpo')}:none`;
+  const tensors = tf.memory().numTensors;
   const r = await runToolEval(ToolEvalSettings.parse({ runs, baseline: 'ws', data: [heldOut], out, samplesPerTask: 2, ...limits }), quiet);
+  expect(tf.memory().numTensors).toBe(tensors); // every row's model and episodes released
   const json = JSON.parse(fs.readFileSync(out, 'utf8'));
   expect(json).toEqual(JSON.parse(JSON.stringify(r)));
   expect(json).toMatchObject({ n_tasks: 3, samples_per_task: 2, family: 'programming', temperature: 1 });
