@@ -12,7 +12,7 @@ export { ScalarHead } from './heads';
 export { RewardModel } from './reward';
 export { generateBatch, sampledIds } from './generate-batch';
 export type { Completion } from './generate-batch';
-export { createRng } from './sampling';
+export { resumableRng } from './sampling';
 export type { Rng } from './sampling';
 export { GenerateLogitsSettings, GenerateRunSettings, InitSettings } from './settings';
 export { checkVocabulary, loadModelAndTokenizer } from './load';

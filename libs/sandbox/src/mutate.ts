@@ -13,7 +13,7 @@
 //   wrong_return       return <expr> -> return <another variable or a constant>
 //   delete_line        delete one single-line statement (never leaving a block empty)
 // Each picks one of its possible sites with the random generator; null when the code has no such site.
-import { seededRandom, type Seed } from '@rlhf-code/data';
+import { dataRandom, type Seed } from '@rlhf-code/data';
 import {
   allCode,
   CODE,
@@ -264,7 +264,7 @@ export function mutants(code: string, seed: Seed, options: { kinds?: readonly Mu
   const seen = new Set([code]);
   const out: Mutant[] = [];
   for (const kind of kinds) {
-    const random = seededRandom(`${seed}:${kind}`);
+    const random = dataRandom(`${seed}:${kind}`);
     // A few extra attempts so that collisions (the same site picked twice) do not cost a mutant.
     for (let tries = 0, made = 0; made < perKind && tries < perKind * 4; tries++) {
       const m = mutate(code, kind, random);
