@@ -16,7 +16,7 @@ import { RLINF_EXAMPLE, runSimulation, simUser, type PromptForm, type Simulation
 import { shuffle, type FimRecord } from '@rlhf-code/data';
 import { analyseArms, formatArmAnalysis, type ArmAnalysis } from './ab-analysis';
 import { EXPERIMENT_ARMS } from './arms';
-import { listCheckpoints } from './checkpoints';
+import { listCheckpoints } from './policy-checkpoints';
 import { parseOnlineConfig, type OnlineConfigInput } from './config';
 import { startMeasuringService, startOnlineService, type OnlineStatus } from './service';
 

@@ -4,7 +4,7 @@
 // (N(0, initializer_range) matrices, zero biases, unit norms), so no backend and no wasm heap is needed to write them.
 import { loadTokenizer } from '@rlhf-code/tokenizer';
 import { resumableRng } from './sampling';
-import { saveCheckpoint } from './checkpoint';
+import { saveCheckpoint } from './checkpoint-folder';
 import { expectedParameterShapes, readConfigFile, type Qwen2Config } from './config';
 import type { HostTensor } from './safetensors';
 
