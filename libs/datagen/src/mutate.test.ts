@@ -4,7 +4,7 @@ import { readFileSync } from 'fs';
 import * as path from 'path';
 import { dataRandom } from '@rlhf-code/data';
 import { LOGIC_MUTATIONS, mutants, mutate, MUTATIONS, SYNTAX_MUTATIONS, type MutationKind } from './mutate';
-import { checkSyntax } from './syntax';
+import { checkSyntax } from '@rlhf-code/sandbox';
 
 const SAMPLES = [
   'def add(a, b):\n    return a + b\n',

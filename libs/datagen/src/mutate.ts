@@ -14,18 +14,7 @@
 //   delete_line        delete one single-line statement (never leaving a block empty)
 // Each picks one of its possible sites with the random generator; null when the code has no such site.
 import { dataRandom, type Seed } from '@rlhf-code/data';
-import {
-  allCode,
-  CODE,
-  endsOnSameLine,
-  endsWithColon,
-  followsHeader,
-  lastCodeCharOf,
-  PY_KEYWORDS,
-  scanPython,
-  startsStatement,
-  type PyScan,
-} from './pyscan';
+import { allCode, CODE, endsOnSameLine, endsWithColon, followsHeader, lastCodeCharOf, PY_KEYWORDS, scanPython, startsStatement, type PyScan } from '@rlhf-code/sandbox';
 
 export const SYNTAX_MUTATIONS = ['drop_colon', 'unbalance_bracket', 'truncate', 'bad_indent'] as const;
 export const LOGIC_MUTATIONS = ['swap_comparison', 'swap_arithmetic', 'off_by_one', 'wrong_return', 'delete_line'] as const;
