@@ -35,7 +35,7 @@ export const SimulateSettings = z.strictObject({
       'who judges (libs/continue/src/sim-users.ts): exact (first line = what they meant), close (first line within 30% edits of it), graded (probability falling with the edits), lenient (exact mostly, plausible sometimes), whole (every shown line against what they meant), terse (as graded, multi-line suggestions rarely), compiles / no-comment / long (functions of the gate features), coin (the negative control: 40% at random)',
     ),
   form: z.enum(PROMPT_FORMS).default('v139').describe("Continue's prompt form: v139 (RLinf's 1.3.9, commented context) or head (upstream, <|repo_name|> header)"),
-  corpus: z.string().min(1).default('data/corpus/python-stdlib').describe('folder the examples were cut from (the user judges the suggestion in its whole file)'),
+  corpus: z.string().min(1).default('data/vendor/cpython/python-stdlib').describe('folder the examples were cut from (the user judges the suggestion in its whole file)'),
   rejectDelay: int().nonnegative().default(5).describe('requests after which a rejection is posted (Continue rejects after 10 s without Tab)'),
   clock: z
     .enum(['wall', 'simulated'])

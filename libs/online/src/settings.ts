@@ -36,7 +36,7 @@ export const ExperimentSettings = z.strictObject({
   form: z.enum(PROMPT_FORMS).default('v139').describe("Continue's prompt form"),
   events: int().positive().default(400).describe('training requests'),
   out: z.string().min(1).default('results/online-experiment').describe('results: <out>/<user>/state (the service state) and <out>/<user>/result.json'),
-  corpus: z.string().min(1).default('data/corpus/python-stdlib').describe('folder the examples were cut from'),
+  corpus: z.string().min(1).default('data/vendor/cpython/python-stdlib').describe('folder the examples were cut from'),
   tokenizer: z.string().min(1).default('models/tokenizer-code16k').describe("tokenizer used to apply Continue's prompt budgets"),
   // Over the training service's settings (its --service-config file, else its defaults):
   lr: TrainingSchema.shape.lr.unwrap().optional().describe("the training service's training.lr"),
