@@ -5,7 +5,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { readToolTasks, shuffle, type ToolTaskRecord } from '@rlhf-code/data';
-import { createRng, loadModelAndTokenizer, type Qwen2Model } from '@rlhf-code/model';
+import { resumableRng, loadModelAndTokenizer, type Qwen2Model } from '@rlhf-code/model';
 import { loadPpoModels, savePpoCheckpoint } from '@rlhf-code/rl';
 import { SandboxPool } from '@rlhf-code/sandbox';
 import { meanSe, paired, type PairedDiff } from '@rlhf-code/stats';
@@ -37,7 +37,7 @@ export async function runToolWarmStart(f: ToolWarmStartSettings, log: (line: str
   const records = await readTasks(f.data, 0, '--data');
   const withCalls = records.filter((r) => r.calls && r.answer !== undefined);
   if (withCalls.length === 0) throw new Error(`--data ${f.data}: no task has "calls" and "answer" (the warm-start traces make the reference calls)`);
-  const rng = createRng(`warmstart:${f.seed}`);
+  const rng = resumableRng(`warmstart:${f.seed}`);
   const tasks = withCalls.map((r) => ({ question: r.question, answer: r.answer!, calls: r.calls!, direct: rng.next() < f.directShare }));
   const pool = new SandboxPool({ concurrency: 2 });
   const { examples: all } = await warmStartExamples(tasks, { tokenizer: tok, template, toolFor: interpreterTools(f.interpreter === 'stateful', { timeoutMs: 30_000 }, pool), system: f.system });
@@ -107,7 +107,7 @@ export async function runToolGrpo(f: ToolGrpoSettings, log: (line: string) => vo
   }
   const { policy, reference } = await loadPpoModels({ modelDir: f.model, resumeDir, algo: 'grpo', rewardModelDir: null, lora, seed: f.seed });
   const pool = new SandboxPool({ concurrency: f.toolWorkers });
-  const rng = createRng(`tool-grpo:${f.seed}`, saved?.rng);
+  const rng = resumableRng(`tool-grpo:${f.seed}`, saved?.rng);
   let batch: ToolTaskRecord[] = [];
   const grpo = new ToolGrpoTrainer(
     {
@@ -213,7 +213,7 @@ async function evalRow(r: EvalRun, tasks: readonly ToolTaskRecord[], f: ToolEval
   try {
     const template = chatTemplateOf(tokenizer);
     const rows = tasks.flatMap((t) => new Array<ToolTaskRecord>(f.samplesPerTask).fill(t));
-    const episodes: Episode[] = await runEpisodes(policyTurns(model, { tokenizer, temperature: f.temperature, rng: createRng(f.commonRandom ? `tool-eval:${f.seed}` : `tool-eval:${f.seed}:${r.name}`), batchSize: f.batchSize }), rows.map((t) => taskMessages(t, f.system)), {
+    const episodes: Episode[] = await runEpisodes(policyTurns(model, { tokenizer, temperature: f.temperature, rng: resumableRng(f.commonRandom ? `tool-eval:${f.seed}` : `tool-eval:${f.seed}:${r.name}`), batchSize: f.batchSize }), rows.map((t) => taskMessages(t, f.system)), {
       tokenizer,
       template,
       maxTurns: f.maxTurns,

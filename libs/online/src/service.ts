@@ -9,7 +9,7 @@
 //
 // <stateDir> holds everything a run owns (two services with different state dirs share nothing):
 //   feedback.jsonl   durable feedback log (feedback-log.ts)      requests.jsonl  one line per served completion
-//   metrics.jsonl    one line per update                          checkpoints/    policy checkpoints (checkpoints.ts)
+//   metrics.jsonl    one line per update                          checkpoints/    policy checkpoints (policy-checkpoints.ts)
 // On start the newest checkpoint (if any) is the policy; untrained feedback is replayed; statistics are rebuilt.
 import * as fs from 'fs';
 import * as os from 'os';
@@ -19,7 +19,7 @@ import { checkResumedRank, isAdapterFolder, loadModelAndTokenizer, Qwen2Model } 
 import type { Tokenizer } from '@rlhf-code/tokenizer';
 import { loraConfigOf } from '@rlhf-code/train';
 import { ArmRouter } from './arms';
-import { listCheckpoints, loadOnlineState, saveOnlineCheckpoint, type OnlineTrainerState } from './checkpoints';
+import { listCheckpoints, loadOnlineState, saveOnlineCheckpoint, type OnlineTrainerState } from './policy-checkpoints';
 import { buildCompletionServer, type GateChoice } from './completion-server';
 import { parseOnlineConfig, type OnlineConfig, type OnlineConfigInput } from './config';
 import { gateFeatures, loadGateModel, ShowGate, type GateModel, type Validation } from './gate';
