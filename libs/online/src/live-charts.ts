@@ -30,7 +30,8 @@ function versionLayers(s: HistorySeries): Spec[] {
   ];
 }
 
-const title = (text: string, subtitle: string) => ({ text, subtitle, anchor: 'start' });
+/** A chart's title; a long subtitle goes on several lines (one line wider than the chart would widen the SVG). */
+const title = (text: string, subtitle: string | string[]) => ({ text, subtitle, anchor: 'start' });
 
 /** A rate or mean per window per arm: points joined by lines, the 95% interval as a vertical rule. */
 function perArm(s: HistorySeries, pick: (w: HistorySeries['arms'][string][number]) => { value: number | null; ci: [number, number] | null }, y: Spec, head: Spec, extra: Spec[] = []): Spec | null {
@@ -92,7 +93,7 @@ export function latencySpec(s: HistorySeries): Spec | null {
   if (values.length === 0) return null;
   return {
     $schema: SCHEMA,
-    title: title('Answer time', `per arm, p50 (solid) and p95 (dashed) over windows of ${s.window} requests of the arm, from the request to the last chunk`),
+    title: title('Answer time', [`per arm, p50 (solid) and p95 (dashed) over windows of ${s.window} requests of the arm`, 'wall time from the request to the end of the answer']),
     width: WIDTH,
     height: 160,
     data: { values },
@@ -111,11 +112,11 @@ export function gateSpec(s: HistorySeries): Spec | null {
   if (s.gate.length === 0) return null;
   const verdicts = ['judged', 'hidden', 'explored'] as const;
   const counts = s.gate.flatMap((w) => verdicts.map((verdict) => ({ x: w.to, verdict, count: w[verdict] })));
-  const active = s.gate.filter((w) => w.active).map((w) => ({ from: w.from, to: w.to }));
+  const active = s.gate.filter((w) => w.active).map((w) => ({ from: w.from - 1, to: w.to })); // from the previous window's end: no gaps
   const thresholds = s.gate.filter((w) => w.threshold !== null).map((w) => ({ x: w.to, threshold: w.threshold }));
   return {
     $schema: SCHEMA,
-    title: title('Show gate', `verdicts per window of ${s.window} requests of the policy arms; shaded: active (may hide); dashed black: its threshold on P(accept), right axis`),
+    title: title('Show gate', [`verdicts per window of ${s.window} requests of the policy arms`, 'shaded: active (may hide); dashed black: its threshold on P(accept), right axis']),
     width: WIDTH,
     height: 160,
     layer: [
@@ -152,16 +153,16 @@ export function updatesSpec(s: HistorySeries): Spec | null {
   const step = { field: 'step', type: 'quantitative', title: 'update' };
   return {
     $schema: SCHEMA,
-    title: title('Updates', 'per update: its loss, KL(old ‖ new) on its batch and mean reward; each kept update publishes the next policy version, a discarded one (red) keeps the last'),
+    title: title('Updates', ['per update: its loss, KL(old ‖ new) on its batch and its mean reward', 'each kept update publishes the next policy version; a discarded one (red) keeps the last']),
     data: { values },
     facet: { row: { field: 'metric', type: 'nominal', title: null, sort: metrics.map(([, label]) => label) } },
     spec: {
       width: WIDTH,
-      height: 70,
+      height: 90,
       layer: [
         { mark: { type: 'line', color: '#999' }, encoding: { x: step, y: { field: 'value', type: 'quantitative', title: null, scale: { zero: false } } } },
         {
-          mark: { type: 'point', filled: true },
+          mark: { type: 'point', filled: true, size: 40 },
           encoding: {
             x: step,
             y: { field: 'value', type: 'quantitative', title: null, scale: { zero: false } },

@@ -199,6 +199,7 @@ describe('the live page of a run on the tiny model', () => {
   });
   afterAll(async () => {
     await service?.close();
+    for (const dir of [stateDir, path.dirname(modelDir)]) fs.rmSync(dir, { recursive: true, force: true });
   });
 
   const page = async (s: OnlineService, query = '') => {
