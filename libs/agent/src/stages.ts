@@ -9,7 +9,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { readToolTasks, shuffle, type ToolTaskRecord } from '@rlhf-code/data';
-import { createRng, loadModelAndTokenizer, type Qwen2Model } from '@rlhf-code/model';
+import { resumableRng, loadModelAndTokenizer, type Qwen2Model } from '@rlhf-code/model';
 import { loadPpoModels, savePpoCheckpoint } from '@rlhf-code/rl';
 import { SandboxPool, STUB_NAMES, stubPrograms } from '@rlhf-code/sandbox';
 import { meanSe, paired, type PairedDiff } from '@rlhf-code/stats';
@@ -55,7 +55,7 @@ export async function runToolWarmStart(f: ToolWarmStartSettings, log: (line: str
   const tok = loadTokenizer(f.model);
   const template = chatTemplateOf(tok);
   const records = await readTasks(f.data, { limit: 0, seed: f.seed, flag: '--data' });
-  const tasks = solvedTasks(records, createRng(`warmstart:${f.seed}`), f).filter((t) => t !== null);
+  const tasks = solvedTasks(records, resumableRng(`warmstart:${f.seed}`), f).filter((t) => t !== null);
   if (tasks.length === 0) throw new Error(`--data ${f.data.join(',')}: no task has a trace ("calls" and "answer", or tests and a reference)`);
   const pool = new SandboxPool({ concurrency: 2 });
   const { examples: all, toolOutputs } = await warmStartExamples(tasks, { tokenizer: tok, template, toolFor: interpreterTools(f.interpreter === 'stateful', { timeoutMs: 30_000 }, pool), system: f.system });
@@ -130,7 +130,7 @@ export async function runToolGrpo(f: ToolGrpoSettings, log: (line: string) => vo
   }
   const { policy, reference } = await loadPpoModels({ modelDir: f.model, resumeDir, algo: 'grpo', rewardModelDir: null, lora, seed: f.seed });
   const pool = new SandboxPool({ concurrency: f.toolWorkers });
-  const rng = createRng(`tool-grpo:${f.seed}`, saved?.rng);
+  const rng = resumableRng(`tool-grpo:${f.seed}`, saved?.rng);
   let batch: ToolTaskRecord[] = [];
   const grpo = new ToolGrpoTrainer(
     {
@@ -314,7 +314,7 @@ async function evalRow(r: EvalRun, tasks: readonly ToolTaskRecord[], f: ToolEval
   try {
     const template = chatTemplateOf(tokenizer);
     const rows = tasks.flatMap((t) => new Array<ToolTaskRecord>(f.samplesPerTask).fill(t));
-    const rng = createRng(f.commonRandom ? `tool-eval:${f.seed}` : `tool-eval:${f.seed}:${r.name}`);
+    const rng = resumableRng(f.commonRandom ? `tool-eval:${f.seed}` : `tool-eval:${f.seed}:${r.name}`);
     const episodes: Episode[] = await runEpisodes(policyTurns(model, { tokenizer, temperature, rng, batchSize: f.batchSize }), rows.map((t) => taskMessages(t, f.system)), {
       tokenizer,
       template,

@@ -13,7 +13,7 @@
 import { promises as fs } from 'fs';
 import * as path from 'path';
 import { codeQuestion, mbppDatasets, readMbpp, writeJsonl } from '@rlhf-code/data';
-import { createRng, type Rng } from '@rlhf-code/model';
+import { resumableRng, type Rng } from '@rlhf-code/model';
 import { PythonInterpreter, SandboxPool } from '@rlhf-code/sandbox';
 import type { PrepToolsSettings } from './settings';
 
@@ -98,7 +98,7 @@ export function generateToolTasks(kinds: readonly string[], perKind: number, see
   for (const kind of kinds) {
     const make = TOOL_TASK_KINDS[kind];
     if (!make) throw new Error(`tool tasks: unknown kind "${kind}" (known: ${Object.keys(TOOL_TASK_KINDS).join(', ')})`);
-    const rng = createRng(`tool-tasks:${seed}:${kind}`);
+    const rng = resumableRng(`tool-tasks:${seed}:${kind}`);
     for (let i = 0; i < perKind; i++) {
       const c = make(rng);
       const template = templates[i % templates.length];

@@ -11,6 +11,6 @@ export { combineScorers, rewardModelScorer, type Scorer } from './scorers';
 export { PpoTrainer } from './ppo-trainer';
 export { createValueHead } from './value-head';
 export { lossAggregationField, PpoSettings } from './settings';
-export { loadPpoModels, savePpoCheckpoint } from './ppo-checkpoint';
+export { loadPpoModels, savePpoCheckpoint } from './ppo-models';
 export { runPpo } from './ppo-run';
 export { HeldOutProbe, HELDOUT_SVG, type HeldOutRecord } from './heldout';

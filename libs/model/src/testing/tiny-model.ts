@@ -6,7 +6,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { initBackend } from '@rlhf-code/backend';
 import { makeConfig, type Qwen2Config } from '../config';
-import { saveCheckpoint } from '../checkpoint';
+import { saveCheckpoint } from '../checkpoint-folder';
 import { Qwen2Model } from '../model';
 import { RewardModel } from '../reward';
 
