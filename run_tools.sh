@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
-# Multi-turn RL with a Python interpreter tool (issue 18), on the shipped base model:
+# Multi-turn RL with a Python interpreter tool (issues 18, 36), on the shipped base model:
 #   prep tasks (if missing) -> SFT warm-start on tool-use traces -> GRPO with the interpreter -> eval
-# ending with the table of results/tools/eval.json: success ± SE on held-out kinds of task (never trained on) for
-# the warm-started model with the tool, the GRPO model with a stateful and with a stateless interpreter, and the GRPO
-# model without the tool; every row paired per task with the warm-started model (difference, SE, 95% interval).
+# Two families of tasks: programming tasks (the task suite, data/suite: write the function, run it in the
+# interpreter, end with the final code, judged by the hidden tests) and, smaller, computed-value questions
+# (data/tools). Held-out discipline: the warm-start trains on the suite's sft split, GRPO on its rl split, dev is for
+# settings, test is reported. Ends with the table of results/tools/eval.json: pass@1 ± SE on the suite's test split
+# (by group: the unseen operations apart) for the warm-started model with the tool, the GRPO model with a stateful and
+# with a stateless interpreter, the GRPO model without the tool and the stubs; every row paired per task with the
+# warm-started model (difference, SE, 95% interval); then the questions' table (eval_questions.md).
 #
-#   bash run_tools.sh                 default preset (about 26 minutes on 2 otherwise idle CPU cores)
+#   bash run_tools.sh                 default preset (26 minutes on 2 idle cores with the questions alone; to be timed
+#                                     again with the programming tasks)
 #   PRESET=smoke bash run_tools.sh    a few steps per stage (CI: checks the wiring, not the quality)
 #   LORA_RANK=8 GRAD_CHECKPOINTING=1 MODEL_PATH=DIR bash run_tools.sh
 #                                     another model (a checkpoint or a LoRA adapter folder); the warm-start trains a
@@ -26,6 +31,8 @@ if [[ "${LORA_RANK:-0}" != 0 && -z "${GRPO_LORA_RANK:-}" ]]; then
   GRPO_LORA_RANK="$LORA_RANK"
   [[ -n "${LORA_ALPHA:-}" ]] && GRPO_LORA_ALPHA="${GRPO_LORA_ALPHA:-$LORA_ALPHA}"
 fi
+DATA="${TOOLS_DATA:-data/tools}"
+SUITE="${SUITE:-data/suite}"
 case "$PRESET" in
   default)
     : "${WARMSTART_STEPS:=400}" "${WARMSTART_BATCH:=8}" "${WARMSTART_LR:=1e-3}" "${WARMSTART_DIRECT:=0.3}"
@@ -36,6 +43,7 @@ case "$PRESET" in
     : "${WARMSTART_STEPS:=2}" "${WARMSTART_BATCH:=4}" "${WARMSTART_LR:=1e-3}" "${WARMSTART_DIRECT:=0.3}"
     : "${GRPO_STEPS:=1}" "${GRPO_BATCH:=2}" "${GRPO_GROUP:=2}" "${GRPO_LR:=5e-4}" "${GRPO_LORA_RANK:=16}"
     : "${EVAL_LIMIT:=4}" "${EVAL_SAMPLES:=1}"
+    : "${WARMSTART_DATA:=$SUITE/sft.jsonl:100,$DATA/train.jsonl:50}" # the traces of every task take minutes to build
     ;;
   *)
     echo "run_tools: unknown PRESET '$PRESET' (use default or smoke)" >&2
@@ -46,7 +54,11 @@ esac
 MODEL_PATH="${MODEL_PATH:-models/base}"
 RESULTS="${RESULTS:-results}"
 TOOLS="$RESULTS/tools"
-DATA="${TOOLS_DATA:-data/tools}"
+: "${QUESTIONS:=300}" # computed-value questions beside the programming tasks (a seeded sample of $DATA/train.jsonl)
+WARMSTART_DATA="${WARMSTART_DATA:-$SUITE/sft.jsonl,$DATA/train.jsonl:$QUESTIONS}"
+GRPO_DATA="${GRPO_DATA:-$SUITE/rl.jsonl,$DATA/train.jsonl:$QUESTIONS}"
+EVAL_DATA="${EVAL_DATA:-$SUITE/test.jsonl}"
+EVAL_QUESTIONS_DATA="${EVAL_QUESTIONS_DATA:-$DATA/heldout.jsonl}"
 read -r -a WARMSTART_EXTRA <<< "${WARMSTART_ARGS:-}"
 read -r -a GRPO_EXTRA <<< "${GRPO_ARGS:-}"
 read -r -a EVAL_EXTRA <<< "${EVAL_ARGS:-}"
@@ -56,16 +68,21 @@ SCRIPT_NAME=run_tools LOG_DIR="$TOOLS/logs"
 source tools/stages.sh
 start_run
 
-shipped_model || echo "run_tools: MODEL_PATH=$MODEL_PATH is not the shipped $SHIPPED_MODEL: nothing to rebuild (the tool tasks do not depend on the model; the traces are rendered in its chat template at run time)"
+shipped_model || echo "run_tools: MODEL_PATH=$MODEL_PATH is not the shipped $SHIPPED_MODEL: nothing to rebuild (the tasks do not depend on the model; the traces are rendered in its chat template at run time)"
 
-# 1. Tasks: shipped in data/tools; rebuilt only when missing.
+# 1. Tasks: the suite's problems (data/suite, read as they are) and the questions shipped in data/tools, each rebuilt
+#    only when missing.
+if [[ ! -f "$SUITE/sft.jsonl" || ! -f "$SUITE/rl.jsonl" || ! -f "$SUITE/test.jsonl" ]]; then
+  stage prep-suite nxrun prep:suite -- --out-dir "$SUITE"
+fi
 if [[ ! -f "$DATA/train.jsonl" || ! -f "$DATA/heldout.jsonl" ]]; then
   stage prep-tools nxrun prep:tools -- --out-dir "$DATA"
 fi
 
-# 2. SFT warm-start: traces that call the interpreter with each training task's reference code and state its output
-#    (a share answers without the tool); the loss on the model's turns only.
-stage warmstart nxrun tool-rl:warmstart -- --model "$MODEL_PATH" --data "$DATA/train.jsonl" --out "$TOOLS/sft" \
+# 2. SFT warm-start: traces that run each sft problem's reference against its shown test and end with the code (some
+#    after a broken first attempt), and traces that call the interpreter with a question's reference code and state
+#    its output (a share answers without the tool); the loss on the model's turns only.
+stage warmstart nxrun tool-rl:warmstart -- --model "$MODEL_PATH" --data "$WARMSTART_DATA" --out "$TOOLS/sft" \
   --max-steps "$WARMSTART_STEPS" --epochs 100 --batch-size "$WARMSTART_BATCH" --lr "$WARMSTART_LR" --direct-share "$WARMSTART_DIRECT" \
   "${TRAIN_ARGS[@]}" "${WARMSTART_EXTRA[@]}"
 
@@ -76,15 +93,21 @@ stage warmstart nxrun tool-rl:warmstart -- --model "$MODEL_PATH" --data "$DATA/t
 GRPO_TRAIN_ARGS=(--lora-rank "$GRPO_LORA_RANK")
 [[ "$GRPO_LORA_RANK" != 0 ]] && GRPO_TRAIN_ARGS+=(--lora-alpha "${GRPO_LORA_ALPHA:-$((2 * GRPO_LORA_RANK))}")
 [[ "$GRAD_CHECKPOINTING" == 1 ]] && GRPO_TRAIN_ARGS+=(--grad-checkpointing)
-stage grpo nxrun tool-rl:train -- --model "$TOOLS/sft" --data "$DATA/train.jsonl" --out "$TOOLS/grpo" --steps "$GRPO_STEPS" \
+stage grpo nxrun tool-rl:train -- --model "$TOOLS/sft" --data "$GRPO_DATA" --out "$TOOLS/grpo" --steps "$GRPO_STEPS" \
   --batch-size "$GRPO_BATCH" --group-size "$GRPO_GROUP" --lr "$GRPO_LR" --interpreter "$GRPO_INTERPRETER" \
   "${GRPO_TRAIN_ARGS[@]}" --entropy-coef "$GRPO_ENTROPY" --malformed-penalty "$GRPO_MALFORMED_PENALTY" "${GRPO_EXTRA[@]}"
 
-# 4. Evaluation on held-out kinds: every row paired per task with the warm-started model.
+# 4. Evaluation on held-out problems (the suite's test split: pass@1 of the final code, the stubs as rows), then on the
+#    held-out questions (templates never trained on): every row paired per task with the warm-started model; a row's
+#    own temperature as name=checkpoint:tool@T in EVAL_RUNS.
 RUNS="warmstart=$TOOLS/sft:stateful,grpo_stateful=$TOOLS/grpo:stateful,grpo_stateless=$TOOLS/grpo:stateless,grpo_no_tool=$TOOLS/grpo:none"
-stage eval nxrun tool-rl:eval -- --runs "${EVAL_RUNS:-$RUNS}" --data "$DATA/heldout.jsonl" --out "$TOOLS/eval.json" \
+stage eval nxrun tool-rl:eval -- --runs "${EVAL_RUNS:-$RUNS}" --data "$EVAL_DATA" --out "$TOOLS/eval.json" \
+  --limit "$EVAL_LIMIT" --samples-per-task "$EVAL_SAMPLES" "${EVAL_EXTRA[@]}"
+stage eval-questions nxrun tool-rl:eval -- --runs "${EVAL_RUNS:-$RUNS}" --data "$EVAL_QUESTIONS_DATA" --out "$TOOLS/eval_questions.json" \
   --limit "$EVAL_LIMIT" --samples-per-task "$EVAL_SAMPLES" "${EVAL_EXTRA[@]}"
 
 echo
 echo "=== run_tools [$PRESET] finished in $((SECONDS - T0)) s; results in $TOOLS/ ==="
 cat "$TOOLS/eval.md"
+echo
+cat "$TOOLS/eval_questions.md"

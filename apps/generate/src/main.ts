@@ -37,7 +37,7 @@ async function logitsCommand(flags: GenerateLogitsSettings): Promise<void> {
  * --prompt text -> ids. A prompt in Qwen's FIM text form (<|fim_prefix|>p<|fim_suffix|>s<|fim_middle|>) is laid out in
  * the order the checkpoint was trained on (its tokenizer_config.json "fim_mode"), as the online server does.
  */
-function encodePrompt(tok: ReturnType<typeof loadTokenizer>, text: string): number[] {
+function promptFlagIds(tok: ReturnType<typeof loadTokenizer>, text: string): number[] {
   let fim;
   try {
     fim = parseFim(text);
@@ -55,7 +55,7 @@ async function runCommand(flags: GenerateRunSettings): Promise<void> {
   // Text needs the checkpoint's tokenizer; with --ids --json and no stop strings we can do without one.
   const tokenizer = idsFlag && flags.json && flags.stop.length === 0 ? undefined : await loadTokenizer(flags.model);
   if (tokenizer) checkVocabulary(tokenizer, model.config.vocab_size, flags.model);
-  const prompt = idsFlag ?? encodePrompt(tokenizer!, flags.prompt!);
+  const prompt = idsFlag ?? promptFlagIds(tokenizer!, flags.prompt!);
   checkVocab('--ids', [prompt], model.config.vocab_size);
   const sampling = flags.temperature !== undefined || flags.topP !== undefined || flags.topK !== undefined;
   const [out] = await generateBatch(model, [prompt], {

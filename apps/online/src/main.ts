@@ -4,71 +4,31 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { Command } from 'commander';
-import { z } from 'zod';
-import { backendOption, backendSchema, parseFlags, readConfigFile, runCli, settingsCommand, UsageError } from '@rlhf-code/cli';
+import { readSettingsFile, runCli, settingsCommand, UsageError } from '@rlhf-code/cli';
 import { buildFimDataset, fimSftRecords, PrepFimSettings } from '@rlhf-code/datagen';
 import { corpusDirs, type FimRecord, readFimData, writeJsonl } from '@rlhf-code/data';
 import { initBackend, shutdownBackend } from '@rlhf-code/backend';
 import { checkModelFolder } from '@rlhf-code/model';
 import {
-  ConfigError,
   EXPERIMENT_ARMS,
   ExperimentSettings,
   formatExperiment,
   LatencySettings,
-  loadOnlineConfig,
   measureLatency,
+  OnlineConfigSchema,
   runOnlineExperiment,
+  ServeSettings,
   startOnlineService,
   type OnlineConfigInput,
 } from '@rlhf-code/online';
 import { formatSummary, runSimulation, SimulateSettings, simUser } from '@rlhf-code/continue';
 import { loadTokenizer } from '@rlhf-code/tokenizer';
 
-const int = z.coerce.number().int();
-const num = z.coerce.number();
-
 // ---------------------------------------------------------------------------------------------- serve
 
-const ServeFlags = z.object({
-  model: z.string().optional(),
-  config: z.string().optional(),
-  stateDir: z.string().optional(),
-  completionPort: int.min(0).max(65535).optional(),
-  feedbackPort: int.min(0).max(65535).optional(),
-  host: z.string().optional(),
-  batchSize: int.positive().optional(),
-  lr: num.positive().optional(),
-  abFraction: num.min(0).max(1).optional(),
-  printConfig: z.boolean().optional(),
-  backend: backendSchema,
-});
-
-async function serveCommand(opts: unknown): Promise<void> {
-  const f = parseFlags(ServeFlags, opts);
-  let config;
-  try {
-    config = loadOnlineConfig({
-      file: f.config,
-      overrides: {
-        model: f.model,
-        stateDir: f.stateDir,
-        abFraction: f.abFraction,
-        completion: { port: f.completionPort, host: f.host },
-        feedback: { port: f.feedbackPort, host: f.host },
-        training: { batchSize: f.batchSize, lr: f.lr },
-      },
-    });
-  } catch (e) {
-    if (e instanceof ConfigError) throw new UsageError(e.message);
-    throw e;
-  }
-  if (f.printConfig) {
-    process.stdout.write(JSON.stringify(config, null, 2) + '\n');
-    return;
-  }
+async function serveCommand({ backend, ...config }: ServeSettings): Promise<void> {
   checkModelFolder(config.model, '--model'); // a checkpoint or a LoRA adapter folder (its base plus the adapter)
-  await initBackend({ backend: f.backend });
+  await initBackend({ backend });
   const service = await startOnlineService(config);
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
@@ -153,24 +113,15 @@ async function simulateCommand(f: SimulateSettings): Promise<void> {
 // ---------------------------------------------------------------------------------------------- latency
 
 /** A --service-config file (JSON or YAML, checked as online:serve's --config) as given; {} without one. */
-function serviceConfigFile(file: string | undefined): OnlineConfigInput {
-  if (!file) return {};
-  try {
-    loadOnlineConfig({ file, env: {} });
-  } catch (e) {
-    if (e instanceof ConfigError) throw new UsageError(`--service-config: ${e.message}`);
-    throw e;
-  }
-  return readConfigFile(file) as OnlineConfigInput;
-}
+const serviceConfigFile = (file: string | undefined): OnlineConfigInput => (file ? readSettingsFile(OnlineConfigSchema, file, '--service-config') : {});
 
 async function latencyCommand(f: LatencySettings): Promise<void> {
   if (!fs.existsSync(f.model)) throw new UsageError(`--model: ${f.model} does not exist`);
   const cases = (await readFimData(f.data)).filter((e) => e.split === 'test').map((e) => ({ prefix: e.prefix, suffix: e.suffix, path: e.path ?? 'untitled.py' }));
   if (cases.length < 2) throw new UsageError(`--data: ${f.data} has fewer than 2 "test" examples`);
+  const service = serviceConfigFile(f.serviceConfig);
   const backend = await initBackend({ backend: f.backend });
   process.stdout.write(`[latency] backend ${backend.name}; ${f.requests} requests per setting, ${cases.length} held-out FIM cases from ${f.data}\n`);
-  const service = serviceConfigFile(f.serviceConfig);
   const rows = await measureLatency({ ...f, cases, completion: service.completion, gate: service.gate }, (line) => process.stdout.write(line + '\n'));
   const ms = (x: number | null) => (x === null ? '-' : x.toFixed(0));
   process.stdout.write('\n| form | clients | requests | first chunk p50 | answer p50 | answer p95 | within 375 ms | chunks | status p50 / p95 (calls) |\n');
@@ -236,21 +187,11 @@ async function experimentCommand(f: ExperimentSettings): Promise<void> {
 // ---------------------------------------------------------------------------------------------- program
 
 const program = new Command('online').description('Online RL behind Continue: completion server, feedback server, live policy updates, simulated user.');
-program
-  .command('serve')
-  .description('run the completion server (OpenAI /v1/completions) and the feedback server (/api/training/submit) with live updates')
-  .option('--model <dir>', 'starting model folder (Hugging Face layout with tokenizer.json); default models/base (env MODEL_PATH)')
-  .option('--config <file>', 'config file, JSON or YAML (see apps/online/README.md for every key and its default)')
-  .option('--state-dir <dir>', 'feedback log, request log, checkpoints and metrics of this server (default online-state)')
-  .option('--completion-port <n>', 'completion server port (default 8081)')
-  .option('--feedback-port <n>', 'feedback server port (default 8082)')
-  .option('--host <addr>', 'interface both servers listen on (default 127.0.0.1; 0.0.0.0 for other machines)')
-  .option('--batch-size <n>', 'feedback events per update (default 16)')
-  .option('--lr <x>', 'AdamW learning rate (default 1e-5)')
-  .option('--ab-fraction <x>', 'share of requests served by the frozen starting model (default 0.1)')
-  .option('--print-config', 'print the effective config (defaults < --config file < env < flags) as JSON and exit')
-  .addOption(backendOption())
-  .action(serveCommand);
+settingsCommand(
+  program.command('serve').description('run the completion server (OpenAI /v1/completions) and the feedback server (/api/training/submit) with live updates'),
+  ServeSettings,
+  serveCommand,
+);
 settingsCommand(program.command('prep-fim').description('build {prefix, suffix, middle} examples from a folder of .py files, split train/test by file'), PrepFimSettings, prepCommand);
 settingsCommand(program.command('simulate').description('replay FIM examples exactly as Continue does and post accept/reject outcomes'), SimulateSettings, simulateCommand);
 settingsCommand(

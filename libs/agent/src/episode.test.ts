@@ -31,7 +31,7 @@ const base = { tokenizer: tok, template, maxTurns: 4, maxTurnTokens: 64, maxTota
 test('stateful: the sequence is the template rendering of the conversation; only the model tokens are marked', async () => {
   const turns = [toolCallText('x = 6 * 7\nprint(x)'), toolCallText('x + 1'), 'The answer is 43.'];
   const [e] = await runEpisodes(scripted(turns), [question], { ...base, toolFor: interpreterTools(true) });
-  expect(e).toMatchObject({ turns: 3, toolCalls: 2, malformedCalls: 0, end: 'answer', finalText: 'The answer is 43.' });
+  expect(e).toMatchObject({ turns: 3, toolCalls: 2, malformedCalls: 0, end: 'answer', answer: 'The answer is 43.' });
   expect(e.messages.filter((m) => m.role === 'tool').map((m) => m.content)).toEqual(['42\n', '43\n']);
   // The sampled sequence decodes to the template's own rendering (which adds a newline after the last turn).
   expect(tok.decode(e.ids, { skipSpecialTokens: false }) + '\n').toBe(renderChatTemplate(template, e.messages, { tools: [PYTHON_TOOL] }));
@@ -56,12 +56,12 @@ test('stateless: variables do not survive between calls; a malformed call is ans
 test('limits: turns, tokens per turn, tokens in all; several episodes at once', async () => {
   const loop = [toolCallText('print(1)')];
   const [a, b] = await runEpisodes(scripted(loop), [question, question], { ...base, maxTurns: 2, toolFor: interpreterTools(true) });
-  for (const e of [a, b]) expect(e).toMatchObject({ turns: 2, toolCalls: 1, end: 'turns' });
+  for (const e of [a, b]) expect(e).toMatchObject({ turns: 2, toolCalls: 1, end: 'turns', answer: null }); // a final tool call is no answer
   const [c] = await runEpisodes(scripted(['x'.repeat(500)]), [question], { ...base, maxTurnTokens: 8, toolFor: interpreterTools(true) });
-  expect(c).toMatchObject({ turns: 1, end: 'tokens' });
+  expect(c).toMatchObject({ turns: 1, end: 'tokens', answer: null }); // nor is a turn cut at the token limit
   expect(c.trainMask.filter((m) => m === 1)).toHaveLength(8);
   const prompt = tok.encode(renderChatTemplate(template, question, { tools: [PYTHON_TOOL], addGenerationPrompt: true })).length;
   const [d] = await runEpisodes(scripted(loop), [question], { ...base, maxTotalTokens: prompt + 40, toolFor: interpreterTools(true) });
-  expect(d.end).toBe('tokens');
+  expect(d).toMatchObject({ end: 'tokens', answer: null });
   expect(d.ids.length).toBeLessThanOrEqual(prompt + 40 + 60); // a tool answer may pass the budget; no turn starts after it
 });

@@ -73,8 +73,12 @@ export interface Episode {
   samplerLogprobs: number[];
   promptLength: number;
   messages: TemplateMessage[];
-  /** The last assistant turn's text: the answer. */
-  finalText: string;
+  /**
+   * The final answer turn's text: the last turn when it ended the episode itself (no tool call, its end token
+   * reached); null when the episode ended otherwise (a tool call at the turn limit, a turn cut at the token limit, no
+   * room for another turn), so the judge never reads a call or a cut turn as an answer.
+   */
+  answer: string | null;
   turns: number;
   toolCalls: number;
   malformedCalls: number;
@@ -110,7 +114,7 @@ export async function runEpisodes(generate: TurnGenerator, prompts: readonly Tem
   const episodes: Episode[] = prompts.map((messages) => {
     const text = renderChatTemplate(o.template, messages, { tools: o.noTool ? undefined : [PYTHON_TOOL], addGenerationPrompt: true });
     const ids = tok.encode(text);
-    return { ids, trainMask: ids.map(() => 0), samplerLogprobs: ids.map(() => 0), promptLength: ids.length, messages: [...messages], finalText: '', turns: 0, toolCalls: 0, malformedCalls: 0, end: 'turns' };
+    return { ids, trainMask: ids.map(() => 0), samplerLogprobs: ids.map(() => 0), promptLength: ids.length, messages: [...messages], answer: null, turns: 0, toolCalls: 0, malformedCalls: 0, end: 'turns' };
   });
   const tools = episodes.map((_, i) => o.toolFor(i));
   const live = new Set(episodes.map((_, i) => i));
@@ -144,12 +148,12 @@ export async function runEpisodes(generate: TurnGenerator, prompts: readonly Tem
         const parsed = o.noTool ? [] : parseToolCalls(text, TOOL_ARGS);
         const calls = parsed.flatMap((p) => (p.ok ? [p.call] : []));
         e.messages.push({ role: 'assistant', content: withoutToolCalls(text), ...(calls.length > 0 ? { tool_calls: calls } : {}) });
-        e.finalText = text;
         if (s.stopId === null) {
           e.end = 'tokens'; // cut mid-turn: no end token, no tool run
           live.delete(i);
         } else if (parsed.length === 0) {
           e.end = 'answer';
+          e.answer = text;
           live.delete(i);
         } else if (e.turns >= o.maxTurns) {
           e.end = 'turns';

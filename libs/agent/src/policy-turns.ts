@@ -7,7 +7,7 @@
 // other episodes, nor on how long its earlier turns were. Two models evaluated with equal roots share their random
 // numbers turn by turn (common random numbers): where their token distributions agree they choose the same tokens,
 // and the noise of a paired comparison shrinks. One generator per runEpisodes call (its episode indices key the seeds).
-import { createRng, generateBatch, type Qwen2Model, type Rng } from '@rlhf-code/model';
+import { resumableRng, generateBatch, type Qwen2Model, type Rng } from '@rlhf-code/model';
 import { layoutSequences, type SequenceBatch } from '@rlhf-code/rl';
 import type { Tokenizer } from '@rlhf-code/tokenizer';
 import type { Episode, TurnGenerator } from './episode';
@@ -18,7 +18,7 @@ export function policyTurns(model: Qwen2Model, o: { tokenizer: Tokenizer; temper
     const rngs = episodes.map((e) => {
       let s = seen.get(e);
       if (!s) seen.set(e, (s = { seed: o.rng.next(), turns: 0 }));
-      return createRng(`${s.seed}:${s.turns++}`);
+      return resumableRng(`${s.seed}:${s.turns++}`);
     });
     const longest = Math.max(...maxNewTokens);
     const out = await generateBatch(model, sequences as number[][], { maxNewTokens: longest, temperature: o.temperature, tokenizer: o.tokenizer, stop: 'chat', rngs, batchSize: o.batchSize });

@@ -18,6 +18,19 @@ export type InterpreterKind = (typeof INTERPRETERS)[number];
 
 const model = (d: string, what: string) => z.string().min(1).default(d).describe(what).meta({ env: 'MODEL_PATH' });
 
+/**
+ * Task files: tool tasks (`{"question", "answer" | "tests"}` lines) or problems in MBPP's schema (the task suite's
+ * data/suite/*.jsonl: programming tasks judged by their tests), comma-separated; `FILE:N` takes N of FILE's tasks.
+ */
+const taskFiles = (d: string[], what: string) =>
+  z
+    .array(z.string().min(1))
+    .min(1)
+    .default(d)
+    .describe(`${what}: files of tool tasks ({"question", "answer" | "tests"} per line) or of problems in MBPP's schema (programming tasks), comma-separated; FILE:N takes N of FILE's tasks, drawn with --seed`);
+/** The computed-value questions beside the programming tasks: the second, smaller family (a sample of data/tools/train.jsonl). */
+const QUESTIONS_SAMPLE = 'data/tools/train.jsonl:300';
+
 /** The episode's limits and the tool's: shared by training and evaluation, so both run the same episodes. */
 const episodeFields = {
   maxTurns: int().positive().default(10).describe('assistant turns per episode at most (the seed: 10)'),
@@ -27,7 +40,7 @@ const episodeFields = {
   toolMemoryMb: int().nonnegative().default(512).describe('address-space limit of an interpreter process in MiB (0 = none)'),
   toolOutputChars: int().positive().default(500).describe('characters of a tool answer the model sees; the rest is cut and the answer says so'),
   toolWorkers: int().positive().default(2).describe('interpreter calls running at once (the seed: 10 workers; 2 on 2 cores)'),
-  temperature: z.number().positive().default(1).describe('sampling temperature of the assistant turns (log-probs use the same)'),
+  temperature: z.number().positive().default(1).describe('sampling temperature of the assistant turns (log-probs use the same; eval: of rows without their own @temperature)'),
   system: z.string().optional().describe('system message before the tools (default: none, the template\'s own preamble)'),
 };
 
@@ -36,13 +49,25 @@ const { gradAccum: _g, ...warmRun } = runFields({ out: 'results/tools/sft', epoc
 export const ToolWarmStartSettings = z
   .strictObject({
     model: model('models/base', 'starting checkpoint (Hugging Face folder); its tokenizer_config.json chat_template renders the traces'),
-    data: z.string().min(1).default('data/tools/train.jsonl').describe('tool tasks with reference calls, one {"question", "answer", "calls"} per line (tasks without calls are skipped, and counted)'),
+    data: taskFiles(['data/suite/sft.jsonl', QUESTIONS_SAMPLE], 'the traces\' tasks: questions with reference calls, programming tasks with a reference (the suite\'s sft split); tasks without are skipped, and counted'),
     directShare: z
       .number()
       .min(0)
       .max(1)
       .default(0.3)
       .describe('share of traces that answer at once, without the tool: a warm-started model that sometimes trusts itself, as instruct models do before RL (0 = every trace calls the tool)'),
+    assertShare: z
+      .number()
+      .min(0)
+      .max(1)
+      .default(0.5)
+      .describe('share of programming traces that check the reference by running the assert the question shows (silent when it holds); the others print the call\'s value'),
+    fixShare: z
+      .number()
+      .min(0)
+      .max(1)
+      .default(0.25)
+      .describe('share of programming traces that first run a broken attempt (the reference without its last return), read the wrong value or the AssertionError, then run the reference'),
     interpreter: z.enum(INTERPRETERS).default('stateful').describe('interpreter the reference calls run in (two-call traces need stateful)'),
     maxLen: int().min(8).default(768).describe('traces longer than this many tokens are dropped, and counted'),
     heldoutFraction: z.number().min(0).lt(1).default(0.05).describe('share of traces held out for the evaluation loss'),
@@ -64,7 +89,7 @@ const lora = loraFields();
 export const ToolGrpoSettings = z
   .strictObject({
     model: model('results/tools/sft', 'starting policy (the warm-started checkpoint); also the frozen reference and the tokenizer'),
-    data: z.string().min(1).default('data/tools/train.jsonl').describe('training tasks, one {"question", "answer" | "tests"} per line'),
+    data: taskFiles(['data/suite/rl.jsonl', QUESTIONS_SAMPLE], 'training tasks (the suite\'s rl split: prompts and tests only)'),
     steps: int().positive().default(20).describe('iterations (episodes + update)'),
     ...rlRun,
     batchSize: rlRun.batchSize.describe('tasks per iteration, each tried --group-size times'),
@@ -102,9 +127,10 @@ export const ToolEvalSettings = z.strictObject({
     .string()
     .min(1)
     .default('warmstart=results/tools/sft:stateful,grpo_stateful=results/tools/grpo:stateful,grpo_stateless=results/tools/grpo:stateless,grpo_no_tool=results/tools/grpo:none')
-    .describe('rows of the table, comma-separated name=checkpoint:tool, tool = stateful, stateless or none (no tool offered, none run)'),
+    .describe('rows of the table, comma-separated name=checkpoint:tool[@temperature], tool = stateful, stateless or none (no tool offered, none run); a row without @ samples at --temperature'),
   baseline: z.string().min(1).default('warmstart').describe('the row every other row is compared with, paired per task ("vs_sft")'),
-  data: z.string().min(1).default('data/tools/heldout.jsonl').describe('held-out tasks (kinds never trained on)'),
+  data: taskFiles(['data/suite/test.jsonl'], 'held-out tasks (the suite\'s test split: pass@1 of the final code, by group of operations; data/tools/heldout.jsonl: the questions)'),
+  stubs: z.boolean().default(true).describe('add the offline evaluation\'s trivial programs (libs/sandbox stubs) as final code of every programming task, as rows stub:<what>'),
   samplesPerTask: int().positive().default(4).describe('episodes per task and row (at --temperature)'),
   limit: int().nonnegative().default(0).describe('use only the first n tasks (0 = all)'),
   batchSize: int().positive().default(16).describe('episodes decoded together'),

@@ -1,46 +1,69 @@
 // The tool-use stages behind `tool-rl warmstart | train | eval` (apps/tool-rl is their command line):
-//   runToolWarmStart  SFT on synthetic traces of the tasks' reference calls (the format, before RL)
+//   runToolWarmStart  SFT on synthetic traces of the tasks' reference calls or code (the format, before RL)
 //   runToolGrpo       GRPO over multi-turn episodes with the interpreter
-//   runToolEval       success on held-out tasks per (checkpoint, interpreter) row, each row paired with a baseline
+//   runToolEval       success (pass@1 on programming tasks) on held-out tasks per (checkpoint, interpreter,
+//                     temperature) row, each row paired with a baseline; the offline eval's stubs as rows
+// Two families of tasks, in any mix of files: programming tasks (problems in MBPP's schema, e.g. the task suite's
+// splits: write the function, run it, end with the final code; judged by the hidden tests) and computed-value
+// questions (data/tools: the answer stated exactly).
 import * as fs from 'fs';
 import * as path from 'path';
 import { readToolTasks, shuffle, type ToolTaskRecord } from '@rlhf-code/data';
-import { createRng, loadModelAndTokenizer, modelFolderProblem, type Qwen2Model } from '@rlhf-code/model';
+import { resumableRng, loadModelAndTokenizer, modelFolderProblem, type Qwen2Model } from '@rlhf-code/model';
 import { loadPpoModels, savePpoCheckpoint } from '@rlhf-code/rl';
-import { SandboxPool } from '@rlhf-code/sandbox';
+import { SandboxPool, STUB_NAMES, stubPrograms } from '@rlhf-code/sandbox';
 import { meanSe, paired, type PairedDiff } from '@rlhf-code/stats';
 import { chatTemplateOf, loadTokenizer } from '@rlhf-code/tokenizer';
 import { loadLmStageModel, loraConfigOf, RunDir, runLmStage, trainerConfig, TrainingRun, yieldToEventLoop } from '@rlhf-code/train';
 import { interpreterTools, runEpisodes, taskMessages, type Episode } from './episode';
-import { judgeEpisodes } from './judge';
+import { judgeCode, judgeEpisodes, type Verdict } from './judge';
 import { policyTurns } from './policy-turns';
 import { TOOL_MODES, type ToolEvalSettings, type ToolGrpoSettings, type ToolMode, type ToolWarmStartSettings } from './settings';
 import { ToolGrpoTrainer } from './tool-grpo';
-import { warmStartExamples } from './warm-start';
+import { solvedTasks, warmStartExamples } from './warm-start';
 
 type EpisodeLimits = Pick<ToolGrpoSettings, 'maxTurns' | 'maxTurnTokens' | 'maxTotalTokens' | 'toolTimeoutMs' | 'toolMemoryMb' | 'toolOutputChars' | 'toolWorkers' | 'system'>;
 
 /** The interpreter options of the settings (the pool is the concurrency limit). */
 const interpreterOptions = (f: EpisodeLimits) => ({ timeoutMs: f.toolTimeoutMs, memoryMb: f.toolMemoryMb, outputChars: Math.max(f.toolOutputChars, 64) });
 
-/** Tasks of a file, the first `limit` (0 = all), with at least `min` of them. */
-async function readTasks(file: string, limit: number, flag: string, min = 1): Promise<ToolTaskRecord[]> {
-  let tasks = await readToolTasks(file);
-  if (limit > 0) tasks = tasks.slice(0, limit);
-  if (tasks.length < min) throw new Error(`${flag} ${file}: need at least ${min} tasks, found ${tasks.length}`);
+/**
+ * Tasks of `files` in order (each FILE, or FILE:N: N of its tasks drawn with `seed`, kept in file order), the first
+ * `limit` of them (0 = all), with at least `min`.
+ */
+export async function readTasks(files: readonly string[], o: { limit: number; seed: number; flag: string; min?: number }): Promise<ToolTaskRecord[]> {
+  const parts = await Promise.all(
+    files.map(async (spec) => {
+      const m = /^(.+):(\d+)$/.exec(spec);
+      const file = m ? m[1] : spec;
+      const all = await readToolTasks(file);
+      if (!m) return all;
+      const n = Number(m[2]);
+      if (n < 1 || n > all.length) throw new Error(`${o.flag} ${spec}: asks for ${n} tasks, ${file} has ${all.length}`);
+      const order = all.map((_, i) => i);
+      return shuffle(order, `tool-tasks:${file}:${o.seed}`).slice(0, n).sort((a, b) => a - b).map((i) => all[i]);
+    }),
+  );
+  let tasks = parts.flat();
+  if (o.limit > 0) tasks = tasks.slice(0, o.limit);
+  const min = o.min ?? 1;
+  if (tasks.length < min) throw new Error(`${o.flag} ${files.join(',')}: need at least ${min} tasks, found ${tasks.length}`);
   return tasks;
 }
 
 export async function runToolWarmStart(f: ToolWarmStartSettings, log: (line: string) => void = console.error) {
   const tok = loadTokenizer(f.model);
   const template = chatTemplateOf(tok);
-  const records = await readTasks(f.data, 0, '--data');
-  const withCalls = records.filter((r) => r.calls && r.answer !== undefined);
-  if (withCalls.length === 0) throw new Error(`--data ${f.data}: no task has "calls" and "answer" (the warm-start traces make the reference calls)`);
-  const rng = createRng(`warmstart:${f.seed}`);
-  const tasks = withCalls.map((r) => ({ question: r.question, answer: r.answer!, calls: r.calls!, direct: rng.next() < f.directShare }));
+  const records = await readTasks(f.data, { limit: 0, seed: f.seed, flag: '--data' });
+  const tasks = solvedTasks(records, resumableRng(`warmstart:${f.seed}`), f).filter((t) => t !== null);
+  if (tasks.length === 0) throw new Error(`--data ${f.data.join(',')}: no task has a trace ("calls" and "answer", or tests and a reference)`);
   const pool = new SandboxPool({ concurrency: 2 });
-  const { examples: all } = await warmStartExamples(tasks, { tokenizer: tok, template, toolFor: interpreterTools(f.interpreter === 'stateful', { timeoutMs: 30_000 }, pool), system: f.system });
+  const { examples: all, toolOutputs } = await warmStartExamples(tasks, { tokenizer: tok, template, toolFor: interpreterTools(f.interpreter === 'stateful', { timeoutMs: 30_000 }, pool), system: f.system });
+  const code = tasks.filter((t) => t.final.startsWith('```')).length;
+  const fixes = tasks.filter((t) => t.final.startsWith('```') && !t.direct && t.calls.length > 1).length;
+  // The last call of a trace runs the reference: an error there is a wrong reference (or setup), not a lesson.
+  const failing = toolOutputs.filter((outs) => outs.length > 0 && /Traceback|Error:/.test(outs[outs.length - 1])).length;
+  if (failing > 0) log(`tool-rl warmstart: warning: ${failing} traces' reference calls end in an error (a wrong reference or test?)`);
   const fits = all.filter((e) => e.ids.length <= f.maxLen);
   const order = shuffle(fits, `warmstart-split:${f.seed}`);
   const nHeld = Math.round(order.length * f.heldoutFraction);
@@ -48,8 +71,8 @@ export async function runToolWarmStart(f: ToolWarmStartSettings, log: (line: str
   const examples = order.slice(nHeld);
   const direct = tasks.filter((t) => t.direct).length;
   log(
-    `tool-rl warmstart: ${records.length} tasks in ${f.data}: ${withCalls.length} with reference calls (${records.length - withCalls.length} without, skipped); ` +
-      `${direct} traces answer without the tool; ${all.length - fits.length} longer than --max-len ${f.maxLen} dropped; ${examples.length} training / ${heldOut.length} held-out traces`,
+    `tool-rl warmstart: ${records.length} tasks in ${f.data.join(',')}: ${tasks.length} with a trace (${code} programming, ${tasks.length - code} questions; ${records.length - tasks.length} without, skipped); ` +
+      `${direct} traces answer without the tool, ${fixes} first run a broken attempt; ${all.length - fits.length} longer than --max-len ${f.maxLen} dropped; ${examples.length} training / ${heldOut.length} held-out traces`,
   );
   const model = await loadLmStageModel(f, new RunDir(f.out).resumeFrom(f.resume), (line) => log(`tool-rl warmstart: ${line}`));
   try {
@@ -92,7 +115,7 @@ interface ToolGrpoState {
 }
 
 export async function runToolGrpo(f: ToolGrpoSettings, log: (line: string) => void = console.error) {
-  const tasks = await readTasks(f.data, f.limit, '--data', 1);
+  const tasks = await readTasks(f.data, { limit: f.limit, seed: f.seed, flag: '--data' });
   const tok = loadTokenizer(f.model);
   const template = chatTemplateOf(tok);
   const lora = loraConfigOf({ ...f, loraDropout: 0 }); // no dropout in RL: rollout and update log-probs must agree
@@ -107,7 +130,7 @@ export async function runToolGrpo(f: ToolGrpoSettings, log: (line: string) => vo
   }
   const { policy, reference } = await loadPpoModels({ modelDir: f.model, resumeDir, algo: 'grpo', rewardModelDir: null, lora, seed: f.seed });
   const pool = new SandboxPool({ concurrency: f.toolWorkers });
-  const rng = createRng(`tool-grpo:${f.seed}`, saved?.rng);
+  const rng = resumableRng(`tool-grpo:${f.seed}`, saved?.rng);
   let batch: ToolTaskRecord[] = [];
   const grpo = new ToolGrpoTrainer(
     {
@@ -125,7 +148,7 @@ export async function runToolGrpo(f: ToolGrpoSettings, log: (line: string) => vo
   );
   const done = saved?.iteration ?? 0;
   if (state) await runDir.restore(grpo.trainer, state);
-  log(`tool-rl train: ${tasks.length} tasks from ${f.data}; ${f.steps} iterations of ${f.batchSize} tasks x ${f.groupSize} episodes, ${f.interpreter} interpreter` + (lora ? `, LoRA r=${lora.r}` : ''));
+  log(`tool-rl train: ${tasks.length} tasks from ${f.data.join(',')}; ${f.steps} iterations of ${f.batchSize} tasks x ${f.groupSize} episodes, ${f.interpreter} interpreter` + (lora ? `, LoRA r=${lora.r}` : ''));
   const run = new TrainingRun({ outDir: f.out, label: 'tool grpo', totalSteps: f.steps, append: resumeDir !== undefined, resumeStep: resumeDir ? done : undefined, quiet: f.quiet });
   if (resumeDir) run.print(`tool-rl train: resuming from ${f.out} at iteration ${done}`);
   else if (f.resume) run.print(`tool-rl train: --resume: no checkpoint in ${f.out} yet, starting from iteration 0`);
@@ -168,20 +191,28 @@ export async function runToolGrpo(f: ToolGrpoSettings, log: (line: string) => vo
   return { stage: 'tool-grpo', out: f.out, step, interrupted: step < f.steps, seconds: (Date.now() - t0) / 1000 };
 }
 
-/** One row of the evaluation: a checkpoint with an interpreter (or none). */
+/** One row of the evaluation: a checkpoint with an interpreter (or none), sampled at a temperature. */
 export interface EvalRun {
   name: string;
   dir: string;
   tool: ToolMode;
+  /** The row's own temperature (`@T`); absent: --temperature. */
+  temperature?: number;
 }
 
-/** `name=dir:tool,...` -> rows; errors name the entry. */
+/** `name=dir:tool[@temperature],...` -> rows; errors name the entry. */
 export function parseEvalRuns(spec: string): EvalRun[] {
   const runs = spec.split(',').map((entry) => {
-    const m = /^([\w.-]+)=(.+):(\w+)$/.exec(entry.trim());
-    if (!m) throw new Error(`--runs: "${entry}" is not name=checkpoint:tool (tool = ${TOOL_MODES.join(', ')})`);
+    const m = /^([\w.-]+)=(.+):(\w+)(?:@([^@:]+))?$/.exec(entry.trim());
+    if (!m) throw new Error(`--runs: "${entry}" is not name=checkpoint:tool[@temperature] (tool = ${TOOL_MODES.join(', ')})`);
     if (!(TOOL_MODES as readonly string[]).includes(m[3])) throw new Error(`--runs: "${entry}": tool must be one of ${TOOL_MODES.join(', ')}, got "${m[3]}"`);
-    return { name: m[1], dir: m[2], tool: m[3] as ToolMode };
+    const run: EvalRun = { name: m[1], dir: m[2], tool: m[3] as ToolMode };
+    if (m[4] !== undefined) {
+      const t = Number(m[4]);
+      if (!(t > 0 && Number.isFinite(t))) throw new Error(`--runs: "${entry}": the temperature after @ must be a positive number, got "${m[4]}"`);
+      run.temperature = t;
+    }
+    return run;
   });
   const names = runs.map((r) => r.name);
   const dup = names.find((n, i) => names.indexOf(n) !== i);
@@ -189,17 +220,86 @@ export function parseEvalRuns(spec: string): EvalRun[] {
   return runs;
 }
 
-export interface EvalRow {
+/** A paired difference per task (row - other), with the number of tasks and the difference in SEs. */
+export type PairedRow = PairedDiff & { n: number; z: number | null };
+const pairedRow = (a: readonly number[], b: readonly number[]): PairedRow => {
+  const d = paired([...a], [...b]);
+  return { ...d, n: a.length, z: d.se ? d.diff / d.se : null };
+};
+
+/** A row's success on a subset of the tasks (an operation, a group), paired with the baseline's on the same tasks. */
+export interface EvalPart {
   success: number;
   se: number | null;
+  n: number;
+  vs_sft?: PairedRow;
+}
+
+export interface EvalRow {
+  /** Mean over tasks of each task's success rate over its episodes: pass@1 on programming tasks. */
+  success: number;
+  se: number | null;
+  /** Mean share of hidden tests the final code passed (programming tasks; a diagnostic stubs can earn); null for questions. */
+  tests_passed: number | null;
   tool_calls: number;
   turns: number;
   malformed: number;
   answered: number;
-  by_kind: Record<string, { success: number; se: number | null; n: number }>;
-  checkpoint: string;
+  /** The sampling temperature of the row; null for a stub. */
+  temperature: number | null;
+  /** success - the baseline's, paired per task (absent for the baseline itself). */
+  vs_sft?: PairedRow;
+  by_kind: Record<string, EvalPart>;
+  /** By the tasks' `group` (the suite's sft_ops, rl_only_ops, unseen_ops), when they have one. */
+  by_group?: Record<string, EvalPart>;
+  /** null for a stub. */
+  checkpoint: string | null;
   tool: ToolMode;
   seconds: number;
+}
+
+/** Per-task figures of one row: success rate and share of tests passed, each averaged over the task's episodes. */
+interface PerTask {
+  success: number[];
+  testsPassed: (number | null)[];
+}
+
+const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+
+/** Verdicts of `k` episodes per task (task-major) as per-task figures. */
+function perTaskOf(verdicts: readonly Verdict[], nTasks: number, k: number): PerTask {
+  const of = (i: number) => verdicts.slice(i * k, (i + 1) * k);
+  return {
+    success: Array.from({ length: nTasks }, (_, i) => mean(of(i).map((v) => Number(v.success)))),
+    testsPassed: Array.from({ length: nTasks }, (_, i) => (of(i)[0].testsPassed === null ? null : mean(of(i).map((v) => v.testsPassed ?? 0)))),
+  };
+}
+
+/** success ± SE over the tasks of each value of `key` (in order of first appearance). */
+function breakdown(perTask: readonly number[], tasks: readonly ToolTaskRecord[], key: (t: ToolTaskRecord) => string): Record<string, EvalPart> {
+  const out: Record<string, EvalPart> = {};
+  for (const k of new Set(tasks.map(key))) {
+    const xs = perTask.filter((_, i) => key(tasks[i]) === k);
+    const s = meanSe(xs);
+    out[k] = { success: s.mean, se: s.se, n: xs.length };
+  }
+  return out;
+}
+
+const kindOf = (t: ToolTaskRecord) => t.kind ?? 'task';
+const groupOf = (t: ToolTaskRecord) => t.group ?? 'none';
+
+/** A row's figures over the tasks, before pairing with the baseline. */
+function rowFigures(p: PerTask, tasks: readonly ToolTaskRecord[]) {
+  const s = meanSe(p.success);
+  const tp = p.testsPassed.filter((x) => x !== null);
+  return {
+    success: s.mean,
+    se: s.se,
+    tests_passed: tp.length > 0 ? mean(tp) : null,
+    by_kind: breakdown(p.success, tasks, kindOf),
+    ...(tasks.some((t) => t.group !== undefined) ? { by_group: breakdown(p.success, tasks, groupOf) } : {}),
+  };
 }
 
 /**
@@ -207,13 +307,15 @@ export interface EvalRow {
  * (policy-turns.ts), so the rows' paired differences carry less sampling noise; each row's own figures are unchanged
  * in distribution.
  */
-async function evalRow(r: EvalRun, tasks: readonly ToolTaskRecord[], f: ToolEvalSettings, pool: SandboxPool): Promise<{ row: EvalRow; perTask: number[] }> {
+async function evalRow(r: EvalRun, tasks: readonly ToolTaskRecord[], f: ToolEvalSettings, pool: SandboxPool): Promise<{ row: EvalRow; perTask: PerTask }> {
   const t0 = Date.now();
+  const temperature = r.temperature ?? f.temperature;
   const { model, tokenizer } = await loadModelAndTokenizer(r.dir, { trainable: false, merge: true });
   try {
     const template = chatTemplateOf(tokenizer);
     const rows = tasks.flatMap((t) => new Array<ToolTaskRecord>(f.samplesPerTask).fill(t));
-    const episodes: Episode[] = await runEpisodes(policyTurns(model, { tokenizer, temperature: f.temperature, rng: createRng(f.commonRandom ? `tool-eval:${f.seed}` : `tool-eval:${f.seed}:${r.name}`), batchSize: f.batchSize }), rows.map((t) => taskMessages(t, f.system)), {
+    const rng = resumableRng(f.commonRandom ? `tool-eval:${f.seed}` : `tool-eval:${f.seed}:${r.name}`);
+    const episodes: Episode[] = await runEpisodes(policyTurns(model, { tokenizer, temperature, rng, batchSize: f.batchSize }), rows.map((t) => taskMessages(t, f.system)), {
       tokenizer,
       template,
       maxTurns: f.maxTurns,
@@ -223,28 +325,21 @@ async function evalRow(r: EvalRun, tasks: readonly ToolTaskRecord[], f: ToolEval
       noTool: r.tool === 'none',
       toolFor: interpreterTools(r.tool === 'stateful', interpreterOptions(f), pool),
     });
-    const ok = (await judgeEpisodes(episodes, rows, pool)).map(Number);
-    const k = f.samplesPerTask;
-    const perTask = tasks.map((_, i) => ok.slice(i * k, (i + 1) * k).reduce((a, b) => a + b, 0) / k);
-    const s = meanSe(perTask);
-    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+    const perTask = perTaskOf(await judgeEpisodes(episodes, rows, pool), tasks.length, f.samplesPerTask);
     const calls = episodes.reduce((n, e) => n + e.toolCalls + e.malformedCalls, 0);
-    const byKind: EvalRow['by_kind'] = {};
-    for (const kind of new Set(tasks.map((t) => t.kind ?? 'task'))) {
-      const xs = perTask.filter((_, i) => (tasks[i].kind ?? 'task') === kind);
-      const ks = meanSe(xs);
-      byKind[kind] = { success: ks.mean, se: ks.se, n: xs.length };
-    }
+    const { success, se, tests_passed, ...parts } = rowFigures(perTask, tasks);
     return {
       perTask,
       row: {
-        success: s.mean,
-        se: s.se,
+        success,
+        se,
+        tests_passed,
         tool_calls: mean(episodes.map((e) => e.toolCalls)),
         turns: mean(episodes.map((e) => e.turns)),
         malformed: calls > 0 ? episodes.reduce((n, e) => n + e.malformedCalls, 0) / calls : 0,
         answered: mean(episodes.map((e) => Number(e.end === 'answer'))),
-        by_kind: byKind,
+        temperature,
+        ...parts,
         checkpoint: r.dir,
         tool: r.tool,
         seconds: (Date.now() - t0) / 1000,
@@ -255,6 +350,22 @@ async function evalRow(r: EvalRun, tasks: readonly ToolTaskRecord[], f: ToolEval
   }
 }
 
+/**
+ * The stub rows: each of the offline evaluation's trivial programs (libs/sandbox stubPrograms, named stub:<what>) as
+ * the final code of every programming task, judged as a model's final code (judgeCode); questions score 0.
+ */
+async function stubRows(tasks: readonly ToolTaskRecord[], pool: SandboxPool): Promise<{ name: string; row: EvalRow; perTask: PerTask }[]> {
+  const t0 = Date.now();
+  const programs = tasks.map((t) => (t.tests ? stubPrograms({ prompt: t.question, tests: t.tests, setup: t.setup, code: t.reference }) : null));
+  const verdicts = await Promise.all(STUB_NAMES.map((_, s) => judgeCode(programs.map((p) => p?.[s].response ?? null), tasks, pool)));
+  const seconds = (Date.now() - t0) / 1000;
+  return STUB_NAMES.map((name, s) => {
+    const perTask = perTaskOf(verdicts[s], tasks.length, 1);
+    const row: EvalRow = { ...rowFigures(perTask, tasks), tool_calls: 0, turns: 0, malformed: 0, answered: 1, temperature: null, checkpoint: null, tool: 'none', seconds };
+    return { name, row, perTask };
+  });
+}
+
 export async function runToolEval(f: ToolEvalSettings, log: (line: string) => void = console.error) {
   const runs = parseEvalRuns(f.runs);
   if (!runs.some((r) => r.name === f.baseline)) throw new Error(`--baseline ${f.baseline}: no such row in --runs (rows: ${runs.map((r) => r.name).join(', ')})`);
@@ -262,35 +373,49 @@ export async function runToolEval(f: ToolEvalSettings, log: (line: string) => vo
     const problem = modelFolderProblem(r.dir);
     if (problem !== null) throw new Error(`--runs ${r.name}: ${r.dir}: ${problem}`);
   }
-  const tasks = await readTasks(f.data, f.limit, '--data', 2);
+  const tasks = await readTasks(f.data, { limit: f.limit, seed: f.seed, flag: '--data', min: 2 });
+  const programming = tasks.filter((t) => t.tests).length;
+  const family = programming === tasks.length ? 'programming' : programming === 0 ? 'questions' : 'mixed';
   const pool = new SandboxPool({ concurrency: f.toolWorkers });
   const models: Record<string, EvalRow> = {};
-  const perTask: Record<string, number[]> = {};
+  const perTask: Record<string, PerTask> = {};
   for (const r of runs) {
     const { row, perTask: p } = await evalRow(r, tasks, f, pool);
     models[r.name] = row;
     perTask[r.name] = p;
-    log(`tool-rl eval: ${r.name.padEnd(16)} success ${row.success.toFixed(3)} ± ${row.se?.toFixed(3) ?? 'n/a'}  calls ${row.tool_calls.toFixed(2)}  turns ${row.turns.toFixed(2)}  malformed ${row.malformed.toFixed(3)}  (${row.seconds.toFixed(0)} s)`);
+    log(`tool-rl eval: ${r.name.padEnd(16)} success ${row.success.toFixed(3)} ± ${row.se?.toFixed(3) ?? 'n/a'} at T=${row.temperature}  calls ${row.tool_calls.toFixed(2)}  turns ${row.turns.toFixed(2)}  malformed ${row.malformed.toFixed(3)}  (${row.seconds.toFixed(0)} s)`);
   }
-  const vs: Record<string, PairedDiff & { n: number; z: number | null }> = {};
-  for (const r of runs) {
-    if (r.name === f.baseline) continue;
-    const d = paired(perTask[r.name], perTask[f.baseline]);
-    vs[r.name] = { ...d, n: tasks.length, z: d.se ? d.diff / d.se : null };
-    log(`tool-rl eval: ${r.name} - ${f.baseline}: ${diffText(d, '95% CI ')}`);
+  if (f.stubs && programming > 0) {
+    for (const { name, row, perTask: p } of await stubRows(tasks, pool)) {
+      models[name] = row;
+      perTask[name] = p;
+    }
+    const best = STUB_NAMES.reduce((a, b) => (models[b].success > models[a].success ? b : a));
+    log(`tool-rl eval: ${STUB_NAMES.length} stub rows, the best ${best} at ${models[best].success.toFixed(3)} success`);
+  }
+  // Every row paired per task with the baseline, overall and within each group of tasks.
+  const vs: Record<string, PairedRow> = {};
+  const base = perTask[f.baseline].success;
+  for (const [name, row] of Object.entries(models)) {
+    if (name === f.baseline) continue;
+    row.vs_sft = vs[name] = pairedRow(perTask[name].success, base);
+    for (const [g, part] of Object.entries(row.by_group ?? {})) {
+      const idx = tasks.flatMap((t, i) => (groupOf(t) === g ? [i] : []));
+      part.vs_sft = pairedRow(idx.map((i) => perTask[name].success[i]), idx.map((i) => base[i]));
+    }
+    if (!name.startsWith('stub:')) log(`tool-rl eval: ${name} - ${f.baseline}: ${diffText(vs[name], '95% CI ')}`);
   }
   // Rows of one checkpoint with different tools (stateful vs stateless, with vs without the tool), paired per task.
-  const sameCheckpoint: Record<string, PairedDiff & { n: number; z: number | null }> = {};
+  const sameCheckpoint: Record<string, PairedRow> = {};
   runs.forEach((a, i) =>
     runs.slice(i + 1).forEach((b) => {
       if (a.dir !== b.dir) return;
-      const d = paired(perTask[a.name], perTask[b.name]);
-      sameCheckpoint[`${a.name} - ${b.name}`] = { ...d, n: tasks.length, z: d.se ? d.diff / d.se : null };
+      const d = (sameCheckpoint[`${a.name} - ${b.name}`] = pairedRow(perTask[a.name].success, perTask[b.name].success));
       log(`tool-rl eval: ${a.name} - ${b.name}: ${diffText(d, '95% CI ')}`);
     }),
   );
   const result = {
-    n_tasks: tasks.length, samples_per_task: f.samplesPerTask, data: f.data, baseline: f.baseline, temperature: f.temperature, common_random: f.commonRandom,
+    n_tasks: tasks.length, samples_per_task: f.samplesPerTask, data: f.data.join(','), family, baseline: f.baseline, temperature: f.temperature, common_random: f.commonRandom,
     models, vs_sft: vs, same_checkpoint: sameCheckpoint,
   };
   fs.mkdirSync(path.dirname(f.out), { recursive: true });
@@ -305,22 +430,36 @@ function diffText(d: PairedDiff, ciLabel = ''): string {
   return `${d.diff >= 0 ? '+' : ''}${n(d.diff)} ± ${n(d.se)} (${d.ci95 ? ciLabel + d.ci95.map(n).join(' .. ') : 'n/a'})`;
 }
 
-/** eval.json as a Markdown table (eval.md beside it): one row per run, the paired difference with the baseline. */
+/** eval.json as Markdown (eval.md beside it): one row per run, the paired difference with the baseline; by group. */
 function evalTable(r: {
-  n_tasks: number; samples_per_task: number; data: string; baseline: string; common_random: boolean; models: Record<string, EvalRow>; vs_sft: Record<string, PairedDiff>;
+  n_tasks: number; samples_per_task: number; data: string; family: string; baseline: string; common_random: boolean; models: Record<string, EvalRow>;
   same_checkpoint: Record<string, PairedDiff>;
 }): string {
   const n = (x: number | null, d = 3) => (x === null ? 'n/a' : x.toFixed(d));
   const crn = r.common_random ? ', every row sampled with the same random numbers per episode and turn' : ', each row with its own random numbers';
+  const metric = r.family === 'programming' ? 'pass@1 (the final code passes every hidden test)' : r.family === 'questions' ? 'success (the answer stated exactly)' : 'success (pass@1 of programming tasks, exact answers of questions)';
   const lines = [
-    `${r.n_tasks} tasks of ${r.data} x ${r.samples_per_task} episodes${crn}; success = mean over tasks ± SE; the difference is paired per task with ${r.baseline} (95% t interval).`,
+    `${r.n_tasks} tasks of ${r.data} x ${r.samples_per_task} episodes${crn}; ${metric} = mean over tasks ± SE; the difference is paired per task with ${r.baseline} (95% t interval).`,
     '',
-    `| run | tool | success | - ${r.baseline} (95% CI) | tool calls | turns | malformed |`,
-    '| --- | --- | --- | --- | --- | --- | --- |',
+    `| run | tool | temperature | ${r.family === 'programming' ? 'pass@1' : 'success'} | - ${r.baseline} (95% CI) | tests passed | tool calls | turns | malformed |`,
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
   ];
   for (const [name, m] of Object.entries(r.models)) {
-    const d = r.vs_sft[name];
-    lines.push(`| ${name} | ${m.tool} | ${n(m.success)} ± ${n(m.se)} | ${d ? diffText(d) : '(baseline)'} | ${n(m.tool_calls, 2)} | ${n(m.turns, 2)} | ${n(m.malformed)} |`);
+    lines.push(
+      `| ${name} | ${m.tool} | ${m.temperature ?? '-'} | ${n(m.success)} ± ${n(m.se)} | ${m.vs_sft ? diffText(m.vs_sft) : '(baseline)'} | ${n(m.tests_passed)} | ${n(m.tool_calls, 2)} | ${n(m.turns, 2)} | ${n(m.malformed)} |`,
+    );
+  }
+  const groups = Object.keys(r.models[r.baseline].by_group ?? {});
+  if (groups.length > 0) {
+    lines.push('', `By group of operations (the suite's \`group\`: who trained on the operation), ${r.family === 'programming' ? 'pass@1' : 'success'} ± SE and - ${r.baseline}:`, '');
+    lines.push(`| run | ${groups.map((g) => `${g} (${r.models[r.baseline].by_group![g].n})`).join(' | ')} |`, `| --- |${groups.map(() => ' --- |').join('')}`);
+    for (const [name, m] of Object.entries(r.models)) {
+      const cells = groups.map((g) => {
+        const part = m.by_group?.[g];
+        return part ? `${n(part.success)} ± ${n(part.se)}${part.vs_sft ? ` (${diffText(part.vs_sft)})` : ''}` : '-';
+      });
+      lines.push(`| ${name} | ${cells.join(' | ')} |`);
+    }
   }
   const same = Object.entries(r.same_checkpoint);
   if (same.length > 0) {

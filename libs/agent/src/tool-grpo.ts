@@ -1,5 +1,6 @@
-// GRPO over tool-use episodes: each task is tried `groupSize` times; an episode's reward is its success (the caller's
-// check of the final answer) minus `malformedPenalty` per malformed tool call; advantages are group-normalised
+// GRPO over tool-use episodes: each task is tried `groupSize` times; an episode's reward is its verdict's score (the
+// caller's judge: 1 for a question answered exactly, the final code's executionScore on a programming task's hidden
+// tests) minus `malformedPenalty` per malformed tool call; advantages are group-normalised
 // (libs/rl's groupAdvantages) and spread over the model's own tokens only. The loss per token of the model:
 // clipped surrogate + klCoef x k3 KL to the reference - entropyCoef x entropy (libs/rl's policyLoss and
 // clippedUpdate; the entropy bonus is new here). Tool tokens are context for the forward pass, never targets.
@@ -9,6 +10,7 @@ import { aggregate, chunksByLength, clippedUpdate, forwardResponses, forwardResp
 import type { TemplateMessage, Tokenizer } from '@rlhf-code/tokenizer';
 import { Trainer, type TrainerConfig } from '@rlhf-code/train';
 import { runEpisodes, type Episode, type EpisodeTool, type TurnGenerator } from './episode';
+import type { Verdict } from './judge';
 import { afterPrompt, episodeBatch, policyTurns } from './policy-turns';
 
 export interface ToolGrpoConfig {
@@ -36,8 +38,8 @@ export interface ToolGrpoParts {
   tokenizer: Tokenizer;
   template: string;
   toolFor: (episode: number) => EpisodeTool;
-  /** Whether each episode solved its task (`tasks[i]` is the index of episode i's task in the step's list). */
-  judge: (episodes: Episode[], tasks: number[]) => Promise<boolean[]>;
+  /** Each episode's verdict on its task (`tasks[i]` is the index of episode i's task in the step's list). */
+  judge: (episodes: Episode[], tasks: number[]) => Promise<Verdict[]>;
   rng: Rng;
   trainer: TrainerConfig;
   /** Tool answers beyond this many characters are cut (default: runEpisodes'). */
@@ -64,9 +66,9 @@ export class ToolGrpoTrainer {
       tokenizer: p.tokenizer, template: p.template, maxTurns: c.maxTurns, maxTurnTokens: c.maxTurnTokens, maxTotalTokens: c.maxTotalTokens, toolFor: p.toolFor, maxToolChars: p.maxToolChars,
     });
     const t1 = performance.now();
-    const solved = await p.judge(episodes, rows);
+    const verdicts = await p.judge(episodes, rows);
     const t2 = performance.now();
-    const rewards = episodes.map((e, i) => Number(solved[i]) - c.malformedPenalty * e.malformedCalls);
+    const rewards = episodes.map((e, i) => verdicts[i].score - c.malformedPenalty * e.malformedCalls);
     const g = groupAdvantages(rewards, c.groupSize);
     const pad = p.tokenizer.padId;
     const batch = episodeBatch(episodes, pad);
@@ -97,7 +99,7 @@ export class ToolGrpoTrainer {
     const calls = episodes.reduce((n, e) => n + e.toolCalls + e.malformedCalls, 0);
     const malformed = episodes.reduce((n, e) => n + e.malformedCalls, 0);
     return {
-      'env/success_mean': mean(solved.map(Number)),
+      'env/success_mean': mean(verdicts.map((v) => Number(v.success))),
       'env/reward_mean': mean(rewards),
       'env/tool_calls_mean': mean(episodes.map((e) => e.toolCalls)),
       'env/turns_mean': mean(episodes.map((e) => e.turns)),

@@ -1,23 +1,21 @@
-// Warm-start traces: the template's rendering of question, calls, responses and answer; the loss on the assistant
+// Warm-start traces: the template's rendering of question, calls, responses and final turn; the loss on the assistant
 // turns only; the calls really run (a two-call trace keeps its variable in the stateful interpreter); direct traces
-// answer without the tool.
+// answer without the tool; programming traces write the reference, check it against the shown test (printing the
+// call, or running the assert; some after a broken first attempt) and end with the reference in a ```python block.
 import * as path from 'path';
+import { readToolTasks } from '@rlhf-code/data';
 import { chatTemplateOf, loadTokenizer, renderChatTemplate, type TemplateMessage } from '@rlhf-code/tokenizer';
 import { interpreterTools, PYTHON_TOOL } from './episode';
-import { answerText, toolCallText, warmStartExamples } from './warm-start';
+import { answerText, codeAnswerText } from './judge';
+import { brokenAttempt, codeTraceCalls, solvedTask, toolCallText, warmStartExamples, type SolvedTask } from './warm-start';
 
 jest.setTimeout(30_000);
 
-test('traces: template rendering, loss on the assistant turns only, the calls run for real', async () => {
-  const tok = loadTokenizer(path.join(__dirname, '../../../models/base'));
-  const template = chatTemplateOf(tok);
-  const tasks = [
-    { question: 'What is 2**64?', answer: '18446744073709551616', calls: ['print(2**64)'] },
-    { question: "Let s = 'banana'. What is s.count('a')?", answer: '3', calls: ["s = 'banana'", "print(s.count('a'))"] },
-    { question: 'What is 3 ** 40?', answer: '12157665459056928801', calls: ['print(3 ** 40)'], direct: true },
-  ];
-  const { examples, toolOutputs } = await warmStartExamples(tasks, { tokenizer: tok, template, toolFor: interpreterTools(true) });
-  expect(toolOutputs).toEqual([['18446744073709551616\n'], ['', '3\n'], []]);
+const tok = loadTokenizer(path.join(__dirname, '../../../models/base'));
+const template = chatTemplateOf(tok);
+
+/** Each trace is the template's rendering of its conversation, and only the assistant turns are trained. */
+function expectRendered(tasks: SolvedTask[], examples: { ids: number[]; lossMask: number[] }[], toolOutputs: string[][]) {
   examples.forEach((ex, i) => {
     const t = tasks[i];
     const messages: TemplateMessage[] = [{ role: 'user', content: t.question }];
@@ -26,9 +24,51 @@ test('traces: template rendering, loss on the assistant turns only, the calls ru
       messages.push({ role: 'assistant', content: '', tool_calls: [{ type: 'function', function: { name: 'python_interpreter', arguments: { code } } }] });
       messages.push({ role: 'tool', content: toolOutputs[i][k] });
     });
-    messages.push({ role: 'assistant', content: answerText(t.answer) });
+    messages.push({ role: 'assistant', content: t.final });
     expect(tok.decode(ex.ids, { skipSpecialTokens: false }) + '\n').toBe(renderChatTemplate(template, messages, { tools: [PYTHON_TOOL] }));
     const trained = tok.decode(ex.ids.filter((_, k) => ex.lossMask[k] === 1), { skipSpecialTokens: false });
-    expect(trained).toBe([...calls.map(toolCallText), answerText(t.answer)].map((s) => `${s}<|im_end|>`).join(''));
+    expect(trained).toBe([...calls.map(toolCallText), t.final].map((s) => `${s}<|im_end|>`).join(''));
   });
+}
+
+test('question traces: template rendering, loss on the assistant turns only, the calls run for real', async () => {
+  const tasks = [
+    { question: 'What is 2**64?', calls: ['print(2**64)'], final: answerText('18446744073709551616') },
+    { question: "Let s = 'banana'. What is s.count('a')?", calls: ["s = 'banana'", "print(s.count('a'))"], final: answerText('3') },
+    { question: 'What is 3 ** 40?', calls: ['print(3 ** 40)'], final: answerText('12157665459056928801'), direct: true },
+  ];
+  const { examples, toolOutputs } = await warmStartExamples(tasks, { tokenizer: tok, template, toolFor: interpreterTools(true) });
+  expect(toolOutputs).toEqual([['18446744073709551616\n'], ['', '3\n'], []]);
+  expectRendered(tasks, examples, toolOutputs);
+});
+
+test('codeTraceCalls and brokenAttempt: the reference checked against the shown test, after a broken attempt', () => {
+  const ref = 'def plus(n, a):\n    return n + a\n';
+  const test = 'assert plus(9, 47) == 56';
+  expect(codeTraceCalls(ref, test, { assert: false })).toEqual(['def plus(n, a):\n    return n + a\n\nprint(plus(9, 47))']);
+  expect(codeTraceCalls(ref, test, { assert: true })).toEqual([`def plus(n, a):\n    return n + a\n\n${test}`]);
+  expect(codeTraceCalls(ref, test, { assert: false, fix: true })).toEqual(['def plus(n, a):\n    n + a\n\nprint(plus(9, 47))', 'def plus(n, a):\n    return n + a\n\nprint(plus(9, 47))']);
+  expect(codeTraceCalls(ref, 'assert set(f(1)) == {1}', { assert: false })[0]).toMatch(/\nprint\(set\(f\(1\)\)\)$/);
+  expect(codeTraceCalls(ref, 'assert math.isclose(f(1), 2.0)', { assert: false })[0]).toMatch(/\nassert math\.isclose\(f\(1\), 2\.0\)$/); // no "==": the assert as it is
+  expect(brokenAttempt('def f(xs):\n    if not xs:\n        return 0\n    return max(xs)\n')).toBe('def f(xs):\n    if not xs:\n        return 0\n    max(xs)\n');
+  expect(brokenAttempt('def f():\n    pass\n')).toBeNull();
+});
+
+test('programming traces from the suite: the reference run against the shown test, the final code in its declared form', async () => {
+  const [t] = await readToolTasks(path.join(__dirname, '../../../data/suite/sft.jsonl')); // plus(n, a), first test: plus(9, 47) == 56
+  const tasks = [
+    solvedTask(t, { direct: false, assert: false, fix: false })!,
+    solvedTask(t, { direct: false, assert: true, fix: false })!,
+    solvedTask(t, { direct: false, assert: true, fix: true })!,
+    solvedTask(t, { direct: true, assert: false, fix: false })!,
+  ];
+  expect(tasks.every((x) => x.final === codeAnswerText(t.reference!))).toBe(true);
+  expect(solvedTask({ ...t, reference: undefined }, { direct: false, assert: false, fix: false })).toBeNull(); // the rl split: no trace
+  const { examples, toolOutputs } = await warmStartExamples(tasks, { tokenizer: tok, template, toolFor: interpreterTools(true) });
+  expect(toolOutputs[0]).toEqual(['56\n']);
+  expect(toolOutputs[1]).toEqual(['']); // the assert holds: nothing printed
+  expect(toolOutputs[2][0]).toMatch(/AssertionError/); // the broken attempt returns None
+  expect(toolOutputs[2][1]).toBe('');
+  expect(toolOutputs[3]).toEqual([]);
+  expectRendered(tasks, examples, toolOutputs);
 });

@@ -1,22 +1,31 @@
 // The SFT warm-start's examples: synthetic tool-use traces that teach the format before GRPO. For each task the
-// "model" makes the task's reference calls, one per turn, reading each response, then states the last one's value:
-//   user question -> <tool_call>{python_interpreter, call 1}</tool_call> -> <tool_response>...</tool_response>
-//   -> ... -> "The answer is value."
+// "model" makes the task's reference calls, one per turn, reading each response, then gives its final turn in the
+// task's declared form (judge.ts):
+//   question        user question -> <tool_call>{python_interpreter, call 1}</tool_call> -> <tool_response>...
+//                   </tool_response> -> ... -> "The answer is value."
+//   programming     user problem -> a call that writes the reference and checks it (codeTraceCalls: prints the call
+//                   of the test the question shows, or runs that assert) -> its output -> the reference in a
+//                   ```python block; some traces first run a broken attempt, read what went wrong, then fix it
 // The traces are built by the episode loop itself with the turns scripted, so the sequence, the tool turns and the
 // mask are exactly what GRPO samples; the loss mask is the episode's train mask (the model's own tokens). Two-call
 // traces run in the interpreter the caller gives (a stateful one keeps the first call's variables).
 //
 // `direct: true` marks a task whose trace answers at once, without the tool (the answer stated as if computed in the
-// head): a warm-start that mixes both teaches a policy that sometimes trusts itself, as instruct models do before RL.
+// head, the code written without running it): a warm-start that mixes both teaches a policy that sometimes trusts
+// itself, as instruct models do before RL.
+import type { ToolTaskRecord } from '@rlhf-code/data';
+import type { Rng } from '@rlhf-code/model';
 import type { Tokenizer } from '@rlhf-code/tokenizer';
 import type { LmExample } from '@rlhf-code/train';
 import { runEpisodes, taskMessages, type EpisodeTool, type TurnGenerator } from './episode';
+import { answerText, codeAnswerText } from './judge';
 
 export interface SolvedTask {
   question: string;
-  answer: string;
-  /** Python of each tool call; the last one prints the answer. */
+  /** Python of each tool call, in order. */
   calls: string[];
+  /** The final turn: the answer in the task's declared form (answerText, codeAnswerText). */
+  final: string;
   /** Answer without the tool. */
   direct?: boolean;
 }
@@ -24,15 +33,52 @@ export interface SolvedTask {
 /** The assistant's tool call for `code`, as Qwen2.5-style templates write one (Python's JSON spacing). */
 export const toolCallText = (code: string) => `<tool_call>\n{"name": "python_interpreter", "arguments": {"code": ${JSON.stringify(code)}}}\n</tool_call>`;
 
-/** The final reply of a trace. */
-export const answerText = (answer: string) => `The answer is ${answer}.`;
+/**
+ * The calls of a programming trace: the reference, then a check against the test the question shows: `print` of the
+ * call it asserts on (its value to compare with the assert's), or, with `assert`, the assert itself (no output when it
+ * holds, a traceback when not). A test that is not `assert <call> == <value>` is always run as it is. With `fix` the
+ * trace first runs a broken attempt (brokenAttempt: the reference without its last `return`) with the same check,
+ * reads the wrong value or the AssertionError, and then runs the reference.
+ */
+export function codeTraceCalls(reference: string, shownTest: string, o: { assert: boolean; fix?: boolean }): string[] {
+  const lhs = /^assert\s+(.+?)\s+==\s+/.exec(shownTest.trim())?.[1];
+  const balanced = lhs !== undefined && [...'([{'].every((open, k) => lhs.split(open).length === lhs.split(')]}'[k]).length);
+  const check = o.assert || !balanced ? shownTest.trim() : `print(${lhs})`;
+  const run = (code: string) => `${code.trimEnd()}\n\n${check}`;
+  const broken = o.fix ? brokenAttempt(reference) : null;
+  return [...(broken ? [run(broken)] : []), run(reference)];
+}
+
+/** The reference with its last `return x` turned into a bare `x` (the function returns None), or null when it has none. */
+export function brokenAttempt(reference: string): string | null {
+  const lines = reference.trimEnd().split('\n');
+  const k = lines.map((l) => /^\s+return\s+\S/.test(l)).lastIndexOf(true);
+  if (k < 0) return null;
+  lines[k] = lines[k].replace(/return\s+/, '');
+  return lines.join('\n') + '\n';
+}
+
+/**
+ * The warm-start trace of a task, or null when it has none: a question with reference calls and its answer, or a
+ * programming task with its reference (codeTraceCalls; the task's own `calls` when it has them).
+ */
+export function solvedTask(t: ToolTaskRecord, o: { direct: boolean; assert: boolean; fix: boolean }): SolvedTask | null {
+  if (t.answer !== undefined && t.calls) return { question: t.question, calls: t.calls, final: answerText(t.answer), direct: o.direct };
+  if (t.tests && t.reference) return { question: t.question, calls: t.calls ?? codeTraceCalls(t.reference, t.tests[0], o), final: codeAnswerText(t.reference), direct: o.direct };
+  return null;
+}
+
+/** Each task's trace (null where it has none), drawing `direct`, `assert` and `fix` from `rng` in task order. */
+export function solvedTasks(tasks: readonly ToolTaskRecord[], rng: Rng, shares: { directShare: number; assertShare: number; fixShare: number }): (SolvedTask | null)[] {
+  return tasks.map((t) => solvedTask(t, { direct: rng.next() < shares.directShare, assert: rng.next() < shares.assertShare, fix: rng.next() < shares.fixShare }));
+}
 
 export async function warmStartExamples(
   tasks: readonly SolvedTask[],
   o: { tokenizer: Tokenizer; template: string; toolFor: (episode: number) => EpisodeTool; system?: string },
 ): Promise<{ examples: LmExample[]; toolOutputs: string[][] }> {
   const tok = o.tokenizer;
-  const scripts = tasks.map((t) => [...(t.direct ? [] : t.calls.map(toolCallText)), answerText(t.answer)]);
+  const scripts = tasks.map((t) => [...(t.direct ? [] : t.calls.map(toolCallText)), t.final]);
   const examples: LmExample[] = new Array(tasks.length);
   const toolOutputs: string[][] = new Array(tasks.length);
   // Episodes with the same number of turns run together in lockstep: at step `turn`, sequence k is group member k's.

@@ -1,18 +1,11 @@
 import { Command } from 'commander';
 import { z } from 'zod';
-import { flagName, parseFlags, parseJsonFlag, runCli, UsageError } from './flags';
+import { flagName, parseJsonFlag, runCli, UsageError } from './flags';
 
 describe('cli helpers', () => {
   it('turns option keys into flag names', () => {
     expect(flagName('maxNewTokens')).toBe('--max-new-tokens');
     expect(flagName('seed')).toBe('--seed');
-  });
-
-  it('validates flags with zod and names the flag in the error', () => {
-    const schema = z.object({ maxNewTokens: z.coerce.number().int().positive(), seed: z.coerce.number().default(0) });
-    expect(parseFlags(schema, { maxNewTokens: '8' })).toEqual({ maxNewTokens: 8, seed: 0 });
-    expect(() => parseFlags(schema, { maxNewTokens: '-1' })).toThrow(UsageError);
-    expect(() => parseFlags(schema, { maxNewTokens: '-1' })).toThrow(/^--max-new-tokens: /);
   });
 
   it('parses JSON flags; errors name the flag and the element', () => {

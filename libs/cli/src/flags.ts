@@ -1,6 +1,6 @@
-// Flag-level helpers: flag names, zod-validated flags with errors that name the flag, JSON-valued flags, the
-// --backend option, and a runner that prints errors without stack traces.
-import { Command, Option } from 'commander';
+// Flag-level helpers: flag names, JSON-valued flags with errors that name the flag, the --backend setting, and a
+// runner that prints errors without stack traces.
+import { Command } from 'commander';
 import { z } from 'zod';
 
 /** maxNewTokens -> --max-new-tokens */
@@ -11,13 +11,6 @@ export function flagName(key: string): string {
 /** One line per problem, each naming the flag. */
 export function describeZodError(err: z.ZodError, name: (path: PropertyKey[]) => string = (p) => flagName(String(p[0] ?? 'flags'))): string {
   return err.issues.map((i) => `${name(i.path)}: ${i.message}`).join('\n');
-}
-
-/** Validate commander's parsed options with a zod schema. */
-export function parseFlags<S extends z.ZodType>(schema: S, opts: unknown): z.output<S> {
-  const r = schema.safeParse(opts);
-  if (!r.success) throw new UsageError(describeZodError(r.error));
-  return r.data;
 }
 
 /** Parse a JSON-valued flag with a zod schema; errors name the flag. */
@@ -37,14 +30,9 @@ export function parseJsonFlag<S extends z.ZodType>(flag: string, text: string, s
 export class UsageError extends Error {}
 
 export const BACKENDS = ['auto', 'node-gpu', 'node', 'wasm', 'cpu'] as const;
-export const backendSchema = z.enum(BACKENDS).optional();
 const BACKEND_HELP = 'compute backend; auto tries tfjs-node-gpu, tfjs-node, wasm, cpu in that order';
 /** The --backend setting of a stage schema (unset: auto, or RLHF_BACKEND). */
 export const backendField = z.enum(BACKENDS).optional().describe(BACKEND_HELP).meta({ env: 'RLHF_BACKEND' });
-
-export function backendOption(): Option {
-  return new Option('--backend <name>', `${BACKEND_HELP} (env RLHF_BACKEND)`).choices([...BACKENDS]);
-}
 
 /**
  * Run a commander program: errors print as `<app>: error: <message>` on stderr with exit code 1

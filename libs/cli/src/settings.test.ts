@@ -4,7 +4,7 @@ import * as path from 'path';
 import { Command } from 'commander';
 import { z } from 'zod';
 import { UsageError } from './flags';
-import { settingFields, settingsCommand } from './settings';
+import { parseSettings, readSettingsFile, settingFields, settingsCommand } from './settings';
 
 const Plain = z.strictObject({
   model: z.string().default('models/base').describe('starting checkpoint').meta({ env: 'TEST_MODEL_PATH' }),
@@ -134,5 +134,86 @@ describe('list settings', () => {
     expect((await run(S, ['--forms', 'b,a', '--sizes', '2, 4', '--stop', 'x,y', '--stop', '\n'])).settings).toEqual({ forms: ['b', 'a'], sizes: [2, 4], stop: ['x,y', '\n'] });
     await expect(run(S, ['--sizes', '2,x'])).rejects.toThrow('--sizes: expected numbers separated by commas, got "2,x"');
     await expect(run(S, ['--forms', 'a,c'])).rejects.toThrow(/^--forms \(item 2\): /);
+  });
+});
+
+describe('groups', () => {
+  const host = z.string().default('127.0.0.1').describe('interface').meta({ flag: 'host' });
+  const Nested = z
+    .strictObject({
+      model: z.string().default('m').describe('model'),
+      arms: z.array(z.strictObject({ name: z.string() })).optional().describe('the arms').meta({ flag: false }),
+      server: z
+        .strictObject({ host, port: z.number().int().default(8081).describe('port'), keys: z.array(z.string()).default([]).describe('keys').meta({ env: 'TEST_KEYS' }) })
+        .prefault({})
+        .describe('the server'),
+      train: z
+        .strictObject({
+          lr: z.number().positive().default(1e-5).describe('learning rate').meta({ flag: 'lr' }),
+          l2: z.union([z.number().min(0), z.literal('cv')]).default('cv').describe('penalty'),
+          reward: z.strictObject({ p: z.number().gt(0).lt(1).default(0.25).describe('threshold') }).prefault({}),
+        })
+        .prefault({}),
+      other: z
+        .strictObject({ host, projects: z.array(z.string()).default(['a']).describe('projects'), main: z.string().optional().describe('main project') })
+        .transform((o) => ({ ...o, main: o.main ?? o.projects[0] }))
+        .prefault({}),
+    })
+    .superRefine((s, ctx) => {
+      if (!s.other.projects.includes(s.other.main)) ctx.addIssue({ code: 'custom', path: ['other', 'main'], message: 'not one of other.projects' });
+    });
+  afterEach(() => delete process.env.TEST_KEYS);
+
+  it("a group's fields are flags named after it, or as .meta({ flag }) names them; a shared flag sets every field naming it", async () => {
+    const f = Object.fromEntries(settingFields(Nested).map((x) => [x.key, x]));
+    expect(Object.keys(f)).toEqual(['model', 'server.host', 'server.port', 'server.keys', 'train.lr', 'train.l2', 'train.reward.p', 'other.host', 'other.projects', 'other.main']);
+    expect([f['server.port'].flag, f['train.lr'].flag, f['train.reward.p'].flag, f['other.host'].flag]).toEqual(['--server-port', '--lr', '--train-reward-p', '--host']);
+    expect((await run(Nested, [])).settings).toEqual(Nested.parse({}));
+    const s = (await run(Nested, ['--host', '0.0.0.0', '--server-port', '1', '--lr', '0.1', '--train-l2', '3', '--train-reward-p', '0.5', '--other-projects', 'x,y'])).settings;
+    expect(s).toEqual({ model: 'm', server: { host: '0.0.0.0', port: 1, keys: [] }, train: { lr: 0.1, l2: 3, reward: { p: 0.5 } }, other: { host: '0.0.0.0', projects: ['x', 'y'], main: 'x' } });
+    expect((await run(Nested, ['--train-l2', 'cv'])).settings).toMatchObject({ train: { l2: 'cv' } });
+  });
+
+  it('precedence per key inside groups: defaults < file < environment < flags', async () => {
+    const file = tmpFile('n.yaml', 'server:\n  port: 9\n  keys: [f]\ntrain:\n  reward:\n    p: 0.3\narms:\n  - name: a\n');
+    process.env.TEST_KEYS = 'e1, e2';
+    const s = (await run(Nested, ['--config', file, '--lr', '0.2'])).settings;
+    expect(s).toMatchObject({ server: { host: '127.0.0.1', port: 9, keys: ['e1', 'e2'] }, train: { lr: 0.2, l2: 'cv', reward: { p: 0.3 } }, arms: [{ name: 'a' }] });
+  });
+
+  it('errors name the flag, the variable, or the file and the whole key', async () => {
+    const bad = tmpFile('bad.yaml', 'server:\n  prot: 1\ntrain:\n  reward:\n    p: 2\n');
+    await expect(run(Nested, ['--config', bad])).rejects.toThrow(`--config ${bad}: server.prot: unknown setting`);
+    await expect(run(Nested, ['--config', bad])).rejects.toThrow(`--config ${bad}: train.reward.p: Too big`);
+    await expect(run(Nested, ['--config', tmpFile('k.yaml', 'server:\n  max-len: 1\n')])).rejects.toThrow(/server\.max-len: unknown setting$/);
+    await expect(run(Nested, ['--config', tmpFile('k.yaml', 'train:\n  reward:\n    p: 0.1\n  l-2: 1\n')])).rejects.toThrow(/train\.l-2: unknown setting/);
+    await expect(run(Nested, ['--train-l2', 'x'])).rejects.toThrow('--train-l2: expected a number or cv, got "x"');
+    await expect(run(Nested, ['--lr', '0'])).rejects.toThrow(/^--lr: Too small/);
+    await expect(run(Nested, ['--other-main', 'z'])).rejects.toThrow('--other-main: not one of other.projects');
+    await expect(run(Nested, ['--config', tmpFile('m.yaml', 'other:\n  main: z\n')])).rejects.toThrow(/m\.yaml: other\.main: not one of other\.projects/);
+    expect((await run(Nested, ['--config', tmpFile('m.yaml', 'other:\n  main: z\n'), '--other-projects', 'z'])).settings).toMatchObject({ other: { main: 'z' } });
+  });
+
+  it('--help lists a group under its heading, shared and file-only settings once', () => {
+    const help = settingsCommand(new Command('t').command('go'), Nested, () => undefined).helpInformation();
+    expect(help).toMatch(/server \(the server\):\n\s+--server-port <n>\s+port \(default: 8081\)/);
+    expect(help).toMatch(/--host <value>\s+interface \(default: 127\.0\.0\.1\) \(sets server\.host\s+and\s+other\.host\)/);
+    expect(help).toContain('--train-l2 <x|cv>');
+    expect(help).toMatch(/only a file sets arms\s+\(the\s+arms\)/);
+    expect(help).not.toContain('--arms');
+  });
+
+  it('two fields may share a flag only by naming it', () => {
+    const clash = z.strictObject({ aB: z.number().default(1), a: z.strictObject({ b: z.number().default(1) }).prefault({}) });
+    expect(() => settingFields(clash)).toThrow('"aB" and "a.b" would share --a-b');
+    expect(() => settingFields(z.strictObject({ m: z.array(z.strictObject({})) }))).toThrow('.meta({ flag: false })');
+  });
+
+  it('a file of another command, and settings a program builds, are checked with errors naming their source', () => {
+    const file = tmpFile('svc.yaml', 'server:\n  port: x\n');
+    expect(() => readSettingsFile(Nested, file, '--service-config')).toThrow(`--service-config ${file}: server.port: Invalid input: expected number, received string`);
+    expect(readSettingsFile(Nested, tmpFile('ok.yaml', 'train:\n  lr: 0.5\n'), '--service-config')).toEqual({ train: { lr: 0.5 } });
+    expect(() => parseSettings(Nested, { train: { rewrd: {} } }, 'config')).toThrow('config: train.rewrd: unknown setting');
+    expect(parseSettings(Nested, {}, 'config')).toEqual(Nested.parse({}));
   });
 });

@@ -6,6 +6,12 @@
 // a z.preprocess that fills in the discriminator's default. Flags are the field names in kebab case (maxNewTokens ->
 // --max-new-tokens); a boolean that defaults to true is turned off with --no-<name>. Every error names where the bad
 // value came from: the flag, the environment variable, or the file and its key.
+//
+// A field that is itself a strict object is a group (a section of the --config file, e.g. training: {lr, ...}): its
+// fields' flags carry the group's name (training.batchSize -> --training-batch-size) and --help lists them under the
+// group's heading. .meta({ flag: 'name' }) names a field's flag instead (training.lr -> --lr); fields that name the
+// same flag are set together by it (completion.host and feedback.host by one --host). .meta({ flag: false }) keeps a
+// field off the command line: only a --config file sets it (e.g. a list of objects).
 import * as fs from 'fs';
 import { Command, Option } from 'commander';
 import YAML from 'yaml';
@@ -16,10 +22,14 @@ type Kind = 'int' | 'number' | 'string' | 'boolean' | 'enum' | 'list' | 'numbers
 
 /** One setting as the command line sees it. */
 export interface SettingField {
+  /** Its place in the settings: `lr`, or `training.lr` inside a group. */
   key: string;
+  path: string[];
   flag: string;
   kind: Kind;
   choices?: string[];
+  /** Words a number setting also takes (a union of a number and literals, e.g. `number | 'cv'`). */
+  words?: string[];
   description: string;
   /** Environment variable that sets it (the field's .meta({ env })). */
   env?: string;
@@ -29,6 +39,10 @@ export interface SettingField {
   variants: string[];
   /** A list given by repeating the flag (.meta({ repeat: true })) instead of separating values with commas. */
   repeat: boolean;
+  /** The --help heading of its group; '' at the top level. */
+  group: string;
+  /** The flag was named by .meta({ flag }): fields naming the same one share it. */
+  namedFlag: boolean;
 }
 
 interface Unwrapped {
@@ -38,7 +52,17 @@ interface Unwrapped {
   defaultValue: unknown;
 }
 
-type Def = { type: string; innerType?: z.ZodType; defaultValue?: unknown; out?: z.ZodType; options?: z.ZodType[]; element?: z.ZodType; values?: unknown[]; discriminator?: string };
+type Def = {
+  type: string;
+  innerType?: z.ZodType;
+  defaultValue?: unknown;
+  in?: z.ZodType;
+  out?: z.ZodType;
+  options?: z.ZodType[];
+  element?: z.ZodType;
+  values?: unknown[];
+  discriminator?: string;
+};
 const defOf = (t: z.ZodType) => (t as unknown as { _zod: { def: Def } })._zod.def;
 
 /** Strip default / optional / nullable wrappers, merging their metadata (the outer one wins). */
@@ -59,7 +83,15 @@ function unwrap(t: z.ZodType): Unwrapped {
   return { inner: t, meta: Object.assign({}, ...metas.reverse()), hasDefault, defaultValue };
 }
 
-function kindOf(key: string, t: z.ZodType): { kind: Kind; choices?: string[] } {
+/** The object a group field holds (a strict object, possibly with a .transform() after it); undefined for a setting. */
+function groupObject(t: z.ZodType): z.ZodObject | undefined {
+  const d = defOf(t);
+  if (d.type === 'object') return t as z.ZodObject;
+  if (d.type === 'pipe' && d.in && d.out && defOf(d.out).type === 'transform') return groupObject(d.in);
+  return undefined;
+}
+
+function kindOf(key: string, t: z.ZodType): { kind: Kind; choices?: string[]; words?: string[] } {
   const d = defOf(t);
   switch (d.type) {
     case 'number':
@@ -76,9 +108,17 @@ function kindOf(key: string, t: z.ZodType): { kind: Kind; choices?: string[] } {
       const element = d.element ? defOf(d.element).type : '';
       if (element === 'string' || element === 'enum') return { kind: 'list' };
       if (element === 'number') return { kind: 'numbers' };
+      break;
+    }
+    case 'union': {
+      // a number or one of some words (e.g. a penalty, or 'cv' to choose it)
+      const parts = (d.options ?? []).map((o) => kindOf(key, o));
+      const numbers = parts.filter((p) => p.kind === 'number' || p.kind === 'int');
+      const words = parts.filter((p) => p.kind === 'enum');
+      if (numbers.length === 1 && numbers.length + words.length === parts.length) return { kind: numbers[0].kind, words: words.flatMap((p) => p.choices ?? []) };
     }
   }
-  throw new Error(`settings: field "${key}" has type ${d.type}, which has no command-line form`);
+  throw new Error(`settings: field "${key}" has type ${d.type}, which has no command-line form (.meta({ flag: false }) leaves it to --config files)`);
 }
 
 /** The objects of a settings schema (one, or one per union variant) and the union's discriminator. */
@@ -93,28 +133,56 @@ function variantsOf(schema: z.ZodType): { objects: z.ZodObject[]; discriminator?
   throw new Error(`settings: a settings schema is an object or a discriminated union of objects, not ${d.type}`);
 }
 
-/** Every field of a settings schema, in declaration order (a union's fields once each). */
+/** The fields by flag: one flag sets every field that names it. */
+function byFlag(fields: SettingField[]): Map<string, SettingField[]> {
+  const m = new Map<string, SettingField[]>();
+  for (const f of fields) m.set(f.flag, [...(m.get(f.flag) ?? []), f]);
+  return m;
+}
+
+/** Every field of a settings schema, in declaration order (a union's fields once each; a group's fields in its place). */
 export function settingFields(schema: z.ZodType): SettingField[] {
+  return walk(schema).fields;
+}
+
+/** The fields with a flag, and those only a --config file sets (key and description). */
+function walk(schema: z.ZodType): { fields: SettingField[]; fileOnly: [string, string][] } {
   const { objects, discriminator } = variantsOf(schema);
   const fields = new Map<string, SettingField>();
-  for (const obj of objects) {
-    const variant = discriminator ? String(defOf(unwrap(obj.shape[discriminator]).inner).values?.[0]) : '';
-    for (const [key, t] of Object.entries(obj.shape)) {
-      if (key === 'config' || key === 'printConfig') throw new Error(`settings: "${key}" is reserved for --config / --print-config`);
+  const fileOnly = new Map<string, string>();
+  const collect = (obj: z.ZodObject, prefix: string[], group: string, variant: string) => {
+    for (const [name, t] of Object.entries(obj.shape)) {
+      if (prefix.length === 0 && (name === 'config' || name === 'printConfig')) throw new Error(`settings: "${name}" is reserved for --config / --print-config`);
+      const path = [...prefix, name];
+      const key = path.join('.');
       const u = unwrap(t);
-      const { kind, choices } = kindOf(key, u.inner);
+      if (u.meta.flag === false) {
+        fileOnly.set(key, String(u.meta.description ?? ''));
+        continue;
+      }
+      const members = groupObject(u.inner);
+      if (members) {
+        collect(members, path, u.meta.description ? `${key} (${String(u.meta.description)}):` : `${key}:`, variant);
+        continue;
+      }
+      const { kind, choices, words } = kindOf(key, u.inner);
       let f = fields.get(key);
       if (!f) {
+        const named = typeof u.meta.flag === 'string';
         f = {
           key,
-          flag: flagName(key),
+          path,
+          flag: named ? `--${String(u.meta.flag)}` : '--' + path.map((k) => flagName(k).slice(2)).join('-'),
           kind,
           choices,
+          words,
           description: String(u.meta.description ?? ''),
           env: u.meta.env as string | undefined,
           defaults: new Map(),
           variants: [],
           repeat: u.meta.repeat === true,
+          group,
+          namedFlag: named,
         };
         fields.set(key, f);
       } else if (key === discriminator) {
@@ -124,7 +192,8 @@ export function settingFields(schema: z.ZodType): SettingField[] {
       if (discriminator && key !== discriminator) f.variants.push(variant);
       if (!f.description && u.meta.description) f.description = String(u.meta.description);
     }
-  }
+  };
+  for (const obj of objects) collect(obj, [], '', discriminator ? String(defOf(unwrap(obj.shape[discriminator]).inner).values?.[0]) : '');
   // The discriminator's default: what the whole schema makes of an input without it.
   if (discriminator) {
     const r = schema.safeParse({});
@@ -132,7 +201,13 @@ export function settingFields(schema: z.ZodType): SettingField[] {
     if (r.success) f.defaults.set('', (r.data as Record<string, unknown>)[discriminator]);
     f.variants = [];
   }
-  return [...fields.values()];
+  const all = [...fields.values()];
+  for (const [flag, same] of byFlag(all)) {
+    if (same.length > 1 && !same.every((f) => f.namedFlag && f.kind === same[0].kind)) {
+      throw new Error(`settings: ${same.map((f) => `"${f.key}"`).join(' and ')} would share ${flag} (a shared flag is named by .meta({ flag }) on each, of one type)`);
+    }
+  }
+  return { fields: all, fileOnly: [...fileOnly.entries()] };
 }
 
 const show = (v: unknown) => (Array.isArray(v) ? v.join(',') : String(v));
@@ -151,34 +226,43 @@ function helpText(f: SettingField, variantCount: number): string {
 
 const ARG: Record<Kind, string> = { int: '<n>', number: '<x>', string: '<value>', boolean: '', enum: '<name>', list: '<a,b,...>', numbers: '<n,m,...>' };
 
-/** Add one option per setting, plus --config and --print-config. Commander gets no defaults: they live in the schema. */
+/** Add one option per flag, plus --config and --print-config. Commander gets no defaults: they live in the schema. */
 export function addSettingOptions(cmd: Command, schema: z.ZodType): Command {
-  const fields = settingFields(schema);
   const variantCount = variantsOf(schema).objects.length;
-  for (const f of fields) {
-    const negated = f.kind === 'boolean' && [...f.defaults.values()].some((v) => v === true);
-    const flags = f.kind === 'boolean' ? (negated ? `--no-${f.flag.slice(2)}` : f.flag) : `${f.flag} ${ARG[f.kind]}`;
-    const opt = new Option(f.repeat ? `${f.flag} <value>` : flags, helpText(f, variantCount) + (f.repeat ? ' (repeat the flag for several)' : ''));
+  const { fields, fileOnly } = walk(schema);
+  for (const [flag, same] of byFlag(fields)) {
+    const f = same[0];
+    const negated = f.kind === 'boolean' && same.some((x) => [...x.defaults.values()].some((v) => v === true));
+    const arg = f.words ? `<${ARG[f.kind].slice(1, -1)}|${f.words.join('|')}>` : ARG[f.kind];
+    const flags = f.kind === 'boolean' ? (negated ? `--no-${flag.slice(2)}` : flag) : `${flag} ${arg}`;
+    const shared = same.length > 1 ? ` (sets ${same.map((x) => x.key).join(' and ')})` : '';
+    const opt = new Option(f.repeat ? `${flag} <value>` : flags, helpText(f, variantCount) + shared + (f.repeat ? ' (repeat the flag for several)' : ''));
     if (f.repeat) opt.argParser((v: string, acc: unknown) => [...(Array.isArray(acc) ? acc : []), v]);
     if (f.choices) opt.choices(f.choices);
-    if (f.env) opt.env(f.env);
+    const env = same.find((x) => x.env)?.env;
+    if (env) opt.env(env);
+    if (f.group && same.length === 1) opt.helpGroup(f.group);
     cmd.addOption(opt);
   }
-  cmd.option('--config <file>', 'read settings from this JSON or YAML file (keys as printed by --print-config); flags and environment variables override it');
+  const fileKeys = fileOnly.map(([key, description]) => `${key}${description ? ` (${description})` : ''}`);
+  cmd.option(
+    '--config <file>',
+    'read settings from this JSON or YAML file (keys as printed by --print-config); flags and environment variables override it' +
+      (fileKeys.length > 0 ? `; only a file sets ${fileKeys.join(', ')}` : ''),
+  );
   cmd.option('--print-config', 'print the settings this command would run with (defaults < --config < environment < flags) as JSON, and exit');
   return cmd;
 }
 
-type Layer = { name: (path: PropertyKey[]) => string; values: Record<string, unknown> };
-
 /** A flag's or variable's text as the field's type; errors name `where`. */
 function convert(f: SettingField, raw: unknown, where: string): unknown {
   if (typeof raw !== 'string') return raw; // booleans from commander
+  if (f.words?.includes(raw)) return raw;
   switch (f.kind) {
     case 'int':
     case 'number': {
       const n = raw.trim() === '' ? NaN : Number(raw);
-      if (Number.isNaN(n)) throw new UsageError(`${where}: expected a number, got "${raw}"`);
+      if (Number.isNaN(n)) throw new UsageError(`${where}: expected a number${f.words ? ` or ${f.words.join(' or ')}` : ''}, got "${raw}"`);
       return n;
     }
     case 'boolean':
@@ -198,26 +282,97 @@ function convert(f: SettingField, raw: unknown, where: string): unknown {
   }
 }
 
-/** Read a --config file: a JSON or YAML mapping. */
-export function readConfigFile(file: string): Record<string, unknown> {
+/** Read a settings file (named by `flag` in errors): a JSON or YAML mapping. */
+export function readConfigFile(file: string, flag = '--config'): Record<string, unknown> {
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch (e) {
-    throw new UsageError(`--config ${file}: cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+    throw new UsageError(`${flag} ${file}: cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
   }
   let value: unknown;
   try {
     value = YAML.parse(text); // YAML 1.2 reads JSON as well
   } catch (e) {
-    throw new UsageError(`--config ${file}: not valid JSON or YAML (${(e as Error).message.split('\n')[0]})`);
+    throw new UsageError(`${flag} ${file}: not valid JSON or YAML (${(e as Error).message.split('\n')[0]})`);
   }
   if (value === null || value === undefined) return {};
-  if (typeof value !== 'object' || Array.isArray(value)) throw new UsageError(`--config ${file}: expected a mapping of settings, got ${Array.isArray(value) ? 'a list' : typeof value}`);
+  if (typeof value !== 'object' || Array.isArray(value)) throw new UsageError(`${flag} ${file}: expected a mapping of settings, got ${Array.isArray(value) ? 'a list' : typeof value}`);
   return value as Record<string, unknown>;
 }
 
 const camel = (k: string) => k.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+
+type Json = Record<string, unknown>;
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Plain objects merge key by key; lists and scalars of `over` replace those of `base`. */
+function merge(base: Json, over: Json): Json {
+  const out: Json = { ...base };
+  for (const [k, v] of Object.entries(over)) out[k] = isObject(v) && isObject(out[k]) ? merge(out[k] as Json, v) : v;
+  return out;
+}
+
+function setPath(target: Json, path: string[], value: unknown): void {
+  let at = target;
+  for (const k of path.slice(0, -1)) at = (at[k] = isObject(at[k]) ? at[k] : {}) as Json;
+  at[path[path.length - 1]] = value;
+}
+
+function hasPath(value: unknown, path: PropertyKey[]): boolean {
+  let at = value;
+  for (const k of path) {
+    if (typeof at !== 'object' || at === null || !(String(k) in at)) return false;
+    at = (at as Json)[String(k)];
+  }
+  return true;
+}
+
+/** One source of values (a file, the environment, the flags) and how an error names a place in it. */
+type Layer = { name: (path: PropertyKey[]) => string; values: Json };
+
+/** The field at or above `path` (a list's items are below their field), and the rest of the path. */
+function fieldAt(fields: Map<string, SettingField>, path: PropertyKey[]): { field: SettingField; rest: PropertyKey[] } | undefined {
+  for (let i = path.length; i > 0; i--) {
+    const field = fields.get(path.slice(0, i).map(String).join('.'));
+    if (field) return { field, rest: path.slice(i) };
+  }
+  return undefined;
+}
+
+/** A layer read from a settings file: errors name `flag file: key.path`. */
+const fileLayer = (file: string, flag: string, values: Json): Layer => ({ name: (p) => `${flag} ${file}: ${p.map(String).join('.')}`, values });
+
+/** One line per problem of `merged` (the layers merged, lowest first), each naming the topmost layer that gave the bad value. */
+function explain(schema: z.ZodType, error: z.ZodError, layers: Layer[], merged: Json): string {
+  const fields = new Map(settingFields(schema).map((f) => [f.key, f]));
+  const discriminator = variantsOf(schema).discriminator;
+  const from = (path: PropertyKey[]) => [...layers].reverse().find((l) => hasPath(l.values, path));
+  const known = (key: string) => fields.has(key) || [...fields.keys()].some((k) => k.startsWith(key + '.'));
+  return error.issues
+    .map((issue) => {
+      if (issue.code === 'unrecognized_keys') {
+        return issue.keys
+          .map((k) => {
+            const path = [...issue.path, k];
+            const where = from(path)?.name(path) ?? path.map(String).join('.');
+            const f = fields.get(path.join('.'));
+            if (f && discriminator) return `${where}: only with ${discriminator} ${f.variants.join(' or ')}, not ${discriminator} ${String(merged[discriminator] ?? fields.get(discriminator)!.defaults.get(''))}`;
+            const meant = [...issue.path.map(String), camel(k)].join('.');
+            const hint = camel(k) !== k && known(meant) ? ` (did you mean "${camel(k)}"?)` : '';
+            return `${where}: unknown setting${hint}`;
+          })
+          .join('\n');
+      }
+      const at = fieldAt(fields, issue.path);
+      const where = from(issue.path)?.name(issue.path) ?? (at ? at.field.flag : issue.path.length > 0 ? issue.path.map(String).join('.') : '(settings)');
+      if (issue.code === 'invalid_type' && at && at.rest.length === 0 && !hasPath(merged, issue.path)) {
+        return `${where}: required (give ${at.field.flag}, or "${at.field.key}" in a --config file)`;
+      }
+      return `${where}: ${issue.message}`;
+    })
+    .join('\n');
+}
 
 /**
  * The settings a command runs with: `opts` is commander's parsed options of a command built by addSettingOptions
@@ -228,49 +383,50 @@ export function resolveSettings<S extends z.ZodType>(schema: S, cmd: Command): z
   const byKey = new Map(fields.map((f) => [f.key, f]));
   const opts = cmd.opts();
   const file = typeof opts.config === 'string' ? opts.config : undefined;
-  const layers: Layer[] = [];
-  if (file) layers.push({ name: (p) => `--config ${file}: ${p.map(String).join('.')}`, values: readConfigFile(file) });
-  const env: Record<string, unknown> = {};
-  const flags: Record<string, unknown> = {};
-  for (const f of fields) {
-    const source = cmd.getOptionValueSource(f.key);
-    if (source === 'env') env[f.key] = convert(f, opts[f.key], f.env!);
-    else if (source === 'cli') flags[f.key] = convert(f, opts[f.key], f.flag);
+  const env: Json = {};
+  const flags: Json = {};
+  for (const [flag, same] of byFlag(fields)) {
+    const attr = new Option(flag).attributeName();
+    const source = cmd.getOptionValueSource(attr);
+    for (const f of same) {
+      if (source === 'env') setPath(env, f.path, convert(f, opts[attr], same.find((x) => x.env)!.env!));
+      else if (source === 'cli') setPath(flags, f.path, convert(f, opts[attr], flag));
+    }
   }
-  layers.push({ name: (p) => byKey.get(String(p[0]))?.env ?? String(p[0]), values: env });
   const flagOf = (p: PropertyKey[]) => {
-    const flag = byKey.get(String(p[0]))?.flag ?? String(p[0]);
-    return p.length === 2 && typeof p[1] === 'number' ? `${flag} (item ${p[1] + 1})` : p.length === 1 ? flag : p.map(String).join('.');
+    const at = fieldAt(byKey, p);
+    if (!at) return p.map(String).join('.');
+    return at.rest.length === 1 && typeof at.rest[0] === 'number' ? `${at.field.flag} (item ${at.rest[0] + 1})` : [at.field.flag, ...at.rest.map(String)].join('.');
   };
-  layers.push({ name: flagOf, values: flags });
-  const merged: Record<string, unknown> = Object.assign({}, ...layers.map((l) => l.values));
+  const layers: Layer[] = [
+    ...(file ? [fileLayer(file, '--config', readConfigFile(file))] : []),
+    { name: (p) => fieldAt(byKey, p)?.field.env ?? p.map(String).join('.'), values: env },
+    { name: flagOf, values: flags },
+  ];
+  const merged = layers.reduce((acc, l) => merge(acc, l.values), {} as Json);
   const r = schema.safeParse(merged);
-  if (!r.success) {
-    const discriminator = variantsOf(schema).discriminator;
-    const lines = r.error.issues.map((issue) => {
-      const key = String(issue.path[0] ?? '');
-      const layer = [...layers].reverse().find((l) => key in l.values);
-      if (issue.code === 'unrecognized_keys') {
-        return issue.keys
-          .map((k) => {
-            const src = [...layers].reverse().find((l) => k in l.values);
-            const where = src ? src.name([k]) : k;
-            const f = byKey.get(k);
-            if (f && discriminator) return `${where}: only with ${discriminator} ${f.variants.join(' or ')}, not ${discriminator} ${String(merged[discriminator] ?? byKey.get(discriminator)!.defaults.get(''))}`;
-            const hint = byKey.has(camel(k)) ? ` (did you mean "${camel(k)}"?)` : '';
-            return `${where}: unknown setting${hint}`;
-          })
-          .join('\n');
-      }
-      const where = layer ? layer.name(issue.path) : issue.path.length > 0 ? (byKey.get(key)?.flag ?? key) : '(settings)';
-      if (issue.code === 'invalid_type' && issue.path.length === 1 && merged[key] === undefined) {
-        return `${where}: required (give ${byKey.get(key)?.flag ?? key}, or "${key}" in a --config file)`;
-      }
-      return `${where}: ${issue.message}`;
-    });
-    throw new UsageError(lines.join('\n'));
-  }
+  if (!r.success) throw new UsageError(explain(schema, r.error, layers, merged));
   return r.data;
+}
+
+/**
+ * A settings file of another command's schema (e.g. a service's config handed to a command that starts the service,
+ * as `flag FILE`): read and checked alone against `schema`, errors naming `flag FILE: key`; returned as written, for
+ * the caller to put its own values over.
+ */
+export function readSettingsFile<S extends z.ZodType>(schema: S, file: string, flag: string): z.input<S> {
+  const values = readConfigFile(file, flag);
+  const r = schema.safeParse(values);
+  if (!r.success) throw new UsageError(explain(schema, r.error, [fileLayer(file, flag, values)], values));
+  return values as z.input<S>;
+}
+
+/** `value` as settings of `schema` (settings a program builds); a UsageError names each bad key as `source: key`. */
+export function parseSettings<S extends z.ZodType>(schema: S, value: unknown, source: string): z.output<S> {
+  const r = schema.safeParse(value);
+  if (r.success) return r.data;
+  const values = isObject(value) ? value : {};
+  throw new UsageError(explain(schema, r.error, [{ name: (p) => `${source}: ${p.map(String).join('.') || '(root)'}`, values }], values));
 }
 
 /**

@@ -3,7 +3,7 @@
 // app command resolves (--print-config).
 import { spawnSync } from 'child_process';
 import * as path from 'path';
-import { seededRandom } from '@rlhf-code/data';
+import { dataRandom } from '@rlhf-code/data';
 import { saveTinyModel } from '@rlhf-code/model/testing';
 import { loadTokenizer } from '@rlhf-code/tokenizer';
 
@@ -47,7 +47,7 @@ export async function writeTinyModel(dir: string, seed: string, kind: 'lm' | 'rm
     initializer_range: 0.05,
     pad_token_id: tok.padId,
   };
-  await saveTinyModel(dir, { seed: Math.floor(seededRandom(seed)() * 2 ** 31), kind, config, tokenizerDir: BASE_MODEL });
+  await saveTinyModel(dir, { seed: Math.floor(dataRandom(seed)() * 2 ** 31), kind, config, tokenizerDir: BASE_MODEL });
 }
 
 /**

@@ -11,4 +11,4 @@ export { isDevDataEvent, parseDevDataEvent, type NoCodeOutcome } from './dev-dat
 export { withRates, zeroCounts, type Counts, type CountsWithRates } from './counts';
 export { simUser, SIM_USERS, type SimUserName } from './sim-users';
 export { runSimulation, formatSummary, contextSnippet, type SimulationRecord, type SimulationSummary } from './simulator';
-export { SimulateSettings } from './settings';
+export { RLINF_EXAMPLE, SimulateSettings } from './settings';

@@ -16,6 +16,7 @@ import { shuffle } from '@rlhf-code/data';
 import { continueDisplay, continueHeaders, continueOutcome, continuePrompt, continueRequestBody, streamCompletion, type PromptForm, type StreamedCompletion } from './continue-client';
 import { simUser, type Judged, type SimUser } from './sim-users';
 import { withRates, zeroCounts, type Counts, type CountsWithRates } from './counts';
+import { RLINF_EXAMPLE } from './settings';
 
 export interface SimulationOptions {
   examples: FimRecord[];
@@ -95,7 +96,7 @@ function around(ex: FimRecord, file: string | null): { before: string; after: st
 export async function runSimulation(o: SimulationOptions): Promise<SimulationSummary> {
   if (o.examples.length === 0) throw new Error('simulate: no examples');
   const say = o.log ?? ((l: string) => process.stdout.write(l + '\n'));
-  const model = o.model ?? 'Qwen2.5-Coder-1.5B';
+  const model = o.model ?? RLINF_EXAMPLE.model;
   const user = o.user ?? simUser('exact');
   const form = o.form ?? 'v139';
   const rejectDelay = o.rejectDelay ?? 5;
@@ -145,7 +146,7 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationSum
       .find((e) => e.path !== ex.path);
     const snippets = other ? [contextSnippet(other)] : [];
     const prompt = continuePrompt(filepath, ex.prefix, ex.suffix, o.countTokens, o.maxPromptTokens ?? 1024, { form, snippets });
-    const streamed = await streamCompletion(o.completionUrl, continueRequestBody(prompt.prompt, model), continueHeaders(o.apiKey ?? 'xxx'));
+    const streamed = await streamCompletion(o.completionUrl, continueRequestBody(prompt.prompt, model), continueHeaders(o.apiKey ?? RLINF_EXAMPLE.apiKey));
     latency += streamed.ms;
     const version = streamed.arm === 'start' ? 'start' : String(streamed.versions[0] ?? 'unknown');
     const shown = continueDisplay(o.clock === 'simulated' ? simulatedPieces(streamed, o.completionUrl) : streamed.pieces, prompt.code, prompt.suffix);

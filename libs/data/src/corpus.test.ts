@@ -13,7 +13,7 @@ import {
   STDLIB_PACKAGES,
 } from './corpus';
 
-const corpusRoot = path.resolve(__dirname, '../../../data/corpus');
+const corpusRoot = path.resolve(__dirname, '../../../data/vendor/cpython');
 const stdlibCopy = path.join(corpusRoot, 'python-stdlib');
 
 describe('isHeldOut', () => {
@@ -26,7 +26,7 @@ describe('isHeldOut', () => {
   });
 });
 
-describe('the shipped corpus (data/corpus)', () => {
+describe('the shipped corpus (data/vendor/cpython)', () => {
   const files = listFiles(stdlibCopy);
 
   it('is 3-6 MB of Python modules without tests, big files or excluded packages', () => {

@@ -1,5 +1,5 @@
 // The Python code corpus: a folder of source files, split into train/test by a hash of each file's path, and the
-// rule that selects it from CPython's standard library (data/corpus/README.md describes the shipped copy).
+// rule that selects it from CPython's standard library (data/vendor/cpython/README.md describes the shipped copy).
 import { isUtf8 } from 'buffer';
 import { createHash } from 'crypto';
 import * as fs from 'fs';
@@ -77,7 +77,7 @@ export const STDLIB_PACKAGES: readonly string[] = [
 ];
 
 /**
- * The second selection (data/corpus/python-stdlib-extra): more packages, no top-level modules. It was added to
+ * The second selection (data/vendor/cpython/python-stdlib-extra): more packages, no top-level modules. It was added to
  * continue pretraining the base model on more code than the first selection (over which the tokenizer was derived,
  * so that selection stays as it is): the model had started to learn the first corpus by heart (training loss ~1 nat
  * below the held-out loss after four epochs).

@@ -179,6 +179,22 @@ describe('tool tasks', () => {
     expect(rs[1].tests).toEqual(['assert add(1, 2) == 3']);
   });
 
+  test("a problem in MBPP's schema is a programming task: the statement and first test in plain text, every test judged, the reference kept", async () => {
+    const suite = { task_id: 100001, text: 'Write a function add(a, b) that returns a + b.', code: 'def add(a, b):\r\n    return a + b', test_list: ['assert add(1, 2) == 3', 'assert add(0, 5) == 5'], test_setup_code: '', challenge_test_list: [], op: 'add', group: 'sft_ops', split: 'sft' };
+    const { code: _code, ...withoutReference } = suite;
+    const [a, b] = await readToolTasks(jsonl('suite.jsonl', [suite, { ...withoutReference, task_id: 200001, test_setup_code: 'import math' }]));
+    expect(a).toEqual({
+      id: 100001, task_id: 100001, kind: 'add', op: 'add', group: 'sft_ops', split: 'sft',
+      question: 'Write a function add(a, b) that returns a + b.\nYour code should pass this test:\nassert add(1, 2) == 3\nReply with the function in a ```python block.',
+      tests: ['assert add(1, 2) == 3', 'assert add(0, 5) == 5'],
+      reference: 'def add(a, b):\n    return a + b\n',
+    });
+    expect(b).toMatchObject({ id: 200001, setup: 'import math\n' });
+    expect(b.reference).toBeUndefined();
+    const msg = await errorOf(readToolTasks, jsonl('bad.jsonl', [{ task_id: 1, text: 'Write f.', test_list: [] }]));
+    expect(msg).toContain('test_list');
+  });
+
   test('a task with neither answer nor tests, or an empty call, names the file and line', async () => {
     const f = jsonl('bad.jsonl', [{ question: 'q', answer: '1' }, { question: 'q' }, { question: 'q', answer: '1', calls: [''] }]);
     const msg = await errorOf(readToolTasks, f);

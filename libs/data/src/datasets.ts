@@ -26,5 +26,5 @@ export const readPpoData = (file: string): Promise<PpoRecord[]> => readJsonl(fil
 /** Fill-in-the-middle examples: `{prefix, suffix, middle, path?, split?}`. */
 export const readFimData = (file: string): Promise<FimRecord[]> => readJsonl(file, FimRecordSchema, { kind: 'fim' });
 
-/** Tool-use tasks: `{question, answer | tests, calls?, kind?, id?, setup?}`. */
+/** Tool-use tasks: `{question, answer | tests, calls?, reference?, kind?, group?, id?, setup?}`, or problems in MBPP's schema. */
 export const readToolTasks = (file: string): Promise<ToolTaskRecord[]> => readJsonl(file, ToolTaskRecordSchema, { kind: 'tool tasks' });

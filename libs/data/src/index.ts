@@ -4,9 +4,9 @@
 export { type FimRecord, type PpoRecord, type RmRecord, type ToolTaskRecord } from './schemas';
 export { readJsonlRecords, writeJsonl } from './jsonl';
 export { readFimData, readPpoData, readRmData, readSftData, readToolTasks } from './datasets';
-export { seededRandom, shuffle, type Seed } from './random';
+export { dataRandom, shuffle, type Seed } from './random';
 export { groupByLength, splitHeldOut } from './split';
 export { copyStdlibCorpus, corpusDirs, isHeldOut, listFiles, readCorpora, readCorpus, type CorpusFile } from './corpus';
-export { problemOr, readProblems, problemParts, ProblemRecordSchema } from './problems';
+export { codeQuestion, problemOr, readProblems, problemParts, ProblemRecordSchema } from './problems';
 export { mbppReadme, MbppLeakGuard, mbppDatasets, normalizeCode, readMbpp } from './mbpp';
 export { CorpusSettings } from './settings';

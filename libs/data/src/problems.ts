@@ -1,7 +1,8 @@
 // Coding problems in MBPP's own schema, from any source: MBPP itself, the task suite (data/suite), a user's own file.
 // `{task_id, text, code?, test_list, test_setup_code?, challenge_test_list?}`, other fields kept. The pipeline's
 // prompt is mbppPrompt (the statement and the first test as comments), the reference is `code`, the tests are
-// `test_list`, run after `test_setup_code`.
+// `test_list`, run after `test_setup_code`. As a tool task (problemToolTask) the same problem is a question in plain
+// text that ends with the declared form of the final answer (CODE_ANSWER_FORM), judged by all of `test_list`.
 import { z } from 'zod';
 import { readJsonl } from './jsonl';
 import { mbppPrompt, normalizeCode } from './mbpp';
@@ -49,5 +50,34 @@ export function problemParts(p: Pick<ProblemRecord, 'text' | 'test_list' | 'test
     tests: p.test_list.map((t) => t.trim()),
     ...(setup.trim() ? { setup } : {}),
     ...(p.code && p.code.trim() ? { reference: normalizeCode(p.code) } : {}),
+  };
+}
+
+/** The declared form of a programming task's final answer, the last line of its question. */
+export const CODE_ANSWER_FORM = 'Reply with the function in a ```python block.';
+
+/** A programming task's question: the pipeline's prompt (mbppPrompt: the statement, the first test) in plain text, then CODE_ANSWER_FORM. */
+export function codeQuestion(prompt: string): string {
+  const text = prompt.trimEnd().split('\n').map((line) => line.replace(/^# ?/, '')).join('\n');
+  return `${text}\n${CODE_ANSWER_FORM}`;
+}
+
+/**
+ * A problem as a tool task (libs/agent's programming family): the question, every test of `test_list` as the judge's
+ * (the model sees only the first, in the question), the setup, and the reference when there is one (the warm-start's
+ * traces write it). `kind` is the suite's operation (`op`) when the record has one; other fields (`group`, `split`,
+ * `task_id`, ...) are kept.
+ */
+export function problemToolTask(p: ProblemRecord) {
+  const { prompt, tests, setup, reference } = problemParts(p);
+  const { text: _t, code: _c, test_list: _l, test_setup_code: _s, challenge_test_list: _ch, ...rest } = p;
+  return {
+    ...rest,
+    id: p.task_id,
+    ...(typeof p.op === 'string' ? { kind: p.op } : {}),
+    question: codeQuestion(prompt),
+    tests,
+    ...(setup ? { setup } : {}),
+    ...(reference ? { reference } : {}),
   };
 }

@@ -11,7 +11,7 @@
 // - fim prefix/suffix/middle may all be empty: completing at the very start/end of a file, or inserting nothing,
 //   are cases the model has to learn.
 import { z } from 'zod';
-import { problemOr, problemParts, ProblemRecordSchema, type ProblemRecord } from './problems';
+import { problemOr, problemParts, ProblemRecordSchema, problemToolTask, type ProblemRecord } from './problems';
 
 const nonEmpty = { error: 'must not be empty' };
 
@@ -72,14 +72,17 @@ export const FimRecordSchema = z.looseObject({
 });
 
 /**
- * A tool-use task (issue 18): a question, and how success is judged: `answer` (the final reply states this value)
- * or `tests` (the final reply's Python passes these asserts, after `setup`). `calls` are reference tool calls (the
- * SFT warm-start's traces make them); `kind` names the template it came from (splits are by kind).
+ * A tool-use task (issue 18): a question, and how success is judged: `answer` (the final turn states this value in
+ * the declared form) or `tests` (the final turn's ```python block passes every one of these asserts, after `setup`).
+ * `calls` are reference tool calls and `reference` reference code (the SFT warm-start's traces make the calls, or
+ * write the code); `kind` names the operation, `group` who trained on it (the task suite's groups). A problem in
+ * MBPP's schema is read as a programming task (problemToolTask: its tests hidden but the first, its reference if any).
  */
-export const ToolTaskRecordSchema = z
+const ToolTaskFields = z
   .looseObject({
     id: z.union([z.string(), z.number()]).optional(),
     kind: z.string().optional(),
+    group: z.string().optional(),
     question: z.string().min(1, nonEmpty),
     answer: z.string().min(1, nonEmpty).optional(),
     calls: z.array(z.string().min(1, nonEmpty)).min(1, nonEmpty).optional(),
@@ -88,10 +91,12 @@ export const ToolTaskRecordSchema = z
       .min(1, nonEmpty)
       .optional(),
     setup: z.string().optional(),
+    reference: z.string().min(1, nonEmpty).optional(),
   })
   .refine((r) => r.answer !== undefined || r.tests !== undefined, { error: 'needs "answer" or "tests" (how success is judged)' });
+export const ToolTaskRecordSchema = problemOr(ProblemRecordSchema.transform(problemToolTask).pipe(ToolTaskFields as z.ZodType<ToolTaskRecord, any>), ToolTaskFields);
 
-export type ToolTaskRecord = z.infer<typeof ToolTaskRecordSchema>;
+export type ToolTaskRecord = z.output<typeof ToolTaskFields>;
 export type SftRecord = z.infer<typeof SftRecordSchema>;
 export type RmRecord = z.infer<typeof RmRecordSchema>;
 export type PpoRecord = z.infer<typeof PpoRecordSchema>;

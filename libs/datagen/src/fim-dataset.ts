@@ -13,7 +13,7 @@
 //   maxSuffixChars at line boundaries (the parts nearest the cursor are kept). CRLF becomes LF.
 import * as fs from 'fs';
 import * as path from 'path';
-import { isHeldOut, listFiles, seededRandom } from '@rlhf-code/data';
+import { isHeldOut, listFiles, dataRandom } from '@rlhf-code/data';
 
 export type FimKind = 'rest-of-line' | 'lines';
 
@@ -70,7 +70,7 @@ export function fimExamplesFromText(relPath: string, source: string, opts: FimBu
     offset += l.length + 1;
   }
   const candidates = lines.map((l, i) => i).filter((i) => i > 0 && isCandidate(lines[i]));
-  const random = seededRandom(`${opts.seed ?? 0}:${relPath}`);
+  const random = dataRandom(`${opts.seed ?? 0}:${relPath}`);
   const split = isHeldOut(relPath) ? 'test' : 'train';
   const out: FimExample[] = [];
   // Pick distinct candidate lines in seeded random order.

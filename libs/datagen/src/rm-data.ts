@@ -1,12 +1,13 @@
 // `prep rm`: the reward model's data. For every training problem (MBPP's tasks 511-974, or the problems of
 // `--problems` that have a reference, e.g. the task suite's sft split): the reference solution, mutated variants of
-// it (sandbox mutants, `mutantsPerKind` per kind), the trivial answers (stubs: `pass`, constant returns, ...) and
+// it (mutate.ts, `mutantsPerKind` per kind), the trivial answers (stubs: `pass`, constant returns, ...) and
 // optionally samples of an SFT checkpoint, each scored by running it against the problem's tests in the sandbox
 // (executionScore: 1 passes every test, 0 does not, -0.1 does not compile). With MBPP, the leak guard refuses a row
 // that repeats a test task.
 import { MbppLeakGuard, mbppDatasets, normalizeCode, problemParts, readMbpp, readProblems, shuffle } from '@rlhf-code/data';
-import { mutants, resolvePython, SandboxPool, scoreAll, stubPrograms } from '@rlhf-code/sandbox';
-import { sampleResponses } from './sample';
+import { resolvePython, SandboxPool, scoreAll, stubPrograms } from '@rlhf-code/sandbox';
+import { mutants } from './mutate';
+import { sampleFromCheckpoint } from './sample';
 import type { PrepRmSettings } from './settings';
 
 export interface RmRow {
@@ -77,7 +78,7 @@ export async function buildRmData(s: PrepRmSettings, progress: RmDataProgress = 
 
   let samples: string[][] | undefined;
   if (s.sftModel) {
-    samples = await sampleResponses({ ...s, modelDir: s.sftModel, prompts: training.map((t) => t.prompt) }, (done) => progress.sampling?.(done, training.length));
+    samples = await sampleFromCheckpoint({ ...s, modelDir: s.sftModel, prompts: training.map((t) => t.prompt) }, (done) => progress.sampling?.(done, training.length));
   }
 
   const candidates: Candidate[] = [];

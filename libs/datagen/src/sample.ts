@@ -4,7 +4,7 @@ import { initBackend, shutdownBackend } from '@rlhf-code/backend';
 import { encodePrompt, loadTokenizer, type PromptTemplate } from '@rlhf-code/tokenizer';
 import type { BackendChoice } from '@rlhf-code/backend';
 
-export interface SampleOptions {
+export interface CheckpointSampling {
   modelDir: string;
   prompts: string[];
   /** Samples per prompt. */
@@ -20,10 +20,11 @@ export interface SampleOptions {
 const PROMPTS_PER_BATCH = 8;
 
 /**
- * `samples` continuations of each prompt (top_k 0, top_p 1, the given temperature), stopping at the end token.
- * generateBatch's seeding rule: every sample has its own stream, seeded from `seed` in order.
+ * `samples` continuations of each prompt, as text, from the checkpoint in `modelDir` (loaded and disposed here): top_k 0,
+ * top_p 1, the given temperature, stopping at the end token. generateBatch's seeding rule: every sample has its own
+ * stream, seeded from `seed` in order.
  */
-export async function sampleResponses(o: SampleOptions, onPrompt?: (done: number) => void): Promise<string[][]> {
+export async function sampleFromCheckpoint(o: CheckpointSampling, onPrompt?: (done: number) => void): Promise<string[][]> {
   await initBackend({ backend: o.backend, quiet: true });
   const model = await Qwen2Model.load(o.modelDir, { trainable: false });
   try {

@@ -53,7 +53,7 @@ const syntaxShared = {
   corpus: z
     .string()
     .min(1)
-    .default('data/corpus/python-stdlib,data/corpus/python-stdlib-extra')
+    .default('data/vendor/cpython/python-stdlib,data/vendor/cpython/python-stdlib-extra')
     .describe('corpus folder(s), comma separated; the functions come from their training files (path-hash split)'),
   out: z.string().min(1).default('results/syntax/syntax_data.jsonl').describe('output JSONL file ({prompt, suffix?, response, path, name, similarity} lines)'),
   samples: int().positive().default(2).describe('bodies sampled per function (middles per FIM example)'),

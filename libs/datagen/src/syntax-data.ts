@@ -20,7 +20,7 @@
 //            all FIM completions empty after a plain-only round), and the online mode serves FIM.
 import { Qwen2Model } from '@rlhf-code/model';
 import { Tokenizer } from '@rlhf-code/tokenizer';
-import { seededRandom } from '@rlhf-code/data';
+import { dataRandom } from '@rlhf-code/data';
 import { completeBatched, completeFim, cutBody, functionSource, type FimCase, type FunctionCase } from '@rlhf-code/eval';
 
 export interface SyntaxDataOptions {
@@ -191,7 +191,7 @@ export async function syntaxTrainingData(
   const judged = await judgeSamples(cases, completions, check, opts.maxLineRepeats);
   const { candidates, rates } = tally(cases.length, rows, judged);
   const examples: SyntaxExample[] = [];
-  const coin = seededRandom(`syntax-fim:${opts.seed}`);
+  const coin = dataRandom(`syntax-fim:${opts.seed}`);
   cases.forEach((c, i) => {
     const fim = coin() < opts.fimRate; // drawn for every case, so the form of one case does not depend on the others' samples
     const best = pickBest(candidates[i]);

@@ -12,8 +12,8 @@
 // Operations never trained on at all (NEW_OPERATION_KINDS) go to a third file, a harder transfer test.
 import { promises as fs } from 'fs';
 import * as path from 'path';
-import { mbppDatasets, readMbpp, writeJsonl } from '@rlhf-code/data';
-import { createRng, type Rng } from '@rlhf-code/model';
+import { codeQuestion, mbppDatasets, readMbpp, writeJsonl } from '@rlhf-code/data';
+import { resumableRng, type Rng } from '@rlhf-code/model';
 import { PythonInterpreter, SandboxPool } from '@rlhf-code/sandbox';
 import type { PrepToolsSettings } from './settings';
 
@@ -98,7 +98,7 @@ export function generateToolTasks(kinds: readonly string[], perKind: number, see
   for (const kind of kinds) {
     const make = TOOL_TASK_KINDS[kind];
     if (!make) throw new Error(`tool tasks: unknown kind "${kind}" (known: ${Object.keys(TOOL_TASK_KINDS).join(', ')})`);
-    const rng = createRng(`tool-tasks:${seed}:${kind}`);
+    const rng = resumableRng(`tool-tasks:${seed}:${kind}`);
     for (let i = 0; i < perKind; i++) {
       const c = make(rng);
       const template = templates[i % templates.length];
@@ -137,8 +137,7 @@ export async function solveToolTasks(tasks: readonly Omit<ToolTask, 'answer'>[],
 
 /** An MBPP problem as a tool task judged by its tests: the problem and its first test, the function asked for in a fenced block. */
 function mbppToolTask(row: { prompt: string; tests: string[]; setup?: string; task_id: number }) {
-  const text = row.prompt.trimEnd().split('\n').map((line) => line.replace(/^# ?/, '')).join('\n');
-  return { id: `mbpp-${row.task_id}`, kind: 'mbpp', question: `${text}\nReply with the function in a \`\`\`python block.`, tests: row.tests, ...(row.setup ? { setup: row.setup } : {}) };
+  return { id: `mbpp-${row.task_id}`, kind: 'mbpp', question: codeQuestion(row.prompt), tests: row.tests, ...(row.setup ? { setup: row.setup } : {}) };
 }
 
 type Split = { kinds: readonly string[]; newOps: readonly string[]; trainTemplates: readonly string[]; heldTemplates: readonly string[] };
@@ -152,6 +151,8 @@ Written by \`npx nx run prep:tools\` (seed ${s.seed}); \`bash run_tools.sh\` mak
   (${x.heldTemplates.join(', ')}), with new values: the held-out measure of \`run_tools.sh\`.
 - \`heldout_new_ops.jsonl\`: ${s.heldoutPerKind} tasks of each operation never trained on (${x.newOps.join(', ')}): a
   harder transfer test.
+- The programming tasks of \`run_tools.sh\` are not here: \`tool-rl\` reads the task suite (\`data/suite/*.jsonl\`, MBPP's
+  schema) as it is, and any other file of problems in MBPP's schema the same way.
 ${mbpp ? '- `mbpp_train.jsonl`, `mbpp_validation.jsonl`: MBPP\'s train (601-974) and validation (511-600) problems, judged by their\n  tests, for real models (the test split 11-510 is never used here).\n' : ''}
 Each line: \`{"id", "kind", "template", "question", "answer", "calls"}\`: the answer is what the reference calls print,
 run in the interpreter; \`calls\` are the tool calls of the SFT warm-start's traces. MBPP lines have \`"tests"\` (and

@@ -67,7 +67,7 @@ export const EvalBaseSettings = z.strictObject({
   corpus: z
     .string()
     .min(1)
-    .default('data/corpus/python-stdlib')
+    .default('data/vendor/cpython/python-stdlib')
     .describe("Python corpus: its held-out files (path-hash split, as in pretraining) give the loss; the FIM examples' source files give syntax_valid_in_file"),
   fim: z.string().min(1).default('data/fim/fim.jsonl').describe('FIM examples as JSONL {prefix, suffix, middle, split?, path?}'),
   fimSplit: z.string().min(1).default('test').describe('which FIM examples: records whose split equals this, or "all"'),

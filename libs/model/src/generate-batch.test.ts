@@ -7,7 +7,7 @@ import { loadTokenizer } from '@rlhf-code/tokenizer';
 import { makeConfig } from './config';
 import { Completion, generateBatch, sampledIds } from './generate-batch';
 import { Qwen2Model } from './model';
-import { createRng } from './sampling';
+import { resumableRng } from './sampling';
 import { promoteToken } from './testing/promote-token';
 
 const tok = loadTokenizer(path.join(__dirname, '../../../models/tokenizer-code16k'));
@@ -118,9 +118,9 @@ describe('generateBatch', () => {
     expect(tf.memory().numTensors).toBe(tensors);
 
     // A caller-owned root stream is the seed's stream: the same samples, and it moves on one draw per prompt.
-    const rng = createRng(3);
+    const rng = resumableRng(3);
     expectSame(await generateBatch(model, prompts, { ...opts, seed: undefined, rng }), all);
-    const check = createRng(3);
+    const check = resumableRng(3);
     prompts.forEach(() => check.next());
     expect(rng.next()).toBe(check.next());
 
@@ -137,35 +137,35 @@ describe('generateBatch', () => {
   it('rngs: caller-owned streams, one per prompt: the seeding rule with the streams it would make; each advances one draw per token', async () => {
     const opts = { maxNewTokens: 8, temperature: 1, tokenizer: tok, stop: 'raw' as const };
     const all = await generateBatch(model, prompts, { ...opts, seed: 3 });
-    const root = createRng(3);
-    const streams = prompts.map(() => createRng(String(root.next())));
+    const root = resumableRng(3);
+    const streams = prompts.map(() => resumableRng(String(root.next())));
     expectSame(await generateBatch(model, prompts, { ...opts, rngs: streams, batchSize: 2 }), all);
     // A stream moved on by exactly its prompt's sampled tokens.
-    const again = createRng(3);
-    const fresh = prompts.map(() => createRng(String(again.next())));
+    const again = resumableRng(3);
+    const fresh = prompts.map(() => resumableRng(String(again.next())));
     all.forEach((c, i) => {
       sampledIds(c).forEach(() => fresh[i].next());
       expect(streams[i].next()).toBe(fresh[i].next());
     });
     // A prompt alone with its stream samples what it sampled among the others.
-    const one = createRng('lone');
+    const one = resumableRng('lone');
     const lone = await generateBatch(model, [prompts[2]], { ...opts, rngs: [one] });
-    const among = await generateBatch(model, prompts, { ...opts, rngs: prompts.map((_, i) => createRng(i === 2 ? 'lone' : `x${i}`)) });
+    const among = await generateBatch(model, prompts, { ...opts, rngs: prompts.map((_, i) => resumableRng(i === 2 ? 'lone' : `x${i}`)) });
     expect(lone[0].ids).toEqual(among[2].ids);
-    await expect(generateBatch(model, prompts, { ...opts, rngs: [createRng(1)] })).rejects.toThrow('generateBatch: 5 prompts need 5 rngs, got 1');
-    await expect(generateBatch(model, prompts.slice(0, 1), { ...opts, rngs: [createRng(1)], seed: 2 })).rejects.toThrow('generateBatch: give rngs, or rng / seed, not both');
+    await expect(generateBatch(model, prompts, { ...opts, rngs: [resumableRng(1)] })).rejects.toThrow('generateBatch: 5 prompts need 5 rngs, got 1');
+    await expect(generateBatch(model, prompts.slice(0, 1), { ...opts, rngs: [resumableRng(1)], seed: 2 })).rejects.toThrow('generateBatch: give rngs, or rng / seed, not both');
   });
 
   it('temperatures: each prompt sampled at its own temperature, as it would be alone at that temperature (0: greedy)', async () => {
     const opts = { maxNewTokens: 8, tokenizer: tok, stop: 'raw' as const };
     const temps = [0, 1, 0.5, 1, 0];
-    const mixed = await generateBatch(model, prompts, { ...opts, temperatures: temps, rngs: prompts.map((_, i) => createRng(`t${i}`)), byLength: true, batchSize: 3 });
+    const mixed = await generateBatch(model, prompts, { ...opts, temperatures: temps, rngs: prompts.map((_, i) => resumableRng(`t${i}`)), byLength: true, batchSize: 3 });
     for (const [i, t] of temps.entries()) {
-      const alone = await generateBatch(model, [prompts[i]], t === 0 ? { ...opts, greedy: true } : { ...opts, temperature: t, rngs: [createRng(`t${i}`)] });
+      const alone = await generateBatch(model, [prompts[i]], t === 0 ? { ...opts, greedy: true } : { ...opts, temperature: t, rngs: [resumableRng(`t${i}`)] });
       expectSame([mixed[i]], alone);
     }
     // Different temperatures give different samples from the same stream (the test would pass vacuously otherwise).
-    const hot = await generateBatch(model, prompts, { ...opts, temperatures: temps.map(() => 1), rngs: prompts.map((_, i) => createRng(`t${i}`)) });
+    const hot = await generateBatch(model, prompts, { ...opts, temperatures: temps.map(() => 1), rngs: prompts.map((_, i) => resumableRng(`t${i}`)) });
     expect(hot.map((c) => c.ids)).not.toEqual(mixed.map((c) => c.ids));
     await expect(generateBatch(model, prompts, { ...opts, temperatures: [1] })).rejects.toThrow('generateBatch: 5 prompts need 5 temperatures, got 1');
   });
@@ -191,9 +191,9 @@ describe('generateBatch', () => {
     const byLength = prompts.map((_, i) => i).sort((a, b) => prompts[a].length - prompts[b].length);
     expect(seen).toEqual([byLength.slice(0, 2), byLength.slice(2, 4), byLength.slice(4)]);
     // Temperature 0 is greedy too, and draws nothing from a caller's stream.
-    const rng = createRng(1);
+    const rng = resumableRng(1);
     expectSame(await generateBatch(model, prompts, { maxNewTokens: 6, temperature: 0, tokenizer: tok, rng }), one);
-    expect(rng.next()).toBe(createRng(1).next());
+    expect(rng.next()).toBe(resumableRng(1).next());
   });
 
   it('stop sets by name: raw ends at <|endoftext|>, chat also at <|im_end|>, fim at every FIM control token', async () => {

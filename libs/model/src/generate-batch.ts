@@ -9,7 +9,7 @@
 //               the KV cache), so a few long continuations do not pay for the whole batch every step.
 //   decoding    greedy (also temperature 0), or sampling from softmax(logits / temperature) with optional top-k and
 //               top-p (sampling.ts). No stop id can be chosen before minNewTokens.
-//   seeding     one rule: a root stream (createRng(seed), seed 0 by default, or the caller's own `rng`) gives each
+//   seeding     one rule: a root stream (resumableRng(seed), seed 0 by default, or the caller's own `rng`) gives each
 //               prompt, in input order, the seed of a stream of its own (one draw per prompt), and every token of
 //               that prompt's continuation is drawn from its own stream. So a prompt's samples depend on the seed,
 //               its index and the model only: not on batchSize, byLength or the other prompts (up to the float
@@ -26,7 +26,7 @@
 import { stopTokenIds, type StopSet, type Tokenizer } from '@rlhf-code/tokenizer';
 import { generate, type FinishReason } from './generate';
 import type { Qwen2Model } from './model';
-import { createRng, type Rng, type SamplingOptions } from './sampling';
+import { resumableRng, type Rng, type SamplingOptions } from './sampling';
 
 export interface GenerateBatchOptions extends SamplingOptions {
   maxNewTokens: number;
@@ -106,8 +106,8 @@ export async function generateBatch(model: Qwen2Model, prompts: readonly (readon
   const greedy = opts.greedy === true || (opts.temperatures ? opts.temperatures.every((t) => t === 0) : opts.temperature === 0);
   if (opts.rngs && (opts.rng || opts.seed !== undefined)) throw new Error('generateBatch: give rngs, or rng / seed, not both');
   if (opts.rngs && opts.rngs.length !== prompts.length) throw new Error(`generateBatch: ${prompts.length} prompts need ${prompts.length} rngs, got ${opts.rngs.length}`);
-  const streamsFrom = (root: Rng) => prompts.map(() => createRng(String(root.next())));
-  const rngs = greedy ? undefined : (opts.rngs ?? streamsFrom(opts.rng ?? createRng(opts.seed ?? 0)));
+  const streamsFrom = (root: Rng) => prompts.map(() => resumableRng(String(root.next())));
+  const rngs = greedy ? undefined : (opts.rngs ?? streamsFrom(opts.rng ?? resumableRng(opts.seed ?? 0)));
 
   // The text is decoded once at the end, unless stop strings or streaming need it after every step.
   const stepText = tok && (opts.stopStrings?.length || opts.onText || opts.stopWhen) ? (ids: number[]) => tok.decode(ids) : undefined;

@@ -4,17 +4,18 @@ export { readConfig, makeConfig, isSequenceClassifier, expectedParameterShapes, 
 export type { Qwen2Config } from './config';
 export { readSafetensors, readSafetensorsHeader, writeFileAtomic } from './safetensors';
 export type { HostTensor } from './safetensors';
-export { loadMergedWeights, modelConfigOf, saveCheckpoint, loadTrainingState, saveTrainingState, TRAINER_STATE_FILE } from './checkpoint';
-export type { CheckpointContent, TrainingState } from './checkpoint';
+export { loadMergedWeights, modelConfigOf, saveCheckpoint, saveTrainingState } from './checkpoint-folder';
+export type { CheckpointContent } from './checkpoint-folder';
+export { loadTrainingState, TRAINER_STATE_FILE, type TrainingState } from './trainer-state';
 
 export { parameterCount, Qwen2Model } from './model';
 export { ScalarHead } from './heads';
 export { RewardModel } from './reward';
 export { generateBatch, sampledIds } from './generate-batch';
 export type { Completion } from './generate-batch';
-export { createRng } from './sampling';
+export { resumableRng } from './sampling';
 export type { Rng } from './sampling';
 export { GenerateLogitsSettings, GenerateRunSettings, InitSettings } from './settings';
 export { checkModelFolder, checkVocabulary, loadModelAndTokenizer, modelFolderProblem } from './load';
-export { writeRandomCheckpoint } from './init-checkpoint';
+export { writeRandomCheckpoint } from './random-checkpoint';
 export { checkResumedRank, isAdapterFolder, LORA_TARGETS, type AdapterFiles, type LoraConfig } from './lora';

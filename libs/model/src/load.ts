@@ -5,7 +5,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { loadTokenizer, type Tokenizer } from '@rlhf-code/tokenizer';
-import { modelConfigOf } from './checkpoint';
+import { modelConfigOf } from './checkpoint-folder';
 import { isSequenceClassifier } from './config';
 import { ADAPTER_CONFIG_FILE, isAdapterFolder } from './lora';
 import { Qwen2Model, type LoadOptions } from './model';

@@ -4,7 +4,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import * as tf from '@tensorflow/tfjs';
 import { initBackend } from '@rlhf-code/backend';
-import { loadMergedWeights, saveCheckpoint } from './checkpoint';
+import { loadMergedWeights, saveCheckpoint } from './checkpoint-folder';
 import { ADAPTER_CONFIG_FILE, readAdapter, saveAdapter, type LoraConfig } from './lora';
 import { Qwen2Model } from './model';
 import { tempDir, tinyConfig } from './testing/tiny-model';

@@ -7,7 +7,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import * as tf from '@tensorflow/tfjs';
 import { z } from 'zod';
-import { createRng } from './sampling';
+import { resumableRng } from './sampling';
 import { readSafetensors, writeFileAtomic, writeSafetensors, type HostTensor } from './safetensors';
 
 export const LORA_TARGETS = ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'] as const;
@@ -62,7 +62,7 @@ export const peftName = (module: string, which: 'A' | 'B') => `base_model.model.
 
 /** New adapter tensors for `projections`: A Kaiming-uniform as PEFT (bound 1 / sqrt(in)), B zeros. */
 export function initLoraWeights(projections: readonly Projection[], r: number, seed: number): Map<string, HostTensor> {
-  const rng = createRng(`lora:${seed}`);
+  const rng = resumableRng(`lora:${seed}`);
   const out = new Map<string, HostTensor>();
   for (const p of projections) {
     const a = new Float32Array(r * p.in);

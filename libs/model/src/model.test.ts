@@ -7,7 +7,7 @@ import { initBackend } from '@rlhf-code/backend';
 import { makeConfig } from './config';
 import { Qwen2Model } from './model';
 import { KVCache } from './kv-cache';
-import { createRng } from './sampling';
+import { resumableRng } from './sampling';
 import { referenceLogits } from './testing/reference-forward';
 
 const FIXTURES = path.join(__dirname, '../../../test-fixtures');
@@ -137,7 +137,7 @@ describe('KV cache and batching', () => {
   test('sampled log-probs from cached generation equal a full forward pass; batch rows equal single rows', async () => {
     const { generate } = await import('./generate');
     const prompts = [[11, 12, 13, 14, 15, 16], [200, 201], [7, 8, 9]];
-    const opts = { maxNewTokens: 6, temperature: 0.8, topP: 1, padId: 0, rngs: prompts.map((_, b) => createRng(b)) };
+    const opts = { maxNewTokens: 6, temperature: 0.8, topP: 1, padId: 0, rngs: prompts.map((_, b) => resumableRng(b)) };
     const batch = await generate(model, prompts, opts);
     for (let b = 0; b < prompts.length; b++) {
       const seq = [...prompts[b], ...batch[b].ids];
@@ -181,7 +181,7 @@ describe('KV cache and batching', () => {
     const { generate } = await import('./generate');
     await generate(model, [[1, 2, 3]], { maxNewTokens: 3, greedy: true, padId: 0 });
     const before = tf.memory().numTensors;
-    await generate(model, [[1, 2, 3], [4, 5]], { maxNewTokens: 5, temperature: 1, padId: 0, rngs: [createRng(3), createRng(4)] });
+    await generate(model, [[1, 2, 3], [4, 5]], { maxNewTokens: 5, temperature: 1, padId: 0, rngs: [resumableRng(3), resumableRng(4)] });
     tf.dispose(tf.tidy(() => model.logits(tf.tensor2d([[1, 2]], undefined, 'int32'))));
     expect(tf.memory().numTensors).toBe(before);
   });

@@ -6,8 +6,8 @@ import { hasNativeKernels } from '@rlhf-code/backend';
 import { attention, fusedSelfAttention, LayerKV } from './attention';
 import { Attend, BlockWeights, decoderLayer } from './block';
 import { expectedParameterShapes, headDim, Qwen2Config } from './config';
-import { adapterBase, loadMergedWeights, type CheckpointContent } from './checkpoint';
-import { checkpointedLayer } from './checkpointing';
+import { adapterBase, loadMergedWeights, type CheckpointContent } from './checkpoint-folder';
+import { recomputedLayer } from './grad-checkpointing';
 import { decodeForward } from './decode';
 import { KVCache } from './kv-cache';
 import { linear } from './linear';
@@ -64,7 +64,7 @@ export class Qwen2Model {
   private readonly adapterSets: Map<string, AdapterSet> = new Map();
   private active: string | null = null;
   private readonly layers: BlockWeights[];
-  /** Recompute each layer in the backward pass instead of keeping its intermediates (checkpointing.ts). */
+  /** Recompute each layer in the backward pass instead of keeping its intermediates (grad-checkpointing.ts). */
   gradCheckpointing = false;
 
   /** A view shares another model's weights and adapters (see view()); disposing it frees nothing. */
@@ -337,7 +337,7 @@ export class Qwen2Model {
       const kvs: LayerKV[] = [];
       for (const w of this.layers) {
         if (this.gradCheckpointing && !cache) {
-          x = checkpointedLayer(x, w, eps, attendWith, ctx);
+          x = recomputedLayer(x, w, eps, attendWith, ctx);
           continue;
         }
         const r = decoderLayer(x, w, eps, attend);

@@ -8,7 +8,7 @@ import { makeConfig } from './config';
 import { generate, type Generation } from './generate';
 import { KVCache } from './kv-cache';
 import { Qwen2Model } from './model';
-import { createRng } from './sampling';
+import { resumableRng } from './sampling';
 import { prefixLayout } from './shared-prefix';
 
 // A config with sizes that are multiples of the kernels' vector width, and one with odd sizes everywhere (head dim 14,
@@ -140,7 +140,7 @@ describe.each(CONFIGS)('$name', ({ config, T }) => {
     test('finished rows leave the batch: each row samples what it samples alone, on both paths', async () => {
       // Five prompts of different lengths; a third of the vocabulary stops a row, so rows finish at different steps.
       const prompts = [3, 7, T, 5, 9].map((n, r) => ids.slice(r, r + n));
-      const rngs = () => prompts.map((_, r) => createRng(`row${r}`));
+      const rngs = () => prompts.map((_, r) => resumableRng(`row${r}`));
       const opts = { maxNewTokens: 12, temperature: 1, padId: 0, stopTokenIds: Array.from({ length: Math.floor(config.vocab_size / 3) }, (_, i) => i) };
       const keepRows = jest.spyOn(KVCache.prototype, 'keepRows');
       for (const path of [(f: () => Promise<Generation[]>) => f(), withoutNativeKernels]) {
@@ -162,7 +162,7 @@ describe.each(CONFIGS)('$name', ({ config, T }) => {
       // A 9-token shared start, then rests of different lengths (two prompts identical, as in a GRPO group).
       const head = ids.slice(0, 9);
       const prompts = [[5], [5], ids.slice(T, T + 4), ids.slice(T + 1, T + 3)].map((rest) => [...head, ...rest]);
-      const rngs = () => prompts.map((_, r) => createRng(`row${r}`));
+      const rngs = () => prompts.map((_, r) => resumableRng(`row${r}`));
       const opts = { maxNewTokens: 6, temperature: 1, padId: 0 };
       const forward = jest.spyOn(model, 'forward');
       for (const path of [(f: () => Promise<Generation[]>) => f(), withoutNativeKernels]) {

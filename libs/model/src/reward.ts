@@ -5,7 +5,7 @@
 // score head train; saved in PEFT's layout (task SEQ_CLS, the head as modules_to_save), it can also sit on a base
 // that is already in memory (PPO's policy) as a second adapter set.
 import * as tf from '@tensorflow/tfjs';
-import { adapterBase, loadCheckpointWeights, loadMergedWeights, saveCheckpoint, type CheckpointContent, type SaveCheckpointOptions } from './checkpoint';
+import { adapterBase, loadCheckpointWeights, loadMergedWeights, saveCheckpoint, type CheckpointContent, type SaveCheckpointOptions } from './checkpoint-folder';
 import { isSequenceClassifier, numLabels, parseConfig, Qwen2Config, readConfig } from './config';
 import { isAdapterFolder, readAdapter, SCORE_TENSOR, type LoraConfig } from './lora';
 import { ScalarHead } from './heads';

@@ -376,7 +376,7 @@ async function writeAll(fh: fs.FileHandle, bytes: Uint8Array): Promise<void> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Atomic files (shared with config.ts and checkpoint.ts)
+// Atomic files (shared with config.ts and checkpoint-folder.ts)
 
 /** A fresh name for a temp sibling of `target`, hidden and unique to this process. */
 export function tempSibling(target: string, tag: string): string {

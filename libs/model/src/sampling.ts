@@ -25,8 +25,11 @@ export interface Rng {
   state(): object;
 }
 
-/** A seeded RNG (seedrandom's alea); pass `state` from rng.state() to resume the same stream. */
-export function createRng(seed: number | string, state?: object): Rng {
+/**
+ * A seeded RNG whose state can be saved and resumed (seedrandom's alea): pass `state` from rng.state() to go on with the
+ * same stream. The data's randomness (shuffles, splits) is libs/data's dataRandom, a plain function of another stream.
+ */
+export function resumableRng(seed: number | string, state?: object): Rng {
   const prng = seedrandom.alea(String(seed), { state: (state as seedrandom.State.Alea | undefined) ?? true });
   return { next: () => prng(), state: () => prng.state() };
 }

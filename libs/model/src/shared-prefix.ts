@@ -12,7 +12,7 @@ import * as tf from '@tensorflow/tfjs';
 import { fusedAttention } from '@rlhf-code/backend';
 import type { AttentionWeights } from './attention';
 import { decoderLayer, type Attend, type BlockWeights } from './block';
-import { checkpointedLayer } from './checkpointing';
+import { recomputedLayer } from './grad-checkpointing';
 import { linear } from './linear';
 import { rmsNorm } from './norm';
 
@@ -127,7 +127,7 @@ export function sharedPrefixForward(m: SharedPrefixModel, layout: PrefixLayout, 
     const attendWith = (c: tf.Tensor[]) => splitAttention(m, n, B, Tr, c);
     const attend = attendWith(ctx);
     let z = tf.gather(m.embed, tf.tensor1d(Int32Array.from([...layout.prefixIds, ...layout.restIds]), 'int32')) as tf.Tensor2D; // [n + B*Tr, D]
-    for (const w of m.layers) z = m.gradCheckpointing ? checkpointedLayer(z, w, m.eps, attendWith, ctx) : decoderLayer(z, w, m.eps, attend).out;
+    for (const w of m.layers) z = m.gradCheckpointing ? recomputedLayer(z, w, m.eps, attendWith, ctx) : decoderLayer(z, w, m.eps, attend).out;
     const hidden = tf.concat([rmsNorm(z, m.finalNorm, m.eps), tf.zeros([1, m.embed.shape[1]])], 0); // [n + B*Tr + 1, D]
     return tf.gather(hidden, tf.tensor1d(layout.index, 'int32')) as tf.Tensor2D; // [B*T, D]
   });

@@ -7,7 +7,7 @@
 //   blocked    every block of consecutive requests, one per arm, gets each arm once in a seeded random order: a client
 //              that sends each position once per arm, consecutively, gets every arm exactly once per position
 // Comparing the arms' acceptance on the same stream of requests tells whether training (or a mechanism) helps.
-import { createRng, type Rng } from '@rlhf-code/model';
+import { resumableRng, type Rng } from '@rlhf-code/model';
 import type { ArmSpec } from './config';
 
 export type { ArmSpec };
@@ -78,7 +78,7 @@ export class ArmRouter {
     if (new Set(this.arms.map((a) => a.name)).size !== this.arms.length) throw new Error(`ArmRouter: arm names must be unique, got ${this.arms.map((a) => a.name).join(', ')}`);
     this.total = this.arms.reduce((s, a) => s + a.share, 0);
     if (routing === 'random' && !(this.total > 0)) throw new Error('ArmRouter: random routing needs an arm with a share above 0');
-    this.rng = createRng(`ab:${seed}`);
+    this.rng = resumableRng(`ab:${seed}`);
   }
 
   route(): Routed {

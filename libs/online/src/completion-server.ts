@@ -329,6 +329,7 @@ export function buildCompletionServer(opts: CompletionServerOptions): FastifyIns
         promptTokens: job.prompts[i].ids.length,
         completionTokens: g.tokens,
         time: new Date().toISOString(),
+        durationMs: Date.now() - job.t0,
       };
       Promise.resolve(opts.onServed!(rec, job.prompts[i].text, g.text, g.modelLogprobs ?? [])).catch((e) =>
         process.stderr.write(`[online] recording completion ${rec.id} failed: ${(e as Error).message}\n`),

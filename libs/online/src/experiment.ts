@@ -12,11 +12,11 @@
 // Both phases serve on the simulated clock (completion.clock "simulated", libs/continue latency.ts): what Continue
 // displays depends on what the server sent, not on how fast the machine was at that moment, and a held suggestion is
 // cut by when it would arrive, the same for every arm that holds.
-import { runSimulation, simUser, type PromptForm, type SimulationRecord, type SimulationSummary, type SimUserName } from '@rlhf-code/continue';
+import { RLINF_EXAMPLE, runSimulation, simUser, type PromptForm, type SimulationRecord, type SimulationSummary, type SimUserName } from '@rlhf-code/continue';
 import { shuffle, type FimRecord } from '@rlhf-code/data';
 import { analyseArms, formatArmAnalysis, type ArmAnalysis } from './ab-analysis';
 import { EXPERIMENT_ARMS } from './arms';
-import { listCheckpoints } from './checkpoints';
+import { listCheckpoints } from './policy-checkpoints';
 import { parseOnlineConfig, type OnlineConfigInput } from './config';
 import { startMeasuringService, startOnlineService, type OnlineStatus } from './service';
 
@@ -81,7 +81,7 @@ const ratio = (a: number | null, b: number | null) => (a === null || b === null 
 export async function runOnlineExperiment(o: ExperimentOptions): Promise<ExperimentResult> {
   const say = o.log ?? (() => undefined);
   const user = simUser(o.user);
-  const sim = { token: 'test-token', project: 'test-project', countTokens: o.countTokens, user, form: o.form, fileOf: o.fileOf, seed: o.seed ?? 0, log: say, clock: 'simulated' as const };
+  const sim = { token: RLINF_EXAMPLE.token, project: RLINF_EXAMPLE.project, countTokens: o.countTokens, user, form: o.form, fileOf: o.fileOf, seed: o.seed ?? 0, log: say, clock: 'simulated' as const };
   const completion = { ...o.config?.completion, clock: 'simulated' as const };
 
   const config = parseOnlineConfig({
@@ -90,7 +90,7 @@ export async function runOnlineExperiment(o: ExperimentOptions): Promise<Experim
     model: o.model,
     stateDir: o.stateDir,
     completion: { ...completion, port: 0 },
-    feedback: { ...o.config?.feedback, port: 0, tokens: ['test-token'], projects: ['test-project'] },
+    feedback: { ...o.config?.feedback, port: 0, tokens: [sim.token], projects: [sim.project] },
   });
   const t0 = Date.now();
   const service = await startOnlineService(config, { log: say });

@@ -17,13 +17,17 @@
 //   GET /api/training/status   JSON: policy version, events received / trained / pending, acceptance per version
 //                              and per A/B arm, upstream event counts, last losses (no token needed: it holds no
 //                              prompts or code)
+//   GET /                      the live page (live-page.ts): HTML with the charts; the token as the bearer header or
+//                              as `?token=` (a browser cannot send a header), on this route only
+//   GET /api/training/history  JSON: the series behind the page's charts (history.ts); the bearer header
 // A request without X-Project-ID counts for feedback.defaultProject (upstream Continue sends only the headers of its
 // `data:` entry's requestOptions). Authentication runs before the body is read, so an unauthenticated client cannot
 // make the server parse anything. Headers are never stored or logged; the request's credentials (its bearer token,
 // credential-named headers, the event's userId) are handed on so that no copy of them is stored either (scrub.ts).
-import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { FeedbackServerConfig } from './config';
 import { bearerToken, installJsonHandling, sendError } from './http';
+import { PAGE_HEADERS, PageQueryError } from './live-page';
 import { isCredentialKey } from './scrub';
 import { isDevDataEvent, parseDevDataEvent, parseOutcome, type AutocompleteOutcome, type NoCodeOutcome } from '@rlhf-code/continue';
 
@@ -52,6 +56,17 @@ export interface FeedbackServerOptions {
   /** Count an upstream event of a type other than autocomplete (nothing of it is stored). */
   ignored: (eventName: string) => void;
   status: () => object;
+  /** The live page and its series (live-page.ts); absent: no such routes. */
+  page?: { html: (query: unknown) => Promise<string>; history: (query: unknown) => object };
+}
+
+/** Routes behind the bearer token: the submit URL, the page and its series (the status holds no code: it is open). */
+const GUARDED = new Set(['/api/training/submit', '/', '/api/training/history']);
+
+/** The page's `?token=` (never logged or stored: it is only compared). */
+function queryToken(req: FastifyRequest): string | null {
+  const t = (req.query as Record<string, unknown> | undefined)?.token;
+  return typeof t === 'string' && t !== '' ? t : null;
 }
 
 /** Credentials shorter than this are not looked for elsewhere in the outcome (masking them would garble the code). */
@@ -77,12 +92,18 @@ export function buildFeedbackServer(opts: FeedbackServerOptions): FastifyInstanc
   };
 
   app.addHook('onRequest', async (req, reply) => {
-    if (req.routeOptions.url !== '/api/training/submit') return;
+    const url = req.routeOptions.url;
+    if (url === undefined || !GUARDED.has(url)) return;
     if (config.tokens.length > 0) {
-      const token = bearerToken(req);
-      if (token === null) return sendError(reply, 401, 'unauthorized', 'missing bearer token (Authorization: Bearer <token>; the apiKey of Continue\'s data: entry)');
+      const page = url === '/';
+      const token = bearerToken(req) ?? (page ? queryToken(req) : null);
+      if (token === null) {
+        const how = page ? ': open /?token=<one of feedback.tokens>' : ' (Authorization: Bearer <token>; the apiKey of Continue\'s data: entry)';
+        return sendError(reply, 401, 'unauthorized', `missing bearer token${how}`);
+      }
       if (!config.tokens.includes(token)) return sendError(reply, 401, 'unauthorized', 'invalid bearer token');
     }
+    if (url !== '/api/training/submit') return;
     const project = projectOf(req);
     if (!anyProject && !config.projects.includes(project)) return sendError(reply, 403, 'forbidden', `project "${project}" is not allowed`);
   });
@@ -122,5 +143,28 @@ export function buildFeedbackServer(opts: FeedbackServerOptions): FastifyInstanc
   });
 
   app.get('/api/training/status', async () => opts.status());
+  const page = opts.page;
+  if (page) {
+    const badQuery = (reply: FastifyReply, e: unknown) => {
+      if (e instanceof PageQueryError) return sendError(reply, 400, 'invalid_request_error', e.message, e.field);
+      throw e;
+    };
+    app.get('/', async (req, reply) => {
+      let html: string;
+      try {
+        html = await page.html(req.query);
+      } catch (e) {
+        return badQuery(reply, e);
+      }
+      return reply.headers(PAGE_HEADERS).send(html);
+    });
+    app.get('/api/training/history', async (req, reply) => {
+      try {
+        return page.history(req.query);
+      } catch (e) {
+        return badQuery(reply, e);
+      }
+    });
+  }
   return app;
 }

@@ -31,7 +31,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { lusolve } from 'mathjs';
-import { createRng, type Rng } from '@rlhf-code/model';
+import { resumableRng, type Rng } from '@rlhf-code/model';
 import { fisherExact } from '@rlhf-code/stats';
 import { checkSyntax, COMMENT, QUOTE, scanPython } from '@rlhf-code/sandbox';
 import { parseFim } from '@rlhf-code/tokenizer';
@@ -413,7 +413,7 @@ export class ShowGate {
     private readonly config: GateConfig,
     opts: { stateDir?: string | null; initial?: GateModel | null; seed?: number; warn?: (line: string) => void } = {},
   ) {
-    this.rng = createRng(`${opts.seed ?? 0}:gate`);
+    this.rng = resumableRng(`${opts.seed ?? 0}:gate`);
     this.fitted = opts.initial ?? null;
     if (!opts.stateDir) return;
     const file = path.join(opts.stateDir, 'gate.jsonl');

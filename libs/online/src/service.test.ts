@@ -11,7 +11,7 @@ import { loadMergedWeights, type HostTensor } from '@rlhf-code/model';
 import { saveTinyAdapter, tempDir } from '@rlhf-code/model/testing';
 import { makeTinyModelDir } from './testing/tiny-model';
 import { GATE_FEATURES, loadGateModel } from './gate';
-import { listCheckpoints } from './checkpoints';
+import { listCheckpoints } from './policy-checkpoints';
 
 beforeAll(() => initBackend({ quiet: true }));
 

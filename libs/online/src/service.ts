@@ -7,9 +7,11 @@
 //   trainer ──new weights──> policy holder (swapped between decoding steps), checkpoint every K updates,
 //                            <stateDir>/metrics.jsonl, one log line per update
 //
+// The feedback server also serves the live page (GET /, live-page.ts) and its series (GET /api/training/history),
+// from a bounded in-memory history (history.ts) of the same records.
 // <stateDir> holds everything a run owns (two services with different state dirs share nothing):
 //   feedback.jsonl   durable feedback log (feedback-log.ts)      requests.jsonl  one line per served completion
-//   metrics.jsonl    one line per update                          checkpoints/    policy checkpoints (checkpoints.ts)
+//   metrics.jsonl    one line per update                          checkpoints/    policy checkpoints (policy-checkpoints.ts)
 // On start the newest checkpoint (if any) is the policy; untrained feedback is replayed; statistics are rebuilt.
 import * as fs from 'fs';
 import * as os from 'os';
@@ -19,12 +21,14 @@ import { checkResumedRank, isAdapterFolder, loadModelAndTokenizer, Qwen2Model } 
 import type { Tokenizer } from '@rlhf-code/tokenizer';
 import { loraConfigOf } from '@rlhf-code/train';
 import { ArmRouter } from './arms';
-import { listCheckpoints, loadOnlineState, saveOnlineCheckpoint, type OnlineTrainerState } from './checkpoints';
+import { listCheckpoints, loadOnlineState, saveOnlineCheckpoint, type OnlineTrainerState } from './policy-checkpoints';
 import { buildCompletionServer, type GateChoice } from './completion-server';
 import { parseOnlineConfig, type OnlineConfig, type OnlineConfigInput } from './config';
 import { gateFeatures, loadGateModel, ShowGate, type GateModel, type Validation } from './gate';
 import { readJsonLines } from './json-lines';
 import { FeedbackLog, type LoggedEvent, type SkipReason, type ServedRef } from './feedback-log';
+import { RunHistory } from './history';
+import { LivePage } from './live-page';
 import { buildFeedbackServer, type PostedOutcome, type SubmitResult } from './feedback-server';
 import { OnlineTrainer, type UpdateMetrics } from './online-trainer';
 import type { AutocompleteOutcome } from '@rlhf-code/continue';
@@ -125,6 +129,9 @@ export class OnlineService {
   private readonly config: OnlineConfig;
   private readonly say: (line: string) => void;
   private readonly stats: OnlineStats;
+  /** The series of the live page (bounded, in memory; rebuilt from the logs on a restart). */
+  private readonly history: RunHistory;
+  private readonly page: LivePage;
   /** The A/B arms (config `arms`, else the default two by abFraction) and how requests are routed to them. */
   private readonly router: ArmRouter;
   /** Which completion an outcome is about (in memory: the prompts are the user's code). */
@@ -151,11 +158,20 @@ export class OnlineService {
     this.models = [p.start, p.trainModel, p.served];
     this.router = new ArmRouter(config.arms ?? config.abFraction, config.seed, config.routing);
     this.stats = new OnlineStats(this.router.arms);
+    this.history = new RunHistory((arm) => this.router.modelOf(arm));
     const requestsFile = path.join(config.stateDir, 'requests.jsonl');
-    for (const r of readJsonLines(requestsFile)) this.stats.recordServed(r as ServedRecord);
-    for (const e of p.log.all()) this.stats.recordOutcome(e);
+    const metricsFile = path.join(config.stateDir, 'metrics.jsonl');
+    for (const r of readJsonLines(requestsFile)) {
+      this.stats.recordServed(r as ServedRecord);
+      this.history.recordServed(r as ServedRecord);
+    }
+    for (const e of p.log.all()) {
+      this.stats.recordOutcome(e);
+      this.history.recordOutcome(e);
+    }
+    for (const m of readJsonLines(metricsFile)) this.history.recordUpdate(m as Record<string, unknown>);
     this.requestsLog = fs.createWriteStream(requestsFile, { flags: 'a' });
-    this.metricsLog = fs.createWriteStream(path.join(config.stateDir, 'metrics.jsonl'), { flags: 'a' });
+    this.metricsLog = fs.createWriteStream(metricsFile, { flags: 'a' });
     this.trainer = new OnlineTrainer({
       model: p.trainModel,
       reference: p.start,
@@ -185,9 +201,11 @@ export class OnlineService {
         choose: (groups, how) => this.choose(groups, how),
       },
     });
+    this.page = new LivePage({ status: () => this.status(), history: this.history });
     this.feedbackServer = buildFeedbackServer({
       config: config.feedback,
       status: () => this.status(),
+      page: this.page,
       submit: (posted) => this.submit(posted),
       ignored: (name) => this.stats.recordIgnoredEvent(name),
     });
@@ -264,7 +282,7 @@ export class OnlineService {
       await this.log.close();
       await this.gate.close();
       const end = (s: fs.WriteStream) => new Promise<void>((resolve) => s.end(resolve));
-      await Promise.all([end(this.requestsLog), end(this.metricsLog)]);
+      await Promise.all([end(this.requestsLog), end(this.metricsLog), this.page.close()]);
       this.trainer.dispose();
       for (const m of this.models) m.dispose();
     })();
@@ -286,6 +304,7 @@ export class OnlineService {
    */
   private async onServed(rec: ServedRecord, prompt: string, text: string, logprobs: readonly number[]): Promise<void> {
     this.stats.recordServed(rec);
+    this.history.recordServed(rec, { active: this.gate.active, threshold: this.gate.model?.threshold ?? null });
     this.servedIndex.remember(rec, prompt, text);
     this.requestsLog.write(JSON.stringify(rec) + '\n');
     if (this.config.gate.enabled && this.router.modelOf(rec.arm) === 'policy' && !rec.blank && !this.gate.has(rec.id)) {
@@ -325,6 +344,7 @@ export class OnlineService {
         return best.j;
       }
       const d = this.gate.decide(xs[best.j]);
+      if (this.gate.active) this.history.noteGate(group[best.j].id, d);
       if (d.show) this.gate.remember(group[best.j].id, xs[best.j]); // a hidden one gets no outcome
       return d.show ? best.j : null;
     });
@@ -348,7 +368,10 @@ export class OnlineService {
 
   private async record(e: Omit<LoggedEvent, 'type' | 'seq'>): Promise<SubmitResult> {
     const r = await this.log.addEvent(e);
-    if (!r.duplicate) this.stats.recordOutcome({ ...e, type: 'event', seq: r.seq });
+    if (!r.duplicate) {
+      this.stats.recordOutcome({ ...e, type: 'event', seq: r.seq });
+      this.history.recordOutcome({ ...e, type: 'event', seq: r.seq });
+    }
     this.maybeTrain();
     return { duplicate: r.duplicate, queuePosition: this.log.counts().pending };
   }
@@ -417,6 +440,7 @@ export class OnlineService {
     const step = this.updates + this.discardedUpdates;
     const line = { step, policy_version: newVersion ?? this.policy.latestVersion, time: new Date().toISOString(), ...m };
     this.metricsLog.write(JSON.stringify(line) + '\n');
+    this.history.recordUpdate(line);
     this.lastLosses.push({ update: step, policy_version: newVersion, loss: m.loss, kl: m.kl, clipfrac: m.clipfrac, reward_mean: m.reward_mean, discarded: m.discarded });
     if (this.lastLosses.length > 10) this.lastLosses.shift();
     this.say(

@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { backendField } from '@rlhf-code/cli';
 import { PROMPT_FORMS, SIM_USERS } from '@rlhf-code/continue';
+import { CompletionServerSchema, TrainingSchema } from './config';
 
 const int = () => z.number().int();
 
@@ -35,11 +36,15 @@ export const ExperimentSettings = z.strictObject({
   form: z.enum(PROMPT_FORMS).default('v139').describe("Continue's prompt form"),
   events: int().positive().default(400).describe('training requests'),
   out: z.string().min(1).default('results/online-experiment').describe('results: <out>/<user>/state (the service state) and <out>/<user>/result.json'),
-  corpus: z.string().min(1).default('data/corpus/python-stdlib').describe('folder the examples were cut from'),
+  corpus: z.string().min(1).default('data/vendor/cpython/python-stdlib').describe('folder the examples were cut from'),
   tokenizer: z.string().min(1).default('models/tokenizer-code16k').describe("tokenizer used to apply Continue's prompt budgets"),
-  lr: z.number().positive().optional().describe('online learning rate (default: the service config default)'),
-  batchSize: int().positive().optional().describe('feedback events per update (default: the service config default)'),
-  temperatureFloor: z.number().min(0).max(2).optional().describe('during training, serve at least this temperature (exploration; the held-out comparison serves as Continue asks)'),
+  // Over the training service's settings (its --service-config file, else its defaults):
+  lr: TrainingSchema.shape.lr.unwrap().optional().describe("the training service's training.lr"),
+  batchSize: TrainingSchema.shape.batchSize.unwrap().optional().describe("the training service's training.batchSize"),
+  temperatureFloor: CompletionServerSchema.shape.temperatureFloor
+    .unwrap()
+    .optional()
+    .describe("the training service's completion.temperatureFloor (exploration; the held-out comparison serves as Continue asks)"),
   resamples: int().positive().default(2000).describe('cluster bootstrap resamples (over files) of the held-out differences'),
   serviceConfig: z.string().min(1).optional().describe("online service config (JSON or YAML, as online:serve's --config) of the training service; the flags above override it"),
   seed: int().default(0).describe('order of the examples, the --limit-positions subset and the resampling of the analysis'),

@@ -37,6 +37,8 @@ export interface ServedRecord {
   promptTokens: number;
   completionTokens: number;
   time: string;
+  /** Wall ms from the request's arrival to this record (the answer complete, or the client gone); absent in older logs. */
+  durationMs?: number;
 }
 
 /**

@@ -6,7 +6,7 @@
 // The sampling seed is the same at every measurement (common random numbers): two measurements differ because
 // the policy changed, not because the dice did. The trainer's own RNG is not touched, so --resume and the
 // rollouts are the same with or without these measurements.
-import { createRng, Qwen2Model } from '@rlhf-code/model';
+import { resumableRng, Qwen2Model } from '@rlhf-code/model';
 import { meanSe, paired, type MeanSe, type PairedDiff } from '@rlhf-code/stats';
 import { sampleResponses } from './rollout';
 import type { PpoPrompt } from './ppo-trainer';
@@ -74,7 +74,7 @@ export class HeldOutProbe {
         temperature: o.temperature,
         padId: o.padId,
         stopTokenIds: o.stopTokenIds,
-        rng: createRng(`heldout:${o.seed}`),
+        rng: resumableRng(`heldout:${o.seed}`),
         batchSize: o.batchSize,
       },
     );

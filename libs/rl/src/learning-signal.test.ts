@@ -3,7 +3,7 @@
 // Each trained policy is then measured on held-out prompts it never trained on, k samples per prompt, against the
 // untouched reference with the evaluation's paired statistics (libs/eval: per-prompt difference, SE, 95% t interval).
 // The learnable reward must show a gain beyond noise; the noise reward must not.
-import { createRng, generateBatch, Qwen2Model } from '@rlhf-code/model';
+import { resumableRng, generateBatch, Qwen2Model } from '@rlhf-code/model';
 import { paired, type PairedDiff } from '@rlhf-code/stats';
 import { PpoPrompt, PpoTrainer } from './ppo-trainer';
 import { PpoSettings } from './settings';
@@ -57,7 +57,7 @@ async function gainAfterTraining(reward: Scorer): Promise<PairedDiff> {
 describe('the held-out paired measure', () => {
   it('shows a learnable reward beyond noise, and a pure-noise reward not', async () => {
     const learnt = await gainAfterTraining(containsGood);
-    const rng = createRng(123);
+    const rng = resumableRng(123);
     const noise = await gainAfterTraining((s) => s.map(() => (rng.next() < 0.5 ? 1 : 0)));
     if (process.env.RL_TEST_VERBOSE) console.log('held-out GOOD-rate gain', { learnt, noise });
     expect(learnt.ci95![0]).toBeGreaterThan(0);

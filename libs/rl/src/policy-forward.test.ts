@@ -1,5 +1,5 @@
 import * as tf from '@tensorflow/tfjs';
-import { createRng, Qwen2Model, ScalarHead } from '@rlhf-code/model';
+import { resumableRng, Qwen2Model, ScalarHead } from '@rlhf-code/model';
 import { tokenLogProbs } from '@rlhf-code/train';
 import { forwardResponses, forwardResponsesToHost, responseLogProbs } from './policy-forward';
 import { chunksByLength, layoutSequences, sampleResponses, selectRows, takeRows } from './rollout';
@@ -126,7 +126,7 @@ describe('forwardResponses', () => {
 
   it('samples responses that stop at EOS and reports which did', async () => {
     const before = tf.memory().numTensors;
-    const out = await sampleResponses(model, prompts, { maxNewTokens: 6, temperature: 1, padId: TINY_PAD, stopTokenIds: [TINY_EOS], rng: createRng(0), batchSize: 2 });
+    const out = await sampleResponses(model, prompts, { maxNewTokens: 6, temperature: 1, padId: TINY_PAD, stopTokenIds: [TINY_EOS], rng: resumableRng(0), batchSize: 2 });
     expect(out.responseIds).toHaveLength(3);
     out.responseIds.forEach((r, i) => {
       expect(r.length).toBeGreaterThan(0);
@@ -136,11 +136,11 @@ describe('forwardResponses', () => {
     });
     // generateBatch's seeding rule: the trainer's rng gives each prompt its own stream, so the batch size does not
     // change the samples, and the rng moves on one draw per prompt.
-    const rng = createRng(0);
+    const rng = resumableRng(0);
     const whole = await sampleResponses(model, prompts, { maxNewTokens: 6, temperature: 1, padId: TINY_PAD, stopTokenIds: [TINY_EOS], rng });
     expect([whole.responseIds, whole.endedWithEos]).toEqual([out.responseIds, out.endedWithEos]);
     whole.samplerLogprobs.forEach((lp, i) => lp.forEach((x, t) => expect(x).toBeCloseTo(out.samplerLogprobs[i][t], 4)));
-    const draws = createRng(0);
+    const draws = resumableRng(0);
     prompts.forEach(() => draws.next());
     expect(rng.next()).toBe(draws.next());
     out.samplerLogprobs.forEach((lp, i) => expect(lp).toHaveLength(out.responseIds[i].length));

@@ -5,7 +5,7 @@ import * as os from 'os';
 import * as path from 'path';
 import * as tf from '@tensorflow/tfjs';
 import { loadMergedWeights, loadTrainingState, Qwen2Model, readConfig, RewardModel, saveCheckpoint, type LoraConfig } from '@rlhf-code/model';
-import { loadPpoModels, savePpoCheckpoint } from './ppo-checkpoint';
+import { loadPpoModels, savePpoCheckpoint } from './ppo-models';
 import { HeldOutProbe, HeldOutRecord } from './heldout';
 import { runPpo } from './ppo-run';
 import { PpoModels, PpoPrompt, PpoTrainer } from './ppo-trainer';

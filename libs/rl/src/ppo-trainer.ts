@@ -14,7 +14,7 @@
 //   6. the KL controller sees the rollout's KL
 // Everything here is token-id level; text, files and checkpoints belong to the caller (ppo-run.ts, the app).
 import * as tf from '@tensorflow/tfjs';
-import { createRng, Qwen2Model, Rng, ScalarHead } from '@rlhf-code/model';
+import { resumableRng, Qwen2Model, Rng, ScalarHead } from '@rlhf-code/model';
 import { shuffle } from '@rlhf-code/data';
 import { MicroBatch, Trainer, trainerConfig } from '@rlhf-code/train';
 import { computeGae } from './gae';
@@ -95,7 +95,7 @@ export class PpoTrainer {
           })
         : null;
     this.kl = createKlController({ initValue: config.initKlCoef, target: config.klTarget, horizon: config.klHorizon });
-    this.rng = createRng(`ppo:${config.seed}`);
+    this.rng = resumableRng(`ppo:${config.seed}`);
   }
 
   /** True while only the value head learns. */
@@ -114,7 +114,7 @@ export class PpoTrainer {
       throw new Error(`${where}: expected {ppoStep, kl, rng}`);
     }
     this.kl = restoreKlController(s.kl, `${where}: kl`);
-    this.rng = createRng(`ppo:${this.config.seed}`, s.rng);
+    this.rng = resumableRng(`ppo:${this.config.seed}`, s.rng);
     this.ppoStep = s.ppoStep!;
   }
 

@@ -1,6 +1,6 @@
 // @rlhf-code/sandbox: run untrusted Python solutions against assert tests, score the outcome (the execution reward),
-// write the trivial programs (stubs) every evaluation shows as baselines, and make broken variants of code for
-// reward-model data.
+// write the trivial programs (stubs) every evaluation shows as baselines, check that code compiles, and scan Python
+// source into code, strings and comments (pyscan.ts).
 //
 // What the sandbox guards against: code that loops, eats memory, floods output, spawns processes, reads the
 // parent's environment variables, exits early or prints fake results (see run.test.ts). What it does not:
@@ -10,10 +10,9 @@
 export { type SandboxOptions } from './options';
 export { SandboxPool } from './pool';
 export { scoreAll } from './batch';
-export { checkSyntax } from './syntax';
-export { scanPython, CODE, QUOTE, COMMENT } from './pyscan';
+export { checkSyntax } from './syntax-check';
+export { scanPython, CODE, QUOTE, COMMENT, allCode, endsOnSameLine, endsWithColon, followsHeader, lastCodeCharOf, PY_KEYWORDS, startsStatement, type PyScan } from './pyscan';
 export { executionScore, passedAll, testsPassedShare } from './score';
 export { stubPrograms, calledFunctions, STUB_NAMES } from './stubs';
 export { resolvePython } from './python';
-export { mutants } from './mutate';
 export { PythonInterpreter, type InterpreterOptions, type ToolResult } from './interpreter';

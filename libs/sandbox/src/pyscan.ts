@@ -1,4 +1,4 @@
-// A character-level view of Python source, enough for the mutations in mutate.ts to touch only real code:
+// A character-level view of Python source, enough for the mutations in libs/datagen mutate.ts to touch only real code:
 // which characters are code, string literal or comment, the bracket depth at each character, and the
 // source's physical lines. Not a full tokenizer (f-string expressions count as string), and it does not need
 // to be: the mutations only have to avoid string contents and comments and know statement boundaries.

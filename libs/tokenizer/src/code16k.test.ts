@@ -12,7 +12,7 @@ import reference from './fixtures/rust-reference-ids.json';
 
 const dir = path.resolve(__dirname, '../../../models/tokenizer-code16k');
 const tok = loadTokenizer(dir);
-const { test } = readCorpus(path.resolve(__dirname, '../../../data/corpus/python-stdlib'));
+const { test } = readCorpus(path.resolve(__dirname, '../../../data/vendor/cpython/python-stdlib'));
 
 describe('models/tokenizer-code16k', () => {
   it('is a 16384-id tokenizer folder of modest size', () => {

@@ -9,7 +9,7 @@ import { loadTokenizer, Tokenizer, type TokenizerJson } from './tokenizer';
 const qwen = loadTokenizer();
 const { tokenizer: source, config: sourceConfig } = qwen.toJson();
 // A small slice of the shipped corpus keeps each derivation well under a second.
-const corpus = readCorpus(path.resolve(__dirname, '../../../data/corpus/python-stdlib'));
+const corpus = readCorpus(path.resolve(__dirname, '../../../data/vendor/cpython/python-stdlib'));
 const train = corpus.train.slice(0, 12);
 const heldOut = corpus.test.slice(0, 4);
 const trainTexts = train.map((f) => f.text);

@@ -1,6 +1,6 @@
 // Language-model examples on the real tokenizer: line chunks, FIM splits, pretraining windows, SFT masks,
 // packing and padding. Pure host code: no tensors.
-import { seededRandom } from '@rlhf-code/data';
+import { dataRandom } from '@rlhf-code/data';
 import { encodeFim, encodePair, loadTokenizer, Tokenizer } from '@rlhf-code/tokenizer';
 import {
   chunkLines,
@@ -22,7 +22,7 @@ beforeAll(() => {
 
 /** A deterministic Python-looking file of `n` functions, line lengths varying from 1 to ~70 characters. */
 function pyFile(seed: number, n: number): string {
-  const random = seededRandom(`file:${seed}`);
+  const random = dataRandom(`file:${seed}`);
   const lines: string[] = [];
   for (let f = 0; f < n; f++) {
     lines.push(`def f${seed}_${f}(x, y=${f}):`);
@@ -78,7 +78,7 @@ describe('fimSplit', () => {
     let lineMode = 0;
     let charMode = 0;
     for (let seed = 0; seed < 300; seed++) {
-      const rng = seededRandom(`fim:${seed}`);
+      const rng = dataRandom(`fim:${seed}`);
       const draws: number[] = [];
       const random = () => {
         const r = rng();
@@ -103,10 +103,10 @@ describe('fimSplit', () => {
 
   test('works on text without newlines and on empty text', () => {
     for (let seed = 0; seed < 20; seed++) {
-      const r = fimSplit('x = 1', seededRandom(seed));
+      const r = fimSplit('x = 1', dataRandom(seed));
       expect(r.prefix + r.middle + r.suffix).toBe('x = 1');
     }
-    expect(fimSplit('', seededRandom(1))).toEqual({ prefix: '', middle: '', suffix: '' });
+    expect(fimSplit('', dataRandom(1))).toEqual({ prefix: '', middle: '', suffix: '' });
   });
 });
 
@@ -115,13 +115,13 @@ describe('pretrainTokens', () => {
 
   test('plain chunks: the encoding, plus <|endoftext|> at the end of a file', () => {
     const plain = tok.encode(chunk, { parseSpecialTokens: false });
-    expect(pretrainTokens(tok, chunk, false, false, seededRandom(0))).toEqual(plain);
-    expect(pretrainTokens(tok, chunk, false, true, seededRandom(0))).toEqual([...plain, tok.eosId]);
+    expect(pretrainTokens(tok, chunk, false, false, dataRandom(0))).toEqual(plain);
+    expect(pretrainTokens(tok, chunk, false, true, dataRandom(0))).toEqual([...plain, tok.eosId]);
   });
 
   test('FIM chunks: <|fim_prefix|>p<|fim_suffix|>s<|fim_middle|>m<|endoftext|> that decodes back to the chunk', () => {
     for (let seed = 0; seed < 20; seed++) {
-      const ids = pretrainTokens(tok, chunk, true, false, seededRandom(seed));
+      const ids = pretrainTokens(tok, chunk, true, false, dataRandom(seed));
       expect(ids[0]).toBe(tok.fim.prefix);
       expect(ids[ids.length - 1]).toBe(tok.eosId);
       const s = ids.indexOf(tok.fim.suffix);
@@ -142,8 +142,8 @@ describe('pretrainTokens in SPM order', () => {
   test('<|fim_prefix|><|fim_suffix|>s<|fim_middle|>p m<|endoftext|>: the same split as PSM, the suffix first', () => {
     const spm = tok.withFimMode('spm');
     for (let seed = 0; seed < 20; seed++) {
-      const psmIds = pretrainTokens(tok, chunk, true, false, seededRandom(seed));
-      const ids = pretrainTokens(spm, chunk, true, false, seededRandom(seed));
+      const psmIds = pretrainTokens(tok, chunk, true, false, dataRandom(seed));
+      const ids = pretrainTokens(spm, chunk, true, false, dataRandom(seed));
       expect(ids.length).toBe(psmIds.length);
       expect(ids.slice(0, 2)).toEqual([tok.fim.prefix, tok.fim.suffix]);
       expect(ids[ids.length - 1]).toBe(tok.eosId);
@@ -251,9 +251,9 @@ describe('pretrainWindows', () => {
   test('pretrainTokens with maxLen: a long FIM example loses the end of its suffix, then the start of its prefix', () => {
     const chunk = 'a = 1\nb = 2\nc = 3\nd = 4\ne = 5\nf = 6\n';
     for (let seed = 0; seed < 30; seed++) {
-      const full = pretrainTokens(tok, chunk, true, false, seededRandom(seed));
+      const full = pretrainTokens(tok, chunk, true, false, dataRandom(seed));
       for (const maxLen of [8, 12, 16]) {
-        const ids = pretrainTokens(tok, chunk, true, false, seededRandom(seed), maxLen);
+        const ids = pretrainTokens(tok, chunk, true, false, dataRandom(seed), maxLen);
         if (ids[0] !== tok.fim.prefix) {
           // the middle alone does not fit: the chunk stays plain
           expect(ids).toEqual(tok.encode(chunk, { parseSpecialTokens: false }));
@@ -385,7 +385,7 @@ describe('packExamples', () => {
   });
 
   test('never splits an example, keeps order, respects seqLen, and packs greedily', () => {
-    const random = seededRandom('pack');
+    const random = dataRandom('pack');
     const examples = Array.from({ length: 60 }, (_, i) => example(i, 1 + Math.floor(random() * 30)));
     examples.push(example(60, 45)); // longer than seqLen: a window of its own
     examples.push(example(61, 3));

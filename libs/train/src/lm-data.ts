@@ -2,7 +2,7 @@
 //   LmExample: ids plus a per-token loss mask (1 = this token is predicted and counts in the loss).
 //   Pretraining: source files cut into line chunks, a share rewritten into FIM form, packed into windows.
 //   SFT: prompt + response + EOS with the loss on the response (and EOS) only; padded or packed.
-import { seededRandom } from '@rlhf-code/data';
+import { dataRandom } from '@rlhf-code/data';
 import { encodePair, fimIds, PromptTemplate, Tokenizer } from '@rlhf-code/tokenizer';
 
 export interface LmExample {
@@ -114,7 +114,7 @@ export function pretrainWindows(tok: Tokenizer, files: readonly string[], opts: 
   const { seqLen, fimRate } = opts;
   if (!(fimRate >= 0 && fimRate <= 1)) throw new Error(`pretrainWindows: fimRate must be in [0, 1], got ${fimRate}`);
   if (!Number.isInteger(seqLen) || seqLen < 2) throw new Error(`pretrainWindows: seqLen must be an integer >= 2, got ${seqLen}`);
-  const random = seededRandom(`pretrain:${opts.seed}`);
+  const random = dataRandom(`pretrain:${opts.seed}`);
   const out: LmExample[] = [];
   let ids: number[] = [];
   let mask: number[] = [];

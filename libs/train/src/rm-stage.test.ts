@@ -4,7 +4,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import * as tf from '@tensorflow/tfjs';
-import { seededRandom } from '@rlhf-code/data';
+import { dataRandom } from '@rlhf-code/data';
 import { makeConfig, Qwen2Model, RewardModel, saveCheckpoint } from '@rlhf-code/model';
 import { groupedOrder, pairwiseAccuracy, regressionMetrics, rmHeldOutMetrics, rmLoss, rmPredict, RmExample, runRmStage } from './rm-stage';
 import { useTestBackend } from './testing/backend';
@@ -147,7 +147,7 @@ const newRm = () => RewardModel.fromCausalLM(lmDir, { padTokenId: PAD, seed: 1 }
  * and 2k + 1 form group k as a "reference" (positive) and a "mutant:no5" (negative), as prep:rm's rows of one prompt.
  */
 function dataset(n: number, seed: string): RmExample[] {
-  const random = seededRandom(seed);
+  const random = dataRandom(seed);
   return Array.from({ length: n }, (_, i) => {
     const len = 4 + Math.floor(random() * 6);
     const ids = Array.from({ length: len }, () => 6 + Math.floor(random() * 54));

@@ -3,7 +3,8 @@
 //   optimizer.safetensors   the optimizer moments (F32)
 //   trainer_state.json      {"position": {step, epoch, stepInEpoch}, ...the stage's extra state}
 // Every stage (pretrain, sft, rm, ppo/grpo, the online service's checkpoints) detects, reads and writes its training
-// state through this one object, so the file layout and its checks live here once.
+// state through this one object: what trainer_state.json holds is checked here once; the two files are read and
+// written by libs/model (trainer-state.ts), with the weights in one atomic swap.
 import * as fs from 'fs';
 import * as path from 'path';
 import { z } from 'zod';

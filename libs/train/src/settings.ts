@@ -131,7 +131,7 @@ const FIM_ORDER =
 
 export const PretrainSettings = z
   .strictObject({
-    corpus: z.string().min(1).default('data/corpus/python-stdlib').describe('folder of Python files, or several separated by commas (held-out files: 1 in 10 of each, by path hash)'),
+    corpus: z.string().min(1).default('data/vendor/cpython/python-stdlib').describe('folder of Python files, or several separated by commas (held-out files: 1 in 10 of each, by path hash)'),
     tokenizer: z.string().min(1).default('models/tokenizer-code16k').describe('tokenizer folder (tokenizer.json); the vocabulary size follows it'),
     seqLen: int().min(8).default(512).describe('window length in tokens'),
     fimRate: z.number().min(0).max(1).default(0.5).describe('share of chunks in fill-in-the-middle form'),

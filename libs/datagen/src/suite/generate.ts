@@ -16,7 +16,7 @@
 import { spawnSync } from 'child_process';
 import { promises as fs } from 'fs';
 import * as path from 'path';
-import { seededRandom, shuffle, writeJsonl } from '@rlhf-code/data';
+import { dataRandom, shuffle, writeJsonl } from '@rlhf-code/data';
 import { resolvePython } from '@rlhf-code/sandbox';
 import { ARG_NAMES, ARG_NOUNS, NEUTRAL_NAMES, OPERATIONS, type ArgKind, type Family, type Operation, type Seen } from './ops';
 
@@ -188,7 +188,7 @@ export function generateSuite(o: SuiteOptions): SuiteProblem[] {
   // Draw inputs round by round: every problem still lacking stub-proof tests gets fresh inputs, evaluated in one batch.
   // Each problem has its own stream (by operation, split and rank), so one split's size does not change another's tests.
   const tests: (string[] | null)[] = planned.map(() => null);
-  const rngs = planned.map((p) => seededRandom(`${o.seed}:${p.inst.op.id}:${p.split}:${p.k}`));
+  const rngs = planned.map((p) => dataRandom(`${o.seed}:${p.inst.op.id}:${p.split}:${p.k}`));
   const maxDraws = o.maxDraws ?? 50;
   for (let draw = 0; draw < maxDraws && tests.some((t) => t === null); draw++) {
     const pending = planned.map((p, i) => ({ p, i })).filter(({ i }) => tests[i] === null);

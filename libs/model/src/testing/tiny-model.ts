@@ -8,7 +8,7 @@ import * as path from 'path';
 import * as tf from '@tensorflow/tfjs';
 import { initBackend } from '@rlhf-code/backend';
 import { makeConfig, type Qwen2Config } from '../config';
-import { modelConfigOf, saveCheckpoint } from '../checkpoint';
+import { modelConfigOf, saveCheckpoint } from '../checkpoint-folder';
 import { LORA_TARGETS } from '../lora';
 import { Qwen2Model } from '../model';
 import { RewardModel } from '../reward';

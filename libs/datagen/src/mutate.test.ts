@@ -2,9 +2,9 @@
 // (checked by python through checkSyntax, over small hand-made cases and over every MBPP reference).
 import { readFileSync } from 'fs';
 import * as path from 'path';
-import { seededRandom } from '@rlhf-code/data';
+import { dataRandom } from '@rlhf-code/data';
 import { LOGIC_MUTATIONS, mutants, mutate, MUTATIONS, SYNTAX_MUTATIONS, type MutationKind } from './mutate';
-import { checkSyntax } from './syntax';
+import { checkSyntax } from '@rlhf-code/sandbox';
 
 const SAMPLES = [
   'def add(a, b):\n    return a + b\n',
@@ -41,7 +41,7 @@ describe('mutate', () => {
     for (const code of SAMPLES) {
       for (const kind of MUTATIONS) {
         for (let seed = 0; seed < 5; seed++) {
-          const m = mutate(code, kind, seededRandom(seed));
+          const m = mutate(code, kind, dataRandom(seed));
           if (m === null) continue;
           expect(m).not.toBe(code);
           cases.push({ kind, code: m });
@@ -56,12 +56,12 @@ describe('mutate', () => {
   });
 
   it('edits exactly where expected on one-site examples', () => {
-    const r = seededRandom(1);
+    const r = dataRandom(1);
     expect(mutate('def f(x):\n    return x\n', 'drop_colon', r)).toBe('def f(x)\n    return x\n');
     expect(mutate('y = g(x)\n', 'unbalance_bracket', r)).toBe('y = g(x\n');
     expect(mutate('if a == b: pass\n', 'swap_comparison', r)).toBe('if a != b: pass\n');
     expect(mutate('z = a - b\n', 'swap_arithmetic', r)).toBe('z = a + b\n');
-    expect(mutate('x = 1\ny = 2\n', 'bad_indent', seededRandom(0))).toMatch(/^( x = 1\ny = 2\n|x = 1\n y = 2\n)$/);
+    expect(mutate('x = 1\ny = 2\n', 'bad_indent', dataRandom(0))).toMatch(/^( x = 1\ny = 2\n|x = 1\n y = 2\n)$/);
     expect(mutate('for i in range(n): pass\n', 'off_by_one', r)).toMatch(/^for i in range\(n [+-] 1\): pass\n$/);
     expect(mutate('v = xs[0]\n', 'off_by_one', r)).toMatch(/^v = xs\[(1|-1)\]\n$/);
     expect(mutate('def f(a):\n    b = a\n    return a\n', 'delete_line', r)).toBe('def f(a):\n    return a\n');
@@ -70,14 +70,14 @@ describe('mutate', () => {
   it('replaces a returned expression by another name or a constant', () => {
     const code = 'def f(a, b):\n    total = a + b\n    return total\n';
     const seen = new Set<string>();
-    for (let seed = 0; seed < 40; seed++) seen.add(mutate(code, 'wrong_return', seededRandom(seed))!.split('\n')[2]);
+    for (let seed = 0; seed < 40; seed++) seen.add(mutate(code, 'wrong_return', dataRandom(seed))!.split('\n')[2]);
     expect(seen.has('    return a')).toBe(true);
     expect(seen.has('    return None')).toBe(true);
     expect(seen.has('    return total')).toBe(false);
   });
 
   it('leaves strings, comments, unary minus, exponents and arrows alone', () => {
-    const r = seededRandom(0);
+    const r = dataRandom(0);
     expect(mutate('s = "a < b"  # x > y\n', 'swap_comparison', r)).toBeNull();
     expect(mutate("s = '(x'\n", 'unbalance_bracket', r)).toBeNull();
     expect(mutate('def f() -> int:\n    return -1 if x else 1e-5\n', 'swap_arithmetic', r)).toBeNull();
@@ -86,8 +86,8 @@ describe('mutate', () => {
   });
 
   it('never empties a block when deleting a line', () => {
-    expect(mutate('def f():\n    return 1\n', 'delete_line', seededRandom(0))).toBeNull();
-    expect(mutate('if x:\n    y = 1\nz = 2\n', 'delete_line', seededRandom(0))).toBe('if x:\n    y = 1\n');
+    expect(mutate('def f():\n    return 1\n', 'delete_line', dataRandom(0))).toBeNull();
+    expect(mutate('if x:\n    y = 1\nz = 2\n', 'delete_line', dataRandom(0))).toBe('if x:\n    y = 1\n');
   });
 });
 

@@ -13,19 +13,8 @@
 //   wrong_return       return <expr> -> return <another variable or a constant>
 //   delete_line        delete one single-line statement (never leaving a block empty)
 // Each picks one of its possible sites with the random generator; null when the code has no such site.
-import { seededRandom, type Seed } from '@rlhf-code/data';
-import {
-  allCode,
-  CODE,
-  endsOnSameLine,
-  endsWithColon,
-  followsHeader,
-  lastCodeCharOf,
-  PY_KEYWORDS,
-  scanPython,
-  startsStatement,
-  type PyScan,
-} from './pyscan';
+import { dataRandom, type Seed } from '@rlhf-code/data';
+import { allCode, CODE, endsOnSameLine, endsWithColon, followsHeader, lastCodeCharOf, PY_KEYWORDS, scanPython, startsStatement, type PyScan } from '@rlhf-code/sandbox';
 
 export const SYNTAX_MUTATIONS = ['drop_colon', 'unbalance_bracket', 'truncate', 'bad_indent'] as const;
 export const LOGIC_MUTATIONS = ['swap_comparison', 'swap_arithmetic', 'off_by_one', 'wrong_return', 'delete_line'] as const;
@@ -264,7 +253,7 @@ export function mutants(code: string, seed: Seed, options: { kinds?: readonly Mu
   const seen = new Set([code]);
   const out: Mutant[] = [];
   for (const kind of kinds) {
-    const random = seededRandom(`${seed}:${kind}`);
+    const random = dataRandom(`${seed}:${kind}`);
     // A few extra attempts so that collisions (the same site picked twice) do not cost a mutant.
     for (let tries = 0, made = 0; made < perKind && tries < perKind * 4; tries++) {
       const m = mutate(code, kind, random);

@@ -3,8 +3,8 @@
 // exist on this machine. The weights are drawn on the host, tensor by tensor, as Hugging Face initialises Qwen2
 // (N(0, initializer_range) matrices, zero biases, unit norms), so no backend and no wasm heap is needed to write them.
 import { loadTokenizer } from '@rlhf-code/tokenizer';
-import { createRng } from './sampling';
-import { saveCheckpoint } from './checkpoint';
+import { resumableRng } from './sampling';
+import { saveCheckpoint } from './checkpoint-folder';
 import { expectedParameterShapes, readConfigFile, type Qwen2Config } from './config';
 import type { HostTensor } from './safetensors';
 
@@ -40,7 +40,7 @@ export async function writeRandomCheckpoint(outDir: string, o: RandomCheckpointO
   const tokens = loadTokenizer(o.tokenizerDir).vocabSize;
   if (tokens > config.vocab_size) throw new Error(`${o.tokenizerDir}: its tokenizer has ${tokens} tokens, more than the vocab_size ${config.vocab_size} of ${o.configFile}`);
   const std = config.initializer_range ?? 0.02;
-  const normal = normals(createRng(`init:${o.seed ?? 0}`).next);
+  const normal = normals(resumableRng(`init:${o.seed ?? 0}`).next);
   const weights = new Map<string, HostTensor>();
   let params = 0;
   for (const [name, shape] of expectedParameterShapes(config)) {

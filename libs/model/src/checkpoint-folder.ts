@@ -1,10 +1,11 @@
-// Hugging Face checkpoint folders: load Qwen2 weights, save a complete checkpoint, keep training state.
+// Hugging Face checkpoint folders: load Qwen2 weights, save a complete checkpoint, replace the training state beside
+// the weights (its files: trainer-state.ts).
 //
 // A checkpoint folder holds
 //   config.json                         the model config (config.ts)
 //   model.safetensors                   all weights, or shards listed by model.safetensors.index.json
 //   tokenizer.json, tokenizer_config.json, ...   copied from the tokenizer's folder
-//   optimizer.safetensors               optional: optimizer moments etc. for resuming training
+//   optimizer.safetensors               optional: optimizer moments etc. for resuming training (trainer-state.ts)
 //   trainer_state.json                  optional: step, RNG state, run config for resuming
 // and loads in transformers as is (weights carry metadata {format: "pt"}).
 //
@@ -30,11 +31,10 @@ import {
   writeFileAtomic,
   writeSafetensors,
 } from './safetensors';
+import { checkTrainingState, OPTIMIZER_FILE, TRAINER_STATE_FILE, writeTrainingState, type TrainingState } from './trainer-state';
 
 export const MODEL_FILE = 'model.safetensors';
 export const MODEL_INDEX_FILE = 'model.safetensors.index.json';
-export const OPTIMIZER_FILE = 'optimizer.safetensors';
-export const TRAINER_STATE_FILE = 'trainer_state.json';
 /** Files of a Hugging Face tokenizer folder that saveCheckpoint copies when present. */
 export const TOKENIZER_FILES = [
   'tokenizer.json',
@@ -45,9 +45,6 @@ export const TOKENIZER_FILES = [
   'added_tokens.json',
   'chat_template.jinja',
 ];
-
-/** Everything needed to resume training: tensors (e.g. Adam moments) and JSON-able state. */
-export type TrainingState = { tensors: Map<string, HostTensor>; state: Record<string, unknown> };
 
 export type SaveCheckpointOptions = {
   config: Qwen2Config;
@@ -245,25 +242,6 @@ async function readGrouped(fileOf: Map<string, string>, names: string[]): Promis
   return out;
 }
 
-/** Load what saveTrainingState / saveCheckpoint({trainingState}) wrote into `dir`. */
-export async function loadTrainingState(dir: string): Promise<TrainingState> {
-  const stateFile = path.join(dir, TRAINER_STATE_FILE);
-  const optimizerFile = path.join(dir, OPTIMIZER_FILE);
-  for (const f of [stateFile, optimizerFile]) {
-    if (!(await exists(f))) throw new Error(`${dir}: no training state to resume from (missing ${path.basename(f)})`);
-  }
-  let state: unknown;
-  try {
-    state = JSON.parse(await fs.readFile(stateFile, 'utf8'));
-  } catch (e) {
-    throw new Error(`${stateFile}: not valid JSON (${(e as Error).message})`);
-  }
-  if (typeof state !== 'object' || state === null || Array.isArray(state)) {
-    throw new Error(`${stateFile}: must hold a JSON object`);
-  }
-  return { tensors: await readSafetensors(optimizerFile), state: state as Record<string, unknown> };
-}
-
 // ---------------------------------------------------------------------------------------------
 // Saving
 
@@ -337,18 +315,6 @@ export async function saveTrainingState(dir: string, ts: TrainingState): Promise
     }
     await writeTrainingState(tmp, ts);
   });
-}
-
-function checkTrainingState(ts: TrainingState, where: string): void {
-  if (!(ts.tensors instanceof Map)) throw new Error(`${where}: trainingState.tensors must be a Map`);
-  if (typeof ts.state !== 'object' || ts.state === null || Array.isArray(ts.state)) {
-    throw new Error(`${where}: trainingState.state must be a JSON object`);
-  }
-}
-
-async function writeTrainingState(dir: string, ts: TrainingState): Promise<void> {
-  await writeSafetensors(path.join(dir, OPTIMIZER_FILE), ts.tensors); // F32: moments need full precision
-  await writeFileAtomic(path.join(dir, TRAINER_STATE_FILE), JSON.stringify(ts.state, null, 2) + '\n');
 }
 
 const TOKENIZER_CONFIG_FILE = 'tokenizer_config.json';

@@ -27,7 +27,7 @@ function trainableTensors(w: BlockWeights): tf.Tensor[] {
  * decoderLayer(x) [B*T, D] -> [B*T, D] with gradient checkpointing (training only: no KV cache). The attention is
  * rebuilt from its context tensors `ctx` (masks, positions, RoPE angles), which are kept for the rerun.
  */
-export function checkpointedLayer(x: tf.Tensor2D, w: BlockWeights, eps: number, attendWith: (ctx: tf.Tensor[]) => Attend, ctx: tf.Tensor[]): tf.Tensor2D {
+export function recomputedLayer(x: tf.Tensor2D, w: BlockWeights, eps: number, attendWith: (ctx: tf.Tensor[]) => Attend, ctx: tf.Tensor[]): tf.Tensor2D {
   const mods = [...Object.values(w.self_attn), ...Object.values(w.mlp)] as { lora?: LoraWeights }[];
   if (mods.some((m) => m.lora?.training && m.lora.dropout > 0)) {
     throw new Error('gradient checkpointing with LoRA dropout: the rerun would draw other dropout masks (set the dropout to 0, or train without checkpointing)');

@@ -9,7 +9,8 @@ import {
   writeSafetensors,
 } from './safetensors';
 import { Qwen2Config, expectedParameterShapes, parseConfig, readConfig } from './config';
-import { loadCheckpointWeights, loadTrainingState, saveCheckpoint, saveTrainingState } from './checkpoint';
+import { loadCheckpointWeights, saveCheckpoint, saveTrainingState } from './checkpoint-folder';
+import { loadTrainingState } from './trainer-state';
 
 const FIXTURES = path.join(__dirname, '../../../test-fixtures');
 const UNTIED = path.join(FIXTURES, 'qwen2-tiny-f32-untied');
