@@ -170,9 +170,11 @@ describe.each(CONFIGS)('$name', ({ config, T }) => {
         for (const [r, p] of prompts.entries()) singles.push((await path(() => generate(model, [p], { ...opts, rngs: [rngs()[r]] })))[0]);
         forward.mockClear();
         const batch = await path(() => generate(model, prompts, { ...opts, rngs: rngs() }));
-        // The shared part in one row, then the rests (4 columns wide) for every row.
+        // The shared part in one row, then the rests but their last token for the 3 distinct prompts (3 columns wide),
+        // then every row's last prompt token (the two identical prompts are prefilled once and copied).
         expect(forward.mock.calls[0][0].shape).toEqual([1, 9]);
-        expect(forward.mock.calls[1][0].shape).toEqual([4, 4]);
+        expect(forward.mock.calls[1][0].shape).toEqual([3, 3]);
+        expect(forward.mock.calls[2][0].shape).toEqual([4, 1]);
         expect(batch.map((g) => g.ids)).toEqual(singles.map((g) => g.ids));
         batch.forEach((g, r) => expect(closeness(g.logprobs, singles[r].logprobs, 1e-5, 1e-4)).toBeLessThanOrEqual(1));
       }
