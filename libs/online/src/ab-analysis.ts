@@ -20,6 +20,10 @@ export const UTILITY = { accepted: 0.75, rejected: -0.25 } as const;
 
 const utilityOf = (r: Pick<SimulationRecord, 'shown' | 'accepted'>) => (r.accepted ? UTILITY.accepted : r.shown ? UTILITY.rejected : 0);
 
+/** Cursor's utility per request of a group's counts (null without requests). */
+export const utilityPerRequest = (c: Pick<CountsWithRates, 'requests' | 'accepted' | 'rejected'>) =>
+  c.requests > 0 ? (UTILITY.accepted * c.accepted + UTILITY.rejected * c.rejected) / c.requests : null;
+
 export interface ArmFigures extends CountsWithRates {
   /** Cursor's utility per request (see UTILITY). */
   utility_per_request: number | null;
@@ -86,7 +90,7 @@ export function analyseArms(records: readonly SimulationRecord[], contrasts: rea
       if (r.accepted) c.accepted += 1;
       else c.rejected += 1;
     }
-    arms[arm] = { ...withRates(c), utility_per_request: rs.length > 0 ? rs.reduce((s, r) => s + utilityOf(r), 0) / rs.length : null };
+    arms[arm] = { ...withRates(c), utility_per_request: utilityPerRequest(c) };
   }
   const out: Contrast[] = contrasts.map(([arm, versus], k) => {
     const a = byArm.get(arm);

@@ -10,6 +10,7 @@
 // (chart-worker.js) and drawn again only when the history or the window changed.
 import * as path from 'path';
 import { Worker } from 'worker_threads';
+import { utilityPerRequest } from './ab-analysis';
 import type { RunHistory } from './history';
 import { liveCharts } from './live-charts';
 import type { OnlineStatus } from './service';
@@ -116,7 +117,7 @@ function armsTable(status: OnlineStatus): string {
   const head = ['arm', 'requests', 'silent', 'shown', 'accepted', 'rejected', 'no outcome', 'accepted / shown (95% CI)', 'accepted / request', 'utility / request', 'suggestion rate'];
   const rows = Object.entries(status.acceptance_by_arm).map(([arm, c]) => {
     const ci = c.acceptance_ci95 ? ` [${pct(c.acceptance_ci95[0])}, ${pct(c.acceptance_ci95[1])}]` : '';
-    const utility = c.requests > 0 ? (0.75 * c.accepted - 0.25 * c.rejected) / c.requests : null;
+    const utility = utilityPerRequest(c);
     return (
       `<tr><th scope="row" data-arm="${escapeHtml(arm)}">${escapeHtml(arm)}</th>` +
       cell(arm, 'requests', String(c.requests)) +
