@@ -114,10 +114,7 @@ export function simUser(name: SimUserName): SimUser {
     case 'long':
       return { name, accepts: async (cases) => (await compilesInFile(cases)).map((ok, i) => ok && cases[i].shown.trim().length >= 20) };
     case 'close':
-      return {
-        name,
-        accepts: async (cases) => cases.map((c) => firstNonBlankLine(c.shown) !== '' && editShare(firstNonBlankLine(c.shown), firstNonBlankLine(c.middle)) <= 0.3),
-      };
+      return { name, accepts: async (cases) => cases.map((c) => firstLineDistance(c) <= 0.3) }; // a blank suggestion is at distance 1
     case 'graded':
       return { name, accepts: withProbability(name, (c) => gradedProbability(firstLineDistance(c))) };
     case 'lenient':
