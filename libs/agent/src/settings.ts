@@ -131,7 +131,19 @@ export const ToolEvalSettings = z.strictObject({
   baseline: z.string().min(1).default('warmstart').describe('the row every other row is compared with, paired per task ("vs_sft")'),
   data: taskFiles(['data/suite/test.jsonl'], 'held-out tasks (the suite\'s test split: pass@1 of the final code, by group of operations; data/tools/heldout.jsonl: the questions)'),
   stubs: z.boolean().default(true).describe('add the offline evaluation\'s trivial programs (libs/sandbox stubs) as final code of every programming task, as rows stub:<what>'),
-  samplesPerTask: int().positive().default(4).describe('episodes per task and row (at --temperature)'),
+  samplesPerTask: int().positive().default(4).describe('episodes per task and row at a temperature above 0 (a greedy row runs each task once)'),
+  devData: z
+    .array(z.string().min(1))
+    .min(1)
+    .optional()
+    .describe('dev tasks (same shapes as --data; FILE:N takes N of them): each row without @temperature is evaluated at the temperature of --temperatures with its best success there (default: none, every such row at --temperature)'),
+  temperatures: z
+    .array(z.number().nonnegative())
+    .min(1)
+    .default([0, 0.5, 1])
+    .refine((ts) => new Set(ts).size === ts.length, { error: 'lists a temperature twice' })
+    .describe('candidate temperatures on --dev-data, 0 = greedy; the best dev success wins (ties: the lower)'),
+  devSamples: int().positive().default(2).describe('episodes per dev task at each temperature above 0 (greedy runs once)'),
   limit: int().nonnegative().default(0).describe('use only the first n tasks (0 = all)'),
   batchSize: int().positive().default(16).describe('episodes decoded together'),
   out: z.string().min(1).default('results/tools/eval.json').describe('the table as JSON'),

@@ -8,6 +8,7 @@ import { loadMergedWeights } from '@rlhf-code/model';
 import { saveTinyModel, tempDir, TOKENIZER_DIR } from '@rlhf-code/model/testing';
 import { ToolEvalSettings, ToolGrpoSettings, ToolWarmStartSettings } from './settings';
 import { STUB_NAMES } from '@rlhf-code/sandbox';
+import { bestTemperature } from '@rlhf-code/stats';
 import { parseEvalRuns, readTasks, runToolEval, runToolGrpo, runToolWarmStart } from './stages';
 
 jest.setTimeout(120_000);
@@ -19,7 +20,9 @@ test('parseEvalRuns: name=checkpoint:tool[@temperature] rows; errors name the en
     { name: 'b', dir: '/abs/y', tool: 'none', temperature: 0.2 },
   ]);
   expect(() => parseEvalRuns('a=results/x')).toThrow('--runs: "a=results/x" is not name=checkpoint:tool[@temperature]');
-  expect(() => parseEvalRuns('a=results/x:none@0')).toThrow('the temperature after @ must be a positive number, got "0"');
+  expect(parseEvalRuns('a=results/x:none@0')).toEqual([{ name: 'a', dir: 'results/x', tool: 'none', temperature: 0 }]); // greedy
+  expect(() => parseEvalRuns('a=results/x:none@-1')).toThrow('the temperature after @ must be a number >= 0 (0 = greedy), got "-1"');
+  expect(() => parseEvalRuns('a=results/x:none@hot')).toThrow('got "hot"');
   expect(() => parseEvalRuns('a=results/x:docker')).toThrow('tool must be one of stateful, stateless, none, got "docker"');
   expect(() => parseEvalRuns('a=x:none,a=y:none')).toThrow('the name "a" is used twice');
 });
@@ -115,6 +118,26 @@ test('warm-start -> GRPO -> eval on a tiny model: checkpoints, metrics and eval.
   expect(table).toContain('(baseline)');
   expect(table.split('\n').filter((l) => l.startsWith('| grpo | stateless |'))).toHaveLength(1);
   expect(table).toContain('| grpo - none |');
+
+  // --dev-data: a row without @T is evaluated on the dev tasks at each candidate temperature and reported at the best
+  // (ties to the lower); a greedy row runs each task once; the row with @0.5 keeps it and has no dev figures.
+  const devOut = path.join(dir, 'eval-dev.json');
+  const d = await runToolEval(ToolEvalSettings.parse({ runs, baseline: 'ws', data: [heldOut], devData: [sft], temperatures: [1, 0], devSamples: 1, out: devOut, samplesPerTask: 2, ...limits }), quiet);
+  expect(Object.keys(d.models.ws.dev!).sort()).toEqual(['0', '1']);
+  const chosen = bestTemperature(Object.entries(d.models.ws.dev!).map(([t, p]) => ({ temperature: Number(t), passAt1: p.success })));
+  expect(d.models.ws.temperature).toBe(chosen);
+  expect(d.models.ws.samples).toBe(chosen === 0 ? 1 : 2);
+  expect(d.models.grpo).toMatchObject({ temperature: 0.5, samples: 2 });
+  expect(d.models.grpo.dev).toBeUndefined();
+  expect(d).toMatchObject({ dev_data: sft, temperatures: [1, 0] });
+  // The dev figure at T = 0 is the row's greedy success on the dev tasks, as a plain evaluation of them gives it.
+  const greedyOnDev = await runToolEval(ToolEvalSettings.parse({ runs: `ws=${path.join(dir, 'sft')}:stateful@0`, baseline: 'ws', data: [sft], stubs: false, out: path.join(dir, 'g.json'), ...limits }), quiet);
+  expect(greedyOnDev.models.ws).toMatchObject({ success: d.models.ws.dev!['0'].success, samples: 1 });
+  expect(fs.readFileSync(path.join(dir, 'eval-dev.md'), 'utf8')).toContain(`Each row without its own temperature is at the one with its best success on the dev tasks ${sft}: ws 0: `);
+  await expect(runToolEval(ToolEvalSettings.parse({ runs, baseline: 'ws', data: [heldOut], devData: [heldOut], out: devOut, ...limits }), quiet)).rejects.toThrow(
+    `--dev-data ${heldOut}: 3 of its tasks are also in --data (the temperature would be chosen on the reported tasks)`,
+  );
+  expect(() => ToolEvalSettings.parse({ temperatures: [0, 0] })).toThrow('lists a temperature twice');
 
   await expect(runToolEval(ToolEvalSettings.parse({ runs, baseline: 'sft', data, out }), quiet)).rejects.toThrow('--baseline sft: no such row in --runs (rows: ws, grpo, none)');
   await expect(runToolEval(ToolEvalSettings.parse({ runs: `a=${dir}/nothing:none`, baseline: 'a', data, out }), quiet)).rejects.toThrow(`--runs a: ${dir}/nothing: folder not found`);

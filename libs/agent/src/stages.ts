@@ -12,8 +12,8 @@ import { readToolTasks, shuffle, type ToolTaskRecord } from '@rlhf-code/data';
 import { resumableRng, loadModelAndTokenizer, modelFolderProblem, type Qwen2Model } from '@rlhf-code/model';
 import { loadPpoModels, savePpoCheckpoint } from '@rlhf-code/rl';
 import { SandboxPool, STUB_NAMES, stubPrograms } from '@rlhf-code/sandbox';
-import { meanSe, paired, type PairedDiff } from '@rlhf-code/stats';
-import { chatTemplateOf, loadTokenizer } from '@rlhf-code/tokenizer';
+import { bestTemperature, meanSe, paired, temperatureKey, type DevPoint, type PairedDiff } from '@rlhf-code/stats';
+import { chatTemplateOf, loadTokenizer, type Tokenizer } from '@rlhf-code/tokenizer';
 import { loadLmStageModel, loraConfigOf, RunDir, runLmStage, trainerConfig, TrainingRun, yieldToEventLoop } from '@rlhf-code/train';
 import { interpreterTools, runEpisodes, taskMessages, type Episode } from './episode';
 import { judgeCode, judgeEpisodes, type Verdict } from './judge';
@@ -196,7 +196,7 @@ export interface EvalRun {
   name: string;
   dir: string;
   tool: ToolMode;
-  /** The row's own temperature (`@T`); absent: --temperature. */
+  /** The row's own temperature (`@T`, 0 = greedy); absent: chosen on --dev-data, else --temperature. */
   temperature?: number;
 }
 
@@ -209,7 +209,7 @@ export function parseEvalRuns(spec: string): EvalRun[] {
     const run: EvalRun = { name: m[1], dir: m[2], tool: m[3] as ToolMode };
     if (m[4] !== undefined) {
       const t = Number(m[4]);
-      if (!(t > 0 && Number.isFinite(t))) throw new Error(`--runs: "${entry}": the temperature after @ must be a positive number, got "${m[4]}"`);
+      if (!(t >= 0 && Number.isFinite(t)) || m[4].trim() === '') throw new Error(`--runs: "${entry}": the temperature after @ must be a number >= 0 (0 = greedy), got "${m[4]}"`);
       run.temperature = t;
     }
     return run;
@@ -245,8 +245,12 @@ export interface EvalRow {
   turns: number;
   malformed: number;
   answered: number;
-  /** The sampling temperature of the row; null for a stub. */
+  /** The sampling temperature of the row (0 = greedy); null for a stub. */
   temperature: number | null;
+  /** Episodes per task (1 for a greedy row or a stub). */
+  samples: number;
+  /** With --dev-data, for a row without @temperature: its dev success per candidate temperature, which chose `temperature`. */
+  dev?: Record<string, { success: number; se: number | null }>;
   /** success - the baseline's, paired per task (absent for the baseline itself). */
   vs_sft?: PairedRow;
   by_kind: Record<string, EvalPart>;
@@ -307,44 +311,71 @@ function rowFigures(p: PerTask, tasks: readonly ToolTaskRecord[]) {
  * (policy-turns.ts), so the rows' paired differences carry less sampling noise; each row's own figures are unchanged
  * in distribution.
  */
-async function evalRow(r: EvalRun, tasks: readonly ToolTaskRecord[], f: ToolEvalSettings, pool: SandboxPool): Promise<{ row: EvalRow; perTask: PerTask }> {
+async function evalRow(
+  r: EvalRun & { temperature: number },
+  tasks: readonly ToolTaskRecord[],
+  f: ToolEvalSettings & { samplesPerTask: number },
+  pool: SandboxPool,
+  model: Qwen2Model,
+  tokenizer: Tokenizer,
+): Promise<{ row: EvalRow; perTask: PerTask }> {
   const t0 = Date.now();
-  const temperature = r.temperature ?? f.temperature;
+  const temperature = r.temperature;
+  const k = temperature === 0 ? 1 : f.samplesPerTask; // greedy episodes are all the same
+  const template = chatTemplateOf(tokenizer);
+  const rows = tasks.flatMap((t) => new Array<ToolTaskRecord>(k).fill(t));
+  const rng = resumableRng(f.commonRandom ? `tool-eval:${f.seed}` : `tool-eval:${f.seed}:${r.name}`);
+  const episodes: Episode[] = await runEpisodes(policyTurns(model, { tokenizer, temperature, rng, batchSize: f.batchSize }), rows.map((t) => taskMessages(t, f.system)), {
+    tokenizer,
+    template,
+    maxTurns: f.maxTurns,
+    maxTurnTokens: f.maxTurnTokens,
+    maxTotalTokens: f.maxTotalTokens,
+    maxToolChars: f.toolOutputChars,
+    noTool: r.tool === 'none',
+    toolFor: interpreterTools(r.tool === 'stateful', interpreterOptions(f), pool),
+  });
+  const perTask = perTaskOf(await judgeEpisodes(episodes, rows, pool), tasks.length, k);
+  const calls = episodes.reduce((n, e) => n + e.toolCalls + e.malformedCalls, 0);
+  const { success, se, tests_passed, ...parts } = rowFigures(perTask, tasks);
+  return {
+    perTask,
+    row: {
+      success,
+      se,
+      tests_passed,
+      tool_calls: mean(episodes.map((e) => e.toolCalls)),
+      turns: mean(episodes.map((e) => e.turns)),
+      malformed: calls > 0 ? episodes.reduce((n, e) => n + e.malformedCalls, 0) / calls : 0,
+      answered: mean(episodes.map((e) => Number(e.end === 'answer'))),
+      temperature,
+      samples: k,
+      ...parts,
+      checkpoint: r.dir,
+      tool: r.tool,
+      seconds: (Date.now() - t0) / 1000,
+    },
+  };
+}
+
+/**
+ * One row on the test tasks at its temperature: its own `@T`; else, with dev tasks, the candidate temperature with the
+ * best dev success (ties to the lower: greedy first), the dev figures kept in the row; else --temperature.
+ */
+async function evalRowAtItsTemperature(r: EvalRun, tasks: readonly ToolTaskRecord[], dev: readonly ToolTaskRecord[] | null, f: ToolEvalSettings, pool: SandboxPool, log: (line: string) => void) {
   const { model, tokenizer } = await loadModelAndTokenizer(r.dir, { trainable: false, merge: true });
   try {
-    const template = chatTemplateOf(tokenizer);
-    const rows = tasks.flatMap((t) => new Array<ToolTaskRecord>(f.samplesPerTask).fill(t));
-    const rng = resumableRng(f.commonRandom ? `tool-eval:${f.seed}` : `tool-eval:${f.seed}:${r.name}`);
-    const episodes: Episode[] = await runEpisodes(policyTurns(model, { tokenizer, temperature, rng, batchSize: f.batchSize }), rows.map((t) => taskMessages(t, f.system)), {
-      tokenizer,
-      template,
-      maxTurns: f.maxTurns,
-      maxTurnTokens: f.maxTurnTokens,
-      maxTotalTokens: f.maxTotalTokens,
-      maxToolChars: f.toolOutputChars,
-      noTool: r.tool === 'none',
-      toolFor: interpreterTools(r.tool === 'stateful', interpreterOptions(f), pool),
-    });
-    const perTask = perTaskOf(await judgeEpisodes(episodes, rows, pool), tasks.length, f.samplesPerTask);
-    const calls = episodes.reduce((n, e) => n + e.toolCalls + e.malformedCalls, 0);
-    const { success, se, tests_passed, ...parts } = rowFigures(perTask, tasks);
-    return {
-      perTask,
-      row: {
-        success,
-        se,
-        tests_passed,
-        tool_calls: mean(episodes.map((e) => e.toolCalls)),
-        turns: mean(episodes.map((e) => e.turns)),
-        malformed: calls > 0 ? episodes.reduce((n, e) => n + e.malformedCalls, 0) / calls : 0,
-        answered: mean(episodes.map((e) => Number(e.end === 'answer'))),
-        temperature,
-        ...parts,
-        checkpoint: r.dir,
-        tool: r.tool,
-        seconds: (Date.now() - t0) / 1000,
-      },
-    };
+    if (r.temperature !== undefined || dev === null) return await evalRow({ ...r, temperature: r.temperature ?? f.temperature }, tasks, f, pool, model, tokenizer);
+    const points: (DevPoint & { se: number | null })[] = [];
+    for (const t of f.temperatures) {
+      const { row } = await evalRow({ ...r, temperature: t }, dev, { ...f, samplesPerTask: f.devSamples }, pool, model, tokenizer);
+      points.push({ temperature: t, passAt1: row.success, se: row.se });
+      log(`tool-rl eval: ${r.name.padEnd(16)} dev success ${row.success.toFixed(3)} ± ${row.se?.toFixed(3) ?? 'n/a'} at T=${t}  (${row.seconds.toFixed(0)} s)`);
+    }
+    const temperature = bestTemperature(points);
+    const out = await evalRow({ ...r, temperature }, tasks, f, pool, model, tokenizer);
+    out.row.dev = Object.fromEntries(points.map((p) => [temperatureKey(p.temperature), { success: p.passAt1, se: p.se }]));
+    return out;
   } finally {
     model.dispose();
   }
@@ -361,7 +392,7 @@ async function stubRows(tasks: readonly ToolTaskRecord[], pool: SandboxPool): Pr
   const seconds = (Date.now() - t0) / 1000;
   return STUB_NAMES.map((name, s) => {
     const perTask = perTaskOf(verdicts[s], tasks.length, 1);
-    const row: EvalRow = { ...rowFigures(perTask, tasks), tool_calls: 0, turns: 0, malformed: 0, answered: 1, temperature: null, checkpoint: null, tool: 'none', seconds };
+    const row: EvalRow = { ...rowFigures(perTask, tasks), tool_calls: 0, turns: 0, malformed: 0, answered: 1, temperature: null, samples: 1, checkpoint: null, tool: 'none', seconds };
     return { name, row, perTask };
   });
 }
@@ -374,13 +405,19 @@ export async function runToolEval(f: ToolEvalSettings, log: (line: string) => vo
     if (problem !== null) throw new Error(`--runs ${r.name}: ${r.dir}: ${problem}`);
   }
   const tasks = await readTasks(f.data, { limit: f.limit, seed: f.seed, flag: '--data', min: 2 });
+  const dev = f.devData ? await readTasks(f.devData, { limit: 0, seed: f.seed, flag: '--dev-data', min: 2 }) : null;
+  if (dev) {
+    const seen = new Set(tasks.map((t) => t.question));
+    const shared = dev.filter((t) => seen.has(t.question)).length;
+    if (shared > 0) throw new Error(`--dev-data ${f.devData!.join(',')}: ${shared} of its tasks are also in --data (the temperature would be chosen on the reported tasks)`);
+  }
   const programming = tasks.filter((t) => t.tests).length;
   const family = programming === tasks.length ? 'programming' : programming === 0 ? 'questions' : 'mixed';
   const pool = new SandboxPool({ concurrency: f.toolWorkers });
   const models: Record<string, EvalRow> = {};
   const perTask: Record<string, PerTask> = {};
   for (const r of runs) {
-    const { row, perTask: p } = await evalRow(r, tasks, f, pool);
+    const { row, perTask: p } = await evalRowAtItsTemperature(r, tasks, dev, f, pool, log);
     models[r.name] = row;
     perTask[r.name] = p;
     log(`tool-rl eval: ${r.name.padEnd(16)} success ${row.success.toFixed(3)} ± ${row.se?.toFixed(3) ?? 'n/a'} at T=${row.temperature}  calls ${row.tool_calls.toFixed(2)}  turns ${row.turns.toFixed(2)}  malformed ${row.malformed.toFixed(3)}  (${row.seconds.toFixed(0)} s)`);
@@ -415,7 +452,7 @@ export async function runToolEval(f: ToolEvalSettings, log: (line: string) => vo
     }),
   );
   const result = {
-    n_tasks: tasks.length, samples_per_task: f.samplesPerTask, data: f.data.join(','), family, baseline: f.baseline, temperature: f.temperature, common_random: f.commonRandom,
+    n_tasks: tasks.length, samples_per_task: f.samplesPerTask, data: f.data.join(','), dev_data: f.devData?.join(',') ?? null, temperatures: f.devData ? f.temperatures : null, family, baseline: f.baseline, temperature: f.temperature, common_random: f.commonRandom,
     models, vs_sft: vs, same_checkpoint: sameCheckpoint,
   };
   fs.mkdirSync(path.dirname(f.out), { recursive: true });
@@ -432,15 +469,18 @@ function diffText(d: PairedDiff, ciLabel = ''): string {
 
 /** eval.json as Markdown (eval.md beside it): one row per run, the paired difference with the baseline; by group. */
 function evalTable(r: {
-  n_tasks: number; samples_per_task: number; data: string; family: string; baseline: string; common_random: boolean; models: Record<string, EvalRow>;
+  n_tasks: number; samples_per_task: number; data: string; dev_data: string | null; family: string; baseline: string; common_random: boolean; models: Record<string, EvalRow>;
   same_checkpoint: Record<string, PairedDiff>;
 }): string {
   const n = (x: number | null, d = 3) => (x === null ? 'n/a' : x.toFixed(d));
   const crn = r.common_random ? ', every row sampled with the same random numbers per episode and turn' : ', each row with its own random numbers';
   const metric = r.family === 'programming' ? 'pass@1 (the final code passes every hidden test)' : r.family === 'questions' ? 'success (the answer stated exactly)' : 'success (pass@1 of programming tasks, exact answers of questions)';
   const lines = [
-    `${r.n_tasks} tasks of ${r.data} x ${r.samples_per_task} episodes${crn}; ${metric} = mean over tasks ± SE; the difference is paired per task with ${r.baseline} (95% t interval).`,
+    `${r.n_tasks} tasks of ${r.data} x ${r.samples_per_task} episodes (1 when greedy, temperature 0)${crn}; ${metric} = mean over tasks ± SE; the difference is paired per task with ${r.baseline} (95% t interval).`,
     '',
+    ...(r.dev_data
+      ? [`Each row without its own temperature is at the one with its best success on the dev tasks ${r.dev_data}: ${Object.entries(r.models).filter(([, m]) => m.dev).map(([name, m]) => `${name} ${Object.entries(m.dev!).map(([t, d]) => `${t}: ${n(d.success)}`).join(', ')}`).join('; ')}.`, '']
+      : []),
     `| run | tool | temperature | ${r.family === 'programming' ? 'pass@1' : 'success'} | - ${r.baseline} (95% CI) | tests passed | tool calls | turns | malformed |`,
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
   ];

@@ -22,14 +22,13 @@ import * as path from 'path';
 import { checkVocabulary, Completion, generateBatch, isSequenceClassifier, modelConfigOf, Qwen2Model, RewardModel, sampledIds } from '@rlhf-code/model';
 import { responseLogProbs } from '@rlhf-code/rl';
 import { calledFunctions, STUB_NAMES, stubPrograms } from '@rlhf-code/sandbox';
-import { meanSe } from '@rlhf-code/stats';
+import { bestSamplingTemperature, bestTemperature, meanSe, temperatureKey, type DevPoint } from '@rlhf-code/stats';
 import { encodePair, encodePrompt, loadTokenizer, PromptTemplate, Tokenizer } from '@rlhf-code/tokenizer';
 import type { EvalProblem } from './data';
 import { assembleReport, type Decoding, type DevReport, type EvalReport, type Row } from './eval-json';
 import type { CodeExecutor, TestOutcome } from './executor';
 import { byProblem, definesCalledFunctions, ModelSummary, problemPassAtK, ProblemOutcome, sequenceLogRatio, summarize } from './metrics';
 import type { KlReference, NamedModel } from './models-flag';
-import { bestSamplingTemperature, bestTemperature, DevPoint, temperatureKey } from './temperature';
 
 export type { Comparison, Decoding, DevReport, EvalReport, GreedyMetrics, GroupModelReport, GroupReport, ModelReport, PassAtKReport } from './eval-json';
 
