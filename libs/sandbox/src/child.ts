@@ -73,7 +73,7 @@ export function releaseGroup(pid: number, kill: boolean): void {
 }
 
 /** PATH with the interpreter's own directory first, a UTF-8 locale, HOME/TMPDIR inside the sandbox; nothing else. */
-function minimalEnv(python: string, dir: string): NodeJS.ProcessEnv {
+export function minimalEnv(python: string, dir: string): NodeJS.ProcessEnv {
   return { PATH: `${path.dirname(python)}:/usr/local/bin:/usr/bin:/bin`, LANG: 'C.UTF-8', HOME: dir, TMPDIR: dir };
 }
 
@@ -105,14 +105,24 @@ export async function spawnLongLived(python: string, args: string[]): Promise<{ 
   return { child, close };
 }
 
-export async function runChild(spec: ChildSpec): Promise<ChildOutcome> {
-  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'rlhf-sandbox-'));
+/** A fresh temporary directory `<tmpdir>/<prefix>XXXXXX`, removed when this process exits unless removeTempDir was called. */
+export async function makeTempDir(prefix: string): Promise<string> {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), prefix));
   liveDirs.add(dir);
+  return dir;
+}
+
+export async function removeTempDir(dir: string): Promise<void> {
+  await removeDir(dir);
+  liveDirs.delete(dir);
+}
+
+export async function runChild(spec: ChildSpec): Promise<ChildOutcome> {
+  const dir = await makeTempDir('rlhf-sandbox-');
   try {
     return await runIn(dir, spec);
   } finally {
-    await removeDir(dir);
-    liveDirs.delete(dir);
+    await removeTempDir(dir);
   }
 }
 

@@ -1,28 +1,41 @@
-# The Python interpreter tool's worker (interpreter.ts). Requests arrive on stdin as JSON lines {"code": "..."}; each
-# answer goes to fd 3 as one JSON line {"output": "...", "truncated": bool}. The code runs in one namespace that lives
-# as long as this process: with --once it answers one request and exits (stateless: a fresh process per call), without
-# it variables persist between calls (stateful). Like a notebook cell, the value of a last bare expression is shown.
-# Limits set here: address space (RLIMIT_AS), file size (RLIMIT_FSIZE), at most --output-cap characters of output.
+# The Python interpreter tool's worker (interpreter.ts). Two ways in, one way to run code (serve):
+#
+#   python3 -I -u interpreter.py --memory-bytes N --output-cap N [--once]   one interpreter in this process (spawn)
+#   python3 -I -u interpreter.py --server SOCKET                            the fork server (fork)
+#
+# An interpreter reads requests as JSON lines {"code": "..."} and answers each with one JSON line {"output": "...",
+# "truncated": bool}: in this process, requests on stdin and answers on fd 3; in a forked child, both on a Unix socket.
+# The code runs in one namespace that lives as long as the process: with --once (or "once") it answers one request
+# and exits (stateless), without it variables persist between calls (stateful). Like a notebook cell, the value of a
+# last bare expression is shown. Limits: address space (RLIMIT_AS), file size (RLIMIT_FSIZE), at most output-cap
+# characters of output per call.
+#
+# The fork server (forkserver.ts starts it) has this file's modules imported, so a child costs a fork instead of a
+# python start. Its stdin carries requests, one JSON line each:
+#   {"token": str, "dir": str, "env": {str: str}, "memory_bytes": int, "output_cap": int, "once": bool}
+# and its stdout (a channel its children do not have) the answers, one JSON line each:
+#   {"ready": true}                    once, when it takes requests
+#   {"token": str, "pid": int}         a child was forked for that request; pid is its process group too
+#   {"exit": int}                      that child has exited, was reaped and its process group killed
+# Each child: its own session (setsid), stdin/stdout/stderr on /dev/null and no other descriptor of the server, cwd,
+# HOME and TMPDIR in the request's fresh directory, exactly the request's environment, the rlimits, a fresh namespace;
+# it connects to SOCKET and first sends {"token": ...} so that the parent knows which request it serves. When stdin
+# ends (its parent is gone, or closes it) the server kills every child's process group, removes the children's
+# directories and its own (SOCKET's), and exits.
 import argparse
 import ast
 import io
 import json
 import os
 import resource
+import select
+import shutil
+import signal
+import socket
 import sys
 import traceback
 
-parser = argparse.ArgumentParser()
-parser.add_argument("--memory-bytes", type=int, default=0)
-parser.add_argument("--output-cap", type=int, default=4096)
-parser.add_argument("--once", action="store_true")
-args = parser.parse_args()
-if args.memory_bytes > 0:
-    resource.setrlimit(resource.RLIMIT_AS, (args.memory_bytes, args.memory_bytes))
-resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 20, 1 << 20))
-
-protocol = os.fdopen(3, "w", encoding="utf-8")
-requests = sys.stdin
+FILE_SIZE_LIMIT = 1 << 20
 
 
 class CappedText(io.TextIOBase):
@@ -47,11 +60,8 @@ class CappedText(io.TextIOBase):
         return "".join(self.parts)
 
 
-namespace = {"__name__": "__main__", "__builtins__": __builtins__}
-
-
-def run(code):
-    out = CappedText(args.output_cap)
+def run(code, namespace, cap):
+    out = CappedText(cap)
     real = sys.stdout, sys.stderr
     sys.stdout = sys.stderr = out
     try:
@@ -79,14 +89,144 @@ def run(code):
     return {"output": out.text(), "truncated": out.truncated}
 
 
-for line in requests:
+def set_limits(memory_bytes):
+    if memory_bytes > 0:
+        resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_SIZE_LIMIT, FILE_SIZE_LIMIT))
+
+
+def serve(requests, answers, cap, once):
+    """Answer requests until they end (or after one with `once`), all in one fresh namespace."""
+    namespace = {"__name__": "__main__", "__builtins__": __builtins__}
+    for line in requests:
+        try:
+            code = json.loads(line)["code"]
+        except (ValueError, KeyError, TypeError):
+            answer = {"output": "interpreter: malformed request", "truncated": False}
+        else:
+            answer = run(code, namespace, cap)
+        answers.write(json.dumps(answer) + "\n")
+        answers.flush()
+        if once:
+            break
+
+
+def set_dumpable(flag):
+    """prctl(PR_SET_DUMPABLE): the server is not dumpable, so that a child (same user) cannot open its stdout through
+    /proc/<pid>/fd and forge its answers; a child is, as a fresh process would be. Best effort."""
     try:
-        code = json.loads(line)["code"]
-    except (ValueError, KeyError, TypeError):
-        answer = {"output": "interpreter: malformed request", "truncated": False}
-    else:
-        answer = run(code)
-    protocol.write(json.dumps(answer) + "\n")
-    protocol.flush()
-    if args.once:
-        break
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(4, 1 if flag else 0, 0, 0, 0)
+    except Exception:
+        pass
+
+
+def child(request, socket_path):
+    """In the forked child: become what a fresh interpreter process would be, then serve the socket. Never returns."""
+    exit_now = os._exit  # should the code escape serve(), it never gets back into the server's loop
+    try:
+        os.setsid()  # its own session and process group: a kill of the group takes whatever it started
+        null = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(null, fd)
+        os.closerange(3, 1 << 16)  # the server's descriptors: its wake-up pipe (and null, now 0-2)
+        signal.set_wakeup_fd(-1)
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        set_dumpable(True)
+        os.chdir(request["dir"])
+        os.environ.clear()
+        os.environ.update(request["env"])
+        set_limits(request["memory_bytes"])
+        channel = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        channel.connect(socket_path)
+        channel.sendall((json.dumps({"token": request["token"]}) + "\n").encode("utf-8"))
+        request["token"] = None  # not the code's to know
+        with channel.makefile("r", encoding="utf-8") as requests, channel.makefile("w", encoding="utf-8") as answers:
+            serve(requests, answers, request["output_cap"], request["once"])
+        exit_now(0)
+    finally:
+        exit_now(1)
+
+
+def server(socket_path):
+    set_dumpable(False)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # SIGCHLD wakes the loop through a pipe (the handler itself does nothing), so reaping happens in the loop.
+    wake_r, wake_w = os.pipe()
+    os.set_blocking(wake_w, False)
+    signal.set_wakeup_fd(wake_w)
+    signal.signal(signal.SIGCHLD, lambda *_: None)
+    children = {}  # pid -> its directory
+
+    def emit(answer):
+        data = (json.dumps(answer) + "\n").encode("utf-8")
+        while data:
+            data = data[os.write(1, data):]
+
+    def reap():
+        while children:
+            try:
+                pid, _ = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return
+            children.pop(pid, None)
+            try:
+                os.killpg(pid, signal.SIGKILL)  # whatever the child left running (background processes, forks)
+            except OSError:
+                pass  # ESRCH: the group is gone
+            emit({"exit": pid})
+
+    def fork(request):
+        pid = os.fork()
+        if pid == 0:
+            os.close(wake_r)
+            child(request, socket_path)
+        children[pid] = request["dir"]
+        emit({"token": request["token"], "pid": pid})
+
+    emit({"ready": True})
+    pending = b""
+    while True:
+        try:
+            ready, _, _ = select.select([0, wake_r], [], [])
+        except InterruptedError:
+            continue
+        if wake_r in ready:
+            os.read(wake_r, 4096)
+            reap()
+        if 0 in ready:
+            data = os.read(0, 1 << 16)
+            if not data:
+                break
+            *lines, pending = (pending + data).split(b"\n")
+            for line in lines:
+                fork(json.loads(line))
+    for pid in children:  # the parent is gone: so is every child
+        for kill in (os.killpg, os.kill):  # os.kill: in case it has not reached setsid() yet
+            try:
+                kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+    for path in [*children.values(), os.path.dirname(socket_path)]:
+        shutil.rmtree(path, ignore_errors=True)
+    os._exit(0)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--server", metavar="SOCKET")
+    parser.add_argument("--memory-bytes", type=int, default=0)
+    parser.add_argument("--output-cap", type=int, default=4096)
+    parser.add_argument("--once", action="store_true")
+    args = parser.parse_args()
+    if args.server:
+        server(args.server)
+    set_limits(args.memory_bytes)
+    serve(sys.stdin, os.fdopen(3, "w", encoding="utf-8"), args.output_cap, args.once)
+
+
+main()
