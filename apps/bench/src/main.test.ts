@@ -1,6 +1,6 @@
 // bench's command line: its settings, and the one-line errors for a python without torch and a missing torch script.
 import { printedConfig, runApp } from '@rlhf-code/cli/testing';
-import { BenchCompareSettings, BenchSettings, SandboxBenchSettings, TORCH_INSTALL } from '@rlhf-code/bench';
+import { BenchCompareSettings, BenchSettings, InterpreterBenchSettings, SandboxBenchSettings, TORCH_INSTALL } from '@rlhf-code/bench';
 
 const bench = (...args: string[]) => runApp('bench', args);
 const stackLines = (stderr: string) => stderr.split('\n').filter((l) => /^\s+at /.test(l));
@@ -65,6 +65,31 @@ describe('bench sandbox: CLI', () => {
       expect.stringMatching(/^bench sandbox: pair 1\/2: batch size 16: [\d.]+ runs\/s$/),
       expect.stringMatching(/^bench sandbox: pair 2\/2: batch size 16: /),
       expect.stringMatching(/^bench sandbox: pair 2\/2: batch size 1: /),
+    ]);
+  });
+});
+
+describe('bench interpreter: CLI', () => {
+  it('--print-config: the settings of libs/bench', () => {
+    expect(printedConfig('bench', ['interpreter'])).toEqual(InterpreterBenchSettings.parse({}));
+  });
+
+  it('one JSON line on stdout: calls per second per start mode, stateless and stateful, and their ratios; progress on stderr', () => {
+    const r = bench('interpreter', '--calls', '4', '--episodes', '2', '--repetitions', '2');
+    expect(r.code).toBe(0);
+    const line = JSON.parse(r.stdout.trim());
+    expect(line).toMatchObject({ calls: 4, episodes: 2, repetitions: 2, concurrency: 2 });
+    for (const mode of ['spawn', 'fork']) for (const kind of ['stateless', 'stateful']) expect(line[`${mode}_${kind}_calls_per_s`].values).toHaveLength(2);
+    for (const k of ['stateless_ratio', 'stateful_ratio']) expect(line[k].values).toHaveLength(2);
+    expect(r.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/^bench interpreter: pair 1\/2: spawn stateless: [\d.]+ calls\/s$/),
+      expect.stringMatching(/^bench interpreter: pair 1\/2: spawn stateful: [\d.]+ calls\/s$/),
+      expect.stringMatching(/^bench interpreter: pair 1\/2: fork stateless: /),
+      expect.stringMatching(/^bench interpreter: pair 1\/2: fork stateful: /),
+      expect.stringMatching(/^bench interpreter: pair 2\/2: fork stateless: /),
+      expect.stringMatching(/^bench interpreter: pair 2\/2: fork stateful: /),
+      expect.stringMatching(/^bench interpreter: pair 2\/2: spawn stateless: /),
+      expect.stringMatching(/^bench interpreter: pair 2\/2: spawn stateful: /),
     ]);
   });
 });

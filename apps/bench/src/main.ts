@@ -1,18 +1,21 @@
 // bench: training and generation speed of the Qwen2 model on this machine, one JSON line each.
 // The preset matches tools/torch_ref_bench.py so the two can be compared in one run: `bench compare`.
 // `bench sandbox`: test runs per second of the sandbox, one python process per run against batched runs.
+// `bench interpreter`: interpreter tool calls per second, each process spawned against forked from the fork server.
 // The benchmarks live in libs/bench; this file reads the settings and prints.
 import { Command } from 'commander';
 import { runCli, settingsCommand } from '@rlhf-code/cli';
 import {
   benchGenerate,
   BenchCompareSettings,
+  benchInterpreter,
   BenchMode,
   benchSandbox,
   BenchSettings,
   benchTrain,
   compare,
   formatPlan,
+  InterpreterBenchSettings,
   measureStepPeak,
   MemorySettings,
   planMemory,
@@ -68,6 +71,10 @@ async function sandbox(f: SandboxBenchSettings): Promise<void> {
   print(await benchSandbox(f, (msg) => process.stderr.write(`bench sandbox: ${msg}\n`)));
 }
 
+async function interpreter(f: InterpreterBenchSettings): Promise<void> {
+  print(await benchInterpreter(f, (msg) => process.stderr.write(`bench interpreter: ${msg}\n`)));
+}
+
 const program = new Command('bench').description('Speed of the Qwen2 model and of the sandbox: one JSON line per benchmark.');
 settingsCommand(program.command('train').description('training step (forward, loss, backward, AdamW): {"backend", "params", "step_s", "tokens_per_s"}'), BenchSettings, train);
 settingsCommand(program.command('generate').description('greedy generation with a KV cache, batch 1: {"backend", "ttft_ms", "total_ms", "decode_tokens_per_s"}'), BenchSettings, generate);
@@ -107,6 +114,21 @@ settingsCommand(
     ),
   SandboxBenchSettings,
   sandbox,
+);
+
+settingsCommand(
+  program
+    .command('interpreter')
+    .description(
+      'interpreter tool calls per second through a sandbox pool, each interpreter process spawned (a python start) against ' +
+        'forked from the fork server: --calls stateless calls, and --episodes stateful episodes of 2 calls (all open at once), ' +
+        '--repetitions alternated pairs; progress on stderr, one JSON line on stdout {"calls", "episodes", "repetitions", ' +
+        '"concurrency", "spawn_stateless_calls_per_s", "fork_stateless_calls_per_s", "spawn_stateful_calls_per_s", ' +
+        '"fork_stateful_calls_per_s", "stateless_ratio", "stateful_ratio"}: each figure {"median", "min", "max", "values"}, ' +
+        'ratio = fork / spawn per pair (> 1: forking is faster)',
+    ),
+  InterpreterBenchSettings,
+  interpreter,
 );
 
 void runCli(program, shutdownBackend);

@@ -50,6 +50,16 @@ export const SandboxBenchSettings = z.strictObject({
 });
 export type SandboxBenchSettings = z.output<typeof SandboxBenchSettings>;
 
+/** The interpreter benchmark's settings (bench interpreter). */
+export const InterpreterBenchSettings = z.strictObject({
+  calls: int().default(100).describe('stateless interpreter calls per measurement'),
+  episodes: int().default(50).describe('stateful episodes of 2 calls per measurement (all open at once, as a batch of rollouts)'),
+  repetitions: int().default(5).describe('alternated pairs of measurements (spawn, fork; the order swaps every pair)'),
+  concurrency: int().default(2).describe('slots of the sandbox pool (interpreter calls at once)'),
+  python: z.string().min(1).optional().describe('interpreter name or path (default: $RLHF_PYTHON or python3)'),
+});
+export type InterpreterBenchSettings = z.output<typeof InterpreterBenchSettings>;
+
 /** The memory planner's settings (bench memory). */
 export const MemorySettings = z.strictObject({
   model: z.string().min(1).describe('a checkpoint folder, a LoRA adapter folder (its base) or a config.json file: only the config is read'),

@@ -178,12 +178,14 @@ export class ForkServer {
     void removeTempDir(this.dir);
   }
 
-  /** A child's connection: its first line names its fork; anything else is dropped. */
+  /** A child's connection: its first line, within CONNECT_TIMEOUT_MS, names its fork; anything else is dropped. */
   private greet(socket: net.Socket): void {
     socket.unref();
     socket.on('error', () => undefined);
+    socket.setTimeout(CONNECT_TIMEOUT_MS, () => socket.destroy());
     const lines = createInterface({ input: socket });
     lines.once('line', (hello) => {
+      socket.setTimeout(0);
       let token: unknown;
       try {
         token = (JSON.parse(hello) as { token?: unknown }).token;

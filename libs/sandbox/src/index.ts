@@ -16,3 +16,4 @@ export { executionScore, passedAll, testsPassedShare } from './score';
 export { stubPrograms, calledFunctions, STUB_NAMES } from './stubs';
 export { resolvePython } from './python';
 export { PythonInterpreter, type InterpreterOptions, type ToolResult } from './interpreter';
+export { closeForkServers } from './forkserver';

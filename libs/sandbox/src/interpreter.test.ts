@@ -49,6 +49,14 @@ describe.each(['fork', 'spawn'] as const)('%s', (startMode) => {
     await py.close();
   });
 
+  test('a process that dies is a crash; a stateful interpreter then starts afresh', async () => {
+    const py = new PythonInterpreter({ startMode, stateful: true });
+    await py.run('y = 5');
+    expect(await py.run('import os\nos._exit(3)')).toMatchObject({ crashed: true, timedOut: false, output: 'interpreter: the interpreter process died (out of memory?)' });
+    expect((await py.run('y')).output).toMatch(/^interpreter: restarted after the previous call failed; earlier variables are gone\n.*NameError/s);
+    await py.close();
+  });
+
   test('memory and output limits', async () => {
     const py = new PythonInterpreter({ startMode, stateful: true, memoryMb: 256, outputChars: 100 });
     expect((await py.run('b = bytearray(1024 ** 3)')).output).toMatch(/MemoryError/);
