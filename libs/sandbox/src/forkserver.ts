@@ -8,8 +8,8 @@
 // listens on (a path in the server's temp dir: a path socket works across network namespaces) and first sends the
 // token of its request; a connection with any other first line is dropped. Every process group (the server's, each
 // child's) and temp dir is killed / removed when this process exits (child.ts); should this process die without
-// that, the server sees its stdin end, kills its children and removes their temp dirs and its own. The handles are unref'd: a server and idle children
-// never keep this process alive, a fork or a kill in progress does.
+// that, the server sees its stdin end, kills its children and removes their temp dirs and its own. The handles are
+// unref'd: a server and idle children never keep this process alive, a fork or a kill in progress does.
 import { spawn, spawnSync, type ChildProcess } from 'child_process';
 import { randomBytes } from 'crypto';
 import { once } from 'events';
@@ -127,23 +127,23 @@ export class ForkServer {
     }
     const [cmd, args] = isolatedCommand(python, ['-I', '-u', INTERPRETER_PY, '--server', socketPath]);
     const server = spawn(cmd, args, { cwd: dir, env: minimalEnv(python, dir), detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
-    const fs = new ForkServer(dir, listener, server);
+    const started = new ForkServer(dir, listener, server);
     if (server.pid) adoptGroup(server.pid);
     const ready = new Promise<void>((resolve, reject) => {
-      fs.onReady = resolve;
-      fs.onStartFailure = reject;
+      started.onReady = resolve;
+      started.onStartFailure = reject;
     });
-    fs.wire();
-    fs.hold();
+    started.wire();
+    started.hold();
     try {
       await ready;
     } catch (err) {
       await removeTempDir(dir);
       throw err;
     } finally {
-      fs.release();
+      started.release();
     }
-    return fs;
+    return started;
   }
 
   private wire(): void {
@@ -154,7 +154,7 @@ export class ForkServer {
     });
     createInterface({ input: server.stdout! }).on('line', (line) => this.take(line));
     server.on('error', (err) => this.died(`could not start: ${err.message}`));
-    server.on('exit', (code, signal) => this.died(`exited (${signal ?? `code ${code}`}) before it took requests`));
+    server.on('exit', (code, signal) => this.died(`exited (${signal ?? `code ${code}`})`));
     listener.on('connection', (socket) => this.greet(socket));
     for (const h of [server.stdin, server.stderr] as unknown as { unref(): void }[]) h.unref();
     this.keepAlive(false);
@@ -166,7 +166,7 @@ export class ForkServer {
     this.dead = true;
     if (this.server.pid) releaseGroup(this.server.pid, true);
     const last = this.stderrTail.trim().split('\n').pop();
-    this.onStartFailure(new ForkServerError(`fork server: ${why}${last ? ` (${last})` : ''}`));
+    this.onStartFailure(new ForkServerError(`fork server: ${why} before it took requests${last ? `: ${last}` : ''}`));
     for (const child of this.children.values()) {
       releaseGroup(child.pid, true);
       child.markGone();
@@ -346,7 +346,7 @@ export async function forkServer(python: string): Promise<ForkServer> {
   }
   const started = ForkServer.start(python);
   servers.set(python, started);
-  started.catch(() => servers.delete(python));
+  started.catch(() => servers.get(python) === started && servers.delete(python));
   return started;
 }
 

@@ -127,12 +127,12 @@ def child(request, socket_path):
     exit_now = os._exit  # should the code escape serve(), it never gets back into the server's loop
     try:
         os.setsid()  # its own session and process group: a kill of the group takes whatever it started
-        null = os.open(os.devnull, os.O_RDWR)
-        for fd in (0, 1, 2):
-            os.dup2(null, fd)
-        os.closerange(3, 1 << 16)  # the server's descriptors: its wake-up pipe (and null, now 0-2)
         signal.set_wakeup_fd(-1)
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        null = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):  # the server's stdin and stdout are its channel to the parent, not the child's
+            os.dup2(null, fd)
+        os.closerange(3, 1 << 16)  # the server's other descriptors: its wake-up pipe (and null, now 0-2)
         signal.signal(signal.SIGINT, signal.default_int_handler)
         set_dumpable(True)
         os.chdir(request["dir"])
@@ -183,7 +183,6 @@ def server(socket_path):
     def fork(request):
         pid = os.fork()
         if pid == 0:
-            os.close(wake_r)
             child(request, socket_path)
         children[pid] = request["dir"]
         emit({"token": request["token"], "pid": pid})

@@ -192,4 +192,25 @@ describe('fork server', () => {
     expect(existsSync(serverDir)).toBe(false);
     rmSync(path.dirname(script), { recursive: true, force: true });
   });
+
+  test('a fork server that does not start: a warning naming why, and every interpreter spawns', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'interpreter-test-'));
+    const fake = path.join(dir, 'python3'); // a python whose fork server fails at once
+    const script = `#!/bin/sh\nif [ "$2" = -c ]; then echo 3; echo "$0"; exit 0; fi\nfor a; do [ "$a" = --server ] && { echo boom >&2; exit 1; }; done\nexec ${resolvePython()} "$@"\n`;
+    writeFileSync(fake, script, { mode: 0o755 });
+    const warn = jest.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
+    try {
+      await jest.isolateModulesAsync(async () => {
+        const fresh = await import('./interpreter'); // its own "fork server broken" flag
+        const py = new fresh.PythonInterpreter({ python: fake, stateful: true });
+        expect((await py.run('x = 1 + 1\nx')).output).toBe('2\n');
+        expect((await py.run('x')).output).toBe('2\n');
+        await py.close();
+      });
+      expect(warn.mock.calls).toEqual([['sandbox: fork server: exited (code 1) before it took requests: boom; every interpreter process is spawned from now on']]);
+    } finally {
+      warn.mockRestore();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
