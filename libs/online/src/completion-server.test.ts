@@ -10,7 +10,7 @@ import { CompletionServerSchema } from './config';
 import { CONTINUE_STOP_STRINGS } from '@rlhf-code/continue';
 import { LineRule, lineRuleFor } from '@rlhf-code/continue';
 import { PolicyHolder } from './policy';
-import type { ServedRecord } from './stats';
+import type { ServedRecord } from './acceptance-counts';
 import { jsonOf } from './testing/http';
 import { makeTinyModelDir } from './testing/tiny-model';
 

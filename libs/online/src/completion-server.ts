@@ -26,12 +26,12 @@ import { generateBatch, sampledIds, type Completion, type Qwen2Model } from '@rl
 import type { Tokenizer } from '@rlhf-code/tokenizer';
 import { holds, type ArmRouter, type ArmSpec } from './arms';
 import type { CompletionServerSchema } from './config';
-import type { GateInput } from './gate';
+import type { GateInput } from './python-features';
 import { encodeServedPrompt, PromptError } from '@rlhf-code/tokenizer';
 import { bearerToken, errorBody, installJsonHandling, sendError } from './http';
 import type { PolicyHolder } from './policy';
 import { LineRule, lineRuleFor, simulatedMs, wholeCut, type LineRuleOptions } from '@rlhf-code/continue';
-import { hashPrompt, type ServedRecord } from './stats';
+import { hashPrompt, type ServedRecord } from './acceptance-counts';
 
 const nullable = <T extends z.ZodType>(t: T) => t.nullish();
 

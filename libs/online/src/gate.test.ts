@@ -3,7 +3,9 @@ import * as path from 'path';
 import { tempDir } from '@rlhf-code/model/testing';
 import { formatFim } from '@rlhf-code/tokenizer';
 import { GateSchema } from './config';
-import { chooseL2, crossValidate, cvLogLikelihood, enclosingBlock, L2_GRID, fitLogistic, GATE_FEATURES, gateFeatures, gateProbability, loadGateModel, lostAcceptsThreshold, ShowGate } from './gate';
+import { chooseL2, crossValidate, L2_GRID, loadGateModel, lostAcceptsThreshold, ShowGate } from './gate';
+import { cvLogLikelihood, fitLogistic, logisticProbability } from '@rlhf-code/stats';
+import { enclosingBlock, GATE_FEATURES, gateFeatures } from './python-features';
 
 const feature = (x: number[], name: (typeof GATE_FEATURES)[number]) => x[GATE_FEATURES.indexOf(name)];
 
@@ -82,7 +84,7 @@ test('fitLogistic: the penalised log-likelihood is stationary at its answer, and
   // Gradient of sum log-lik - l2/2 |w|^2 (bias unpenalised) in the standardised coordinates: zero at the optimum.
   const grad = new Array(d + 1).fill(0);
   xs.forEach((x, i) => {
-    const r = (ys[i] ? 1 : 0) - gateProbability(m, x);
+    const r = (ys[i] ? 1 : 0) - logisticProbability(m, x);
     grad[0] += r;
     for (let j = 0; j < d; j++) grad[j + 1] += r * ((x[j] - m.mean[j]) / m.std[j]);
   });

@@ -10,7 +10,8 @@ import { jsonOf } from './testing/http';
 import { loadMergedWeights, type HostTensor } from '@rlhf-code/model';
 import { saveTinyAdapter, tempDir } from '@rlhf-code/model/testing';
 import { makeTinyModelDir } from './testing/tiny-model';
-import { GATE_FEATURES, loadGateModel } from './gate';
+import { loadGateModel } from './gate';
+import { GATE_FEATURES } from './python-features';
 import { listCheckpoints } from './policy-checkpoints';
 
 beforeAll(() => initBackend({ quiet: true }));

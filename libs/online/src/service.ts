@@ -24,7 +24,8 @@ import { ArmRouter } from './arms';
 import { listCheckpoints, loadOnlineState, saveOnlineCheckpoint, type OnlineTrainerState } from './policy-checkpoints';
 import { buildCompletionServer, type GateChoice } from './completion-server';
 import { parseOnlineConfig, type OnlineConfig, type OnlineConfigInput } from './config';
-import { gateFeatures, loadGateModel, ShowGate, type GateModel, type Validation } from './gate';
+import { loadGateModel, ShowGate, type GateModel, type Validation } from './gate';
+import { gateFeatures } from './python-features';
 import { readJsonLines } from './json-lines';
 import { FeedbackLog, type LoggedEvent, type SkipReason, type ServedRef } from './feedback-log';
 import { RunHistory } from './history';
@@ -35,7 +36,7 @@ import type { AutocompleteOutcome } from '@rlhf-code/continue';
 import { PolicyHolder } from './policy';
 import { scrubOutcome } from './scrub';
 import { ServedIndex } from './served-index';
-import { OnlineStats, type CountsWithRates, type ServedRecord, type UpstreamCounts } from './stats';
+import { AcceptanceCounts, type CountsWithRates, type ServedRecord, type UpstreamCounts } from './acceptance-counts';
 
 export interface OnlineStatus {
   policy_version: number;
@@ -56,7 +57,7 @@ export interface OnlineStatus {
   /** Outcomes that matched no served completion (e.g. served before a restart, or never by this server). */
   unmatched_outcomes: number;
   /**
-   * Upstream Continue's dev-data events (its config.yaml `data:` destination), see UpstreamCounts in stats.ts:
+   * Upstream Continue's dev-data events (its config.yaml `data:` destination), see UpstreamCounts in acceptance-counts.ts:
    * `autocomplete` outcomes with code (trained like the fork's), `no_code` ones (level noCode: stored, counted in
    * events_received and events_skipped, never trained on), `ignored_events` of other types per name (not stored;
    * since this process started).
@@ -128,7 +129,7 @@ export class OnlineService {
 
   private readonly config: OnlineConfig;
   private readonly say: (line: string) => void;
-  private readonly stats: OnlineStats;
+  private readonly stats: AcceptanceCounts;
   /** The series of the live page (bounded, in memory; rebuilt from the logs on a restart). */
   private readonly history: RunHistory;
   private readonly page: LivePage;
@@ -157,7 +158,7 @@ export class OnlineService {
     this.log = p.log;
     this.models = [p.start, p.trainModel, p.served];
     this.router = new ArmRouter(config.arms ?? config.abFraction, config.seed, config.routing);
-    this.stats = new OnlineStats(this.router.arms);
+    this.stats = new AcceptanceCounts(this.router.arms);
     this.history = new RunHistory((arm) => this.router.modelOf(arm));
     const requestsFile = path.join(config.stateDir, 'requests.jsonl');
     const metricsFile = path.join(config.stateDir, 'metrics.jsonl');
