@@ -1,13 +1,15 @@
 // The clients of `online load`, in a worker thread (Continue and its users run in processes of their own, so the
 // answers are timed from an event loop that nothing else blocks):
-//   completion clients  one Continue-shaped streaming request after another (each client its own prompt form)
+//   completion clients  one Continue-shaped streaming request after another (each client its own prompt form); after
+//                       an answer the server shed (header x-shed: it had no time for it) the next comes `debounceMs`
+//                       later, at the user's next pause, as Continue would ask (not at once: it does not retry)
 //   feedback clients    a new outcome every `feedbackEveryMs` (the fork's bare outcome and upstream's dev-data event
 //                       in turn), about a completion the server answered (its prompt and text), each with a new id
 //   status poller       GET /api/training/status every `statusEveryMs`
 // A request that finds no server (the kill -9 and restart of `--kill`) counts as failed, never as answered or acked.
 //   workerData  { completionUrl, feedbackUrl, statusUrl, headers, feedbackHeaders, bodies: [[body]] per form,
 //                 seeds: [{prompt, completion}], completionClients, feedbackClients, feedbackEveryMs, statusEveryMs,
-//                 durationMs, modelName }
+//                 durationMs, debounceMs, modelName }
 //   posts       { completions: [{ ms, empty, shed, status }], feedback: [{ ms, id, status }], status: [ms],
 //                 failed: { completions, feedback, status } }
 // Plain JavaScript: a worker thread does not get the TypeScript loader of its parent under every runner.
@@ -56,6 +58,7 @@ async function main(o) {
           answered.push({ prompt: body.prompt, completion: r.text });
           if (answered.length > 500) answered.splice(o.seeds.length, 1);
         }
+        if (r.shed) await sleep(o.debounceMs);
       } catch {
         failed.completions++;
         await sleep(100);

@@ -1,6 +1,7 @@
 // `online load`: the online service under Continue's mixed load, measured from outside. It starts `online serve` as a
 // child process (the shipped CLI, with a state dir of its own and free ports), runs for `durationMs`
-//   8 completion clients   Continue-shaped streaming requests, one after another (1.3.9 and upstream prompt forms)
+//   8 completion clients   Continue-shaped streaming requests, one after another (1.3.9 and upstream prompt forms;
+//                          after a shed answer, the next one a debounce later)
 //   16 feedback clients    a new outcome every 50 ms each, about completions the server answered (fork and upstream
 //                          bodies in turn, every one with a new completionId)
 //   1 status poller        GET /api/training/status
@@ -27,6 +28,8 @@ export interface LoadOptions {
   feedbackClients: number;
   feedbackEveryMs: number;
   statusEveryMs: number;
+  /** After a shed answer a completion client asks again this much later (Continue's debounceDelay: the user's next pause). */
+  debounceMs: number;
   maxPromptTokens: number;
   /** kill -9 the server half way and start it again on the same state dir. */
   kill: boolean;
@@ -161,6 +164,7 @@ export async function runLoad(o: LoadOptions, log: (line: string) => void = () =
         feedbackEveryMs: o.feedbackEveryMs,
         statusEveryMs: o.statusEveryMs,
         durationMs: o.durationMs,
+        debounceMs: o.debounceMs,
         modelName,
       },
     });

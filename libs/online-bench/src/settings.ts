@@ -61,6 +61,7 @@ export const LoadSettings = z.strictObject({
   feedbackClients: int().positive().default(16).describe('clients posting outcomes (fork and upstream bodies in turn)'),
   feedbackEveryMs: int().positive().default(50).describe('each feedback client posts a new outcome this often (after the previous one is answered)'),
   statusEveryMs: int().positive().default(100).describe('the status endpoint is called this often'),
+  debounceMs: int().nonnegative().default(350).describe("after an answer the server shed (x-shed), a completion client asks again this much later (Continue's debounceDelay: the user's next pause)"),
   maxPromptTokens: int().positive().default(1024).describe("Continue's maxPromptTokens"),
   kill: z.boolean().default(false).describe('kill -9 the server half way, start it again on the same state dir, and count acknowledged outcomes missing from its feedback log as lost'),
   serviceConfig: z.string().min(1).optional().describe("online service config (JSON or YAML, as online:serve's --config) the server runs with"),
