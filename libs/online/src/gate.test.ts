@@ -4,6 +4,7 @@ import { tempDir } from '@rlhf-code/model/testing';
 import { formatFim } from '@rlhf-code/tokenizer';
 import { GateSchema } from './config';
 import { chooseL2, crossValidate, L2_GRID, loadGateModel, lostAcceptsThreshold, ShowGate } from './gate';
+import { GateFitThread } from './gate-fit-thread';
 import { cvLogLikelihood, fitLogistic, logisticProbability } from '@rlhf-code/stats';
 import { enclosingBlock, GATE_FEATURES, gateFeatures } from './python-features';
 
@@ -207,6 +208,26 @@ test('ShowGate: a user the features do not predict (a coin flip) gets a fitted b
   expect(gate.active).toBe(false);
   expect(coin.xs.every((x) => gate.decide(x).show)).toBe(true);
   expect(gate.counts.hidden).toBe(0);
+});
+
+test('refits in the gate-fit thread give the gate an inline refit gives (off the HTTP thread, same numbers)', async () => {
+  const config = GateSchema.parse({ minOutcomes: 20, refitEvery: 10, window: 200, explore: 0 });
+  const strong = outcomes(120, 0.9, 0.1, 7);
+  const threads = new GateFitThread();
+  const [inline, threaded] = [new ShowGate(config, { seed: 4 }), new ShowGate(config, { seed: 4, fitThread: threads })];
+  try {
+    for (const gate of [inline, threaded]) {
+      for (let i = 0; i < strong.xs.length; i++) {
+        gate.remember(`s${i}`, strong.xs[i]);
+        await gate.observe(`s${i}`, strong.ys[i]);
+      }
+      await gate.ready();
+    }
+    expect(threaded.model).not.toBeNull();
+    expect(threaded.model).toEqual(inline.model);
+  } finally {
+    await threads.close();
+  }
 });
 
 test('loadGateModel: a broken gate.json is an error naming the file; an earlier feature set is said and not used', async () => {

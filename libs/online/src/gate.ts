@@ -121,7 +121,34 @@ interface Observation {
   accepted: boolean;
 }
 
+/** What one refit works on: a snapshot of the outcomes and of the served population, and its settings. */
+export interface RefitInput {
+  xs: number[][];
+  ys: boolean[];
+  /** The population the threshold is set on (the served suggestions, else the outcomes). */
+  population: number[][];
+  l2: GateConfig['l2'];
+  /** The penalty in use: kept unless null (chosen again: the outcomes grew by a quarter since). */
+  keepL2: number | null;
+  maxLostAccepts: number;
+  validateP: number;
+}
+
+/** One refit (pure: the same input gives the same gate): the penalty, the fit and its threshold, its cross-validation. */
+export async function refitGate(i: RefitInput): Promise<{ l2: number; model: GateModel }> {
+  const l2 = i.keepL2 ?? (await chooseL2(i.xs, i.ys, i.l2));
+  const c = { l2, maxLostAccepts: i.maxLostAccepts };
+  const m = fitGate(i.xs, i.ys, c, i.population);
+  const validation = await crossValidate(i.xs, i.ys, c);
+  return { l2, model: { ...m, validation, validated: i.validateP >= 1 || hidingHelps(validation, i.validateP) } };
+}
+
 export type GateDecision = { show: boolean; explored: boolean; p: number | null };
+
+/** Runs refits elsewhere (gate-fit-thread.ts). */
+export interface GateFitter {
+  refit(input: RefitInput): Promise<{ l2: number; model: GateModel }>;
+}
 
 /** The online gate: remembers served suggestions' features, observes their outcomes, refits, decides. */
 export class ShowGate {
@@ -146,17 +173,22 @@ export class ShowGate {
   private readonly served: number[][] = [];
   /** Suggestions judged, hidden, and shown although below the threshold (exploration). */
   readonly counts = { judged: 0, hidden: 0, explored: 0 };
+  private readonly fitThread: GateFitter | null;
+  private readonly warn: (line: string) => void;
 
   /**
    * `stateDir`: observations are replayed from and appended to its gate.jsonl (null: in memory only). `initial`: a
    * fitted gate to start from (a checkpoint's gate.json), used until the observations give a fit of their own.
+   * `fitThread`: where refits run (the service gives a GateFitThread; default here, on the calling thread).
    */
   constructor(
     private readonly config: GateConfig,
-    opts: { stateDir?: string | null; initial?: GateModel | null; seed?: number; warn?: (line: string) => void } = {},
+    opts: { stateDir?: string | null; initial?: GateModel | null; seed?: number; warn?: (line: string) => void; fitThread?: GateFitter } = {},
   ) {
     this.rng = resumableRng(`${opts.seed ?? 0}:gate`);
     this.fitted = opts.initial ?? null;
+    this.fitThread = opts.fitThread ?? null;
+    this.warn = opts.warn ?? (() => undefined);
     if (!opts.stateDir) return;
     const file = path.join(opts.stateDir, 'gate.jsonl');
     let other = 0;
@@ -243,29 +275,39 @@ export class ShowGate {
 
   /** One refit at a time: `refitting` is the running one. */
   private startRefit(): Promise<void> {
-    const running: Promise<void> = this.refit().finally(() => {
+    // A refit that fails (its thread died) leaves the gate as it was fitted.
+    const running: Promise<void> = this.refit().catch((e) => this.warn(`[online] gate: refit failed, keeping the last fit: ${(e as Error).message}`)).finally(() => {
       if (this.refitting === running) this.refitting = null;
     });
     this.refitting = running;
     return running;
   }
 
-  /** Fit on a snapshot of the outcomes, an event-loop turn between any two fits. */
+  /**
+   * Fit on a snapshot of the outcomes: in the gate-fit thread (gate-fit-thread.ts) unless `inline` (a refit is
+   * dozens of synchronous fits of up to ~45 ms each, which on the HTTP thread would hold up every answer meanwhile).
+   */
   private async refit(): Promise<void> {
     this.sinceFit = 0;
     const obs = this.observations.slice();
     const acc = obs.filter((o) => o.accepted).length;
     if (obs.length < this.config.minOutcomes || acc < this.config.minEach || obs.length - acc < this.config.minEach) return;
     const xs = obs.map((o) => o.x);
-    const ys = obs.map((o) => o.accepted);
     const total = this.total;
-    // The penalty is chosen again once the outcomes have grown by a quarter since it last was (25 fits: not every refit).
-    if (this.l2 === null || total >= this.l2.at * 1.25) this.l2 = { value: await chooseL2(xs, ys, this.config.l2), at: total };
-    const c = { l2: this.l2.value, maxLostAccepts: this.config.maxLostAccepts };
-    // The threshold on what was served (after a restart, until enough is served again: on the outcomes).
-    const m = fitGate(xs, ys, c, this.served.length >= this.config.minOutcomes ? this.served : xs);
-    const validation = await crossValidate(xs, ys, c);
-    this.fitted = { ...m, validation, validated: this.config.validateP >= 1 || hidingHelps(validation, this.config.validateP) };
+    const input: RefitInput = {
+      xs,
+      ys: obs.map((o) => o.accepted),
+      // The threshold on what was served (after a restart, until enough is served again: on the outcomes).
+      population: this.served.length >= this.config.minOutcomes ? this.served.slice() : xs,
+      l2: this.config.l2,
+      // The penalty is chosen again once the outcomes have grown by a quarter since it last was (25 fits: not every refit).
+      keepL2: this.l2 === null || total >= this.l2.at * 1.25 ? null : this.l2.value,
+      maxLostAccepts: this.config.maxLostAccepts,
+      validateP: this.config.validateP,
+    };
+    const r = this.fitThread ? await this.fitThread.refit(input) : await refitGate(input);
+    if (input.keepL2 === null) this.l2 = { value: r.l2, at: total };
+    this.fitted = r.model;
   }
 
   /** The fitted gate as a checkpoint's gate.json (nothing when not fitted). */

@@ -28,6 +28,7 @@ import { TrainingThread, type TrainingWorker } from './training-thread';
 import { buildCompletionServer, type GateChoice } from './completion-server';
 import { parseOnlineConfig, type OnlineConfig, type OnlineConfigInput } from './config';
 import { loadGateModel, ShowGate, type GateModel, type Validation } from './gate';
+import { GateFitThread } from './gate-fit-thread';
 import { gateFeatures } from './python-features';
 import { readJsonLines } from './json-lines';
 import { FeedbackLog, type LoggedEvent, type SkipReason, type ServedRef } from './feedback-log';
@@ -159,6 +160,8 @@ export class OnlineService {
   private readonly metricsLog: fs.WriteStream;
   private readonly secrets: string[];
   private readonly models: Qwen2Model[];
+  /** Where the show gate's refits run (a thread of their own, started with the first). */
+  private readonly gateFits = new GateFitThread();
   private updates: number;
   private discardedUpdates = 0;
   private shed = 0;
@@ -194,7 +197,7 @@ export class OnlineService {
     this.metricsLog = fs.createWriteStream(metricsFile, { flags: 'a' });
     this.trainer = p.training;
     this.policy = new PolicyHolder(p.served, p.version);
-    this.gate = new ShowGate(config.gate, { stateDir: config.stateDir, initial: p.gate, seed: config.seed, warn: p.say });
+    this.gate = new ShowGate(config.gate, { stateDir: config.stateDir, initial: p.gate, seed: config.seed, warn: p.say, fitThread: this.gateFits });
     this.updates = p.resumed?.state.updates ?? 0;
     this.lastCheckpointVersion = p.version;
     this.secrets = [...config.feedback.tokens, ...config.completion.apiKeys];
@@ -301,6 +304,8 @@ export class OnlineService {
       if (this.policy.latestVersion !== this.lastCheckpointVersion) await this.checkpoint();
       await this.log.close();
       await this.gate.close();
+      await this.gate.ready();
+      await this.gateFits.close();
       const end = (s: fs.WriteStream) => new Promise<void>((resolve) => s.end(resolve));
       await Promise.all([end(this.requestsLog), end(this.metricsLog), this.page.close()]);
       await this.trainer?.close();

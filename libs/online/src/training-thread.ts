@@ -3,13 +3,14 @@
 // a status call or the decoding steps of the completions in flight; the new weights come back as a host copy that
 // the PolicyHolder swaps into the served model between decoding steps, as before.
 // If the thread dies, every call after that fails with its error (the events stay pending; the status shows it).
+// The messages are thread-calls.ts's; TrainingRequest says what is asked.
 import * as path from 'path';
-import { Worker } from 'worker_threads';
 import type { BackendChoice } from '@rlhf-code/backend';
 import type { OnlineConfig } from './config';
 import type { TrainableEvent } from './feedback-log';
 import type { UpdateResult } from './online-trainer';
 import type { OnlineTrainerState } from './policy-checkpoints';
+import { ThreadCalls } from './thread-calls';
 
 /** What the training thread starts from. */
 export interface TrainingWorkerData {
@@ -35,47 +36,15 @@ export type CheckpointState = Omit<OnlineTrainerState, 'baseline'>;
 
 export type TrainingRequest = { id: number } & ({ op: 'update'; events: TrainableEvent[] } | { op: 'checkpoint'; state: CheckpointState } | { op: 'close' });
 
-type Reply = { op: 'ready' } | { op: 'failed'; error: string } | { id: number; ok: true; value: unknown } | { id: number; ok: false; error: string };
-
 export class TrainingThread {
-  private next = 0;
-  private readonly waiting = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
-  private dead: Error | null = null;
-
-  private constructor(private readonly worker: Worker) {
-    worker.on('message', (m: Reply) => {
-      if (!('id' in m)) return;
-      const w = this.waiting.get(m.id);
-      this.waiting.delete(m.id);
-      if (m.ok) w?.resolve(m.value);
-      else w?.reject(new Error(`training thread: ${m.error}`));
-    });
-    const die = (e: Error) => {
-      this.dead ??= e;
-      for (const w of this.waiting.values()) w.reject(this.dead);
-      this.waiting.clear();
-    };
-    worker.on('error', (e) => die(new Error(`training thread failed: ${e.message}`)));
-    worker.on('exit', (code) => die(new Error(`training thread exited (${code})`)));
-  }
+  private constructor(private readonly calls: ThreadCalls) {}
 
   /**
    * Start the thread and wait until its models are loaded. `script`: what it runs (default the real trainer,
    * training-worker.cjs; tests give a fake that speaks the same messages).
    */
-  static start(data: TrainingWorkerData, script: TrainingWorker = { file: path.join(__dirname, 'training-worker.cjs') }): Promise<TrainingThread> {
-    const worker = new Worker(script.file, { workerData: { ...data, test: script.data } });
-    return new Promise((resolve, reject) => {
-      const onMessage = (m: Reply) => {
-        if ('id' in m) return;
-        worker.off('message', onMessage);
-        worker.off('error', reject);
-        if (m.op === 'ready') resolve(new TrainingThread(worker));
-        else void worker.terminate().then(() => reject(new Error(m.error)));
-      };
-      worker.on('message', onMessage);
-      worker.once('error', reject);
-    });
+  static async start(data: TrainingWorkerData, script: TrainingWorker = { file: path.join(__dirname, 'training-worker.cjs') }): Promise<TrainingThread> {
+    return new TrainingThread(await ThreadCalls.start(script.file, { ...data, test: script.data }, 'training thread'));
   }
 
   /** One update on `events` (the trainer's rule: weights to publish, or null when discarded). */
@@ -93,16 +62,11 @@ export class TrainingThread {
 
   /** Dispose the thread's models and stop it. */
   async close(): Promise<void> {
-    if (!this.dead) await this.call({ op: 'close' }).catch(() => undefined);
-    await this.worker.terminate();
+    if (!this.calls.failure) await this.call({ op: 'close' }).catch(() => undefined);
+    await this.calls.terminate();
   }
 
   private call(request: { op: 'update'; events: TrainableEvent[] } | { op: 'checkpoint'; state: CheckpointState } | { op: 'close' }): Promise<unknown> {
-    if (this.dead) return Promise.reject(this.dead);
-    const id = this.next++;
-    return new Promise((resolve, reject) => {
-      this.waiting.set(id, { resolve, reject });
-      this.worker.postMessage({ id, ...request });
-    });
+    return this.calls.call(request);
   }
 }

@@ -12,6 +12,7 @@ import { initBackend } from '@rlhf-code/backend';
 import { loadOnlineModels } from './online-models';
 import { OnlineTrainer } from './online-trainer';
 import { loadOnlineState, saveOnlineCheckpoint } from './policy-checkpoints';
+import { serveCalls } from './thread-calls';
 import type { TrainingRequest, TrainingWorkerData } from './training-thread';
 
 async function main(port: NonNullable<typeof parentPort>, d: TrainingWorkerData): Promise<void> {
@@ -49,17 +50,7 @@ async function main(port: NonNullable<typeof parentPort>, d: TrainingWorkerData)
     for (const model of models.owned) model.dispose();
     return undefined;
   };
-  // One request at a time, in the order they came (an update, then the checkpoint after it).
-  let chain: Promise<void> = Promise.resolve();
-  port.on('message', (m: TrainingRequest) => {
-    chain = chain.then(() =>
-      handle(m).then(
-        (value) => port.postMessage({ id: m.id, ok: true, value }),
-        (e) => port.postMessage({ id: m.id, ok: false, error: (e as Error).stack ?? String(e) }),
-      ),
-    );
-  });
-  port.postMessage({ op: 'ready' });
+  serveCalls(port, handle); // one request at a time, in the order they came (an update, then the checkpoint after it)
 }
 
 if (parentPort) {
