@@ -248,7 +248,7 @@ export class ShowGate {
     if (++this.sinceFit >= this.config.refitEvery && this.refitting === null) await this.startRefit();
   }
 
-  /** Resolves when no refit is running (one starts on a replay, and after every `refitEvery` outcomes). */
+  /** Resolves when no refit is running or due (one starts on a replay, and after every `refitEvery` outcomes). */
   async ready(): Promise<void> {
     while (this.refitting) await this.refitting;
   }
@@ -276,9 +276,13 @@ export class ShowGate {
   /** One refit at a time: `refitting` is the running one. */
   private startRefit(): Promise<void> {
     // A refit that fails (its thread died) leaves the gate as it was fitted.
-    const running: Promise<void> = this.refit().catch((e) => this.warn(`[online] gate: refit failed, keeping the last fit: ${(e as Error).message}`)).finally(() => {
-      if (this.refitting === running) this.refitting = null;
-    });
+    const running: Promise<void> = this.refit()
+      .catch((e) => this.warn(`[online] gate: refit failed, keeping the last fit: ${(e as Error).message}`))
+      .then(() => {
+        if (this.refitting === running) this.refitting = null;
+        // Outcomes that arrived during this refit and make one due: the next refit follows at once (ready() waits for it).
+        if (this.refitting === null && this.sinceFit >= this.config.refitEvery) return this.startRefit();
+      });
     this.refitting = running;
     return running;
   }

@@ -166,6 +166,8 @@ export class OnlineService {
   private discardedUpdates = 0;
   private shed = 0;
   private lastCheckpointVersion: number;
+  /** The folder of the checkpoint this process wrote last (null: none yet). */
+  private lastCheckpointDir: string | null = null;
   private lastError: string | null = null;
   private readonly lastLosses: OnlineStatus['last_losses'] = [];
   private loop: Promise<void> | null = null;
@@ -301,10 +303,11 @@ export class OnlineService {
       this.closing = true;
       await Promise.all([this.completionServer.close(), this.feedbackServer.close()]);
       await this.idle();
+      await this.gate.ready(); // the last checkpoint carries the gate fitted on every outcome
       if (this.policy.latestVersion !== this.lastCheckpointVersion) await this.checkpoint();
+      else if (this.lastCheckpointDir) this.gate.save(this.lastCheckpointDir); // refitted since (refits run in their own thread)
       await this.log.close();
       await this.gate.close();
-      await this.gate.ready();
       await this.gateFits.close();
       const end = (s: fs.WriteStream) => new Promise<void>((resolve) => s.end(resolve));
       await Promise.all([end(this.requestsLog), end(this.metricsLog), this.page.close()]);
@@ -440,6 +443,7 @@ export class OnlineService {
     const dir = await this.trainer.checkpoint(state); // the trainer's thread saves its weights and optimizer
     this.gate.save(dir);
     this.lastCheckpointVersion = state.policy_version;
+    this.lastCheckpointDir = dir;
     this.say(`[online] checkpoint ${dir}`);
   }
 
