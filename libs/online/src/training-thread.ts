@@ -12,6 +12,9 @@ import type { UpdateResult } from './online-trainer';
 import type { OnlineTrainerState } from './policy-checkpoints';
 import { ThreadCalls } from './thread-calls';
 
+/** The niceness of the threads that compute for the HTTP thread (training, gate refits): they get the cores it leaves. */
+export const TRAINING_NICENESS = 10;
+
 /** What the training thread starts from. */
 export interface TrainingWorkerData {
   config: OnlineConfig;

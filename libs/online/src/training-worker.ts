@@ -7,16 +7,20 @@
 //   {id, op: 'close'}               -> {id, ok: true}                        (everything disposed)
 //   a failure                       -> {id, ok: false, error}
 // It posts {op: 'ready'} once loaded, or {op: 'failed', error} when it cannot load.
+import * as os from 'os';
 import { parentPort, workerData } from 'worker_threads';
 import { initBackend } from '@rlhf-code/backend';
 import { loadOnlineModels } from './online-models';
 import { OnlineTrainer } from './online-trainer';
 import { loadOnlineState, saveOnlineCheckpoint } from './policy-checkpoints';
 import { serveCalls } from './thread-calls';
-import type { TrainingRequest, TrainingWorkerData } from './training-thread';
+import { TRAINING_NICENESS, type TrainingRequest, type TrainingWorkerData } from './training-thread';
 
 async function main(port: NonNullable<typeof parentPort>, d: TrainingWorkerData): Promise<void> {
   const { config } = d;
+  // This thread yields the cores to the HTTP thread (Linux niceness is per thread): acknowledgements, status calls and
+  // decoding steps come first; training takes what is left, and the status' backlog says how far behind it is.
+  os.setPriority(TRAINING_NICENESS);
   await initBackend({ backend: d.backend, quiet: true });
   const resumed = d.resume && d.policyDir ? await loadOnlineState(d.policyDir) : null;
   const models = await loadOnlineModels(config, d.policyDir, 'train');
