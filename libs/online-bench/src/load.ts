@@ -148,8 +148,8 @@ export async function runLoad(o: LoadOptions, log: (line: string) => void = () =
     const bodies = PROMPT_FORMS.map((form) =>
       o.cases.map((c, i) => continueRequestBody(continueShapedPrompt(c, o.cases[(i + 1) % o.cases.length], form, count, o.maxPromptTokens), modelName)),
     );
-    // Until the server has answered, the feedback clients report on the cases' true middles.
-    const seeds = o.cases.slice(0, 16).map((c, i) => ({ prompt: bodies[0][i].prompt, completion: 'pass' }));
+    // Until the server has answered, the feedback clients report on suggestions it never made (stored, never trained).
+    const seeds = bodies[0].slice(0, 16).map((b) => ({ prompt: b.prompt, completion: 'pass' }));
     const worker = new Worker(path.join(__dirname, 'load-clients.js'), {
       workerData: {
         completionUrl: `${base(completionPort)}/v1/completions`,
