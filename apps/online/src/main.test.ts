@@ -5,15 +5,16 @@ import * as path from 'path';
 import { printedConfig, runApp } from '@rlhf-code/cli/testing';
 import { SimulateSettings } from '@rlhf-code/continue';
 import { PrepFimSettings } from '@rlhf-code/datagen';
-import { ExperimentSettings, LatencySettings } from '@rlhf-code/online';
+import { ExperimentSettings, LatencySettings, LoadSettings } from '@rlhf-code/online-bench';
 
 describe('online settings', () => {
-  it('--print-config of latency, experiment, simulate and prep-fim', () => {
+  it('--print-config of latency, experiment, load, simulate and prep-fim', () => {
     expect(printedConfig('online', ['latency', '--concurrency', '1,2,4', '--forms', 'head'])).toEqual(LatencySettings.parse({ concurrency: [1, 2, 4], forms: ['head'] }));
     const yaml = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'online-cli-')), 'exp.yaml');
     fs.writeFileSync(yaml, 'user: compiles\nevents: 100\n');
     expect(printedConfig('online', ['experiment', '--config', yaml, '--lr', '3e-5'])).toEqual(ExperimentSettings.parse({ user: 'compiles', events: 100, lr: 3e-5 }));
     expect(printedConfig('online', ['simulate', '--data', 'd.jsonl', '--events', '5', '--no-feedback'])).toEqual(SimulateSettings.parse({ data: 'd.jsonl', events: 5, feedback: false }));
+    expect(printedConfig('online', ['load', '--seconds', '30', '--kill'])).toEqual(LoadSettings.parse({ seconds: 30, kill: true }));
     expect(printedConfig('online', ['prep-fim', '--src', 's', '--out', 'o.jsonl'])).toEqual(PrepFimSettings.parse({ src: 's', out: 'o.jsonl' }));
   });
 

@@ -1,6 +1,6 @@
 // online: online RL behind Continue. `serve` runs the completion and feedback servers with live policy updates,
 // `prep-fim` builds a FIM dataset from a folder of .py files, `simulate` is a simulated Continue user, `latency` times
-// Continue-shaped requests.
+// Continue-shaped requests, `load` runs Continue's mixed load against `online serve` and prints one JSON line.
 import * as fs from 'fs';
 import * as path from 'path';
 import { Command } from 'commander';
@@ -9,18 +9,8 @@ import { buildFimDataset, fimSftRecords, PrepFimSettings } from '@rlhf-code/data
 import { corpusDirs, type FimRecord, readFimData, writeJsonl } from '@rlhf-code/data';
 import { initBackend, shutdownBackend } from '@rlhf-code/backend';
 import { checkModelFolder } from '@rlhf-code/model';
-import {
-  EXPERIMENT_ARMS,
-  ExperimentSettings,
-  formatExperiment,
-  LatencySettings,
-  measureLatency,
-  OnlineConfigSchema,
-  runOnlineExperiment,
-  ServeSettings,
-  startOnlineService,
-  type OnlineConfigInput,
-} from '@rlhf-code/online';
+import { EXPERIMENT_ARMS, OnlineConfigSchema, ServeSettings, startOnlineService, type OnlineConfigInput } from '@rlhf-code/online';
+import { ExperimentSettings, formatExperiment, LatencySettings, LoadSettings, measureLatency, runLoad, runOnlineExperiment } from '@rlhf-code/online-bench';
 import { formatSummary, runSimulation, SimulateSettings, simUser } from '@rlhf-code/continue';
 import { loadTokenizer } from '@rlhf-code/tokenizer';
 
@@ -135,6 +125,25 @@ async function latencyCommand(f: LatencySettings): Promise<void> {
   if (f.json) await writeJsonl(f.json, rows);
 }
 
+// ---------------------------------------------------------------------------------------------- load
+
+async function loadCommand(f: LoadSettings): Promise<void> {
+  if (!fs.existsSync(f.model)) throw new UsageError(`--model: ${f.model} does not exist`);
+  if (f.serviceConfig && !fs.existsSync(f.serviceConfig)) throw new UsageError(`--service-config: ${f.serviceConfig} does not exist`);
+  const cases = (await readFimData(f.data)).filter((e) => e.split === 'test').map((e) => ({ prefix: e.prefix, suffix: e.suffix, path: e.path ?? 'untitled.py' }));
+  if (cases.length < 2) throw new UsageError(`--data: ${f.data} has fewer than 2 "test" examples`);
+  const result = await runLoad(
+    {
+      ...f,
+      cases,
+      durationMs: f.seconds * 1000,
+      serveArgs: f.serviceConfig ? ['--config', f.serviceConfig] : [],
+    },
+    (line) => process.stderr.write(line + '\n'),
+  );
+  process.stdout.write(JSON.stringify(result) + '\n');
+}
+
 // ---------------------------------------------------------------------------------------------- experiment
 
 async function experimentCommand(f: ExperimentSettings): Promise<void> {
@@ -211,6 +220,16 @@ settingsCommand(
     ),
   LatencySettings,
   latencyCommand,
+);
+
+settingsCommand(
+  program
+    .command('load')
+    .description(
+      "Continue's mixed load against `online serve` (started here on free ports): completion clients, feedback clients posting an outcome every 50 ms, status polls; prints one JSON line (answers, failures, p50/p95/p99, acknowledged outcomes missing from the log, updates); --kill adds a kill -9 and a restart half way",
+    ),
+  LoadSettings,
+  loadCommand,
 );
 
 void runCli(program, shutdownBackend);

@@ -10,7 +10,7 @@ import { CompletionServerSchema } from './config';
 import { CONTINUE_STOP_STRINGS } from '@rlhf-code/continue';
 import { LineRule, lineRuleFor } from '@rlhf-code/continue';
 import { PolicyHolder } from './policy';
-import type { ServedRecord } from './stats';
+import type { ServedRecord } from './acceptance-counts';
 import { jsonOf } from './testing/http';
 import { makeTinyModelDir } from './testing/tiny-model';
 
@@ -621,4 +621,60 @@ describe('the simulated clock (completion.clock "simulated"): Continue\'s time r
     }
     expect(multi).toBeGreaterThan(0); // some blocks where the cut mattered
   });
+});
+
+test('past maxConcurrent generations in progress, a request is answered at once with an empty completion, counted and never recorded', async () => {
+  // The one slot is held by a request whose suggestion waits for the gate's verdict until the test gives it.
+  let verdict: (() => void) | null = null;
+  const gate = {
+    active: () => true,
+    candidates: () => ({ n: 1, temperature: 1 }),
+    choose: (groups: GateChoice[][]) => new Promise<(number | null)[]>((resolve) => (verdict = () => resolve(groups.map(() => 0)))),
+  };
+  const judging = async () => {
+    while (verdict === null) await new Promise((r) => setTimeout(r, 5));
+  };
+  const release = () => {
+    verdict!();
+    verdict = null;
+  };
+  let shed = 0;
+  const recorded: string[] = [];
+  const busy = buildCompletionServer({
+    config: CompletionServerSchema.parse({ maxTokensCap: 8, maxConcurrent: 1 }),
+    tokenizer: tok,
+    policy: holder,
+    start: startModel,
+    router: new ArmRouter(0),
+    gate,
+    onShed: () => void (shed += 1),
+    onServed: (rec) => void recorded.push(rec.id),
+  });
+  try {
+    const url = `http://127.0.0.1:${(await busy.listen({ port: 0, host: '127.0.0.1' })).split(':').pop()}/v1/completions`;
+    const call = (body: object) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const first = call({ prompt: PROMPT, max_tokens: 8, seed: 1 });
+    await judging();
+    // Both forms: JSON and a stream, each choice empty, marked x-shed.
+    const plain = await call({ prompt: PROMPT, max_tokens: 8, n: 2 });
+    expect(plain.headers.get('x-shed')).toBe('1');
+    expect((await jsonOf(plain)).choices.map((c: { text: string; finish_reason: string }) => [c.text, c.finish_reason])).toEqual([['', 'stop'], ['', 'stop']]);
+    const streamed = await call({ prompt: PROMPT, max_tokens: 8, stream: true });
+    expect(streamed.headers.get('x-shed')).toBe('1');
+    const text = await streamed.text();
+    expect(text.endsWith('data: [DONE]\n\n')).toBe(true);
+    expect(JSON.parse(text.split('\n')[0].slice(6)).choices[0]).toMatchObject({ text: '', finish_reason: 'stop' });
+    expect(shed).toBe(2);
+    release();
+    expect((await first).status).toBe(200);
+    expect(recorded).toHaveLength(1); // only the generated one: a shed answer is no sample of the policy
+    // The slot is free again: the next request is generated.
+    const next = call({ prompt: PROMPT, max_tokens: 8, seed: 2 });
+    await judging();
+    release();
+    expect((await next).headers.get('x-shed')).toBeNull();
+    expect(shed).toBe(2);
+  } finally {
+    await busy.close();
+  }
 });

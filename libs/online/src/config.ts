@@ -55,6 +55,13 @@ export const CompletionServerSchema = z.strictObject({
   // Prefill is most of a long request's time (about 100 ms for 512 tokens, 210 ms for 1,000 on the shipped model
   // here), and the shipped model was trained on windows of 384; Continue sends up to its maxPromptTokens (1,024).
   maxPromptTokens: positiveInt.default(512).describe('longest prompt the server reads, in tokens (the left of the prefix and the repository header go first)'),
+  // One generation takes ~150 ms alone on the shipped model here; concurrent ones take turns, so each further one adds
+  // about as much to all of them (8 clients: ~900 ms each, EXPERIMENTS.md 2026-11-26).
+  maxConcurrent: positiveInt
+    .default(2)
+    .describe(
+      "generations in progress at once; a request beyond them is answered at once with an empty completion (Continue shows nothing; header x-shed, counted in the status as completions_shed) instead of waiting past Continue's 375 ms",
+    ),
   // 64: status p95 18-32 ms with 8 clients against 24-49 ms at 128, for ~5 ms more per answer (EXPERIMENTS.md 2026-11-26).
   prefillChunk: positiveInt.default(64).describe('the prompt is prefilled this many tokens at a time, with a turn of the event loop between (status and feedback answer meanwhile)'),
   // Online learning needs the policy to try things: at 0.01 a rejected suggestion keeps being served until an update

@@ -100,3 +100,30 @@ test('an outcome without code (upstream level noCode) is stored, counted as skip
   expect((await again.addEvent({ ...event('n'), skip: 'noCode', outcome: { completionId: 'n', accepted: true } })).duplicate).toBe(true);
   await again.close();
 });
+
+test('a backlog is bounded in memory: past memoryEvents, pending events are read back from the file, none dropped', async () => {
+  const file = path.join(tempDir(), 'feedback.jsonl');
+  const log = await FeedbackLog.open(file, 0, { memoryEvents: 2 });
+  const ids = ['a', 'b', 'c', 'd', 'e', 'f'];
+  for (const id of ids) await log.addEvent(event(id, id !== 'c'));
+  expect(log.pending().map((e) => [e.seq, e.outcome.completionId, e.outcome.accepted])).toEqual(ids.map((id, i) => [i + 1, id, id !== 'c']));
+  await log.markConsumed([1, 2, 3], 1);
+  expect(log.pending(2).map((e) => e.outcome.completionId)).toEqual(['d', 'e']); // from the file
+  expect(log.counts()).toMatchObject({ received: 6, trained: 3, pending: 3 });
+  await log.close();
+  const again = await FeedbackLog.open(file, 1, { memoryEvents: 1 });
+  expect(again.pending().map((e) => e.outcome.completionId)).toEqual(['d', 'e', 'f']);
+  expect(again.all().map((e) => e.outcome.completionId)).toEqual(ids);
+  await again.close();
+});
+
+test('concurrent appends go to disk in groups, in order, each durable before it resolves', async () => {
+  const file = path.join(tempDir(), 'feedback.jsonl');
+  const log = await FeedbackLog.open(file);
+  const results = await Promise.all(Array.from({ length: 50 }, (_, i) => log.addEvent(event(`id-${i}`))));
+  expect(results.map((r) => r.seq)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
+  const lines = fs.readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  expect(lines.map((l) => l.outcome.completionId)).toEqual(Array.from({ length: 50 }, (_, i) => `id-${i}`));
+  expect(log.pending(3).map((e) => e.seq)).toEqual([1, 2, 3]);
+  await log.close();
+});

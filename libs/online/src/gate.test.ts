@@ -3,7 +3,10 @@ import * as path from 'path';
 import { tempDir } from '@rlhf-code/model/testing';
 import { formatFim } from '@rlhf-code/tokenizer';
 import { GateSchema } from './config';
-import { chooseL2, crossValidate, cvLogLikelihood, enclosingBlock, L2_GRID, fitLogistic, GATE_FEATURES, gateFeatures, gateProbability, loadGateModel, lostAcceptsThreshold, ShowGate } from './gate';
+import { chooseL2, crossValidate, L2_GRID, loadGateModel, lostAcceptsThreshold, ShowGate } from './gate';
+import { GateFitThread } from './gate-fit-thread';
+import { cvLogLikelihood, fitLogistic, logisticProbability } from '@rlhf-code/stats';
+import { enclosingBlock, GATE_FEATURES, gateFeatures } from './python-features';
 
 const feature = (x: number[], name: (typeof GATE_FEATURES)[number]) => x[GATE_FEATURES.indexOf(name)];
 
@@ -82,7 +85,7 @@ test('fitLogistic: the penalised log-likelihood is stationary at its answer, and
   // Gradient of sum log-lik - l2/2 |w|^2 (bias unpenalised) in the standardised coordinates: zero at the optimum.
   const grad = new Array(d + 1).fill(0);
   xs.forEach((x, i) => {
-    const r = (ys[i] ? 1 : 0) - gateProbability(m, x);
+    const r = (ys[i] ? 1 : 0) - logisticProbability(m, x);
     grad[0] += r;
     for (let j = 0; j < d; j++) grad[j + 1] += r * ((x[j] - m.mean[j]) / m.std[j]);
   });
@@ -205,6 +208,26 @@ test('ShowGate: a user the features do not predict (a coin flip) gets a fitted b
   expect(gate.active).toBe(false);
   expect(coin.xs.every((x) => gate.decide(x).show)).toBe(true);
   expect(gate.counts.hidden).toBe(0);
+});
+
+test('refits in the gate-fit thread give the gate an inline refit gives (off the HTTP thread, same numbers)', async () => {
+  const config = GateSchema.parse({ minOutcomes: 20, refitEvery: 10, window: 200, explore: 0 });
+  const strong = outcomes(120, 0.9, 0.1, 7);
+  const threads = new GateFitThread();
+  const [inline, threaded] = [new ShowGate(config, { seed: 4 }), new ShowGate(config, { seed: 4, fitThread: threads })];
+  try {
+    for (const gate of [inline, threaded]) {
+      for (let i = 0; i < strong.xs.length; i++) {
+        gate.remember(`s${i}`, strong.xs[i]);
+        await gate.observe(`s${i}`, strong.ys[i]);
+      }
+      await gate.ready();
+    }
+    expect(threaded.model).not.toBeNull();
+    expect(threaded.model).toEqual(inline.model);
+  } finally {
+    await threads.close();
+  }
 });
 
 test('loadGateModel: a broken gate.json is an error naming the file; an earlier feature set is said and not used', async () => {

@@ -18,7 +18,7 @@ import { meanSe, wilson } from '@rlhf-code/stats';
 import { UTILITY } from './ab-analysis';
 import type { GateDecision } from './gate';
 import type { Arm, LoggedEvent } from './feedback-log';
-import type { ServedRecord } from './stats';
+import type { ServedRecord } from './acceptance-counts';
 
 /** Rows (served completions) kept in memory. */
 export const MAX_ROWS = 20_000;
@@ -240,7 +240,7 @@ export class RunHistory {
     this.revision += 1;
   }
 
-  /** A client's outcome, counted for the completion it is about (as the status counts it: stats.ts). */
+  /** A client's outcome, counted for the completion it is about (as the status counts it: acceptance-counts.ts). */
   recordOutcome(e: LoggedEvent): void {
     if (e.source !== 'continue' || e.skip === 'noCode' || !e.served) return;
     const row = this.byId.get(e.served.id);

@@ -5,7 +5,7 @@
 // prefix. The served prompts and texts are kept in memory only: they are the user's code.
 import { formatRepoHeader, parseFim } from '@rlhf-code/tokenizer';
 import type { ServedRef } from './feedback-log';
-import { hashPrompt, type ServedRecord } from './stats';
+import { hashPrompt, type ServedRecord } from './acceptance-counts';
 
 /** What the matcher remembers of a served completion (in memory only: the prompt is the user's code). */
 interface Remembered {

@@ -10,7 +10,8 @@ import { jsonOf } from './testing/http';
 import { loadMergedWeights, type HostTensor } from '@rlhf-code/model';
 import { saveTinyAdapter, tempDir } from '@rlhf-code/model/testing';
 import { makeTinyModelDir } from './testing/tiny-model';
-import { GATE_FEATURES, loadGateModel } from './gate';
+import { loadGateModel } from './gate';
+import { GATE_FEATURES } from './python-features';
 import { listCheckpoints } from './policy-checkpoints';
 
 beforeAll(() => initBackend({ quiet: true }));
@@ -352,6 +353,7 @@ test('show gate: outcomes of served suggestions train it, and a checkpoint carri
     for (let i = 0; i < 4; i++) await serveAndReport(s, `v${i} = `, i % 2 === 0);
     await s.idle();
     for (let i = 0; i < 50 && s.status().gate.outcomes < 4; i++) await new Promise((r) => setTimeout(r, 10));
+    await s.gate.ready(); // the refit runs in a thread of its own
     expect(s.status().gate).toMatchObject({ outcomes: 4, active: true, validated: true }); // validateP 1: no cross-validation needed
     expect(Object.keys(s.status().gate.weights!)).toEqual(['bias', ...GATE_FEATURES]);
   } finally {

@@ -4,7 +4,8 @@
 //   feedback server ──outcome──> credentials removed (scrub.ts) -> feedback log (fsync) -> stats -> trainer (every `batchSize` pending events)
 //                   (upstream Continue's dev-data event or the fork's outcome: one record; level noCode is stored with
 //                    skip 'noCode' and never trained on; other event types are only counted)
-//   trainer ──new weights──> policy holder (swapped between decoding steps), checkpoint every K updates,
+//   trainer (a thread of its own, training-thread.ts: an update never holds up an acknowledgement, a status call or a
+//            decoding step here) ──new weights──> policy holder (swapped between decoding steps), checkpoint every K updates,
 //                            <stateDir>/metrics.jsonl, one log line per update
 //
 // The feedback server also serves the live page (GET /, live-page.ts) and its series (GET /api/training/history),
@@ -17,25 +18,29 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import type { FastifyInstance } from 'fastify';
-import { checkResumedRank, isAdapterFolder, loadModelAndTokenizer, Qwen2Model } from '@rlhf-code/model';
+import { initBackend } from '@rlhf-code/backend';
+import type { Qwen2Model } from '@rlhf-code/model';
 import type { Tokenizer } from '@rlhf-code/tokenizer';
-import { loraConfigOf } from '@rlhf-code/train';
 import { ArmRouter } from './arms';
-import { listCheckpoints, loadOnlineState, saveOnlineCheckpoint, type OnlineTrainerState } from './policy-checkpoints';
+import { listCheckpoints, loadOnlineState } from './policy-checkpoints';
+import { loadOnlineModels } from './online-models';
+import { TrainingThread, type TrainingWorker } from './training-thread';
 import { buildCompletionServer, type GateChoice } from './completion-server';
 import { parseOnlineConfig, type OnlineConfig, type OnlineConfigInput } from './config';
-import { gateFeatures, loadGateModel, ShowGate, type GateModel, type Validation } from './gate';
+import { loadGateModel, ShowGate, type GateModel, type Validation } from './gate';
+import { GateFitThread } from './gate-fit-thread';
+import { gateFeatures } from './python-features';
 import { readJsonLines } from './json-lines';
 import { FeedbackLog, type LoggedEvent, type SkipReason, type ServedRef } from './feedback-log';
 import { RunHistory } from './history';
 import { LivePage } from './live-page';
 import { buildFeedbackServer, type PostedOutcome, type SubmitResult } from './feedback-server';
-import { OnlineTrainer, type UpdateMetrics } from './online-trainer';
+import type { UpdateMetrics } from './online-trainer';
 import type { AutocompleteOutcome } from '@rlhf-code/continue';
 import { PolicyHolder } from './policy';
 import { scrubOutcome } from './scrub';
 import { ServedIndex } from './served-index';
-import { OnlineStats, type CountsWithRates, type ServedRecord, type UpstreamCounts } from './stats';
+import { AcceptanceCounts, type CountsWithRates, type ServedRecord, type UpstreamCounts } from './acceptance-counts';
 
 export interface OnlineStatus {
   policy_version: number;
@@ -49,6 +54,13 @@ export interface OnlineStatus {
   updates: number;
   discarded_updates: number;
   training: boolean;
+  /**
+   * How far behind training is: the untrained events (events_pending), the updates they make, and how long ago the
+   * oldest of them was received (null: none). Outcomes that arrive faster than updates consume them wait on disk.
+   */
+  backlog: { events: number; updates: number; oldest_s: number | null };
+  /** Completion requests answered at once with an empty completion: every generation slot was taken (completion.maxConcurrent). */
+  completions_shed: number;
   batch_size: number;
   ab_fraction: number;
   acceptance_by_version: Record<string, CountsWithRates>;
@@ -56,7 +68,7 @@ export interface OnlineStatus {
   /** Outcomes that matched no served completion (e.g. served before a restart, or never by this server). */
   unmatched_outcomes: number;
   /**
-   * Upstream Continue's dev-data events (its config.yaml `data:` destination), see UpstreamCounts in stats.ts:
+   * Upstream Continue's dev-data events (its config.yaml `data:` destination), see UpstreamCounts in acceptance-counts.ts:
    * `autocomplete` outcomes with code (trained like the fork's), `no_code` ones (level noCode: stored, counted in
    * events_received and events_skipped, never trained on), `ignored_events` of other types per name (not stored;
    * since this process started).
@@ -92,6 +104,10 @@ export interface StartOptions {
    * its own (a measurement of another run's policy: nothing of its training state, the optimizer's, is loaded).
    */
   policy?: { dir: string; version: number };
+  /** No training (a service that only serves, for measuring): no training thread is started. */
+  noTraining?: boolean;
+  /** The script of the training thread (default the real trainer; tests give a fake that speaks its messages). */
+  trainingWorker?: TrainingWorker;
 }
 
 const fmt = (x: number | null, digits = 4) => (x === null || !Number.isFinite(x) ? String(x) : x.toFixed(digits));
@@ -102,8 +118,11 @@ interface Parts {
   say: (line: string) => void;
   tokenizer: Tokenizer;
   start: Qwen2Model;
-  trainModel: Qwen2Model;
   served: Qwen2Model;
+  /** What to dispose on close. */
+  owned: Qwen2Model[];
+  /** The trainer, in a thread of its own (null: a service that only serves). */
+  training: TrainingThread | null;
   version: number;
   resumed: Awaited<ReturnType<typeof loadOnlineState>> | null;
   log: FeedbackLog;
@@ -119,7 +138,8 @@ export class OnlineService {
   readonly completionServer: FastifyInstance;
   readonly feedbackServer: FastifyInstance;
   readonly policy: PolicyHolder;
-  readonly trainer: OnlineTrainer;
+  /** The trainer, in a thread of its own (training-thread.ts); null when the service only serves. */
+  readonly trainer: TrainingThread | null;
   readonly log: FeedbackLog;
   readonly tokenizer: Tokenizer;
   readonly gate: ShowGate;
@@ -128,7 +148,7 @@ export class OnlineService {
 
   private readonly config: OnlineConfig;
   private readonly say: (line: string) => void;
-  private readonly stats: OnlineStats;
+  private readonly stats: AcceptanceCounts;
   /** The series of the live page (bounded, in memory; rebuilt from the logs on a restart). */
   private readonly history: RunHistory;
   private readonly page: LivePage;
@@ -140,9 +160,14 @@ export class OnlineService {
   private readonly metricsLog: fs.WriteStream;
   private readonly secrets: string[];
   private readonly models: Qwen2Model[];
+  /** Where the show gate's refits run (a thread of their own, started with the first). */
+  private readonly gateFits = new GateFitThread();
   private updates: number;
   private discardedUpdates = 0;
+  private shed = 0;
   private lastCheckpointVersion: number;
+  /** The folder of the checkpoint this process wrote last (null: none yet). */
+  private lastCheckpointDir: string | null = null;
   private lastError: string | null = null;
   private readonly lastLosses: OnlineStatus['last_losses'] = [];
   private loop: Promise<void> | null = null;
@@ -155,9 +180,9 @@ export class OnlineService {
     this.say = p.say;
     this.tokenizer = p.tokenizer;
     this.log = p.log;
-    this.models = [p.start, p.trainModel, p.served];
+    this.models = p.owned;
     this.router = new ArmRouter(config.arms ?? config.abFraction, config.seed, config.routing);
-    this.stats = new OnlineStats(this.router.arms);
+    this.stats = new AcceptanceCounts(this.router.arms);
     this.history = new RunHistory((arm) => this.router.modelOf(arm));
     const requestsFile = path.join(config.stateDir, 'requests.jsonl');
     const metricsFile = path.join(config.stateDir, 'metrics.jsonl');
@@ -172,18 +197,9 @@ export class OnlineService {
     for (const m of readJsonLines(metricsFile)) this.history.recordUpdate(m as Record<string, unknown>);
     this.requestsLog = fs.createWriteStream(requestsFile, { flags: 'a' });
     this.metricsLog = fs.createWriteStream(metricsFile, { flags: 'a' });
-    this.trainer = new OnlineTrainer({
-      model: p.trainModel,
-      reference: p.start,
-      tokenizer: p.tokenizer,
-      config: config.training,
-      repoContext: config.completion.repoContext,
-      maxPromptTokens: config.completion.maxPromptTokens,
-      baseline: p.resumed?.state.baseline,
-    });
-    if (p.resumed) this.trainer.trainer.optimizer.setState(p.resumed.optimizer, p.trainModel.trainableParams());
+    this.trainer = p.training;
     this.policy = new PolicyHolder(p.served, p.version);
-    this.gate = new ShowGate(config.gate, { stateDir: config.stateDir, initial: p.gate, seed: config.seed, warn: p.say });
+    this.gate = new ShowGate(config.gate, { stateDir: config.stateDir, initial: p.gate, seed: config.seed, warn: p.say, fitThread: this.gateFits });
     this.updates = p.resumed?.state.updates ?? 0;
     this.lastCheckpointVersion = p.version;
     this.secrets = [...config.feedback.tokens, ...config.completion.apiKeys];
@@ -200,6 +216,7 @@ export class OnlineService {
         candidates: () => ({ n: this.config.gate.candidates, temperature: this.config.gate.candidateTemperature }),
         choose: (groups, how) => this.choose(groups, how),
       },
+      onShed: () => (this.shed += 1),
     });
     this.page = new LivePage({ status: () => this.status(), history: this.history });
     this.feedbackServer = buildFeedbackServer({
@@ -245,6 +262,8 @@ export class OnlineService {
       updates: this.updates,
       discarded_updates: this.discardedUpdates,
       training: this.loop !== null,
+      backlog: this.backlog(c.pending),
+      completions_shed: this.shed,
       batch_size: this.config.training.batchSize,
       ab_fraction: this.config.abFraction,
       acceptance_by_version: this.stats.acceptanceByVersion(),
@@ -267,6 +286,12 @@ export class OnlineService {
     };
   }
 
+  private backlog(pending: number): OnlineStatus['backlog'] {
+    const oldest = pending > 0 ? this.log.pending(1)[0] : null;
+    const age = oldest ? (Date.now() - Date.parse(oldest.received)) / 1000 : null;
+    return { events: pending, updates: Math.floor(pending / this.config.training.batchSize), oldest_s: age === null || !Number.isFinite(age) ? null : Math.round(age * 10) / 10 };
+  }
+
   /** Resolves when no update is running or due. */
   async idle(): Promise<void> {
     while (this.loop) await this.loop;
@@ -278,12 +303,15 @@ export class OnlineService {
       this.closing = true;
       await Promise.all([this.completionServer.close(), this.feedbackServer.close()]);
       await this.idle();
+      await this.gate.ready(); // the last checkpoint carries the gate fitted on every outcome
       if (this.policy.latestVersion !== this.lastCheckpointVersion) await this.checkpoint();
+      else if (this.lastCheckpointDir) this.gate.save(this.lastCheckpointDir); // refitted since (refits run in their own thread)
       await this.log.close();
       await this.gate.close();
+      await this.gateFits.close();
       const end = (s: fs.WriteStream) => new Promise<void>((resolve) => s.end(resolve));
       await Promise.all([end(this.requestsLog), end(this.metricsLog), this.page.close()]);
-      this.trainer.dispose();
+      await this.trainer?.close();
       for (const m of this.models) m.dispose();
     })();
     return this.closed;
@@ -378,7 +406,7 @@ export class OnlineService {
 
   /** Start the training loop when a batch is due and it is not running. */
   private maybeTrain(): void {
-    if (this.loop || this.closing || this.log.counts().pending < this.config.training.batchSize) return;
+    if (this.loop || this.closing || !this.trainer || this.log.counts().pending < this.config.training.batchSize) return;
     this.loop = this.trainWhileDue()
       .catch((e) => {
         this.lastError = (e as Error).message;
@@ -393,11 +421,10 @@ export class OnlineService {
   private async trainWhileDue(): Promise<void> {
     const t = this.config.training;
     while (!this.closing) {
-      const pending = this.log.pending();
-      if (pending.length < t.batchSize) return;
-      const batch = pending.slice(0, t.batchSize);
+      if (this.log.counts().pending < t.batchSize) return;
+      const batch = this.log.pending(t.batchSize); // the oldest first (the rest wait on disk)
       const seqs = batch.map((e) => e.seq);
-      const { weights, metrics } = await this.trainer.update(batch);
+      const { weights, metrics } = await this.trainer!.update(batch);
       if (weights) {
         const v = this.policy.publish(weights);
         await this.log.markConsumed(seqs, v);
@@ -411,26 +438,12 @@ export class OnlineService {
   }
 
   private async checkpoint(): Promise<void> {
-    const { config } = this;
-    const state: OnlineTrainerState = {
-      policy_version: this.policy.latestVersion,
-      updates: this.updates,
-      baseline: this.trainer.rewards.baseline,
-      start_model: path.resolve(config.model),
-    };
-    const train = this.models[1];
-    const weights = this.trainer.lastGoodWeights;
-    const dir = await saveOnlineCheckpoint(config.stateDir, {
-      content: train.lora
-        ? { config: train.config, weights: new Map(), adapter: { config: train.lora, tensors: weights, baseModel: config.model } }
-        : { config: train.config, weights },
-      trainer: this.trainer.trainer,
-      state,
-      tokenizerDir: config.model,
-      keep: config.training.keepCheckpoints,
-    });
+    if (!this.trainer) return;
+    const state = { policy_version: this.policy.latestVersion, updates: this.updates, start_model: path.resolve(this.config.model) };
+    const dir = await this.trainer.checkpoint(state); // the trainer's thread saves its weights and optimizer
     this.gate.save(dir);
     this.lastCheckpointVersion = state.policy_version;
+    this.lastCheckpointDir = dir;
     this.say(`[online] checkpoint ${dir}`);
   }
 
@@ -463,44 +476,25 @@ export async function startOnlineService(config: OnlineConfig, opts: StartOption
   const resumed = latest ? await loadOnlineState(latest.dir) : null;
   const policyDir = latest?.dir ?? opts.policy?.dir ?? null;
   const version = resumed?.state.policy_version ?? (latest ? 0 : (opts.policy?.version ?? 0));
-  const { start, trainModel, served, tokenizer } = await loadOnlineModels(config, policyDir);
-  trainModel.gradCheckpointing = config.training.gradCheckpointing;
+  // The served models here, the trainer's in its own thread (loaded side by side).
+  const backend = opts.noTraining ? null : (await initBackend({ quiet: true })).kind;
+  const [serving, training] = await Promise.allSettled([
+    loadOnlineModels(config, policyDir, 'serve'),
+    backend === null ? Promise.resolve(null) : TrainingThread.start({ config, policyDir, resume: resumed !== null, backend }, opts.trainingWorker),
+  ]);
+  if (serving.status === 'rejected' || training.status === 'rejected') {
+    if (serving.status === 'fulfilled') for (const m of serving.value.owned) m.dispose();
+    if (training.status === 'fulfilled') await training.value?.close();
+    throw serving.status === 'rejected' ? serving.reason : (training as PromiseRejectedResult).reason;
+  }
+  const { start, policy: served, tokenizer, owned } = serving.value;
   if (resumed) say(`[online] resuming policy version ${version} from ${latest!.dir}`);
   else if (policyDir) say(`[online] serving policy version ${version} from ${policyDir}`);
   const log = await FeedbackLog.open(path.join(config.stateDir, 'feedback.jsonl'), version);
   const gate = loadGateModel(policyDir ?? config.model, say);
-  const service = new OnlineService({ config, say, tokenizer, start, trainModel, served, version, resumed, log, gate });
+  const service = new OnlineService({ config, say, tokenizer, start, served, owned, training: training.value, version, resumed, log, gate });
   await service.listen();
   return service;
-}
-
-/**
- * The three roles. Full fine-tuning: three copies (start, policy, served). LoRA: one frozen base (the start model) with
- * the adapter sets "default" (trained) and "served" (published to); start and served are views of it.
- */
-async function loadOnlineModels(config: OnlineConfig, checkpoint: string | null) {
-  const t = config.training;
-  const lora = loraConfigOf({ ...t, loraDropout: 0 });
-  if (!lora) {
-    // config.model may be a LoRA adapter folder: every copy is its base with the adapter folded in (every weight trains).
-    const { model: start, tokenizer } = await loadModelAndTokenizer(config.model, { trainable: false, merge: true });
-    if (checkpoint && isAdapterFolder(checkpoint)) throw new Error(`${checkpoint}: holds a LoRA adapter; set training.loraRank to resume it`);
-    const trainModel = await Qwen2Model.load(checkpoint ?? config.model, { trainable: true, merge: true });
-    const served = await Qwen2Model.load(checkpoint ?? config.model, { trainable: false, merge: true });
-    return { start, trainModel, served, tokenizer };
-  }
-  if (checkpoint && !isAdapterFolder(checkpoint)) throw new Error(`${checkpoint}: a full checkpoint; training.loraRank must be 0 to resume it`);
-  const { model: base, tokenizer } = await loadModelAndTokenizer(config.model, { trainable: false, merge: !checkpoint, weightsDir: checkpoint ?? undefined });
-  try {
-    if (checkpoint) checkResumedRank(checkpoint, base.lora, lora.r, 'training.loraRank');
-    else base.addLora(lora, { seed: config.seed });
-  } catch (e) {
-    base.dispose();
-    throw e;
-  }
-  base.addLora(base.lora!, { name: 'served', weights: base.trainableWeights() });
-  base.setAdapter('default');
-  return { start: base.view(null), trainModel: base, served: base.view('served'), tokenizer };
 }
 
 /**
@@ -526,7 +520,7 @@ export async function startMeasuringService(
     training: { batchSize: 1_000_000 },
     gate: { ...gate, explore: 0 }, // the folder's gate.json as it is: no exploring (and no outcomes to refit on)
   });
-  const service = await startOnlineService(config, { log: () => undefined, policy: ab.policy });
+  const service = await startOnlineService(config, { log: () => undefined, policy: ab.policy, noTraining: true });
   return {
     service,
     stop: async () => {

@@ -1,5 +1,5 @@
 // A served-completion record for tests: policy arm, version 0, not blank, ended by the model; `o` overrides.
-import { hashPrompt, type ServedRecord } from '../stats';
+import { hashPrompt, type ServedRecord } from '../acceptance-counts';
 
 export const servedRecord = (id: string, prompt: string, o: Partial<ServedRecord> = {}): ServedRecord => ({
   id,

@@ -14,11 +14,7 @@
 // cut by when it would arrive, the same for every arm that holds.
 import { RLINF_EXAMPLE, runSimulation, simUser, type PromptForm, type SimulationRecord, type SimulationSummary, type SimUserName } from '@rlhf-code/continue';
 import { shuffle, type FimRecord } from '@rlhf-code/data';
-import { analyseArms, formatArmAnalysis, type ArmAnalysis } from './ab-analysis';
-import { EXPERIMENT_ARMS } from './arms';
-import { listCheckpoints } from './policy-checkpoints';
-import { parseOnlineConfig, type OnlineConfigInput } from './config';
-import { startMeasuringService, startOnlineService, type OnlineStatus } from './service';
+import { analyseArms, EXPERIMENT_ARMS, formatArmAnalysis, listCheckpoints, parseOnlineConfig, startMeasuringService, startOnlineService, type ArmAnalysis, type OnlineConfigInput, type OnlineStatus } from '@rlhf-code/online';
 
 export interface ExperimentOptions {
   /** The starting model folder. */

@@ -1,10 +1,11 @@
 // The settings of the measuring commands around the online service: `online latency` (Continue-shaped requests
-// timed against a served model) and `online experiment` (does online learning raise a simulated user's acceptance
-// on held-out files). The service's own configuration is config.ts.
+// timed against a served model), `online load` (Continue's mixed load against `online serve`) and `online experiment`
+// (does online learning raise a simulated user's acceptance on held-out files). The service's own configuration is
+// libs/online config.ts.
 import { z } from 'zod';
 import { backendField } from '@rlhf-code/cli';
 import { PROMPT_FORMS, SIM_USERS } from '@rlhf-code/continue';
-import { CompletionServerSchema, TrainingSchema } from './config';
+import { CompletionServerSchema, TrainingSchema } from '@rlhf-code/online';
 
 const int = () => z.number().int();
 
@@ -51,3 +52,20 @@ export const ExperimentSettings = z.strictObject({
   backend: backendField,
 });
 export type ExperimentSettings = z.output<typeof ExperimentSettings>;
+
+export const LoadSettings = z.strictObject({
+  model: z.string().min(1).default('models/base').describe('model folder `online serve` serves'),
+  data: z.string().min(1).default('data/fim/fim.jsonl').describe('FIM JSONL whose "test" split the completion clients ask about'),
+  seconds: z.number().positive().default(120).describe('how long the load runs'),
+  completionClients: int().positive().default(8).describe('Continue clients asking for completions, one request after another (1.3.9 and upstream prompt forms in turn)'),
+  feedbackClients: int().positive().default(16).describe('clients posting outcomes (fork and upstream bodies in turn)'),
+  feedbackEveryMs: int().positive().default(50).describe('each feedback client posts a new outcome this often (after the previous one is answered)'),
+  statusEveryMs: int().positive().default(100).describe('the status endpoint is called this often'),
+  debounceMs: int().nonnegative().default(350).describe("after an answer the server shed (x-shed), a completion client asks again this much later (Continue's debounceDelay: the user's next pause)"),
+  maxPromptTokens: int().positive().default(1024).describe("Continue's maxPromptTokens"),
+  kill: z.boolean().default(false).describe('kill -9 the server half way, start it again on the same state dir, and count acknowledged outcomes missing from its feedback log as lost'),
+  serviceConfig: z.string().min(1).optional().describe("online service config (JSON or YAML, as online:serve's --config) the server runs with"),
+  stateDir: z.string().min(1).optional().describe("the server's state dir (default: a temporary folder, removed afterwards)"),
+  serverLog: z.string().min(1).optional().describe("append the server's output to this file (default: discarded)"),
+});
+export type LoadSettings = z.output<typeof LoadSettings>;

@@ -9,16 +9,10 @@
 import * as path from 'path';
 import { Worker } from 'worker_threads';
 import { quantileSeq } from 'mathjs';
-import { contextSnippet, continueHeaders, continuePrompt, continueRequestBody, type PromptForm } from '@rlhf-code/continue';
+import { continueHeaders, continueRequestBody, type PromptForm } from '@rlhf-code/continue';
 import { loadTokenizer } from '@rlhf-code/tokenizer';
-import { CompletionServerSchema, type OnlineConfigInput } from './config';
-import { startMeasuringService } from './service';
-
-export interface FimCase {
-  prefix: string;
-  suffix: string;
-  path: string;
-}
+import { CompletionServerSchema, startMeasuringService, type OnlineConfigInput } from '@rlhf-code/online';
+import { continueShapedPrompt, type FimCase } from './prompts';
 
 export interface LatencyOptions {
   model: string;
@@ -53,11 +47,6 @@ export interface LatencyRow {
 }
 
 const q = (xs: number[], p: number) => (xs.length === 0 ? null : Number(quantileSeq(xs, p)));
-
-/** The prompt Continue would send for `c` in `form`, with the code of `other` (another file) as its context snippet. */
-export function continueShapedPrompt(c: FimCase, other: FimCase, form: PromptForm, countTokens: (t: string) => number, maxPromptTokens: number): string {
-  return continuePrompt(c.path, c.prefix, c.suffix, countTokens, maxPromptTokens, { form, snippets: [contextSnippet(other, 40)] }).prompt;
-}
 
 interface ClientRun {
   results: { first: number; total: number; chunks: number }[];

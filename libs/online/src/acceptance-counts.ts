@@ -63,7 +63,7 @@ const EVENT_NAME = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
 
 export const hashPrompt = (prompt: string): string => createHash('sha256').update(prompt, 'utf8').digest('hex');
 
-export class OnlineStats {
+export class AcceptanceCounts {
   private readonly byVersion = new Map<string, Counts>();
   private readonly byArm = new Map<Arm, Counts>();
   private unmatched = 0;

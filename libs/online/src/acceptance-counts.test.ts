@@ -1,6 +1,6 @@
 import type { LoggedEvent } from './feedback-log';
 import { wilson } from '@rlhf-code/stats';
-import { OnlineStats, withRates } from './stats';
+import { AcceptanceCounts, withRates } from './acceptance-counts';
 import { servedRecord } from './testing/served-record';
 
 const rec = servedRecord;
@@ -16,7 +16,7 @@ const outcome = (served: LoggedEvent['served'], accepted: boolean): LoggedEvent 
 });
 
 test('counts: silent answers, outcomes as shown, no-outcome and unmatched kept apart', () => {
-  const s = new OnlineStats();
+  const s = new AcceptanceCounts();
   s.recordServed(rec('1', 'p1'));
   s.recordServed(rec('2', 'p2'));
   s.recordServed(rec('3', 'p3', { blank: true }));
@@ -34,7 +34,7 @@ test('counts: silent answers, outcomes as shown, no-outcome and unmatched kept a
 });
 
 test('upstream counts: autocomplete with code, no_code apart from unmatched, ignored events per name (bounded)', () => {
-  const s = new OnlineStats();
+  const s = new AcceptanceCounts();
   s.recordOutcome({ ...outcome({ id: '1', version: 0, arm: 'policy' }, true), via: 'devData' });
   s.recordOutcome({ ...outcome(null, false), via: 'devData' }); // with code, matched nothing: unmatched
   s.recordOutcome({ ...outcome(null, true), via: 'devData', skip: 'noCode', outcome: { completionId: 'n', accepted: true } });

@@ -1,0 +1,75 @@
+// The HTTP thread's handle on the training thread (training-worker.ts): updates and checkpoints as promises. The
+// service never trains on its own thread, so an update (seconds of compute) cannot delay a feedback acknowledgement,
+// a status call or the decoding steps of the completions in flight; the new weights come back as a host copy that
+// the PolicyHolder swaps into the served model between decoding steps, as before.
+// If the thread dies, every call after that fails with its error (the events stay pending; the status shows it).
+// The messages are thread-calls.ts's; TrainingRequest says what is asked.
+import * as path from 'path';
+import type { BackendChoice } from '@rlhf-code/backend';
+import type { OnlineConfig } from './config';
+import type { TrainableEvent } from './feedback-log';
+import type { UpdateResult } from './online-trainer';
+import type { OnlineTrainerState } from './policy-checkpoints';
+import { ThreadCalls } from './thread-calls';
+
+/** The niceness of the threads that compute for the HTTP thread (training, gate refits): they get the cores it leaves. */
+export const TRAINING_NICENESS = 10;
+
+/** What the training thread starts from. */
+export interface TrainingWorkerData {
+  config: OnlineConfig;
+  /** The policy's folder (a checkpoint), or null: the start model (or a new LoRA adapter). */
+  policyDir: string | null;
+  /** Resume the optimizer and reward baseline saved with `policyDir` (the state dir's own checkpoint). */
+  resume: boolean;
+  /** The HTTP thread's backend: the training thread computes on the same one. */
+  backend: BackendChoice;
+  /** What a test's fake trainer is given (see TrainingWorker). */
+  test?: unknown;
+}
+
+/** The script a training thread runs, and (tests) what it is given as workerData.test. */
+export interface TrainingWorker {
+  file: string;
+  data?: unknown;
+}
+
+/** The state a checkpoint saves besides what the trainer knows (its reward baseline). */
+export type CheckpointState = Omit<OnlineTrainerState, 'baseline'>;
+
+export type TrainingRequest = { id: number } & ({ op: 'update'; events: TrainableEvent[] } | { op: 'checkpoint'; state: CheckpointState } | { op: 'close' });
+
+export class TrainingThread {
+  private constructor(private readonly calls: ThreadCalls) {}
+
+  /**
+   * Start the thread and wait until its models are loaded. `script`: what it runs (default the real trainer,
+   * training-worker.cjs; tests give a fake that speaks the same messages).
+   */
+  static async start(data: TrainingWorkerData, script: TrainingWorker = { file: path.join(__dirname, 'training-worker.cjs') }): Promise<TrainingThread> {
+    return new TrainingThread(await ThreadCalls.start(script.file, { ...data, test: script.data }, 'training thread'));
+  }
+
+  /** One update on `events` (the trainer's rule: weights to publish, or null when discarded). */
+  async update(events: TrainableEvent[]): Promise<UpdateResult> {
+    const r = (await this.call({ op: 'update', events })) as UpdateResult;
+    // A Map of this realm: a message's Map is built by the runtime's own constructor, which is another one than this
+    // code's Map under a sandboxing runner (jest), and `instanceof Map` (assignWeights) would not know it.
+    return { ...r, weights: r.weights && new Map(r.weights) };
+  }
+
+  /** Save a checkpoint (the last good weights and the optimizer) in the state dir; resolves to its folder. */
+  checkpoint(state: CheckpointState): Promise<string> {
+    return this.call({ op: 'checkpoint', state }) as Promise<string>;
+  }
+
+  /** Dispose the thread's models and stop it. */
+  async close(): Promise<void> {
+    if (!this.calls.failure) await this.call({ op: 'close' }).catch(() => undefined);
+    await this.calls.terminate();
+  }
+
+  private call(request: { op: 'update'; events: TrainableEvent[] } | { op: 'checkpoint'; state: CheckpointState } | { op: 'close' }): Promise<unknown> {
+    return this.calls.call(request);
+  }
+}
