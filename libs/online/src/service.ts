@@ -19,7 +19,7 @@ import * as path from 'path';
 import type { FastifyInstance } from 'fastify';
 import { checkResumedRank, isAdapterFolder, loadModelAndTokenizer, Qwen2Model } from '@rlhf-code/model';
 import type { Tokenizer } from '@rlhf-code/tokenizer';
-import { loraConfigOf } from '@rlhf-code/train';
+import { loraConfigOf } from '@rlhf-code/trainer-core';
 import { ArmRouter } from './arms';
 import { listCheckpoints, loadOnlineState, saveOnlineCheckpoint, type OnlineTrainerState } from './policy-checkpoints';
 import { buildCompletionServer, type GateChoice } from './completion-server';
