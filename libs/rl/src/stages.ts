@@ -7,7 +7,7 @@ import { UsageError } from '@rlhf-code/cli';
 import { readPpoData, PpoRecord } from '@rlhf-code/data';
 import { checkModelFolder, checkVocabulary, parameterCount, saveCheckpoint } from '@rlhf-code/model';
 import { SandboxPool } from '@rlhf-code/sandbox';
-import { encodePrompt, endTokenId, loadTokenizer, stopTokenIds } from '@rlhf-code/tokenizer';
+import { encodePrompt, endTokenId, loadTokenizer, stopTokenIds, type Tokenizer } from '@rlhf-code/tokenizer';
 import { loraConfigOf, RunDir } from '@rlhf-code/trainer-core';
 import { ExecPrompt, executionScorer } from './execution-scorer';
 import { HeldOutProbe, HeldOutRecord } from './heldout';
@@ -49,10 +49,11 @@ function heldOutSummary(records: readonly HeldOutRecord[]): Record<string, unkno
   return { first_step: records[0].step, last_step: last.step, start: records[0].metrics, end: last.metrics, vs_start: last.vs_start ?? null };
 }
 
-export async function runPpo(f: PpoSettings, plot?: HeldOutPlot, log: (line: string) => void = console.error) {
-  checkModelFolder(f.model, '--model');
-  if (f.rewardModel !== 'none') checkModelFolder(f.rewardModel, '--reward-model', 'reward-model');
-  const tok = loadTokenizer(f.model);
+/**
+ * The training prompts and the reward weights they imply, and the held-out prompts: everything checked before a
+ * model is loaded.
+ */
+async function readPrompts(f: PpoSettings) {
   let records = await readPpoData(f.data);
   if (f.limit > 0) records = records.slice(0, f.limit);
   if (records.length < f.batchSize) throw new UsageError(`--batch-size ${f.batchSize}: ${f.data} has only ${records.length} prompt${records.length === 1 ? '' : 's'} (after --limit)`);
@@ -66,7 +67,11 @@ export async function runPpo(f: PpoSettings, plot?: HeldOutPlot, log: (line: str
   if (execWeight === 0 && rmWeight === 0) throw new UsageError('--exec-reward-weight 0 and --rm-weight 0 leave no reward');
   if (execWeight > 0 && withTests === 0) throw new UsageError(`--exec-reward-weight ${execWeight}: no prompt in ${f.data} has tests`);
   const heldOutRecords = await readHeldOut(f, records);
+  return { records, withTests, execWeight, rmWeight, useRm, heldOutRecords };
+}
 
+/** The policy, reference, reward model and value head of the run (from --out with --resume), checked against the tokenizer and the lengths. */
+async function loadModels(f: PpoSettings, tok: Tokenizer, useRm: boolean, log: (line: string) => void) {
   const backend = await initBackend({ backend: f.backend });
   const resumeDir = new RunDir(f.out).resumeFrom(f.resume);
   if (f.resume && !resumeDir) log(`ppo: --resume: no checkpoint in ${f.out} yet, starting from ${f.model}`);
@@ -81,6 +86,16 @@ export async function runPpo(f: PpoSettings, plot?: HeldOutPlot, log: (line: str
   for (const [name, vocab] of [['policy', models.policy.config.vocab_size], ['reward model', rm?.config.vocab_size ?? Infinity]] as const) {
     checkVocabulary(tok, vocab, f.model, `the ${name}'s`);
   }
+  return { backend, lora, models, rm };
+}
+
+export async function runPpo(f: PpoSettings, plot?: HeldOutPlot, log: (line: string) => void = console.error) {
+  checkModelFolder(f.model, '--model');
+  if (f.rewardModel !== 'none') checkModelFolder(f.rewardModel, '--reward-model', 'reward-model');
+  const tok = loadTokenizer(f.model);
+  const { records, withTests, execWeight, rmWeight, useRm, heldOutRecords } = await readPrompts(f);
+
+  const { backend, lora, models, rm } = await loadModels(f, tok, useRm, log);
 
   // Prompts cut from the left (the end of a prompt sits next to the response).
   const encode = (rs: readonly PpoRecord[]) => rs.map((r, index) => ({ index, ids: encodePrompt(tok, r.prompt, f.template).slice(-f.maxPromptLen) }));
