@@ -44,7 +44,8 @@ RL_VARS=(RL_MAX_NEW_TOKENS=--max-new-tokens RL_TEMPERATURE=--temperature RL_HELD
 PPO_VARS=(PPO_STEPS=--steps PPO_BATCH=--batch-size PPO_EPOCHS=--ppo-epochs PPO_MINI_BATCHES=--mini-batches PPO_LR=--lr)
 GRPO_VARS=(GRPO_STEPS=--steps GRPO_BATCH=--batch-size GRPO_GROUP_SIZE=--group-size GRPO_EPOCHS=--ppo-epochs
   GRPO_MINI_BATCHES=--mini-batches GRPO_LR=--lr)
-EVAL_VARS=(EVAL_BATCH=--batch-size EVAL_TEMPERATURES=--temperatures EVAL_DEV_SAMPLES=--dev-samples)
+EVAL_VARS=(EVAL_BATCH=--batch-size)
+EVAL_DEV_VARS=(EVAL_TEMPERATURES=--temperatures EVAL_DEV_SAMPLES=--dev-samples)
 EVAL_SUITE_VARS=(EVAL_SAMPLES=--samples EVAL_MAX_NEW_TOKENS=--max-new-tokens)
 EVAL_MBPP_VARS=(MBPP_LIMIT=--limit MBPP_SAMPLES=--samples MBPP_MAX_NEW_TOKENS=--max-new-tokens)
 MODEL_PATH="${MODEL_PATH:-models/base}"
@@ -145,18 +146,23 @@ done
 #    EVAL_TEMPERATURES), pass@1 at it, pass@k from EVAL_SAMPLES samples at its best sampling temperature, stubs as rows.
 LIMIT_ARGS=()
 [[ "$EVAL_LIMIT" -gt 0 ]] && LIMIT_ARGS=(--limit "$EVAL_LIMIT")
-preset_config eval-suite eval eval-suite
-env_flags "${EVAL_VARS[@]}" "${EVAL_SUITE_VARS[@]}"
+preset_config eval-suite eval eval-dev eval-suite
+env_flags "${EVAL_VARS[@]}" "${EVAL_DEV_VARS[@]}" "${EVAL_SUITE_VARS[@]}"
 stage eval-suite nxrun eval:run -- --config "$CONFIG" --models "$EVAL_MODELS" --reward-model "$RESULTS/rm" --data "$SUITE/test.jsonl" \
   --dev-data "$RESULTS/data/dev.jsonl" --out "$RESULTS/eval/suite" "${LIMIT_ARGS[@]}" "${FLAGS[@]}" "${EVAL_EXTRA[@]}"
 
 #    MBPP's test split (tasks 11-510, never trained on): what a real checkpoint is judged on. The shipped model solves
 #    none of it; the default preset samples answers of a sample of its problems at temperature 0.7 beside greedy, the
 #    full preset chooses each model's temperature on MBPP_DEV.
-MBPP_DEV_ARGS=()
-[[ "$MBPP_DEV" != none ]] && MBPP_DEV_ARGS=(--dev-data "$MBPP_DEV")
-preset_config eval-mbpp eval eval-mbpp
-env_flags "${EVAL_VARS[@]}" "${EVAL_MBPP_VARS[@]}"
+if [[ "$MBPP_DEV" != none ]]; then
+  MBPP_DEV_ARGS=(--dev-data "$MBPP_DEV")
+  preset_config eval-mbpp eval eval-dev eval-mbpp
+  env_flags "${EVAL_VARS[@]}" "${EVAL_DEV_VARS[@]}" "${EVAL_MBPP_VARS[@]}"
+else
+  MBPP_DEV_ARGS=()
+  preset_config eval-mbpp eval eval-mbpp
+  env_flags "${EVAL_VARS[@]}" "${EVAL_MBPP_VARS[@]}"
+fi
 stage eval-mbpp nxrun eval:run -- --config "$CONFIG" --models "$EVAL_MODELS" --reward-model "$RESULTS/rm" --data data/eval_mbpp_test.jsonl \
   --out "$RESULTS/eval/mbpp" "${MBPP_DEV_ARGS[@]}" "${FLAGS[@]}" "${EVAL_EXTRA[@]}"
 
