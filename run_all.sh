@@ -17,7 +17,9 @@
 #
 # Another model than the shipped models/base gets its reward-model data rebuilt after SFT, into $RESULTS/data (the
 # suite's problems, plus RM_SFT_SAMPLES samples per problem of its SFT checkpoint; data/suite is left as it is), unless
-# RM_DATA names a file of your own. Every setting below can be overridden from the environment, e.g.
+# RM_DATA names a file of your own. A preset is a file, configs/run_all/$PRESET.yaml: a section per stage, passed to it
+# as its --config file (kept as $RESULTS/logs/config/<stage>.json), and the script's own knobs. Every variable below
+# can be given in the environment, and wins over the preset file, e.g.
 #   MODEL_PATH=/models/Qwen2.5-Coder-0.5B SFT_EPOCHS=1 PPO_STEPS=10 bash run_all.sh
 # and free-form extra flags go to a stage through SFT_ARGS, RM_ARGS, PPO_ARGS, GRPO_ARGS, EVAL_ARGS
 # and PREP_RM_ARGS (see `npx nx run <app>:<target> -- --help`, and guide.md). The script stops at the first failing stage, prints its
@@ -30,39 +32,22 @@ RL_ALGOS="${RL_ALGOS:-ppo grpo}"
 for algo in $RL_ALGOS; do
   [[ "$algo" == ppo || "$algo" == grpo ]] || { echo "run_all: unknown algorithm '$algo' in RL_ALGOS (use ppo and/or grpo)" >&2; exit 2; }
 done
-# The preset was chosen on the suite's dev split (EXPERIMENTS.md, 2026-11-27); the test split is only reported.
-case "$PRESET" in
-  default | full)
-    : "${SFT_EPOCHS:=6}" "${SFT_MAX_STEPS:=0}" "${SFT_BATCH:=8}" "${SFT_LR:=1e-3}" "${SFT_MAX_LEN:=256}"
-    : "${RM_EPOCHS:=1}" "${RM_MAX_STEPS:=0}" "${RM_BATCH:=16}" "${RM_LR:=2e-4}" "${RM_MAX_LEN:=256}"
-    : "${PPO_STEPS:=40}" "${PPO_BATCH:=32}" "${PPO_EPOCHS:=2}" "${PPO_MINI_BATCHES:=2}" "${PPO_LR:=5e-5}"
-    : "${GRPO_STEPS:=40}" "${GRPO_BATCH:=16}" "${GRPO_GROUP_SIZE:=4}" "${GRPO_EPOCHS:=2}" "${GRPO_MINI_BATCHES:=2}" "${GRPO_LR:=5e-5}"
-    : "${RL_MAX_NEW_TOKENS:=64}" "${RL_TEMPERATURE:=1}" "${RL_HELDOUT_EVERY:=0}" "${RL_HELDOUT_SAMPLES:=2}" "${RL_HELDOUT_LIMIT:=0}"
-    : "${EVAL_SAMPLES:=8}" "${EVAL_DEV_SAMPLES:=2}" "${EVAL_TEMPERATURES:=0,0.5,1}" "${EVAL_MAX_NEW_TOKENS:=64}" "${EVAL_BATCH:=64}"
-    if [[ "$PRESET" == full ]]; then
-      : "${MBPP_LIMIT:=200}" "${MBPP_SAMPLES:=4}" "${MBPP_DEV:=data/mbpp_validation.jsonl}"
-    else
-      : "${MBPP_LIMIT:=100}" "${MBPP_SAMPLES:=2}" "${MBPP_DEV:=none}"
-    fi
-    : "${MBPP_MAX_NEW_TOKENS:=128}"
-    : "${RM_PROBLEMS:=250}" "${RM_SFT_SAMPLES:=2}"
-    ;;
-  smoke)
-    : "${SFT_EPOCHS:=1}" "${SFT_MAX_STEPS:=2}" "${SFT_BATCH:=4}" "${SFT_LR:=3e-4}" "${SFT_MAX_LEN:=128}"
-    : "${RM_EPOCHS:=1}" "${RM_MAX_STEPS:=2}" "${RM_BATCH:=4}" "${RM_LR:=1e-4}" "${RM_MAX_LEN:=128}"
-    : "${PPO_STEPS:=1}" "${PPO_BATCH:=2}" "${PPO_EPOCHS:=1}" "${PPO_MINI_BATCHES:=1}" "${PPO_LR:=1e-5}"
-    : "${GRPO_STEPS:=1}" "${GRPO_BATCH:=1}" "${GRPO_GROUP_SIZE:=2}" "${GRPO_EPOCHS:=1}" "${GRPO_MINI_BATCHES:=1}" "${GRPO_LR:=1e-5}"
-    : "${RL_MAX_NEW_TOKENS:=16}" "${RL_TEMPERATURE:=1}" "${RL_HELDOUT_EVERY:=0}" "${RL_HELDOUT_SAMPLES:=1}" "${RL_HELDOUT_LIMIT:=2}"
-    : "${EVAL_SAMPLES:=2}" "${EVAL_DEV_SAMPLES:=1}" "${EVAL_TEMPERATURES:=0,1}" "${EVAL_MAX_NEW_TOKENS:=16}" "${EVAL_BATCH:=8}"
-    : "${EVAL_LIMIT:=4}" "${EVAL_DEV_LIMIT:=4}" "${MBPP_LIMIT:=2}" "${MBPP_SAMPLES:=2}" "${MBPP_DEV:=none}" "${MBPP_MAX_NEW_TOKENS:=16}"
-    : "${RM_PROBLEMS:=8}" "${RM_SFT_SAMPLES:=1}"
-    ;;
-  *)
-    echo "run_all: unknown PRESET '$PRESET' (use default, full or smoke)" >&2
-    exit 2
-    ;;
-esac
-: "${EVAL_LIMIT:=0}" "${EVAL_DEV_LIMIT:=0}"
+SCRIPT_NAME=run_all
+# shellcheck source=tools/stages.sh
+source tools/stages.sh
+load_preset # the script's own knobs: EVAL_LIMIT, EVAL_DEV_LIMIT, MBPP_DEV, RM_PROBLEMS, RM_SFT_SAMPLES
+# Each stage's variables, and the flag each sets over its section of the preset file.
+SFT_VARS=(SFT_EPOCHS=--epochs SFT_MAX_STEPS=--max-steps SFT_BATCH=--batch-size SFT_LR=--lr SFT_MAX_LEN=--max-len)
+RM_VARS=(RM_EPOCHS=--epochs RM_MAX_STEPS=--max-steps RM_BATCH=--batch-size RM_LR=--lr RM_MAX_LEN=--max-len)
+RL_VARS=(RL_MAX_NEW_TOKENS=--max-new-tokens RL_TEMPERATURE=--temperature RL_HELDOUT_EVERY=--heldout-every
+  RL_HELDOUT_SAMPLES=--heldout-samples RL_HELDOUT_LIMIT=--heldout-limit)
+PPO_VARS=(PPO_STEPS=--steps PPO_BATCH=--batch-size PPO_EPOCHS=--ppo-epochs PPO_MINI_BATCHES=--mini-batches PPO_LR=--lr)
+GRPO_VARS=(GRPO_STEPS=--steps GRPO_BATCH=--batch-size GRPO_GROUP_SIZE=--group-size GRPO_EPOCHS=--ppo-epochs
+  GRPO_MINI_BATCHES=--mini-batches GRPO_LR=--lr)
+EVAL_VARS=(EVAL_BATCH=--batch-size)
+EVAL_DEV_VARS=(EVAL_TEMPERATURES=--temperatures EVAL_DEV_SAMPLES=--dev-samples)
+EVAL_SUITE_VARS=(EVAL_SAMPLES=--samples EVAL_MAX_NEW_TOKENS=--max-new-tokens)
+EVAL_MBPP_VARS=(MBPP_LIMIT=--limit MBPP_SAMPLES=--samples MBPP_MAX_NEW_TOKENS=--max-new-tokens)
 MODEL_PATH="${MODEL_PATH:-models/base}"
 RESULTS="${RESULTS:-results}"
 SUITE="${SUITE:-data/suite}"
@@ -73,9 +58,7 @@ read -r -a GRPO_EXTRA <<< "${GRPO_ARGS:-}"
 read -r -a EVAL_EXTRA <<< "${EVAL_ARGS:-}"
 read -r -a PREP_RM_EXTRA <<< "${PREP_RM_ARGS:-}"
 
-SCRIPT_NAME=run_all LOG_DIR="$RESULTS/logs"
-# shellcheck source=tools/stages.sh
-source tools/stages.sh
+LOG_DIR="$RESULTS/logs"
 start_run
 
 # 1. Data: shipped in data/; rebuilt only when missing (the suite from its seed, MBPP's files from data/mbpp). The
@@ -120,20 +103,24 @@ take "$SUITE/dev.jsonl" "$EVAL_DEV_LIMIT" "$RESULTS/data/dev.jsonl"
 # 2. SFT on the suite's sft split: loss on the response (and EOS) only, examples packed into windows. With LORA_RANK,
 #    every training stage trains an adapter: results/sft is an adapter on MODEL_PATH, the RM and PPO's policy adapters
 #    on results/sft (PPO's reference and reward model share its one copy of the weights).
-stage sft nxrun sft:train -- --model "$MODEL_PATH" --data "$SUITE_TRAIN/sft.jsonl" --out "$RESULTS/sft" --epochs "$SFT_EPOCHS" \
-  --max-steps "$SFT_MAX_STEPS" --batch-size "$SFT_BATCH" --lr "$SFT_LR" --max-len "$SFT_MAX_LEN" --pack "${TRAIN_ARGS[@]}" "${SFT_EXTRA[@]}"
+preset_config sft sft
+env_flags "${SFT_VARS[@]}"
+stage sft nxrun sft:train -- --config "$CONFIG" --model "$MODEL_PATH" --data "$SUITE_TRAIN/sft.jsonl" --out "$RESULTS/sft" \
+  "${FLAGS[@]}" "${TRAIN_ARGS[@]}" "${SFT_EXTRA[@]}"
 
 # 2b. Another model's reward-model data: the suite's references, mutants and stubs, and samples of its SFT checkpoint.
 if [[ "$REBUILD_RM_DATA" == 1 ]]; then
   SAMPLE_ARGS=()
-  [[ "$RM_SFT_SAMPLES" -gt 0 ]] && SAMPLE_ARGS=(--sft-model "$RESULTS/sft" --samples "$RM_SFT_SAMPLES" --max-new-tokens "$RL_MAX_NEW_TOKENS")
+  [[ "$RM_SFT_SAMPLES" -gt 0 ]] && SAMPLE_ARGS=(--sft-model "$RESULTS/sft" --samples "$RM_SFT_SAMPLES" --max-new-tokens "${RL_MAX_NEW_TOKENS:-$(preset_value rl.maxNewTokens)}")
   stage prep-rm-data nxrun prep:rm -- --problems "$SUITE/sft.jsonl" --limit "$RM_PROBLEMS" "${SAMPLE_ARGS[@]}" --out "$RM_DATA" "${PREP_RM_EXTRA[@]}"
 fi
 
 # 3. Reward model from the SFT checkpoint: regression on execution-earned scores (references, mutants and stubs of sft
 #    problems); held-out MSE, Pearson and pairwise accuracy in $RESULTS/rm/heldout.json.
-stage rm nxrun rm:train -- --model "$RESULTS/sft" --data "$RM_DATA" --out "$RESULTS/rm" --epochs "$RM_EPOCHS" \
-  --max-steps "$RM_MAX_STEPS" --batch-size "$RM_BATCH" --lr "$RM_LR" --max-len "$RM_MAX_LEN" "${TRAIN_ARGS[@]}" "${RM_EXTRA[@]}"
+preset_config rm rm
+env_flags "${RM_VARS[@]}"
+stage rm nxrun rm:train -- --config "$CONFIG" --model "$RESULTS/sft" --data "$RM_DATA" --out "$RESULTS/rm" \
+  "${FLAGS[@]}" "${TRAIN_ARGS[@]}" "${RM_EXTRA[@]}"
 
 # 4. PPO and GRPO from the SFT checkpoint on the suite's rl split. The reward is the tests (1 when every test passes, 0
 #    when one fails, -0.1 when the code does not compile); the reward model is scored beside it (rm_score in
@@ -142,17 +129,16 @@ stage rm nxrun rm:train -- --model "$RESULTS/sft" --data "$RM_DATA" --out "$RESU
 #    the dev split before and after (heldout.jsonl).
 EVAL_MODELS="sft=$RESULTS/sft"
 for algo in $RL_ALGOS; do
+  preset_config "$algo" rl "$algo"
   if [[ "$algo" == ppo ]]; then
-    stage ppo nxrun ppo:train -- --model "$RESULTS/sft" --reward-model "$RESULTS/rm" --data "$SUITE_TRAIN/rl.jsonl" --out "$RESULTS/ppo" \
-      --algo ppo --steps "$PPO_STEPS" --batch-size "$PPO_BATCH" --ppo-epochs "$PPO_EPOCHS" --mini-batches "$PPO_MINI_BATCHES" --lr "$PPO_LR" \
-      --max-new-tokens "$RL_MAX_NEW_TOKENS" --temperature "$RL_TEMPERATURE" --heldout-data "$RESULTS/data/dev.jsonl" \
-      --heldout-every "$RL_HELDOUT_EVERY" --heldout-samples "$RL_HELDOUT_SAMPLES" --heldout-limit "$RL_HELDOUT_LIMIT" "${TRAIN_ARGS[@]}" "${PPO_EXTRA[@]}"
+    env_flags "${RL_VARS[@]}" "${PPO_VARS[@]}"
+    EXTRA=("${PPO_EXTRA[@]}")
   else
-    stage grpo nxrun ppo:train -- --model "$RESULTS/sft" --reward-model "$RESULTS/rm" --data "$SUITE_TRAIN/rl.jsonl" --out "$RESULTS/grpo" \
-      --algo grpo --group-size "$GRPO_GROUP_SIZE" --steps "$GRPO_STEPS" --batch-size "$GRPO_BATCH" --ppo-epochs "$GRPO_EPOCHS" \
-      --mini-batches "$GRPO_MINI_BATCHES" --lr "$GRPO_LR" --drop-uniform-groups --max-new-tokens "$RL_MAX_NEW_TOKENS" --temperature "$RL_TEMPERATURE" --heldout-data "$RESULTS/data/dev.jsonl" \
-      --heldout-every "$RL_HELDOUT_EVERY" --heldout-samples "$RL_HELDOUT_SAMPLES" --heldout-limit "$RL_HELDOUT_LIMIT" "${TRAIN_ARGS[@]}" "${GRPO_EXTRA[@]}"
+    env_flags "${RL_VARS[@]}" "${GRPO_VARS[@]}"
+    EXTRA=("${GRPO_EXTRA[@]}")
   fi
+  stage "$algo" nxrun ppo:train -- --config "$CONFIG" --algo "$algo" --model "$RESULTS/sft" --reward-model "$RESULTS/rm" \
+    --data "$SUITE_TRAIN/rl.jsonl" --out "$RESULTS/$algo" --heldout-data "$RESULTS/data/dev.jsonl" "${FLAGS[@]}" "${TRAIN_ARGS[@]}" "${EXTRA[@]}"
   EVAL_MODELS="$EVAL_MODELS,$algo=$RESULTS/$algo"
 done
 
@@ -160,17 +146,25 @@ done
 #    EVAL_TEMPERATURES), pass@1 at it, pass@k from EVAL_SAMPLES samples at its best sampling temperature, stubs as rows.
 LIMIT_ARGS=()
 [[ "$EVAL_LIMIT" -gt 0 ]] && LIMIT_ARGS=(--limit "$EVAL_LIMIT")
-stage eval-suite nxrun eval:run -- --models "$EVAL_MODELS" --reward-model "$RESULTS/rm" --data "$SUITE/test.jsonl" \
-  --dev-data "$RESULTS/data/dev.jsonl" --temperatures "$EVAL_TEMPERATURES" --dev-samples "$EVAL_DEV_SAMPLES" --samples "$EVAL_SAMPLES" \
-  --max-new-tokens "$EVAL_MAX_NEW_TOKENS" --batch-size "$EVAL_BATCH" --out "$RESULTS/eval/suite" "${LIMIT_ARGS[@]}" "${EVAL_EXTRA[@]}"
+preset_config eval-suite eval eval-dev eval-suite
+env_flags "${EVAL_VARS[@]}" "${EVAL_DEV_VARS[@]}" "${EVAL_SUITE_VARS[@]}"
+stage eval-suite nxrun eval:run -- --config "$CONFIG" --models "$EVAL_MODELS" --reward-model "$RESULTS/rm" --data "$SUITE/test.jsonl" \
+  --dev-data "$RESULTS/data/dev.jsonl" --out "$RESULTS/eval/suite" "${LIMIT_ARGS[@]}" "${FLAGS[@]}" "${EVAL_EXTRA[@]}"
 
 #    MBPP's test split (tasks 11-510, never trained on): what a real checkpoint is judged on. The shipped model solves
-#    none of it; the default preset samples MBPP_SAMPLES answers of MBPP_LIMIT problems at temperature 0.7 beside greedy.
-MBPP_DEV_ARGS=()
-[[ "$MBPP_DEV" != none ]] && MBPP_DEV_ARGS=(--dev-data "$MBPP_DEV" --temperatures "$EVAL_TEMPERATURES" --dev-samples "$EVAL_DEV_SAMPLES")
-stage eval-mbpp nxrun eval:run -- --models "$EVAL_MODELS" --reward-model "$RESULTS/rm" --data data/eval_mbpp_test.jsonl \
-  --limit "$MBPP_LIMIT" --samples "$MBPP_SAMPLES" --max-new-tokens "$MBPP_MAX_NEW_TOKENS" --batch-size "$EVAL_BATCH" \
-  --out "$RESULTS/eval/mbpp" "${MBPP_DEV_ARGS[@]}" "${EVAL_EXTRA[@]}"
+#    none of it; the default preset samples answers of a sample of its problems at temperature 0.7 beside greedy, the
+#    full preset chooses each model's temperature on MBPP_DEV.
+if [[ "$MBPP_DEV" != none ]]; then
+  MBPP_DEV_ARGS=(--dev-data "$MBPP_DEV")
+  preset_config eval-mbpp eval eval-dev eval-mbpp
+  env_flags "${EVAL_VARS[@]}" "${EVAL_DEV_VARS[@]}" "${EVAL_MBPP_VARS[@]}"
+else
+  MBPP_DEV_ARGS=()
+  preset_config eval-mbpp eval eval-mbpp
+  env_flags "${EVAL_VARS[@]}" "${EVAL_MBPP_VARS[@]}"
+fi
+stage eval-mbpp nxrun eval:run -- --config "$CONFIG" --models "$EVAL_MODELS" --reward-model "$RESULTS/rm" --data data/eval_mbpp_test.jsonl \
+  --out "$RESULTS/eval/mbpp" "${MBPP_DEV_ARGS[@]}" "${FLAGS[@]}" "${EVAL_EXTRA[@]}"
 
 echo
 echo "=== run_all [$PRESET] finished in $((SECONDS - T0)) s; results in $RESULTS/ ==="

@@ -1,5 +1,6 @@
-# Shared by run_all.sh and run_tools.sh (sourced): how a pipeline script runs its stages.
-# The script sets SCRIPT_NAME (for messages), PRESET, MODEL_PATH and LOG_DIR, then calls start_run.
+# Shared by run_all.sh and run_tools.sh (sourced): how a pipeline script reads its preset and runs its stages.
+# The script sets SCRIPT_NAME (for messages) and PRESET, calls load_preset, sets MODEL_PATH and LOG_DIR, then calls
+# start_run.
 
 # stage NAME COMMAND...: runs one stage, its output shown and kept in $LOG_DIR/NAME.log; stops the script if it fails.
 stage() {
@@ -25,6 +26,52 @@ nxrun() {
   local target="$1"
   shift
   npx nx run "$target" --skip-nx-cache --output-style=stream "$@"
+}
+
+# load_preset: checks $PRESET (a file configs/$SCRIPT_NAME/$PRESET.yaml, read by tools/preset.cjs) and sets
+# PRESET_FILE, and the preset's script knobs (its `script:` section) as shell variables, each unless the environment
+# gives it (an empty variable counts as not given).
+load_preset() {
+  PRESET_FILE="configs/$SCRIPT_NAME/$PRESET.yaml"
+  if [[ ! -f "$PRESET_FILE" ]]; then
+    local names=(configs/"$SCRIPT_NAME"/*.yaml) list
+    names=("${names[@]##*/}")
+    names=("${names[@]%.yaml}")
+    list="$(printf '%s, ' "${names[@]:0:${#names[@]}-1}")"
+    echo "$SCRIPT_NAME: unknown PRESET '$PRESET' (use ${list%, } or ${names[-1]})" >&2
+    exit 2
+  fi
+  local knobs name value
+  knobs="$(node tools/preset.cjs "$PRESET_FILE" script)"
+  while IFS='=' read -r name value; do
+    [[ -z "$name" || -n "${!name:-}" ]] || printf -v "$name" '%s' "$value"
+  done <<< "$knobs"
+}
+
+# preset_config NAME SECTION...: writes the preset's SECTIONs (merged; a later one's keys win) to
+# $LOG_DIR/config/NAME.json, the --config file of stage NAME, and sets CONFIG to its path.
+preset_config() {
+  local name="$1"
+  shift
+  mkdir -p "$LOG_DIR/config"
+  CONFIG="$LOG_DIR/config/$name.json"
+  node tools/preset.cjs "$PRESET_FILE" config "$@" > "$CONFIG"
+}
+
+# preset_value SECTION.KEY: prints one setting of the preset (a list joined by commas).
+preset_value() {
+  node tools/preset.cjs "$PRESET_FILE" value "$1"
+}
+
+# env_flags VAR=--flag ...: sets FLAGS to `--flag value` for each VAR the environment gives (not empty): the user's
+# overrides of the preset file (a stage's flags win over its --config file).
+env_flags() {
+  FLAGS=()
+  local pair var
+  for pair in "$@"; do
+    var="${pair%%=*}"
+    if [[ -n "${!var:-}" ]]; then FLAGS+=("${pair#*=}" "${!var}"); fi
+  done
 }
 
 # The shipped base model: the data in data/ that depends on a model was made with it.

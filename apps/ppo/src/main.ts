@@ -1,205 +1,25 @@
 // ppo: reinforcement learning of the SFT policy against the reward model (and, when the prompts carry
-// tests, the code's execution score), with PPO or GRPO. The loop lives in @rlhf-code/rl; this file turns
-// flags, files and text into its inputs.
+// tests, the code's execution score), with PPO or GRPO. The stage lives in @rlhf-code/rl (runPpo); this file turns
+// flags into its settings, draws the held-out chart (libs/eval's, a layer above rl) and prints one JSON line per run.
 import * as fs from 'fs';
 import * as path from 'path';
 import { Command } from 'commander';
-import { runCli, settingsCommand, UsageError } from '@rlhf-code/cli';
-import { readPpoData, PpoRecord } from '@rlhf-code/data';
+import { printStageResult, runCli, settingsCommand } from '@rlhf-code/cli';
 import { heldOutSpec, renderSvg } from '@rlhf-code/eval';
-import { checkModelFolder, checkVocabulary, parameterCount, saveCheckpoint } from '@rlhf-code/model';
-import { loraConfigOf, RunDir } from '@rlhf-code/train';
-import { initBackend, shutdownBackend } from '@rlhf-code/backend';
-import {
-  combineScorers,
-  executionScorer,
-  ExecPrompt,
-  HELDOUT_SVG,
-  HeldOutProbe,
-  HeldOutRecord,
-  loadPpoModels,
-  PpoSettings,
-  PpoTrainer,
-  rewardModelScorer,
-  runPpo,
-  savePpoCheckpoint,
-  Scorer,
-} from '@rlhf-code/rl';
-import { SandboxPool } from '@rlhf-code/sandbox';
-import { encodePrompt, endTokenId, loadTokenizer, stopTokenIds } from '@rlhf-code/tokenizer';
+import { shutdownBackend } from '@rlhf-code/backend';
+import { HELDOUT_SVG, PpoSettings, runPpo, type HeldOutPlot } from '@rlhf-code/rl';
 
-/** MBPP rows carry `setup`; older files MBPP's own `test_setup_code`. */
-function execPrompt(r: PpoRecord): ExecPrompt {
-  const setup = typeof r.setup === 'string' ? r.setup : r.test_setup_code;
-  return { prompt: r.prompt, tests: r.tests, setup: setup || undefined };
-}
-
-/**
- * The prompts of --heldout-data (null for "none"), checked before any model is loaded: the file exists, has at
- * least 2 prompts, and none of them is a training prompt (that is what makes them held out).
- */
-async function readHeldOut(f: PpoSettings, training: readonly PpoRecord[]): Promise<PpoRecord[] | null> {
-  if (f.heldoutData === 'none') return null;
-  if (!fs.existsSync(f.heldoutData)) throw new UsageError(`--heldout-data ${f.heldoutData}: file not found (pass --heldout-data none to train without held-out measurements)`);
-  let rs = await readPpoData(f.heldoutData);
-  if (f.heldoutLimit > 0) rs = rs.slice(0, f.heldoutLimit);
-  const trained = new Set(training.map((r) => r.prompt));
-  const overlap = rs.filter((r) => trained.has(r.prompt)).length;
-  if (overlap > 0) throw new UsageError(`--heldout-data ${f.heldoutData}: ${overlap} of its prompts are also in --data ${f.data}; held-out prompts must not be trained on`);
-  if (rs.length < 2) throw new UsageError(`--heldout-data ${f.heldoutData}: need at least 2 prompts, found ${rs.length}`);
-  return rs;
-}
-
-/** The held-out measurement of those prompts, plotted to heldout.svg in --out after each record. */
-function heldOutMeasurement(
-  f: PpoSettings,
-  probe: HeldOutProbe,
-): { probe: HeldOutProbe; every: number; onRecord: (h: readonly HeldOutRecord[]) => Promise<void> } {
+/** heldout.svg in --out, redrawn after each held-out measurement; a failure to draw is a warning. */
+function heldOutPlot(f: PpoSettings): HeldOutPlot {
   const svg = path.join(f.out, HELDOUT_SVG);
-  const onRecord = async (history: readonly HeldOutRecord[]) => {
+  return async (history) => {
     try {
       fs.writeFileSync(svg, await renderSvg(heldOutSpec(history)));
     } catch (e) {
       console.error(`ppo: warning: could not draw ${svg}: ${(e as Error).message}`);
     }
   };
-  return { probe, every: f.heldoutEvery, onRecord };
 }
-
-/** The first and last held-out measurement, for the final JSON line. */
-function heldOutSummary(records: readonly HeldOutRecord[]): Record<string, unknown> | null {
-  if (records.length === 0) return null;
-  const last = records[records.length - 1];
-  return { first_step: records[0].step, last_step: last.step, start: records[0].metrics, end: last.metrics, vs_start: last.vs_start ?? null };
-}
-
-// ---------------------------------------------------------------------------------------------
-
-async function train(f: PpoSettings): Promise<void> {
-  checkModelFolder(f.model, '--model');
-  if (f.rewardModel !== 'none') checkModelFolder(f.rewardModel, '--reward-model', 'reward-model');
-  const tok = loadTokenizer(f.model);
-  let records = await readPpoData(f.data);
-  if (f.limit > 0) records = records.slice(0, f.limit);
-  if (records.length < f.batchSize) throw new UsageError(`--batch-size ${f.batchSize}: ${f.data} has only ${records.length} prompt${records.length === 1 ? '' : 's'} (after --limit)`);
-  const withTests = records.filter((r) => r.tests && r.tests.length > 0).length;
-  // The default reward: the tests when the prompts have them (the reward model is then scored beside, weight 0), else
-  // the reward model.
-  const execWeight = f.execRewardWeight ?? (withTests > 0 ? 1 : 0);
-  const useRm = f.rewardModel !== 'none';
-  const rmWeight = f.rmWeight ?? (withTests > 0 ? 0 : 1);
-  if (!useRm && execWeight === 0) throw new UsageError('--reward-model none needs an execution reward: prompts with tests and --exec-reward-weight > 0');
-  if (execWeight === 0 && rmWeight === 0) throw new UsageError('--exec-reward-weight 0 and --rm-weight 0 leave no reward');
-  if (execWeight > 0 && withTests === 0) throw new UsageError(`--exec-reward-weight ${execWeight}: no prompt in ${f.data} has tests`);
-  const heldOutRecords = await readHeldOut(f, records);
-
-  const backend = await initBackend({ backend: f.backend });
-  const resumeDir = new RunDir(f.out).resumeFrom(f.resume);
-  if (f.resume && !resumeDir) console.error(`ppo: --resume: no checkpoint in ${f.out} yet, starting from ${f.model}`);
-  const lora = loraConfigOf({ ...f, loraDropout: 0 });
-  const models = await loadPpoModels({ modelDir: f.model, resumeDir, algo: f.algo, rewardModelDir: useRm ? f.rewardModel : null, lora, seed: f.seed });
-  const rm = models.rm;
-  models.policy.gradCheckpointing = f.gradCheckpointing; // the update's backward pass; rollouts and scoring have none
-  const maxPos = models.policy.config.max_position_embeddings;
-  if (f.maxPromptLen + f.maxNewTokens > maxPos) {
-    throw new UsageError(`--max-prompt-len ${f.maxPromptLen} + --max-new-tokens ${f.maxNewTokens} exceed the model's ${maxPos} positions`);
-  }
-  for (const [name, vocab] of [['policy', models.policy.config.vocab_size], ['reward model', rm?.config.vocab_size ?? Infinity]] as const) {
-    checkVocabulary(tok, vocab, f.model, `the ${name}'s`);
-  }
-
-  // Prompts cut from the left (the end of a prompt sits next to the response).
-  const encode = (rs: readonly PpoRecord[]) => rs.map((r, index) => ({ index, ids: encodePrompt(tok, r.prompt, f.template).slice(-f.maxPromptLen) }));
-  const prompts = encode(records);
-  const stops = stopTokenIds(tok, f.template);
-  const pool = new SandboxPool({ concurrency: 2, timeoutMs: f.execTimeoutMs });
-  const decode = (ids: number[]) => tok.decode(ids);
-  // The score sources for a prompt list: the reward model, and running the code when the prompts carry tests.
-  // `execAlways`: keep the execution score (at its weight, maybe 0) even when it is not part of the reward.
-  const scoreSources = (rs: readonly PpoRecord[], execAlways: boolean) => {
-    const sources: { name: string; weight: number; scorer: Scorer }[] = [];
-    if (rm) sources.push({ name: 'rm_score', weight: rmWeight, scorer: rewardModelScorer(rm, { padId: tok.padId, endId: endTokenId(tok, f.template), batchSize: 8 }) });
-    if (execWeight > 0 || (execAlways && rs.some((r) => r.tests && r.tests.length > 0))) {
-      sources.push({ name: 'exec_score', weight: execWeight, scorer: executionScorer({ pool, prompts: rs.map(execPrompt), decode, stopTokenIds: stops, template: f.template }) });
-    }
-    return sources;
-  };
-  const sources = scoreSources(records, false);
-  const heldOut = heldOutRecords
-    ? heldOutMeasurement(
-        f,
-        new HeldOutProbe({
-          prompts: encode(heldOutRecords),
-          scorer: combineScorers(scoreSources(heldOutRecords, true)),
-          samples: f.heldoutSamples,
-          maxNewTokens: f.maxNewTokens,
-          temperature: f.temperature,
-          padId: tok.padId,
-          stopTokenIds: stops,
-          seed: f.seed,
-          batchSize: 32,
-        }),
-      )
-    : null;
-  console.error(
-    `ppo: backend ${backend.name}; ${f.algo} on ${records.length} prompts from ${f.data} (${withTests} with tests)` +
-      (heldOut
-        ? `, measured ${f.heldoutEvery > 0 ? `every ${f.heldoutEvery} iterations` : 'at the start and the end'} on ${heldOut.probe.options.prompts.length} held-out prompts of ${f.heldoutData}; `
-        : '; ') +
-      `policy ${f.model} (${(models.policy.numParams / 1e6).toFixed(2)}M parameters` +
-      (lora ? `, LoRA r=${lora.r}: ${parameterCount(models.policy.trainableParams()).toLocaleString('en-US')} trainable, reference = the base without the adapter` : '') +
-      ')' +
-      (rm ? `; reward model ${f.rewardModel}${models.rmSharesBase ? ' (an adapter on the same base)' : ''}` : '') +
-      (models.valueHeadSource ? `, value head from ${models.valueHeadSource}` : '') +
-      `; score = ${sources.map((s) => `${s.weight} x ${s.name}`).join(' + ')}`,
-  );
-
-  const ppo = new PpoTrainer(models, combineScorers(sources), f, { padId: tok.padId, stopTokenIds: stops });
-  const trainingArgs = { stage: f.algo, base_model: f.model, reward_model: f.rewardModel, exec_reward_weight: execWeight, rm_weight: rmWeight, value_head: models.valueHeadSource, ...f };
-  try {
-    const result = await runPpo({
-      ppo,
-      prompts,
-      batchSize: f.batchSize,
-      steps: f.steps,
-      outDir: f.out,
-      saveEvery: f.saveEvery,
-      save: (trainingState) => savePpoCheckpoint(f.out, models, { tokenizerDir: f.model, baseModel: f.model, trainingState, extraFiles: { 'training_args.json': trainingArgs } }),
-      resume: f.resume,
-      label: f.algo,
-      quiet: f.quiet,
-      seed: f.seed,
-      heldOut: heldOut ?? undefined,
-    });
-    if (f.mergeExport && !result.interrupted) {
-      const weights = models.policy.mergedWeights();
-      for (const [name, t] of models.valueHead?.hostWeights() ?? []) weights.set(name, t);
-      await saveCheckpoint(f.mergeExport, { config: models.policy.config, weights, tokenizerDir: f.model, extraFiles: { 'training_args.json': trainingArgs } });
-      console.error(`${f.algo}: merged the adapter into ${f.mergeExport}`);
-    }
-    const first = result.history[0];
-    const last = result.history[result.history.length - 1];
-    console.log(
-      JSON.stringify({
-        stage: f.algo,
-        out: f.out,
-        step: result.steps,
-        interrupted: result.interrupted,
-        first_reward_mean: first?.['env/reward_mean'] ?? null,
-        last_reward_mean: last?.['env/reward_mean'] ?? null,
-        last_kl: last?.['objective/kl'] ?? null,
-        heldout: heldOutSummary(result.heldOut),
-      }),
-    );
-    if (result.interrupted) process.exitCode = 130; // stopped by Ctrl-C / SIGTERM: a checkpoint, not a finished run
-  } finally {
-    ppo.dispose();
-    rm?.dispose();
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Flags
 
 const program = new Command('ppo').description('Reinforcement learning of a code policy: PPO (critic = value head) or GRPO (critic-free).');
 settingsCommand(
@@ -211,7 +31,7 @@ settingsCommand(
         "initialised from the reward model's score head when the widths match.",
     ),
   PpoSettings,
-  train,
+  async (f) => printStageResult(await runPpo(f, heldOutPlot(f))),
 );
 
 runCli(program, shutdownBackend);

@@ -4,7 +4,7 @@
 //   train      GRPO over episodes with the interpreter (stateful or stateless)
 //   eval       success on held-out tasks per checkpoint and interpreter, paired against a baseline row
 import { Command } from 'commander';
-import { runCli, settingsCommand } from '@rlhf-code/cli';
+import { printStageResult, runCli, settingsCommand } from '@rlhf-code/cli';
 import { runToolEval, runToolGrpo, runToolWarmStart, ToolEvalSettings, ToolGrpoSettings, ToolWarmStartSettings } from '@rlhf-code/agent';
 import { initBackend, shutdownBackend } from '@rlhf-code/backend';
 import { checkModelFolder } from '@rlhf-code/model';
@@ -16,9 +16,7 @@ settingsCommand(
   async (f) => {
     checkModelFolder(f.model, '--model');
     await initBackend({ backend: f.backend });
-    const r = await runToolWarmStart(f);
-    console.log(JSON.stringify(r));
-    if (r.interrupted) process.exitCode = 130;
+    printStageResult(await runToolWarmStart(f));
   },
 );
 settingsCommand(
@@ -29,9 +27,7 @@ settingsCommand(
   async (f) => {
     checkModelFolder(f.model, '--model');
     await initBackend({ backend: f.backend });
-    const r = await runToolGrpo(f);
-    console.log(JSON.stringify(r));
-    if (r.interrupted) process.exitCode = 130;
+    printStageResult(await runToolGrpo(f));
   },
 );
 settingsCommand(

@@ -10,7 +10,7 @@
 // shipped model's 1024 positions.
 import { z } from 'zod';
 import { lossAggregationField } from '@rlhf-code/rl';
-import { checkMergeExport, checkOptim, loraFields, mergeExportField, optimFields, runFields } from '@rlhf-code/train';
+import { checkMergeExport, checkOptim, loraFields, mergeExportField, optimFields, runFields } from '@rlhf-code/trainer-core';
 
 const int = () => z.number().int();
 export const INTERPRETERS = ['stateful', 'stateless'] as const;

@@ -8,7 +8,7 @@ import * as tf from '@tensorflow/tfjs';
 import type { Qwen2Model, Rng } from '@rlhf-code/model';
 import { aggregate, chunksByLength, clippedUpdate, forwardResponses, forwardResponsesToHost, groupAdvantages, METRICS, policyLoss, selectRows, takeRows, type LossAggregation, type SequenceBatch } from '@rlhf-code/rl';
 import type { TemplateMessage, Tokenizer } from '@rlhf-code/tokenizer';
-import { Trainer, type TrainerConfig } from '@rlhf-code/train';
+import { Trainer, type TrainerConfig } from '@rlhf-code/trainer-core';
 import { runEpisodes, type Episode, type EpisodeTool, type TurnGenerator } from './episode';
 import type { Verdict } from './judge';
 import { afterPrompt, episodeBatch, policyTurns } from './policy-turns';

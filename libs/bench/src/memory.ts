@@ -20,7 +20,8 @@ import * as path from 'path';
 import * as tf from '@tensorflow/tfjs';
 import { expectedParameterShapes, headDim, LORA_TARGETS, Qwen2Model, RewardModel, saveCheckpoint, type LoraConfig, type Qwen2Config } from '@rlhf-code/model';
 import { createValueHead, PpoSettings, PpoTrainer } from '@rlhf-code/rl';
-import { padLmBatch, rmLoss, SftSettings, RmSettings, lmMicroBatch, Trainer } from '@rlhf-code/train';
+import { padLmBatch, rmLoss, SftSettings, RmSettings, lmMicroBatch } from '@rlhf-code/train';
+import { Trainer } from '@rlhf-code/trainer-core';
 import { parseOnlineConfig } from '@rlhf-code/online';
 
 export const MEMORY_STAGES = ['sft', 'rm', 'ppo', 'online'] as const;

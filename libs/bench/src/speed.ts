@@ -2,7 +2,7 @@
 // One record each: what `bench train` and `bench generate` print as a JSON line.
 import * as tf from '@tensorflow/tfjs';
 import { generateBatch, makeConfig, Qwen2Model } from '@rlhf-code/model';
-import { sparseCrossEntropy, Trainer } from '@rlhf-code/train';
+import { sparseCrossEntropy, Trainer } from '@rlhf-code/trainer-core';
 import { median } from './compare';
 import type { BenchSettings } from './settings';
 

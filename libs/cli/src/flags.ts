@@ -35,6 +35,15 @@ const BACKEND_HELP = 'compute backend; auto tries tfjs-node-gpu, tfjs-node, wasm
 export const backendField = z.enum(BACKENDS).optional().describe(BACKEND_HELP).meta({ env: 'RLHF_BACKEND' });
 
 /**
+ * A stage's result as its command prints it: one JSON line on stdout, and exit code 130 when the run was stopped
+ * (Ctrl-C / SIGTERM: a checkpoint was saved, not a finished run).
+ */
+export function printStageResult(result: { [key: string]: unknown; interrupted?: boolean }): void {
+  console.log(JSON.stringify(result));
+  if (result.interrupted) process.exitCode = 130;
+}
+
+/**
  * Run a commander program: errors print as `<app>: error: <message>` on stderr with exit code 1
  * (plus the stack trace when RLHF_DEBUG=1); `cleanup` always runs.
  */

@@ -28,7 +28,8 @@ import { isSequenceClassifier, modelConfigOf, Qwen2Model, writeFileAtomic } from
 import { acceptsCompletion, showCompletion } from '@rlhf-code/continue';
 import { CODE, QUOTE, checkSyntax as sandboxCheckSyntax, scanPython } from '@rlhf-code/sandbox';
 import { encodeServedPrompt, formatFim, loadTokenizer, PromptError, SERVED_MIN_TOKENS, Tokenizer } from '@rlhf-code/tokenizer';
-import { evaluateLmLoss, padLmBatch, pretrainWindows, yieldToEventLoop } from '@rlhf-code/train';
+import { evaluateLmLoss, padLmBatch, pretrainWindows } from '@rlhf-code/train';
+import { yieldToEventLoop } from '@rlhf-code/trainer-core';
 import { CompleteOptions, completeBatched } from './batched';
 import { share } from './metrics';
 import {

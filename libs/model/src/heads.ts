@@ -3,6 +3,7 @@
 // it at the last non-padding token; a value head reads it at every token.
 import * as tf from '@tensorflow/tfjs';
 import { HostTensor } from './safetensors';
+import { tfSeed } from './tf-seed';
 
 let instances = 0;
 
@@ -25,7 +26,7 @@ export class ScalarHead {
 
   /** A new head: weight ~ N(0, std), optional zero bias. */
   static init(hiddenSize: number, opts: { name?: string; std?: number; bias?: boolean; seed?: number } = {}): ScalarHead {
-    const w = tf.randomNormal([1, hiddenSize], 0, opts.std ?? 1 / Math.sqrt(hiddenSize + 1), 'float32', opts.seed ?? 0);
+    const w = tf.randomNormal([1, hiddenSize], 0, opts.std ?? 1 / Math.sqrt(hiddenSize + 1), 'float32', tfSeed(opts.seed ?? 0));
     const b = opts.bias ? tf.zeros([1]) : null;
     const head = new ScalarHead(opts.name ?? 'score', w, b);
     tf.dispose([w, ...(b ? [b] : [])]); // the variables hold their own copies

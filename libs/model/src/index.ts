@@ -17,5 +17,5 @@ export { resumableRng } from './sampling';
 export type { Rng } from './sampling';
 export { GenerateLogitsSettings, GenerateRunSettings, InitSettings } from './settings';
 export { checkModelFolder, checkVocabulary, loadModelAndTokenizer, modelFolderProblem } from './load';
-export { writeRandomCheckpoint } from './random-checkpoint';
+export { runInit } from './random-checkpoint';
 export { checkResumedRank, isAdapterFolder, LORA_TARGETS, type AdapterFiles, type LoraConfig } from './lora';

@@ -16,6 +16,7 @@ import { rmsNorm } from './norm';
 import { ropeAngles } from './rope';
 import { prefixLayout, sharedPrefixForward } from './shared-prefix';
 import { HostTensor } from './safetensors';
+import { tfSeed } from './tf-seed';
 
 /** Added to the attention scores of masked keys (large and finite: a fully masked row stays NaN-free). */
 const MASKED = -1e9;
@@ -245,7 +246,7 @@ export class Qwen2Model {
         ? tf.ones(shape)
         : name.endsWith('.bias')
           ? tf.zeros(shape)
-          : tf.randomNormal(shape, 0, std, 'float32', seed++);
+          : tf.randomNormal(shape, 0, std, 'float32', tfSeed(seed++));
       params[name] = tf.variable(init, opts.trainable ?? true, prefix + name);
       init.dispose(); // see fromWeights
     }

@@ -1,12 +1,13 @@
 // A randomly initialised checkpoint for any Qwen2 config.json, written in the layout of a real one (config.json,
 // model.safetensors, the tokenizer files): to prove a model's exact shape runs here (memory, speed) before its weights
-// exist on this machine. The weights are drawn on the host, tensor by tensor, as Hugging Face initialises Qwen2
+// exist on this machine (`sft init`: runInit). The weights are drawn on the host, tensor by tensor, as Hugging Face initialises Qwen2
 // (N(0, initializer_range) matrices, zero biases, unit norms), so no backend and no wasm heap is needed to write them.
-import { loadTokenizer } from '@rlhf-code/tokenizer';
+import { defaultTokenizerDir, loadTokenizer } from '@rlhf-code/tokenizer';
 import { resumableRng } from './sampling';
 import { saveCheckpoint } from './checkpoint-folder';
 import { expectedParameterShapes, readConfigFile, type Qwen2Config } from './config';
 import type { HostTensor } from './safetensors';
+import type { InitSettings } from './settings';
 
 export interface RandomCheckpointOptions {
   /** The Hugging Face config.json to take the shape from. */
@@ -52,4 +53,14 @@ export async function writeRandomCheckpoint(outDir: string, o: RandomCheckpointO
   }
   await saveCheckpoint(outDir, { config, weights, dtype: o.dtype ?? 'BF16', tokenizerDir: o.tokenizerDir });
   return { config, params };
+}
+
+/** `sft init`: a random checkpoint of the settings' config.json in `out`; the command's result line. */
+export async function runInit(f: InitSettings, log: (line: string) => void = console.error) {
+  const t0 = Date.now();
+  const tokenizerDir = f.tokenizer === 'qwen' ? defaultTokenizerDir() : f.tokenizer;
+  const { config, params } = await writeRandomCheckpoint(f.out, { configFile: f.modelConfig, tokenizerDir, seed: f.seed, dtype: f.dtype });
+  const shape = `hidden ${config.hidden_size}, ${config.num_hidden_layers} layers, ${config.num_attention_heads}/${config.num_key_value_heads} heads, vocab ${config.vocab_size}`;
+  log(`sft init: ${f.out}: ${(params / 1e6).toFixed(1)}M random parameters (${shape}), ${f.dtype}, tokenizer ${tokenizerDir}`);
+  return { stage: 'init', out: f.out, params, dtype: f.dtype, seconds: (Date.now() - t0) / 1000 };
 }

@@ -42,6 +42,18 @@ describe('RewardModel', () => {
     lm.dispose();
   });
 
+  it('draws the score head from its seed, seed 0 (the default) included', async () => {
+    const head = async (seed?: number) => {
+      const rm = await RewardModel.fromCausalLM(UNTIED, { padTokenId: PAD, seed });
+      const w = Array.from(rm.head.weight.dataSync());
+      rm.dispose();
+      return w;
+    };
+    expect(await head()).toEqual(await head(0));
+    expect(await head(0)).toEqual(await head(0));
+    expect(await head(0)).not.toEqual(await head(1));
+  });
+
   it('saves as Qwen2ForSequenceClassification and loads back bit-exact', async () => {
     const rm = await RewardModel.fromCausalLM(UNTIED, { padTokenId: PAD });
     await rm.save(tmp);

@@ -10,6 +10,7 @@ import { isSequenceClassifier, numLabels, parseConfig, Qwen2Config, readConfig }
 import { isAdapterFolder, readAdapter, SCORE_TENSOR, type LoraConfig } from './lora';
 import { ScalarHead } from './heads';
 import { Qwen2Model } from './model';
+import { tfSeed } from './tf-seed';
 
 /** A causal-LM config as the reward model's: Qwen2ForSequenceClassification with one label. */
 function classifierConfig(lm: Qwen2Config, padTokenId: number, where: string): Qwen2Config {
@@ -123,7 +124,7 @@ export class RewardModel {
     const config = classifierConfig(lm, opts.padTokenId, `${dir}/config.json`);
     weights.delete('lm_head.weight');
     const D = config.hidden_size;
-    const w = tf.tidy(() => tf.randomNormal([1, D], 0, config.initializer_range, 'float32', opts.seed ?? 0));
+    const w = tf.tidy(() => tf.randomNormal([1, D], 0, config.initializer_range, 'float32', tfSeed(opts.seed ?? 0)));
     weights.set('score.weight', { shape: [1, D], data: w.dataSync() as Float32Array });
     w.dispose();
     return RewardModel.ofClassifier(Qwen2Model.fromWeights(config, weights), dir);

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { backendField, parseSettings } from '@rlhf-code/cli';
 import { REPO_CONTEXT_MODES, SERVED_MIN_TOKENS } from '@rlhf-code/tokenizer';
 import { DEFAULT_LATENCY, MULTILINE_MODES, RLINF_EXAMPLE } from '@rlhf-code/continue';
-import { loraFields, optimFields } from '@rlhf-code/train';
+import { loraFields, optimFields } from '@rlhf-code/trainer-core';
 
 const port = z.number().int().min(0).max(65535);
 const positiveInt = z.number().int().positive();

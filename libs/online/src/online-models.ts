@@ -6,7 +6,7 @@
 //                     start and served are views of it
 import { checkResumedRank, isAdapterFolder, loadModelAndTokenizer, Qwen2Model } from '@rlhf-code/model';
 import type { Tokenizer } from '@rlhf-code/tokenizer';
-import { loraConfigOf } from '@rlhf-code/train';
+import { loraConfigOf } from '@rlhf-code/trainer-core';
 import type { OnlineConfig } from './config';
 
 /** Where the models are used: `serve` loads start and served, `train` start and the trainable policy. */

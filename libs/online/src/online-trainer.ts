@@ -20,7 +20,7 @@ import * as tf from '@tensorflow/tfjs';
 import type { HostTensor, Qwen2Model } from '@rlhf-code/model';
 import { clippedUpdate, forwardResponses, layoutSequences, METRICS, policyLoss } from '@rlhf-code/rl';
 import type { Tokenizer } from '@rlhf-code/tokenizer';
-import { Trainer, trainerConfig, yieldToEventLoop } from '@rlhf-code/train';
+import { Trainer, trainerConfig, yieldToEventLoop } from '@rlhf-code/trainer-core';
 import type { TrainingConfig } from './config';
 import type { TrainableEvent } from './feedback-log';
 import { encodeServedPrompt, type RepoContextMode } from '@rlhf-code/tokenizer';

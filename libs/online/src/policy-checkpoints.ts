@@ -7,7 +7,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { z } from 'zod';
 import type { CheckpointContent, HostTensor } from '@rlhf-code/model';
-import { RunDir, type Trainer } from '@rlhf-code/train';
+import { RunDir, type Trainer } from '@rlhf-code/trainer-core';
 
 export interface OnlineTrainerState {
   policy_version: number;

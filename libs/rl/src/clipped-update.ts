@@ -4,7 +4,7 @@
 // a step whose gradients were not finite. And the policy part of the loss: the clipped surrogate plus, when asked,
 // the k3 KL to a reference, aggregated over the response tokens.
 import * as tf from '@tensorflow/tfjs';
-import type { MicroBatch, Trainer } from '@rlhf-code/train';
+import type { MicroBatch, Trainer } from '@rlhf-code/trainer-core';
 import { k3Kl } from './kl';
 import { aggregate, type LossAggregation } from './masked';
 import { METRICS, MetricMeans, type MetricRecord } from './metrics';

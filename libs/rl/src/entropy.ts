@@ -1,6 +1,6 @@
 // The policy's entropy over its response tokens, from logits (exact per token, not a sample estimate).
 import * as tf from '@tensorflow/tfjs';
-import { entropyFromLogits } from '@rlhf-code/train';
+import { entropyFromLogits } from '@rlhf-code/trainer-core';
 
 /**
  * logits [B, T, V] of the positions that predicted the response tokens, mask [B, T] ->

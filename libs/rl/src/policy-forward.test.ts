@@ -1,6 +1,6 @@
 import * as tf from '@tensorflow/tfjs';
 import { resumableRng, Qwen2Model, ScalarHead } from '@rlhf-code/model';
-import { tokenLogProbs } from '@rlhf-code/train';
+import { tokenLogProbs } from '@rlhf-code/trainer-core';
 import { forwardResponses, forwardResponsesToHost, responseLogProbs } from './policy-forward';
 import { chunksByLength, layoutSequences, sampleResponses, selectRows, takeRows } from './rollout';
 import { tinyConfig, TINY_EOS, TINY_PAD } from './testing/tiny';

@@ -5,7 +5,7 @@
 // (responseLogProbs) all go through here, so log-probs are computed the same way everywhere.
 import * as tf from '@tensorflow/tfjs';
 import type { Qwen2Model, ScalarHead } from '@rlhf-code/model';
-import { entropyFromLogits, tokenLogProbs } from '@rlhf-code/train';
+import { entropyFromLogits, tokenLogProbs } from '@rlhf-code/trainer-core';
 import { chunksByLength, layoutSequences, selectRows, SequenceBatch } from './rollout';
 
 export interface ResponseForwardOptions {

@@ -1,5 +1,5 @@
 import * as tf from '@tensorflow/tfjs';
-import { tokenLogProbs } from '@rlhf-code/train';
+import { tokenLogProbs } from '@rlhf-code/trainer-core';
 import { clippedPolicyLoss } from './policy-loss';
 import { aggregate } from './masked';
 import { useTestBackend } from './testing/backend';

@@ -17,7 +17,7 @@ import {
   TrainingState,
   type LoraConfig,
 } from '@rlhf-code/model';
-import { RunDir } from '@rlhf-code/train';
+import { RunDir } from '@rlhf-code/trainer-core';
 import { HELDOUT_FILE, HELDOUT_SVG } from './heldout';
 import type { PpoModels } from './ppo-trainer';
 import type { PpoAlgo } from './settings';

@@ -7,7 +7,7 @@ import * as tf from '@tensorflow/tfjs';
 import { loadMergedWeights, loadTrainingState, Qwen2Model, readConfig, RewardModel, saveCheckpoint, type LoraConfig } from '@rlhf-code/model';
 import { loadPpoModels, savePpoCheckpoint } from './ppo-models';
 import { HeldOutProbe, HeldOutRecord } from './heldout';
-import { runPpo } from './ppo-run';
+import { runPpoLoop } from './ppo-run';
 import { PpoModels, PpoPrompt, PpoTrainer } from './ppo-trainer';
 import { PpoSettings } from './settings';
 import { combineScorers } from './scorers';
@@ -59,7 +59,7 @@ async function run(out: string, steps: number, resume: boolean, heldOut = false,
   const ppo = new PpoTrainer(models, scorer, config, { padId: TINY_PAD, stopTokenIds: [TINY_EOS] });
   const probe = new HeldOutProbe({ prompts: heldOutPrompts, scorer, samples: 2, maxNewTokens: 4, temperature: 0.7, padId: TINY_PAD, stopTokenIds: [TINY_EOS], seed: 3 });
   try {
-    const result = await runPpo({
+    const result = await runPpoLoop({
       ppo,
       prompts,
       batchSize: 4, // 6 prompts: one batch per epoch, so the run crosses epochs
@@ -85,7 +85,7 @@ function dispose(m: PpoModels, t: PpoTrainer): void {
   m.valueHead?.dispose();
 }
 
-describe('runPpo', () => {
+describe('runPpoLoop', () => {
   it('saves loadable checkpoints and metrics, and a resumed run continues exactly', async () => {
     const a = path.join(tmp, 'a');
     const full = await run(a, 3, false);
@@ -206,7 +206,7 @@ describe('runPpo', () => {
     const models = await loadPpoModels({ modelDir: sft, algo: 'grpo' });
     const ppo = new PpoTrainer(models, scorer, PpoSettings.parse({ ...settings, algo: 'grpo' }), { padId: TINY_PAD, stopTokenIds: [TINY_EOS] });
     await expect(
-      runPpo({ ppo, prompts: prompts.slice(0, 2), batchSize: 4, steps: 1, outDir: path.join(tmp, 'c'), saveEvery: 0, save: async () => {}, quiet: true, seed: 0 }),
+      runPpoLoop({ ppo, prompts: prompts.slice(0, 2), batchSize: 4, steps: 1, outDir: path.join(tmp, 'c'), saveEvery: 0, save: async () => {}, quiet: true, seed: 0 }),
     ).rejects.toThrow('2 prompts are fewer than one batch of 4');
     dispose(models, ppo);
   });

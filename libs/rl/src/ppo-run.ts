@@ -7,7 +7,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { shuffle } from '@rlhf-code/data';
 import type { TrainingState } from '@rlhf-code/model';
-import { dropLinesAfter, RunDir, RunPosition, TrainingRun, yieldToEventLoop } from '@rlhf-code/train';
+import { dropLinesAfter, RunDir, RunPosition, TrainingRun, yieldToEventLoop } from '@rlhf-code/trainer-core';
 import { formatHeldOut, HELDOUT_FILE, HeldOutProbe, HeldOutRecord } from './heldout';
 import { METRICS, MetricRecord } from './metrics';
 import { PpoPrompt, PpoTrainer } from './ppo-trainer';
@@ -56,7 +56,7 @@ function resumeHeldOut(file: string, step: number): HeldOutRecord[] {
     .map((line) => JSON.parse(line) as HeldOutRecord);
 }
 
-export async function runPpo(o: PpoRunOptions): Promise<PpoRunResult> {
+export async function runPpoLoop(o: PpoRunOptions): Promise<PpoRunResult> {
   const label = o.label ?? o.ppo.config.algo;
   if (o.prompts.length < o.batchSize) {
     throw new Error(`${label}: ${o.prompts.length} prompts are fewer than one batch of ${o.batchSize}; lower --batch-size`);

@@ -16,7 +16,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { resumableRng, Qwen2Model, Rng, ScalarHead } from '@rlhf-code/model';
 import { shuffle } from '@rlhf-code/data';
-import { MicroBatch, Trainer, trainerConfig } from '@rlhf-code/train';
+import { MicroBatch, Trainer, trainerConfig } from '@rlhf-code/trainer-core';
 import { computeGae } from './gae';
 import { groupAdvantages } from './grpo';
 import { createKlController, KlController, KlControllerState, restoreKlController } from './kl-controller';

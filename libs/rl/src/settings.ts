@@ -3,7 +3,7 @@
 // the reward sources. Defaults and descriptions live here once; flags, --help and --config come from this schema.
 import { z } from 'zod';
 import { PROMPT_TEMPLATES } from '@rlhf-code/tokenizer';
-import { checkMergeExport, checkOptim, loraFields, mergeExportField, optimFields, runFields } from '@rlhf-code/train';
+import { checkMergeExport, checkOptim, loraFields, mergeExportField, optimFields, runFields } from '@rlhf-code/trainer-core';
 import { LOSS_AGGREGATIONS } from './masked';
 
 /** How the per-token policy loss is averaged (PPO, GRPO and the tool GRPO). */

@@ -9,12 +9,9 @@ import { makeConfig, Qwen2Model, saveTrainingState, TRAINER_STATE_FILE } from '@
 import { fit } from './fit';
 import { LmExample } from './lm-data';
 import { runLmStage } from './lm-stage';
-import { RunPosition, TrainingRun } from './run';
-import { RunDir } from './run-dir';
-import type { OptimSettings } from './settings';
+import { MicroBatch, RunDir, RunPosition, Trainer, TrainingRun, type OptimSettings } from '@rlhf-code/trainer-core';
 import { runStage, StageOptions } from './stage';
-import { MicroBatch, Trainer } from './trainer';
-import { useTestBackend } from './testing/backend';
+import { useTestBackend } from '@rlhf-code/trainer-core/testing';
 
 useTestBackend();
 

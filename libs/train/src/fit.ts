@@ -3,8 +3,7 @@
 //   evaluate (held-out) and save a resumable checkpoint. Ctrl-C saves and returns.
 // The app supplies the data (deterministic per epoch, so a resumed run skips exactly the steps it did),
 // the loss inside the micro-batches, the held-out evaluation and how to save.
-import { StepResult, Trainer, MicroBatch } from './trainer';
-import { Metrics, RunPosition, TrainingRun, yieldToEventLoop } from './run';
+import { Metrics, MicroBatch, RunPosition, StepResult, Trainer, TrainingRun, yieldToEventLoop } from '@rlhf-code/trainer-core';
 
 export interface FitOptions {
   trainer: Trainer;

@@ -4,8 +4,8 @@ import * as tf from '@tensorflow/tfjs';
 import { makeConfig, Qwen2Model } from '@rlhf-code/model';
 import { LmBatch, padLmBatch } from './lm-data';
 import { causalLmLoss, evaluateLmLoss, lmMicroBatch } from './lm-loss';
-import { gradientsOf } from './trainer';
-import { useTestBackend } from './testing/backend';
+import { gradientsOf } from '@rlhf-code/trainer-core';
+import { useTestBackend } from '@rlhf-code/trainer-core/testing';
 
 useTestBackend();
 

@@ -2,10 +2,9 @@
 // the loss mask of ids[t+1] is 1 (response tokens in SFT, every token in pretraining).
 import * as tf from '@tensorflow/tfjs';
 import type { Qwen2Model } from '@rlhf-code/model';
-import { sparseCrossEntropy } from './losses';
+import { sparseCrossEntropy, type MicroBatch } from '@rlhf-code/trainer-core';
 import type { LmBatch } from './lm-data';
 import { targetCount } from './lm-data';
-import type { MicroBatch } from './trainer';
 
 /** Mean cross-entropy over the batch's target tokens (a scalar inside the caller's tape / tidy). */
 export function causalLmLoss(model: Qwen2Model, batch: LmBatch): tf.Scalar {

@@ -2,7 +2,7 @@
 // gradient checkpointing as set, and a new LoRA adapter when the settings ask for one (a resumed adapter folder
 // brings its own, which must have the requested rank).
 import { checkResumedRank, parameterCount, Qwen2Model } from '@rlhf-code/model';
-import { loraConfigOf } from './settings';
+import { loraConfigOf } from '@rlhf-code/trainer-core';
 
 export interface LmModelSettings {
   model: string;

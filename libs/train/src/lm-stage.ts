@@ -5,10 +5,8 @@ import { shuffle } from '@rlhf-code/data';
 import { FitResult } from './fit';
 import { LmBatch, LmExample, padLmBatch } from './lm-data';
 import { evaluateLmLoss, lmMicroBatch } from './lm-loss';
-import { TrainingRun } from './run';
-import { RunDir } from './run-dir';
+import { RunDir, TrainingRun, type OptimSettings } from '@rlhf-code/trainer-core';
 import { runStage } from './stage';
-import type { OptimSettings } from './settings';
 
 export interface LmStageOptions {
   label: string;

@@ -7,7 +7,7 @@ import * as tf from '@tensorflow/tfjs';
 import { dataRandom } from '@rlhf-code/data';
 import { makeConfig, Qwen2Model, RewardModel, saveCheckpoint } from '@rlhf-code/model';
 import { groupedOrder, pairwiseAccuracy, regressionMetrics, rmHeldOutMetrics, rmLoss, rmPredict, RmExample, runRmStage } from './rm-stage';
-import { useTestBackend } from './testing/backend';
+import { useTestBackend } from '@rlhf-code/trainer-core/testing';
 
 useTestBackend();
 

@@ -9,11 +9,9 @@ import { RewardModel } from '@rlhf-code/model';
 import { groupByLength, shuffle } from '@rlhf-code/data';
 import { jackknife } from '@rlhf-code/stats';
 import { FitResult } from './fit';
-import { TrainingRun } from './run';
-import { RunDir } from './run-dir';
+import { RunDir, TrainingRun, type MicroBatch, type OptimSettings } from '@rlhf-code/trainer-core';
 import { runStage } from './stage';
-import type { OptimSettings, PairLoss } from './settings';
-import type { MicroBatch } from './trainer';
+import type { PairLoss } from './settings';
 
 export interface RmExample {
   /** prompt + response + EOS token ids */

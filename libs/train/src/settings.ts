@@ -1,125 +1,12 @@
-// The settings of the supervised stages (pretrain, sft, rm), and the pieces every training stage shares: the
-// optimiser (AdamW + gradient clipping + learning-rate schedule) and the run (output folder, epochs, batches, resume).
-// Each field is declared once here, with its default and description; the apps' flags, --help, --config files and
-// --print-config all come from these schemas (@rlhf-code/cli), and tests build settings as Schema.parse({ ... }).
+// The settings of the supervised stages (pretrain, sft, rm), declared once here with their defaults and descriptions;
+// the fields every training stage shares (optimiser, run, LoRA) come from @rlhf-code/trainer-core. The apps' flags,
+// --help, --config files and --print-config all come from these schemas (@rlhf-code/cli), and tests build settings as
+// Schema.parse({ ... }).
 import { z } from 'zod';
-import { backendField } from '@rlhf-code/cli';
 import { FIM_MODES, PROMPT_TEMPLATES } from '@rlhf-code/tokenizer';
-import { LORA_TARGETS, type LoraConfig } from '@rlhf-code/model';
-import type { LrScheduleKind } from './schedule';
-import type { TrainerConfig } from './trainer';
+import { checkMergeExport, checkOptim, loraFields, mergeExportField, optimFields, runFields } from '@rlhf-code/trainer-core';
 
 const int = () => z.number().int();
-export const LR_SCHEDULES = ['cosine', 'linear', 'constant'] as const satisfies readonly LrScheduleKind[];
-
-/** Per-stage defaults of the optimiser fields. */
-export interface OptimDefaults {
-  lr: number;
-  schedule: LrScheduleKind;
-  warmupSteps: number;
-  weightDecay: number;
-  beta2: number;
-  beta1?: number;
-  maxGradNorm?: number;
-}
-
-/** The optimiser fields of a stage schema, with that stage's defaults. */
-export function optimFields(d: OptimDefaults) {
-  return {
-    lr: z.number().positive().default(d.lr).describe('peak learning rate (AdamW)'),
-    schedule: z.enum(LR_SCHEDULES).default(d.schedule).describe('learning-rate schedule after the warmup: cosine or linear decay to --min-lr, or constant'),
-    minLr: z.number().nonnegative().optional().describe('learning rate at the end of the decay (default: lr / 10)'),
-    warmupSteps: int().nonnegative().default(d.warmupSteps).describe('linear warmup, in optimizer steps'),
-    weightDecay: z.number().nonnegative().default(d.weightDecay).describe('decoupled weight decay on matrices (not on norms and biases)'),
-    beta1: z.number().min(0).lt(1).default(d.beta1 ?? 0.9).describe('AdamW beta1'),
-    beta2: z.number().min(0).lt(1).default(d.beta2).describe('AdamW beta2'),
-    maxGradNorm: z.number().nonnegative().default(d.maxGradNorm ?? 1).describe('clip the global gradient norm to this (0 = off)'),
-  };
-}
-
-export interface OptimSettings {
-  lr: number;
-  schedule: LrScheduleKind;
-  minLr?: number;
-  warmupSteps: number;
-  weightDecay: number;
-  beta1: number;
-  beta2: number;
-  maxGradNorm: number;
-}
-
-/** The one minLr rule: unset means lr / 10 (nanoGPT's choice); a constant schedule never uses it. */
-export function minLrOf(o: Pick<OptimSettings, 'lr' | 'minLr'>): number {
-  return o.minLr ?? o.lr / 10;
-}
-
-/** The Trainer of a stage's optimiser settings over `totalSteps` optimizer steps (warmup capped at them). */
-export function trainerConfig(o: OptimSettings, totalSteps: number): TrainerConfig {
-  return {
-    optimizer: { lr: o.lr, weightDecay: o.weightDecay, beta1: o.beta1, beta2: o.beta2 },
-    schedule: { kind: o.schedule, minLr: Math.min(minLrOf(o), o.lr), warmupSteps: Math.min(o.warmupSteps, totalSteps), totalSteps },
-    maxGradNorm: o.maxGradNorm,
-  };
-}
-
-/** Cross-field checks of the optimiser fields, as a schema refinement. */
-export function checkOptim(o: { lr: number; minLr?: number; schedule: LrScheduleKind }, ctx: z.RefinementCtx): void {
-  if (o.minLr !== undefined && o.minLr > o.lr) ctx.addIssue({ code: 'custom', path: ['minLr'], message: `must not exceed lr (${o.lr})` });
-  if (o.minLr !== undefined && o.schedule === 'constant') ctx.addIssue({ code: 'custom', path: ['minLr'], message: 'has no effect with a constant schedule (set schedule to cosine or linear)' });
-}
-
-/** Per-stage defaults of the run fields. */
-export interface RunDefaults {
-  out: string;
-  epochs: number;
-  batchSize: number;
-  gradAccum: number;
-  saveEvery: number;
-}
-
-/** Where a supervised stage writes, how long it runs, and how it batches. */
-export function runFields(d: RunDefaults) {
-  return {
-    out: z.string().min(1).default(d.out).describe('checkpoint folder (Hugging Face layout + optimizer state for --resume, metrics.jsonl)'),
-    epochs: int().positive().default(d.epochs).describe('passes over the training data'),
-    maxSteps: int().nonnegative().default(0).describe('stop after this many optimizer steps; the warmup + decay then spans them, as in transformers (0 = all epochs)'),
-    batchSize: int().positive().default(d.batchSize).describe('examples per micro-batch'),
-    gradAccum: int().positive().default(d.gradAccum).describe('micro-batches per optimizer step'),
-    saveEvery: int().nonnegative().default(d.saveEvery).describe('also save (and evaluate) every n steps; 0 = at epoch ends only'),
-    seed: int().default(0).describe('seed of the data order, the split and the initialisation'),
-    resume: z.boolean().default(false).describe('continue from the checkpoint in --out (same settings)'),
-    quiet: z.boolean().default(false).describe('no progress bar'),
-    gradCheckpointing: z.boolean().default(false).describe('keep only each layer\'s input in the forward pass and rerun the layer in the backward pass: far less activation memory for about a third more compute'),
-    backend: backendField,
-  };
-}
-
-/** LoRA on the base's projections (rank 0: fine-tune every weight instead). */
-export function loraFields() {
-  return {
-    loraRank: int().nonnegative().default(0).describe('LoRA rank r: train low-rank adapters on the projections instead of every weight, the base frozen (0 = full fine-tuning)'),
-    loraAlpha: z.number().positive().default(16).describe('LoRA alpha: the adapters are scaled by alpha / r'),
-    loraDropout: z.number().min(0).lt(1).default(0).describe('dropout on the adapters\' input while training'),
-    loraTargets: z.array(z.enum(LORA_TARGETS)).min(1).default([...LORA_TARGETS]).describe('projections that get adapters (comma-separated)'),
-  };
-}
-
-/** --merge-export: with LoRA, a full checkpoint with the adapter merged in, written at the end of the run. */
-export const mergeExportField = z
-  .string()
-  .min(1)
-  .optional()
-  .describe('with LoRA: at the end, also write a full checkpoint with the adapter merged into the weights here');
-
-/** --merge-export needs an adapter to merge. */
-export function checkMergeExport(s: { mergeExport?: string; loraRank: number }, ctx: z.RefinementCtx): void {
-  if (s.mergeExport && s.loraRank === 0) ctx.addIssue({ code: 'custom', path: ['mergeExport'], message: 'needs LoRA (--lora-rank > 0)' });
-}
-
-/** The model's LoRA configuration of a stage's settings, or null for full fine-tuning. */
-export function loraConfigOf(s: { loraRank: number; loraAlpha: number; loraDropout: number; loraTargets: LoraConfig['targets'] }): LoraConfig | null {
-  return s.loraRank > 0 ? { r: s.loraRank, alpha: s.loraAlpha, dropout: s.loraDropout, targets: s.loraTargets } : null;
-}
 
 const exportFields = {
   export: z.string().min(1).optional().describe('at the end, also write the weights alone (no optimizer state) to this folder, e.g. models/base'),
@@ -208,8 +95,10 @@ export const RmSettings = z
     pairCoef: z.number().nonnegative().default(1).describe('weight of the within-prompt term'),
     ...loraFields(),
     mergeExport: mergeExportField,
-    ...runFields({ out: 'results/rm', epochs: 1, batchSize: 8, gradAccum: 1, saveEvery: 0 }),
-    ...optimFields({ lr: 1e-4, schedule: 'cosine', warmupSteps: 10, weightDecay: 0, beta2: 0.999 }),
+    // lr 2e-4 and batch 16: measured for the RM on MBPP's and the suite's data (EXPERIMENTS.md 2026-11-24, 2026-11-27):
+    // 2e-4 beat 5e-4 and 1e-3; batch 8 did no better.
+    ...runFields({ out: 'results/rm', epochs: 1, batchSize: 16, gradAccum: 1, saveEvery: 0 }),
+    ...optimFields({ lr: 2e-4, schedule: 'cosine', warmupSteps: 10, weightDecay: 0, beta2: 0.999 }),
   })
   .superRefine((s, ctx) => {
     checkOptim(s, ctx);

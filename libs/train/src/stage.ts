@@ -4,10 +4,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { TRAINER_STATE_FILE, type TrainingState } from '@rlhf-code/model';
 import { fit, FitResult } from './fit';
-import { Metrics, RunPosition, TrainingRun } from './run';
-import { RunDir } from './run-dir';
-import { trainerConfig, type OptimSettings } from './settings';
-import { MicroBatch, StepResult, Trainer } from './trainer';
+import { Metrics, MicroBatch, RunDir, RunPosition, StepResult, Trainer, trainerConfig, TrainingRun, type OptimSettings } from '@rlhf-code/trainer-core';
 
 export interface StageOptions {
   label: string;
