@@ -9,8 +9,10 @@
 # with a stateless interpreter, the GRPO model without the tool and the stubs; every row paired per task with the
 # warm-started model (difference, SE, 95% interval); then the questions' table (eval_questions.md).
 #
-#   bash run_tools.sh                 default preset (26 minutes on 2 idle cores with the questions alone; to be timed
-#                                     again with the programming tasks)
+#   bash run_tools.sh                 default preset (26 minutes on 2 idle cores with the questions alone; not yet run
+#                                     to the end with the programming tasks: the warm-start alone takes 7 minutes)
+#   PRESET=full bash run_tools.sh     the default plus GRPO trained with the stateless interpreter (both interpreters
+#                                     trained for, each evaluated with both) and every dev task for the temperatures
 #   PRESET=smoke bash run_tools.sh    a few steps per stage (CI: checks the wiring, not the quality)
 #   LORA_RANK=8 GRAD_CHECKPOINTING=1 MODEL_PATH=DIR bash run_tools.sh
 #                                     another model (a checkpoint or a LoRA adapter folder); the warm-start trains a
@@ -91,15 +93,24 @@ preset_config grpo grpo
 env_flags "${GRPO_VARS[@]}"
 stage grpo nxrun tool-rl:train -- --config "$CONFIG" --model "$TOOLS/sft" --data "$GRPO_DATA" --out "$TOOLS/grpo" \
   "${FLAGS[@]}" "${GRPO_TRAIN_ARGS[@]}" "${GRPO_EXTRA[@]}"
+#    STATELESS_ARM=1 (PRESET=full): the same GRPO with the stateless interpreter, so stateful and stateless are each
+#    trained for and both evaluated with both.
+if [[ "$STATELESS_ARM" == 1 ]]; then
+  stage grpo-stateless nxrun tool-rl:train -- --config "$CONFIG" --model "$TOOLS/sft" --data "$GRPO_DATA" --out "$TOOLS/grpo_stateless_trained" \
+    "${FLAGS[@]}" --interpreter stateless "${GRPO_TRAIN_ARGS[@]}" "${GRPO_EXTRA[@]}"
+fi
 
-# 4. Evaluation on held-out problems (the suite's test split: pass@1 of the final code, the stubs as rows), then on the
-#    held-out questions (templates never trained on): every row paired per task with the warm-started model; a row's
-#    own temperature as name=checkpoint:tool@T in EVAL_RUNS.
+# 4. Evaluation on held-out problems (the suite's test split: pass@1 of the final code, the stubs as rows; each row at
+#    its best temperature on EVAL_DEV_TASKS tasks of the dev split, a seeded sample), then on the held-out questions
+#    (templates never trained on): every row paired per task with the warm-started model; a row's own temperature as
+#    name=checkpoint:tool@T in EVAL_RUNS. The rows: the warm-start, GRPO with either interpreter and without the tool
+#    (the same checkpoint), and with STATELESS_ARM=1 the stateless-trained GRPO with either interpreter.
 RUNS="warmstart=$TOOLS/sft:stateful,grpo_stateful=$TOOLS/grpo:stateful,grpo_stateless=$TOOLS/grpo:stateless,grpo_no_tool=$TOOLS/grpo:none"
+[[ "$STATELESS_ARM" == 1 ]] && RUNS+=",grpo_sl_stateless=$TOOLS/grpo_stateless_trained:stateless,grpo_sl_stateful=$TOOLS/grpo_stateless_trained:stateful"
 preset_config eval eval
 env_flags "${EVAL_VARS[@]}"
 stage eval nxrun tool-rl:eval -- --config "$CONFIG" --runs "${EVAL_RUNS:-$RUNS}" --data "$EVAL_DATA" --out "$TOOLS/eval.json" \
-  "${FLAGS[@]}" "${EVAL_EXTRA[@]}"
+  --dev-data "$SUITE/dev.jsonl:$EVAL_DEV_TASKS" "${FLAGS[@]}" "${EVAL_EXTRA[@]}"
 stage eval-questions nxrun tool-rl:eval -- --config "$CONFIG" --runs "${EVAL_RUNS:-$RUNS}" --data "$EVAL_QUESTIONS_DATA" --out "$TOOLS/eval_questions.json" \
   "${FLAGS[@]}" "${EVAL_EXTRA[@]}"
 
