@@ -16,7 +16,7 @@ import { once } from 'events';
 import * as net from 'net';
 import * as path from 'path';
 import { createInterface, type Interface } from 'readline';
-import { adoptGroup, makeTempDir, minimalEnv, releaseGroup, removeTempDir } from './child';
+import { adoptGroup, makeTempDir, minimalEnv, releaseGroup, removeTempDir, STDERR_TAIL_CHARS } from './child';
 
 /** The interpreter worker: one interpreter (spawn), or the fork server (--server). */
 export const INTERPRETER_PY = path.join(__dirname, 'interpreter.py');
@@ -68,7 +68,6 @@ type ServerLine = { ready: true } | { token: string; pid: number } | { exit: num
 
 /** How long a forked child may take to connect before its fork counts as failed (it is killed). */
 const CONNECT_TIMEOUT_MS = 10_000;
-const STDERR_TAIL_CHARS = 2000;
 
 /** A forked child the server has named. */
 interface Child {

@@ -15,8 +15,8 @@ import { runLmStage } from './lm-stage';
 import { RmExample, runRmStage } from './rm-stage';
 import type { PretrainSettings, RmSettings, SftSettings } from './settings';
 
-/** The fields of runLmStage's options that a supervised stage's settings give as they are. */
-function runSettings(f: PretrainSettings | SftSettings) {
+/** The fields of runLmStage's (and runRmStage's) options that a supervised stage's settings give as they are. */
+function runSettings(f: PretrainSettings | SftSettings | RmSettings) {
   return { outDir: f.out, epochs: f.epochs, maxSteps: f.maxSteps, batchSize: f.batchSize, gradAccum: f.gradAccum, optim: f, saveEvery: f.saveEvery, seed: f.seed, resume: f.resume, quiet: f.quiet };
 }
 
@@ -33,27 +33,24 @@ function withFimMode(tok: Tokenizer, mode: FimMode | undefined, fallback: FimMod
 }
 
 /**
- * --export: the weights alone (no optimizer state), in the requested dtype, with the tokenizer, training_args.json and
- * eval.json ({step, eval/loss}): how models/base is written.
+ * The weights alone (no optimizer state) in `dir`, in the requested dtype, with the tokenizer, training_args.json and
+ * eval.json ({step, eval/loss}): --export (how models/base is written) and --merge-export (the adapters merged in).
  */
 async function exportWeights(
-  stage: 'pretrain' | 'sft',
+  dir: string,
   model: Qwen2Model,
-  tokenizerDir: string,
-  tokenizerConfig: Record<string, unknown> | undefined,
-  f: { export?: string; exportDtype: 'F32' | 'BF16' },
+  weights: ReturnType<Qwen2Model['hostWeights']>,
+  o: { tokenizerDir: string; tokenizerConfig?: Record<string, unknown>; dtype: 'F32' | 'BF16'; trainingArgs: object },
   result: Awaited<ReturnType<typeof runLmStage>>,
-  log: (line: string) => void,
 ): Promise<void> {
-  await saveCheckpoint(f.export!, {
+  await saveCheckpoint(dir, {
     config: model.config,
-    weights: model.hostWeights(),
-    dtype: f.exportDtype,
-    tokenizerDir,
-    tokenizerConfig,
-    extraFiles: { 'training_args.json': { stage, ...f }, 'eval.json': { step: result.position.step, ...result.lastEval } },
+    weights,
+    dtype: o.dtype,
+    tokenizerDir: o.tokenizerDir,
+    tokenizerConfig: o.tokenizerConfig,
+    extraFiles: { 'training_args.json': o.trainingArgs, 'eval.json': { step: result.position.step, ...result.lastEval } },
   });
-  log(`sft ${stage}: exported ${f.export} (${f.exportDtype})`);
 }
 
 export async function runPretrain(f: PretrainSettings, log: (line: string) => void = console.error) {
@@ -110,7 +107,10 @@ export async function runPretrain(f: PretrainSettings, log: (line: string) => vo
     ...runSettings(f),
     extraFiles: { 'training_args.json': { stage: 'pretrain', ...f } },
   });
-  if (f.export && !result.interrupted) await exportWeights('pretrain', model, f.tokenizer, tokenizerConfig, f, result, log);
+  if (f.export && !result.interrupted) {
+    await exportWeights(f.export, model, model.hostWeights(), { tokenizerDir: f.tokenizer, tokenizerConfig, dtype: f.exportDtype, trainingArgs: { stage: 'pretrain', ...f } }, result);
+    log(`sft pretrain: exported ${f.export} (${f.exportDtype})`);
+  }
   return { stage: 'pretrain', out: f.out, step: result.position.step, interrupted: result.interrupted, ...result.lastEval };
 }
 
@@ -145,16 +145,13 @@ export async function runSft(f: SftSettings, log: (line: string) => void = conso
     extraFiles: { 'training_args.json': { stage: 'sft', base_model: f.model, ...f } },
     baseModel: f.model,
   });
-  if (f.export && !result.interrupted) await exportWeights('sft', model, f.model, tokenizerConfig, f, result, log);
+  const exported = { tokenizerDir: f.model, tokenizerConfig, dtype: f.exportDtype };
+  if (f.export && !result.interrupted) {
+    await exportWeights(f.export, model, model.hostWeights(), { ...exported, trainingArgs: { stage: 'sft', ...f } }, result);
+    log(`sft sft: exported ${f.export} (${f.exportDtype})`);
+  }
   if (f.mergeExport && !result.interrupted) {
-    await saveCheckpoint(f.mergeExport, {
-      config: model.config,
-      weights: model.mergedWeights(),
-      dtype: f.exportDtype,
-      tokenizerDir: f.model,
-      tokenizerConfig,
-      extraFiles: { 'training_args.json': { stage: 'sft', base_model: f.model, ...f }, 'eval.json': { step: result.position.step, ...result.lastEval } },
-    });
+    await exportWeights(f.mergeExport, model, model.mergedWeights(), { ...exported, trainingArgs: { stage: 'sft', base_model: f.model, ...f } }, result);
     log(`sft train: merged the adapters into ${f.mergeExport} (${f.exportDtype})`);
   }
   return { stage: 'sft', out: f.out, step: result.position.step, interrupted: result.interrupted, ...result.lastEval };
@@ -190,18 +187,10 @@ export async function runRm(f: RmSettings, log: (line: string) => void = console
     rm,
     padId: tok.padId,
     tokenizerDir: f.model,
-    outDir: f.out,
     train: trainRecords.map(toExample),
     heldOut: split.heldOut.map(toExample),
-    epochs: f.epochs,
-    batchSize: f.batchSize,
-    gradAccum: f.gradAccum,
-    maxSteps: f.maxSteps,
-    optim: f,
-    saveEvery: f.saveEvery,
-    seed: f.seed,
+    ...runSettings(f),
     resume: resuming,
-    quiet: f.quiet,
     pairLoss: f.pairLoss,
     pairCoef: f.pairCoef,
     extraFiles: { 'training_args.json': { stage: 'rm', base_model: f.model, ...f } },
