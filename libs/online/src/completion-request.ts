@@ -46,8 +46,6 @@ export interface Job {
   alternativeTemperature: number;
   /** Date.now() when the request arrived: the line rule's wall clock. */
   t0: number;
-  /** Per row of `prompts`: decoding steps done (tokens sampled), the simulated clock's count. */
-  steps: number[];
   /** Per row: the simulated ms its latest text counts as arriving (the `sim_ms` of its chunks). */
   simMs: number[];
   maxTokens: number;
@@ -107,7 +105,6 @@ export function readCompletionRequest(body: CompletionRequest, config: Completio
     per: 1,
     alternativeTemperature: 0,
     t0,
-    steps: [],
     simMs: [],
     prompts: texts.flatMap((text, i) => {
       const e = encoded[i];
@@ -123,18 +120,25 @@ export function readCompletionRequest(body: CompletionRequest, config: Completio
   return { body, job, stops };
 }
 
+/** What a clock needs of a job (a Job, or the generation request made of it). */
+export interface Timed {
+  /** Date.now() when the request arrived. */
+  t0: number;
+  prompts: readonly { ids: readonly number[] }[];
+}
+
 /** The clock of Continue's time rules for a job: the wall clock, or (completion.clock "simulated") the latency model. */
 export interface JobClock {
   simulated: boolean;
   /** The simulated ms at which `steps` decoding steps of the job are done (its longest prompt: the batch is padded to it). */
-  simAt(job: Job, steps: number): number;
+  simAt(job: Timed, steps: number): number;
   /** Ms since the request when a row has decoded `steps` steps: the latency model's, or the wall clock's now. */
-  elapsed(job: Job, steps: number): number;
+  elapsed(job: Timed, steps: number): number;
 }
 
-export function jobClock(config: CompletionServerConfig): JobClock {
+export function jobClock(config: Pick<CompletionServerConfig, 'clock' | 'simulatedLatency'>): JobClock {
   const simulated = config.clock === 'simulated';
-  const simAt = (job: Job, steps: number) => simulatedMs(config.simulatedLatency, Math.max(...job.prompts.map((p) => p.ids.length)), steps);
+  const simAt = (job: Timed, steps: number) => simulatedMs(config.simulatedLatency, Math.max(...job.prompts.map((p) => p.ids.length)), steps);
   return { simulated, simAt, elapsed: (job, steps) => (simulated ? simAt(job, steps) : Date.now() - job.t0) };
 }
 

@@ -10,6 +10,7 @@ import { CompletionServerSchema } from './config';
 import { CONTINUE_STOP_STRINGS } from '@rlhf-code/continue';
 import { LineRule, lineRuleFor } from '@rlhf-code/continue';
 import { PolicyHolder } from './policy';
+import { LocalGenerator } from './generation';
 import type { ServedRecord } from './acceptance-counts';
 import { jsonOf } from './testing/http';
 import { makeTinyModelDir } from './testing/tiny-model';
@@ -22,6 +23,7 @@ let policyModel: Qwen2Model;
 let startModel: Qwen2Model;
 let otherWeights: Map<string, import('@rlhf-code/model').HostTensor>;
 let holder: PolicyHolder;
+let generator: LocalGenerator;
 let app: FastifyInstance;
 let base: string;
 const served: { rec: ServedRecord; text: string }[] = [];
@@ -40,12 +42,12 @@ beforeAll(async () => {
   otherWeights = other.hostWeights();
   other.dispose();
   holder = new PolicyHolder(policyModel);
+  generator = new LocalGenerator({ policy: holder, start: startModel, tokenizer: tok });
   app = buildCompletionServer({
     // Token-sized chunks and no clock here (the line chunks and the 150 ms rule have tests of their own below).
     config: CompletionServerSchema.parse({ port: 0, maxTokensCap: 24, modelName: 'tiny', multiline: 'always', showWithinMs: 1e9, lineChunks: false }),
     tokenizer: tok,
-    policy: holder,
-    start: startModel,
+    generator,
     router: new ArmRouter(0),
     onServed: (rec, _prompt, text) => {
       served.push({ rec, text });
@@ -240,8 +242,7 @@ test('completion.temperatureFloor: a near-greedy request is sampled at the floor
   const floored = buildCompletionServer({
     config: CompletionServerSchema.parse({ maxTokensCap: 12, multiline: 'always', showWithinMs: 1e9, temperatureFloor: 1 }),
     tokenizer: tok,
-    policy: holder,
-    start: startModel,
+    generator,
     router: new ArmRouter(0),
   });
   await floored.listen({ port: 0, host: '127.0.0.1' });
@@ -263,8 +264,7 @@ test('API keys, when configured, are checked (401)', async () => {
   const locked = buildCompletionServer({
     config: CompletionServerSchema.parse({ apiKeys: ['k1'] }),
     tokenizer: tok,
-    policy: holder,
-    start: startModel,
+    generator,
     router: new ArmRouter(1),
   });
   await locked.listen({ port: 0, host: '127.0.0.1' });
@@ -330,7 +330,7 @@ describe('serving as Continue reads it (default config: line chunks, the line ru
   let timedUrl: string; // the default config, 150 ms rule included
   beforeAll(async () => {
     for (const config of [{ maxTokensCap: 32, showWithinMs: 1e9 }, { maxTokensCap: 32 }]) {
-      const app = buildCompletionServer({ config: CompletionServerSchema.parse(config), tokenizer: tok, policy: holder, start: startModel, router: new ArmRouter(0) });
+      const app = buildCompletionServer({ config: CompletionServerSchema.parse(config), tokenizer: tok, generator, router: new ArmRouter(0) });
       await app.listen({ port: 0, host: '127.0.0.1' });
       servers.push(app);
     }
@@ -404,7 +404,7 @@ describe('serving as Continue reads it (default config: line chunks, the line ru
       },
     };
     const apps = [{ maxTokensCap: 32 }, { maxTokensCap: 32, showWithinMs: 1e9 }].map((config) =>
-      buildCompletionServer({ config: CompletionServerSchema.parse(config), tokenizer: tok, policy: holder, start: startModel, router: new ArmRouter(0), gate }),
+      buildCompletionServer({ config: CompletionServerSchema.parse(config), tokenizer: tok, generator, router: new ArmRouter(0), gate }),
     );
     try {
       const [timed, untimed] = await Promise.all(apps.map(async (app) => `http://127.0.0.1:${(await app.listen({ port: 0, host: '127.0.0.1' })).split(':').pop()}/v1/completions`));
@@ -450,7 +450,7 @@ describe('serving as Continue reads it (default config: line chunks, the line ru
     };
     const served: { id: string; text: string; gated?: boolean }[] = [];
     const app = buildCompletionServer({
-      config: CompletionServerSchema.parse({ maxTokensCap: 16, showWithinMs: 1e9 }), tokenizer: tok, policy: holder, start: startModel, router: new ArmRouter(0), gate,
+      config: CompletionServerSchema.parse({ maxTokensCap: 16, showWithinMs: 1e9 }), tokenizer: tok, generator, router: new ArmRouter(0), gate,
       onServed: (rec, _prompt, text) => void served.push({ id: rec.id, text, ...(rec.gated ? { gated: true } : {}) }),
     });
     try {
@@ -460,7 +460,7 @@ describe('serving as Continue reads it (default config: line chunks, the line ru
       const answer = await jsonOf(call({ prompt: PROMPT, max_tokens: 16, temperature: 0, seed: 3, n: 2 }, url));
       const [groups] = groupsSeen.splice(0);
       // The first candidate is sampled as asked (greedy here: what an ungated server answers), the others hotter.
-      const plain = buildCompletionServer({ config: CompletionServerSchema.parse({ maxTokensCap: 16, showWithinMs: 1e9 }), tokenizer: tok, policy: holder, start: startModel, router: new ArmRouter(0) });
+      const plain = buildCompletionServer({ config: CompletionServerSchema.parse({ maxTokensCap: 16, showWithinMs: 1e9 }), tokenizer: tok, generator, router: new ArmRouter(0) });
       const plainUrl = `http://127.0.0.1:${(await plain.listen({ port: 0, host: '127.0.0.1' })).split(':').pop()}/v1/completions`;
       const greedy = (await jsonOf(call({ prompt: PROMPT, max_tokens: 16, temperature: 0, seed: 3 }, plainUrl))).choices[0].text;
       await plain.close();
@@ -517,7 +517,7 @@ describe('the simulated clock (completion.clock "simulated"): Continue\'s time r
   afterAll(() => Promise.all(servers.map((app) => app.close())));
   const nonBlank = (t: string) => t.split('\n').filter((l) => l.trim() !== '').length;
   async function serve(config: object, router = new ArmRouter(0), gate?: Parameters<typeof buildCompletionServer>[0]['gate']): Promise<string> {
-    const app = buildCompletionServer({ config: CompletionServerSchema.parse({ maxTokensCap: 32, ...config }), tokenizer: tok, policy: holder, start: startModel, router, gate });
+    const app = buildCompletionServer({ config: CompletionServerSchema.parse({ maxTokensCap: 32, ...config }), tokenizer: tok, generator, router, gate });
     servers.push(app);
     return `http://127.0.0.1:${(await app.listen({ port: 0, host: '127.0.0.1' })).split(':').pop()}/v1/completions`;
   }
@@ -643,8 +643,7 @@ test('past maxConcurrent generations in progress, a request is answered at once 
   const busy = buildCompletionServer({
     config: CompletionServerSchema.parse({ maxTokensCap: 8, maxConcurrent: 1 }),
     tokenizer: tok,
-    policy: holder,
-    start: startModel,
+    generator,
     router: new ArmRouter(0),
     gate,
     onShed: () => void (shed += 1),

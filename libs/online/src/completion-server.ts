@@ -24,7 +24,7 @@
 // Sampling follows generateBatch's seeding rule: the request's seed (or `${seed}:${counter}`) seeds the root stream,
 // which gives each choice a stream of its own.
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { sampledIds, type Completion, type Qwen2Model } from '@rlhf-code/model';
+import { sampledIds, type Completion } from '@rlhf-code/model';
 import type { Tokenizer } from '@rlhf-code/tokenizer';
 import type { ArmRouter } from './arms';
 import { randomUUID } from 'crypto';
@@ -32,7 +32,7 @@ import { choicesOf, jobClock, parseCompletionBody, readCompletionRequest, stepsO
 import { choiceId, CompletionGating, type ServingGate } from './completion-gating';
 import { Aborted, CompletionScheduler } from './completion-scheduling';
 import { bearerToken, errorBody, installJsonHandling, sendError } from './http';
-import type { PolicyHolder } from './policy';
+import type { Generator } from './generation';
 import { hashPrompt, type ServedRecord } from './acceptance-counts';
 
 export { CompletionRequestSchema, type CompletionRequest } from './completion-request';
@@ -41,10 +41,8 @@ export type { GateChoice } from './completion-gating';
 export interface CompletionServerOptions {
   config: CompletionServerConfig;
   tokenizer: Tokenizer;
-  /** The trained policy (arms with model "policy"). */
-  policy: PolicyHolder;
-  /** The frozen starting model (arms with model "start"). */
-  start: Qwen2Model;
+  /** Decodes on the trained policy (arms with model "policy") or the frozen starting model (arms with model "start"). */
+  generator: Generator;
   router: ArmRouter;
   /** Seed of sampling for requests without one (each request seeds generateBatch's root stream with `${seed}:${counter}`). */
   seed?: number;
@@ -70,11 +68,12 @@ export function buildCompletionServer(opts: CompletionServerOptions): FastifyIns
   const { config, tokenizer: tok } = opts;
   const app = Fastify({ bodyLimit: config.bodyLimitBytes });
   installJsonHandling(app);
-  const window = config.contextWindow ?? opts.policy.model.config.max_position_embeddings;
+  const { generator } = opts;
+  const window = config.contextWindow ?? generator.modelWindow;
   let counter = 0;
   const clock = jobClock(config);
   const gating = new CompletionGating({ config, tokenizer: tok, clock, gate: opts.gate });
-  const scheduler = new CompletionScheduler({ config, tokenizer: tok, policy: opts.policy, start: opts.start, clock, judgeMs: gating.judgeMs });
+  const scheduler = new CompletionScheduler({ config, generator, clock, judgeMs: gating.judgeMs });
 
   if (config.apiKeys.length > 0) {
     app.addHook('onRequest', async (req, reply) => {
@@ -87,7 +86,7 @@ export function buildCompletionServer(opts: CompletionServerOptions): FastifyIns
 
   app.get('/v1/models', async () => ({
     object: 'list',
-    data: [{ id: config.modelName, object: 'model', created: 0, owned_by: 'rlhf-code', policy_version: opts.policy.version }],
+    data: [{ id: config.modelName, object: 'model', created: 0, owned_by: 'rlhf-code', policy_version: generator.version }],
   }));
 
   // POST /completions too: Continue posts to `${apiBase}completions`, so an apiBase written without /v1 lands here.
@@ -139,7 +138,7 @@ export function buildCompletionServer(opts: CompletionServerOptions): FastifyIns
   }
 
   /** Version that produced the first token (the version at the start when nothing was generated). */
-  const startVersion = (job: Job) => job.versions[0] ?? (job.arm.model === 'policy' ? opts.policy.version : 0);
+  const startVersion = (job: Job) => job.versions[0] ?? (job.arm.model === 'policy' ? generator.version : 0);
   const distinct = (v: number[]) => [...new Set(v)];
 
   type Served = Pick<Completion, 'text' | 'finishReason' | 'stopId' | 'modelLogprobs'> & { tokens: number; aborted?: boolean; gated?: boolean };
@@ -203,13 +202,17 @@ export function buildCompletionServer(opts: CompletionServerOptions): FastifyIns
     reply.hijack();
     const raw = reply.raw;
     let closed = false;
-    raw.on('close', () => (closed = true));
+    const gone = new AbortController(); // the client went away: generation stops between decoding steps
+    raw.on('close', () => {
+      closed = true;
+      gone.abort();
+    });
     raw.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache',
       connection: 'keep-alive',
       'x-completion-id': job.id,
-      'x-policy-version': String(job.arm.model === 'policy' ? opts.policy.latestVersion : 0),
+      'x-policy-version': String(job.arm.model === 'policy' ? generator.latestVersion : 0),
       'x-ab-arm': job.arm.name,
     });
     const send = (data: unknown) => {
@@ -239,7 +242,7 @@ export function buildCompletionServer(opts: CompletionServerOptions): FastifyIns
       }
     };
     try {
-      let gens: (Completion & { gated?: boolean })[] = await scheduler.run(job, stops, s, job.held ? undefined : emit, () => closed);
+      let gens: (Completion & { gated?: boolean })[] = await scheduler.run(job, stops, s, job.held ? undefined : emit, gone.signal);
       if (job.held) {
         gens = await gating.judge(job, gens);
         gens.forEach((g, i) => emit(i, g.text));

@@ -234,6 +234,8 @@ describe('the live page of a run on the tiny model', () => {
     const s = (service = await startLiveRun(modelDir, stateDir, TOKEN, {}, (l) => logLines.push(l)));
     const { posted } = await driveLiveRun(s, TOKEN, 16);
     expect(posted).toBeGreaterThan(8);
+    // Requests after the updates (decoding can outrun training: all 16 may have been served by v0).
+    await driveLiveRun(s, TOKEN, 4, 16);
     const status = s.status();
     expect(status.updates).toBeGreaterThanOrEqual(1);
     const html = await page(s, '&window=4');

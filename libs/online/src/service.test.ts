@@ -95,17 +95,17 @@ test('LoRA: one base for start, policy and served copy; an update swaps only the
   const base = (await loadMergedWeights(modelDir)).weights;
   let trained: Map<string, HostTensor>;
   try {
-    const served = s.policy.model;
+    const served = await s.generator.servedModel();
     expect(served.activeAdapter).toBe('served');
-    expect(Object.keys(served.trainableParams()).every((n) => n.includes('.lora_'))).toBe(true);
+    expect([...served.trainable.keys()].every((n) => n.includes('.lora_'))).toBe(true);
     await serveAndReport(s, 'x = ', true, 'id-1');
     await serveAndReport(s, 'y = ', false, 'id-2');
     await s.idle();
     expect(s.status()).toMatchObject({ policy_version: 1, updates: 1, discarded_updates: 0 });
     // The served adapter now holds the update (its B moved off zero); the base weights never moved.
-    trained = served.trainableWeights();
+    trained = (await s.generator.servedModel()).trainable;
     expect([...trained].some(([n, t]) => n.includes('lora_B') && t.data.some((x) => x !== 0))).toBe(true);
-    for (const [name, t] of served.hostWeights()) expect(Array.from(t.data)).toEqual(Array.from(base.get(name)!.data));
+    for (const [name, t] of served.host) expect(Array.from(t.data)).toEqual(Array.from(base.get(name)!.data));
     const ckpt = path.join(stateDir, 'checkpoints', 'v000001');
     expect(fs.existsSync(path.join(ckpt, 'adapter_config.json'))).toBe(true);
     expect(fs.existsSync(path.join(ckpt, 'model.safetensors'))).toBe(false);
@@ -115,7 +115,7 @@ test('LoRA: one base for start, policy and served copy; an update swaps only the
   const again = await start(stateDir, { training: { ...lora } });
   try {
     expect(again.status().policy_version).toBe(1);
-    for (const [name, t] of again.policy.model.trainableWeights()) expect(Array.from(t.data)).toEqual(Array.from(trained.get(name)!.data));
+    for (const [name, t] of (await again.generator.servedModel()).trainable) expect(Array.from(t.data)).toEqual(Array.from(trained.get(name)!.data));
   } finally {
     await again.close();
   }
@@ -129,9 +129,9 @@ test('a LoRA adapter folder as the model: its base with the adapter folded in, t
   const stateDir = tempDir();
   const full = await start(stateDir, { model: adapterDir });
   try {
-    const served = full.policy.model;
+    const served = await full.generator.servedModel();
     expect(served.lora).toBeNull(); // not the loaded adapter, trained and saved on top of itself
-    for (const [name, t] of served.hostWeights()) expect(Array.from(t.data)).toEqual(Array.from(merged.get(name)!.data));
+    for (const [name, t] of served.host) expect(Array.from(t.data)).toEqual(Array.from(merged.get(name)!.data));
     await serveAndReport(full, 'x = ', true, 'id-1');
     await serveAndReport(full, 'y = ', false, 'id-2');
     await full.idle();
@@ -142,8 +142,8 @@ test('a LoRA adapter folder as the model: its base with the adapter folded in, t
   }
   const lora = await start(tempDir(), { model: adapterDir, training: { loraRank: 2, loraTargets: ['q_proj', 'v_proj'] } });
   try {
-    expect(lora.policy.model.lora).toMatchObject({ r: 2, targets: ['q_proj', 'v_proj'] });
-    for (const [name, t] of lora.policy.model.hostWeights()) expect(Array.from(t.data)).toEqual(Array.from(merged.get(name)!.data));
+    expect((await lora.generator.servedModel()).lora).toMatchObject({ r: 2, targets: ['q_proj', 'v_proj'] });
+    for (const [name, t] of (await lora.generator.servedModel()).host) expect(Array.from(t.data)).toEqual(Array.from(merged.get(name)!.data));
   } finally {
     await lora.close();
   }

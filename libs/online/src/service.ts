@@ -4,9 +4,11 @@
 //   feedback server ──outcome──> credentials removed (scrub.ts) -> feedback log (fsync) -> stats -> trainer (every `batchSize` pending events)
 //                   (upstream Continue's dev-data event or the fork's outcome: one record; level noCode is stored with
 //                    skip 'noCode' and never trained on; other event types are only counted)
-//   trainer (a thread of its own, training-thread.ts: an update never holds up an acknowledgement, a status call or a
-//            decoding step here) ──new weights──> policy holder (swapped between decoding steps), checkpoint every K updates,
-//                            <stateDir>/metrics.jsonl, one log line per update
+//   trainer (a thread of its own, training-thread.ts) ──new weights──> generation thread (generation-thread.ts: the
+//            served models; swapped in between decoding steps), checkpoint every K updates, <stateDir>/metrics.jsonl,
+//            one log line per update
+// This thread only answers requests and keeps the books: decoding, training and the gate's refits run in threads of
+// their own, so no compute holds up an acknowledgement or a status call.
 //
 // The feedback server also serves the live page (GET /, live-page.ts) and its series (GET /api/training/history),
 // from a bounded in-memory history (history.ts) of the same records.
@@ -19,11 +21,9 @@ import * as os from 'os';
 import * as path from 'path';
 import type { FastifyInstance } from 'fastify';
 import { initBackend } from '@rlhf-code/backend';
-import type { Qwen2Model } from '@rlhf-code/model';
-import type { Tokenizer } from '@rlhf-code/tokenizer';
+import { loadTokenizer, type Tokenizer } from '@rlhf-code/tokenizer';
 import { ArmRouter } from './arms';
 import { listCheckpoints, loadOnlineState } from './policy-checkpoints';
-import { loadOnlineModels } from './online-models';
 import { TrainingThread, type TrainingWorker } from './training-thread';
 import { buildCompletionServer, type GateChoice } from './completion-server';
 import { parseOnlineConfig, type OnlineConfig, type OnlineConfigInput } from './config';
@@ -37,7 +37,8 @@ import { LivePage } from './live-page';
 import { buildFeedbackServer, type PostedOutcome, type SubmitResult } from './feedback-server';
 import type { UpdateMetrics } from './online-trainer';
 import type { AutocompleteOutcome } from '@rlhf-code/continue';
-import { PolicyHolder } from './policy';
+import type { Generator } from './generation';
+import { GenerationThread } from './generation-thread';
 import { scrubOutcome } from './scrub';
 import { ServedIndex } from './served-index';
 import { AcceptanceCounts, type CountsWithRates, type ServedRecord, type UpstreamCounts } from './acceptance-counts';
@@ -117,10 +118,8 @@ interface Parts {
   config: OnlineConfig;
   say: (line: string) => void;
   tokenizer: Tokenizer;
-  start: Qwen2Model;
-  served: Qwen2Model;
-  /** What to dispose on close. */
-  owned: Qwen2Model[];
+  /** The served models, in a thread of their own. */
+  generator: Generator;
   /** The trainer, in a thread of its own (null: a service that only serves). */
   training: TrainingThread | null;
   version: number;
@@ -137,7 +136,8 @@ interface Parts {
 export class OnlineService {
   readonly completionServer: FastifyInstance;
   readonly feedbackServer: FastifyInstance;
-  readonly policy: PolicyHolder;
+  /** Decodes the completions on the served models (a thread of its own); its versions are the policy's. */
+  readonly generator: Generator;
   /** The trainer, in a thread of its own (training-thread.ts); null when the service only serves. */
   readonly trainer: TrainingThread | null;
   readonly log: FeedbackLog;
@@ -159,7 +159,6 @@ export class OnlineService {
   private readonly requestsLog: fs.WriteStream;
   private readonly metricsLog: fs.WriteStream;
   private readonly secrets: string[];
-  private readonly models: Qwen2Model[];
   /** Where the show gate's refits run (a thread of their own, started with the first). */
   private readonly gateFits = new GateFitThread();
   private updates: number;
@@ -180,7 +179,6 @@ export class OnlineService {
     this.say = p.say;
     this.tokenizer = p.tokenizer;
     this.log = p.log;
-    this.models = p.owned;
     this.router = new ArmRouter(config.arms ?? config.abFraction, config.seed, config.routing);
     this.stats = new AcceptanceCounts(this.router.arms);
     this.history = new RunHistory((arm) => this.router.modelOf(arm));
@@ -198,7 +196,7 @@ export class OnlineService {
     this.requestsLog = fs.createWriteStream(requestsFile, { flags: 'a' });
     this.metricsLog = fs.createWriteStream(metricsFile, { flags: 'a' });
     this.trainer = p.training;
-    this.policy = new PolicyHolder(p.served, p.version);
+    this.generator = p.generator;
     this.gate = new ShowGate(config.gate, { stateDir: config.stateDir, initial: p.gate, seed: config.seed, warn: p.say, fitThread: this.gateFits });
     this.updates = p.resumed?.state.updates ?? 0;
     this.lastCheckpointVersion = p.version;
@@ -206,8 +204,7 @@ export class OnlineService {
     this.completionServer = buildCompletionServer({
       config: config.completion,
       tokenizer: p.tokenizer,
-      policy: this.policy,
-      start: p.start,
+      generator: this.generator,
       router: this.router,
       seed: config.seed,
       onServed: (rec, prompt, text, logprobs) => this.onServed(rec, prompt, text, logprobs),
@@ -240,7 +237,7 @@ export class OnlineService {
     }
     if (c.feedback.tokens.length === 0) this.say('[online] warning: feedback.tokens is empty: anyone can post feedback');
     this.say(
-      `[online] completions on ${this.completionUrl}/v1 (model "${c.completion.modelName}", policy v${this.policy.version}); ` +
+      `[online] completions on ${this.completionUrl}/v1 (model "${c.completion.modelName}", policy v${this.generator.version}); ` +
         `feedback on ${this.feedbackUrl}/api/training/submit`,
     );
     const pending = this.log.counts().pending;
@@ -251,7 +248,7 @@ export class OnlineService {
   status(): OnlineStatus {
     const c = this.log.counts();
     return {
-      policy_version: this.policy.latestVersion,
+      policy_version: this.generator.latestVersion,
       model: this.config.model,
       events_received: c.received,
       events_trained: c.trained,
@@ -304,7 +301,7 @@ export class OnlineService {
       await Promise.all([this.completionServer.close(), this.feedbackServer.close()]);
       await this.idle();
       await this.gate.ready(); // the last checkpoint carries the gate fitted on every outcome
-      if (this.policy.latestVersion !== this.lastCheckpointVersion) await this.checkpoint();
+      if (this.generator.latestVersion !== this.lastCheckpointVersion) await this.checkpoint();
       else if (this.lastCheckpointDir) this.gate.save(this.lastCheckpointDir); // refitted since (refits run in their own thread)
       await this.log.close();
       await this.gate.close();
@@ -312,7 +309,7 @@ export class OnlineService {
       const end = (s: fs.WriteStream) => new Promise<void>((resolve) => s.end(resolve));
       await Promise.all([end(this.requestsLog), end(this.metricsLog), this.page.close()]);
       await this.trainer?.close();
-      for (const m of this.models) m.dispose();
+      await this.generator.close();
     })();
     return this.closed;
   }
@@ -426,7 +423,7 @@ export class OnlineService {
       const seqs = batch.map((e) => e.seq);
       const { weights, metrics } = await this.trainer!.update(batch);
       if (weights) {
-        const v = this.policy.publish(weights);
+        const v = this.generator.publish(weights);
         await this.log.markConsumed(seqs, v);
         this.report(metrics, v);
         if (this.updates % t.checkpointEvery === 0) await this.checkpoint();
@@ -439,7 +436,7 @@ export class OnlineService {
 
   private async checkpoint(): Promise<void> {
     if (!this.trainer) return;
-    const state = { policy_version: this.policy.latestVersion, updates: this.updates, start_model: path.resolve(this.config.model) };
+    const state = { policy_version: this.generator.latestVersion, updates: this.updates, start_model: path.resolve(this.config.model) };
     const dir = await this.trainer.checkpoint(state); // the trainer's thread saves its weights and optimizer
     this.gate.save(dir);
     this.lastCheckpointVersion = state.policy_version;
@@ -451,13 +448,13 @@ export class OnlineService {
     this.updates += newVersion === null ? 0 : 1;
     if (newVersion === null) this.discardedUpdates += 1;
     const step = this.updates + this.discardedUpdates;
-    const line = { step, policy_version: newVersion ?? this.policy.latestVersion, time: new Date().toISOString(), ...m };
+    const line = { step, policy_version: newVersion ?? this.generator.latestVersion, time: new Date().toISOString(), ...m };
     this.metricsLog.write(JSON.stringify(line) + '\n');
     this.history.recordUpdate(line);
     this.lastLosses.push({ update: step, policy_version: newVersion, loss: m.loss, kl: m.kl, clipfrac: m.clipfrac, reward_mean: m.reward_mean, discarded: m.discarded });
     if (this.lastLosses.length > 10) this.lastLosses.shift();
     this.say(
-      `[online] update ${step} ${newVersion === null ? `DISCARDED (${m.discarded}), still v${this.policy.latestVersion}` : `-> v${newVersion}`}: ` +
+      `[online] update ${step} ${newVersion === null ? `DISCARDED (${m.discarded}), still v${this.generator.latestVersion}` : `-> v${newVersion}`}: ` +
         `${m.events} events (${m.accepted} accepted, ${m.rejected} rejected, ${m.silent} silent), reward ${fmt(m.reward_mean, 3)}, ` +
         `loss ${fmt(m.loss)}, kl ${fmt(m.kl, 5)}, clipfrac ${fmt(m.clipfrac, 3)}, grad ${fmt(m.grad_norm, 3)}, ${m.duration_s.toFixed(1)}s`,
     );
@@ -476,23 +473,23 @@ export async function startOnlineService(config: OnlineConfig, opts: StartOption
   const resumed = latest ? await loadOnlineState(latest.dir) : null;
   const policyDir = latest?.dir ?? opts.policy?.dir ?? null;
   const version = resumed?.state.policy_version ?? (latest ? 0 : (opts.policy?.version ?? 0));
-  // The served models here, the trainer's in its own thread (loaded side by side).
-  const backend = opts.noTraining ? null : (await initBackend({ quiet: true })).kind;
-  const [serving, training] = await Promise.allSettled([
-    loadOnlineModels(config, policyDir, 'serve'),
-    backend === null ? Promise.resolve(null) : TrainingThread.start({ config, policyDir, resume: resumed !== null, backend }, opts.trainingWorker),
+  // The served models in the generation thread, the trainer's in the training thread (loaded side by side).
+  const backend = (await initBackend({ quiet: true })).kind;
+  const [generation, training] = await Promise.allSettled([
+    GenerationThread.start({ config, policyDir, version, backend }),
+    opts.noTraining ? Promise.resolve(null) : TrainingThread.start({ config, policyDir, resume: resumed !== null, backend }, opts.trainingWorker),
   ]);
-  if (serving.status === 'rejected' || training.status === 'rejected') {
-    if (serving.status === 'fulfilled') for (const m of serving.value.owned) m.dispose();
+  if (generation.status === 'rejected' || training.status === 'rejected') {
+    if (generation.status === 'fulfilled') await generation.value.close();
     if (training.status === 'fulfilled') await training.value?.close();
-    throw serving.status === 'rejected' ? serving.reason : (training as PromiseRejectedResult).reason;
+    throw generation.status === 'rejected' ? generation.reason : (training as PromiseRejectedResult).reason;
   }
-  const { start, policy: served, tokenizer, owned } = serving.value;
+  const tokenizer = loadTokenizer(config.model);
   if (resumed) say(`[online] resuming policy version ${version} from ${latest!.dir}`);
   else if (policyDir) say(`[online] serving policy version ${version} from ${policyDir}`);
   const log = await FeedbackLog.open(path.join(config.stateDir, 'feedback.jsonl'), version);
   const gate = loadGateModel(policyDir ?? config.model, say);
-  const service = new OnlineService({ config, say, tokenizer, start, served, owned, training: training.value, version, resumed, log, gate });
+  const service = new OnlineService({ config, say, tokenizer, generator: generation.value, training: training.value, version, resumed, log, gate });
   await service.listen();
   return service;
 }

@@ -1,17 +1,24 @@
 // Requests to a worker thread as promises, and the worker's side of it: the HTTP thread of the online service hands
-// its long computations (an update: training-thread.ts; a refit of the show gate: gate-fit-thread.ts) to threads of
-// their own, so that no acknowledgement, status call or decoding step waits for them.
+// its computations (generation: generation-thread.ts; an update: training-thread.ts; a refit of the show gate:
+// gate-fit-thread.ts) to threads of their own, so that no acknowledgement or status call waits for them.
 //   to the worker     {id, ...request}
 //   from the worker   {id, ok: true, value} | {id, ok: false, error}; before any: {op: 'ready'} or {op: 'failed', error}
-// The worker answers one request at a time, in the order they came. If it dies, every call after that fails with its
-// error.
-import { Worker, type MessagePort } from 'worker_threads';
+//                     while a call runs: {id, event} (what it streams: a generation's text), any number
+// The worker answers one request at a time, in the order they came, or (serveCalls' `concurrent`) each as it comes,
+// so that requests interleave (generations taking turns by decoding step, an abort reaching the one it stops). If the
+// thread dies, every call after that fails with its error.
+import { Worker, type MessagePort, type TransferListItem } from 'worker_threads';
 
-type Reply = { op: 'ready' } | { op: 'failed'; error: string } | { id: number; ok: true; value: unknown } | { id: number; ok: false; error: string };
+type Reply =
+  | { op: 'ready' }
+  | { op: 'failed'; error: string }
+  | { id: number; ok: true; value: unknown }
+  | { id: number; ok: false; error: string }
+  | { id: number; event: unknown };
 
 export class ThreadCalls {
   private next = 0;
-  private readonly waiting = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  private readonly waiting = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void; onEvent?: (event: unknown) => void }>();
   private dead: Error | null = null;
 
   private constructor(
@@ -21,6 +28,7 @@ export class ThreadCalls {
     worker.on('message', (m: Reply) => {
       if (!('id' in m)) return;
       const w = this.waiting.get(m.id);
+      if ('event' in m) return w?.onEvent?.(m.event);
       this.waiting.delete(m.id);
       if (m.ok) w?.resolve(m.value);
       else w?.reject(new Error(`${name}: ${m.error}`));
@@ -60,12 +68,13 @@ export class ThreadCalls {
     this.worker.unref();
   }
 
-  call(request: object): Promise<unknown> {
+  /** Ask the thread; `onEvent` gets what it streams meanwhile; `transfer`: buffers moved to it, not copied. */
+  call(request: object, opts: { onEvent?: (event: unknown) => void; transfer?: readonly TransferListItem[] } = {}): Promise<unknown> {
     if (this.dead) return Promise.reject(this.dead);
     const id = this.next++;
     return new Promise((resolve, reject) => {
-      this.waiting.set(id, { resolve, reject });
-      this.worker.postMessage({ id, ...request });
+      this.waiting.set(id, { resolve, reject, onEvent: opts.onEvent });
+      this.worker.postMessage({ id, ...request }, opts.transfer);
     });
   }
 
@@ -74,16 +83,24 @@ export class ThreadCalls {
   }
 }
 
-/** The worker's side: answer each request with `handle`, one at a time, in order; then say it is ready. */
-export function serveCalls<R extends { id: number }>(port: MessagePort, handle: (request: R) => Promise<unknown>): void {
+/**
+ * The worker's side: answer each request with `handle` (which may `emit` events of it meanwhile), one at a time in
+ * order, or with `concurrent` each as it comes; then say it is ready.
+ */
+export function serveCalls<R extends { id: number }>(
+  port: MessagePort,
+  handle: (request: R, emit: (event: unknown) => void) => Promise<unknown>,
+  opts: { concurrent?: boolean } = {},
+): void {
   let chain: Promise<void> = Promise.resolve();
-  port.on('message', (m: R) => {
-    chain = chain.then(() =>
-      handle(m).then(
-        (value) => port.postMessage({ id: m.id, ok: true, value }),
-        (e) => port.postMessage({ id: m.id, ok: false, error: (e as Error).stack ?? String(e) }),
-      ),
+  const answer = (m: R) =>
+    handle(m, (event) => port.postMessage({ id: m.id, event })).then(
+      (value) => port.postMessage({ id: m.id, ok: true, value }),
+      (e) => port.postMessage({ id: m.id, ok: false, error: (e as Error).stack ?? String(e) }),
     );
+  port.on('message', (m: R) => {
+    if (opts.concurrent) void answer(m);
+    else chain = chain.then(() => answer(m));
   });
   port.postMessage({ op: 'ready' });
 }

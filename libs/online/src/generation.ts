@@ -1,0 +1,158 @@
+// Where the completion server's suggestions are decoded. The server (completion-scheduling.ts) hands a generation to a
+// Generator as plain data (a GenerationRequest) and gets its text back as it is decoded; the models live behind it:
+//   LocalGenerator   the models in this thread (tests, and inside the generation thread)
+//   GenerationThread the models in a worker thread of their own (generation-thread.ts): what the service runs, so that
+//                    no decoding step holds up a feedback acknowledgement or a status call on the HTTP thread
+// Both decode with generateBatch on the request's model (the served policy, whose weights the PolicyHolder swaps between
+// decoding steps, or the frozen start model), with Continue's line rule ending each row where Continue would (its clock:
+// the wall clock from the request's arrival, or the latency model's), and stop between steps when the request's signal
+// is aborted (the client went away).
+import { generateBatch, type Completion, type HostTensor, type Qwen2Model } from '@rlhf-code/model';
+import type { Tokenizer } from '@rlhf-code/tokenizer';
+import { LineRule, type LineRuleOptions } from '@rlhf-code/continue';
+import { jobClock, type CompletionServerConfig } from './completion-request';
+import type { PolicyHolder } from './policy';
+
+/** The client went away mid-stream: generation stopped. */
+export class Aborted extends Error {}
+
+/** One generation: a batch of rows on one model. Plain data (it crosses to the generation thread). */
+export interface GenerationRequest {
+  /** 'policy': the served policy (the newest published weights); 'start': the frozen start model. */
+  model: 'policy' | 'start';
+  /** One per row: the prompt's token ids, and Continue's line rule for a FIM prompt (null: none). */
+  rows: { ids: number[]; line: LineRuleOptions | null }[];
+  maxNewTokens: number;
+  minNewTokens: number;
+  /** 0: greedy. */
+  temperature: number;
+  /** Per row, instead of `temperature` (a held choice's candidates). */
+  temperatures?: number[];
+  topP: number;
+  seed: number | string;
+  stopStrings: string[];
+  /** Date.now() when the request arrived: the line rule's wall clock. */
+  t0: number;
+  /** Added to each row's elapsed time for the line rule: how long the gate takes to judge a held suggestion. */
+  delayMs: number;
+  /** The server's clock of the line rule (completion.clock and its latency model) and its prefill piece size. */
+  serving: Pick<CompletionServerConfig, 'clock' | 'simulatedLatency' | 'prefillChunk'>;
+}
+
+/** A piece of a row's text, as decoded (before it is sent). */
+export interface TextEvent {
+  row: number;
+  delta: string;
+  /** The policy version of the step that produced it (0 on the start model). */
+  version: number;
+  /** On the simulated clock, the ms after the request at which it counts as arriving; else null. */
+  simMs: number | null;
+}
+
+export interface GenerationResult {
+  completions: Completion[];
+  /** The version of each decoding step, in order (0 on the start model). */
+  versions: number[];
+  /** Per row, the simulated ms its last text counts as arriving (null on the wall clock). */
+  simMs: (number | null)[];
+}
+
+/** The served model as it is now (tests and diagnostics; host copies). */
+export interface ServedModelSnapshot {
+  lora: Qwen2Model['lora'];
+  activeAdapter: string | null;
+  /** Every weight of the base (Hugging Face names). */
+  host: Map<string, HostTensor>;
+  /** What trains (the adapter with LoRA, else every weight). */
+  trainable: Map<string, HostTensor>;
+}
+
+export interface Generator {
+  /** The policy version of the weights decoding now (as far as this thread knows). */
+  readonly version: number;
+  /** The version of the newest published weights. */
+  readonly latestVersion: number;
+  /** The tokens prompt and completion may use in the model (its max_position_embeddings). */
+  readonly modelWindow: number;
+  /** New weights for the policy (swapped in between decoding steps); returns their version. */
+  publish(weights: Map<string, HostTensor>): number;
+  generate(request: GenerationRequest, onText?: (e: TextEvent) => void, signal?: AbortSignal): Promise<GenerationResult>;
+  servedModel(): Promise<ServedModelSnapshot>;
+  close(): Promise<void>;
+}
+
+/** The models in this thread; the start model is never trained (A/B control). */
+export class LocalGenerator implements Generator {
+  readonly modelWindow: number;
+
+  /** `owned`: the models close() disposes. */
+  constructor(private readonly o: { policy: PolicyHolder; start: Qwen2Model; tokenizer: Tokenizer; owned?: Qwen2Model[] }) {
+    this.modelWindow = o.policy.model.config.max_position_embeddings;
+  }
+
+  get version(): number {
+    return this.o.policy.version;
+  }
+
+  get latestVersion(): number {
+    return this.o.policy.latestVersion;
+  }
+
+  publish(weights: Map<string, HostTensor>): number {
+    return this.o.policy.publish(weights);
+  }
+
+  async generate(req: GenerationRequest, onText?: (e: TextEvent) => void, signal?: AbortSignal): Promise<GenerationResult> {
+    const { policy } = this.o;
+    const onPolicy = req.model === 'policy';
+    const model = onPolicy ? policy.model : this.o.start;
+    const clock = jobClock(req.serving);
+    const timed = { t0: req.t0, prompts: req.rows };
+    const rules = req.rows.map((r) => r.line && new LineRule(r.line));
+    const steps = req.rows.map(() => 0);
+    const simMs = req.rows.map(() => (clock.simulated ? clock.simAt(timed, 0) : null));
+    const versions: number[] = [];
+    // stopWhen runs once per row per decoding step (after the row's token is sampled, before its text streams).
+    const stopWhen = (row: number, text: string) => {
+      const done = ++steps[row];
+      if (clock.simulated) simMs[row] = clock.simAt(timed, done);
+      return rules[row]?.cut(text, clock.elapsed(timed, done) + req.delayMs) ?? null;
+    };
+    const go = () =>
+      generateBatch(
+        model,
+        req.rows.map((r) => r.ids),
+        {
+          maxNewTokens: req.maxNewTokens,
+          minNewTokens: req.minNewTokens,
+          temperature: req.temperature,
+          temperatures: req.temperatures,
+          topP: req.topP,
+          seed: req.seed,
+          tokenizer: this.o.tokenizer,
+          stop: 'fim',
+          stopStrings: req.stopStrings,
+          prefillChunk: req.serving.prefillChunk,
+          modelLogprobs: true, // the model's confidence in what it suggests: a feature of the show gate
+          stopWhen,
+          onText: onText && ((row, delta) => onText({ row, delta, version: versions[versions.length - 1] ?? 0, simMs: simMs[row] })),
+          beforeStep: async () => {
+            if (signal?.aborted) throw new Aborted();
+            if (onPolicy) await policy.beforeStep();
+            versions.push(onPolicy ? policy.version : 0);
+          },
+        },
+      );
+    const completions = await (onPolicy ? policy.run(go) : go());
+    return { completions, versions, simMs };
+  }
+
+  async servedModel(): Promise<ServedModelSnapshot> {
+    const m = this.o.policy.model;
+    return { lora: m.lora, activeAdapter: m.activeAdapter, host: m.hostWeights(), trainable: m.trainableWeights() };
+  }
+
+  async close(): Promise<void> {
+    for (const m of this.o.owned ?? []) m.dispose();
+  }
+}
