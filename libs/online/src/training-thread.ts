@@ -1,7 +1,7 @@
 // The HTTP thread's handle on the training thread (training-worker.ts): updates and checkpoints as promises. The
 // service never trains on its own thread, so an update (seconds of compute) cannot delay a feedback acknowledgement,
-// a status call or the decoding steps of the completions in flight; the new weights come back as a host copy that
-// the PolicyHolder swaps into the served model between decoding steps, as before.
+// a status call or the decoding steps of the completions in flight; the new weights come back as a host copy that the
+// service passes on to the generation thread (generation-thread.ts), which swaps them in between decoding steps.
 // If the thread dies, every call after that fails with its error (the events stay pending; the status shows it).
 // The messages are thread-calls.ts's; TrainingRequest says what is asked.
 import * as path from 'path';
@@ -28,7 +28,7 @@ export interface TrainingWorkerData {
   test?: unknown;
 }
 
-/** The script a training thread runs, and (tests) what it is given as workerData.test. */
+/** The script a training thread runs, and (tests) what it is given as its data's `test`. */
 export interface TrainingWorker {
   file: string;
   data?: unknown;
@@ -44,9 +44,9 @@ export class TrainingThread {
 
   /**
    * Start the thread and wait until its models are loaded. `script`: what it runs (default the real trainer,
-   * training-worker.cjs; tests give a fake that speaks the same messages).
+   * training-worker.ts; tests give a fake that speaks the same messages).
    */
-  static async start(data: TrainingWorkerData, script: TrainingWorker = { file: path.join(__dirname, 'training-worker.cjs') }): Promise<TrainingThread> {
+  static async start(data: TrainingWorkerData, script: TrainingWorker = { file: path.join(__dirname, 'training-worker.ts') }): Promise<TrainingThread> {
     return new TrainingThread(await ThreadCalls.start(script.file, { ...data, test: script.data }, 'training thread'));
   }
 
