@@ -10,7 +10,7 @@ export class GateFitThread implements GateFitter {
   private calls: Promise<ThreadCalls> | null = null;
 
   async refit(input: RefitInput): Promise<{ l2: number; model: GateModel }> {
-    this.calls ??= ThreadCalls.start(path.join(__dirname, 'gate-fit-worker.cjs'), null, 'gate-fit thread').then((c) => {
+    this.calls ??= ThreadCalls.start(path.join(__dirname, 'gate-fit-worker.ts'), null, 'gate-fit thread').then((c) => {
       c.unref();
       return c;
     });

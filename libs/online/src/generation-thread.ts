@@ -49,7 +49,7 @@ export class GenerationThread implements Generator {
 
   /** Start the thread and wait until its models are loaded. */
   static async start(data: GenerationWorkerData): Promise<GenerationThread> {
-    const thread = await ThreadCalls.start(path.join(__dirname, 'generation-worker.cjs'), data, 'generation thread');
+    const thread = await ThreadCalls.start(path.join(__dirname, 'generation-worker.ts'), data, 'generation thread');
     const info = (await thread.call({ op: 'info' })) as { modelWindow: number; version: number };
     return new GenerationThread(thread, info.modelWindow, info.version);
   }

@@ -9,13 +9,13 @@
 //   {id, op: 'served'}                  -> ServedModelSnapshot
 //   {id, op: 'close'}                   -> undefined (models disposed)
 // It posts {op: 'ready'} once loaded, or {op: 'failed', error} when it cannot load.
-import { parentPort, workerData } from 'worker_threads';
+import { parentPort } from 'worker_threads';
 import { initBackend } from '@rlhf-code/backend';
 import { loadOnlineModels } from './online-models';
 import { Aborted, LocalGenerator } from './generation';
 import type { GenerateReply, GenerationCall, GenerationWorkerData } from './generation-thread';
 import { PolicyHolder } from './policy';
-import { serveCalls } from './thread-calls';
+import { serveCalls, threadData } from './thread-calls';
 
 async function main(port: NonNullable<typeof parentPort>, d: GenerationWorkerData): Promise<void> {
   await initBackend({ backend: d.backend, quiet: true });
@@ -57,5 +57,5 @@ async function main(port: NonNullable<typeof parentPort>, d: GenerationWorkerDat
 
 if (parentPort) {
   const port = parentPort;
-  main(port, workerData as GenerationWorkerData).catch((e) => port.postMessage({ op: 'failed', error: (e as Error).message }));
+  main(port, threadData<GenerationWorkerData>()).catch((e) => port.postMessage({ op: 'failed', error: (e as Error).message }));
 }

@@ -7,7 +7,11 @@
 // The worker answers one request at a time, in the order they came, or (serveCalls' `concurrent`) each as it comes,
 // so that requests interleave (generations taking turns by decoding step, an abort reaching the one it stops). If the
 // thread dies, every call after that fails with its error.
-import { Worker, type MessagePort, type TransferListItem } from 'worker_threads';
+import * as path from 'path';
+import { Worker, workerData, type MessagePort, type TransferListItem } from 'worker_threads';
+
+/** Every thread starts here (it loads TypeScript, then `entry`). */
+const ENTRY = path.join(__dirname, 'ts-thread.cjs');
 
 type Reply =
   | { op: 'ready' }
@@ -42,9 +46,9 @@ export class ThreadCalls {
     worker.on('exit', (code) => die(new Error(`${name} exited (${code})`)));
   }
 
-  /** Start `file` as a worker thread with `workerData`; resolves once it says it is ready. */
-  static start(file: string, workerData: unknown, name: string): Promise<ThreadCalls> {
-    const worker = new Worker(file, { workerData });
+  /** Start `file` (TypeScript or JavaScript) as a worker thread given `data` (threadData); resolves once it says it is ready. */
+  static start(file: string, data: unknown, name: string): Promise<ThreadCalls> {
+    const worker = new Worker(ENTRY, { workerData: { entry: file, data } });
     return new Promise((resolve, reject) => {
       const onMessage = (m: Reply) => {
         if ('id' in m) return;
@@ -103,4 +107,9 @@ export function serveCalls<R extends { id: number }>(
     else chain = chain.then(() => answer(m));
   });
   port.postMessage({ op: 'ready' });
+}
+
+/** In a thread ThreadCalls started: what it was given. */
+export function threadData<T>(): T {
+  return (workerData as { data: T }).data;
 }

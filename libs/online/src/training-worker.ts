@@ -8,12 +8,12 @@
 //   a failure                       -> {id, ok: false, error}
 // It posts {op: 'ready'} once loaded, or {op: 'failed', error} when it cannot load.
 import * as os from 'os';
-import { parentPort, workerData } from 'worker_threads';
+import { parentPort } from 'worker_threads';
 import { initBackend } from '@rlhf-code/backend';
 import { loadOnlineModels } from './online-models';
 import { OnlineTrainer } from './online-trainer';
 import { loadOnlineState, saveOnlineCheckpoint } from './policy-checkpoints';
-import { serveCalls } from './thread-calls';
+import { serveCalls, threadData } from './thread-calls';
 import { TRAINING_NICENESS, type TrainingRequest, type TrainingWorkerData } from './training-thread';
 
 async function main(port: NonNullable<typeof parentPort>, d: TrainingWorkerData): Promise<void> {
@@ -59,5 +59,5 @@ async function main(port: NonNullable<typeof parentPort>, d: TrainingWorkerData)
 
 if (parentPort) {
   const port = parentPort;
-  main(port, workerData as TrainingWorkerData).catch((e) => port.postMessage({ op: 'failed', error: (e as Error).message }));
+  main(port, threadData<TrainingWorkerData>()).catch((e) => port.postMessage({ op: 'failed', error: (e as Error).message }));
 }
