@@ -2,3 +2,4 @@
 export { initBackend, shutdownBackend, describe as describeBackend } from './select';
 export type { BackendChoice } from './select';
 export { fusedAdamW, fusedTargetLogProbs, fusedTargetLogProbsGrad, hasNativeKernels, fusedAttention, fusedCachedAttention, fusedRmsNorm, fusedSwiGLU, fusedSwiGLUPacked } from './native-kernels';
+export { f32BitsToBf16Bits } from './low-precision';
