@@ -47,8 +47,8 @@ function compareCommand(f: BenchCompareSettings): void {
       runs: f.runs,
       python: f.python,
       torchScript: f.torchScript,
-      presetArgs: PRESET_KEYS.flatMap((k) => [`--${k}`, String(f[k])]),
-      oursArgs: f.backend ? ['--backend', f.backend] : [],
+      presetArgs: [...PRESET_KEYS.flatMap((k) => [`--${k}`, String(f[k])]), '--lora-rank', String(f.loraRank)],
+      oursArgs: ['--base-dtype', f.baseDtype, ...(f.backend ? ['--backend', f.backend] : [])],
     },
     print,
   );

@@ -1,6 +1,7 @@
 // The settings of the speed benchmarks: a model preset (named as tools/torch_ref_bench.py takes it, so
 // `bench compare` passes the same flags to both), and compare's own settings.
 import { z } from 'zod';
+import { WEIGHT_DTYPES } from '@rlhf-code/backend';
 import { backendField } from '@rlhf-code/cli';
 import { LORA_TARGETS } from '@rlhf-code/model';
 import { DEFAULT_PYTHON, DEFAULT_TORCH_SCRIPT } from './compare';
@@ -23,8 +24,15 @@ export const PRESET_FIELDS = {
 };
 export const PRESET_KEYS = Object.keys(PRESET_FIELDS) as (keyof typeof PRESET_FIELDS)[];
 
+/** How the benchmarked model holds and trains its weights (ours only: torch keeps fp32, with LoRA when asked too). */
+export const WEIGHT_FIELDS = {
+  baseDtype: z.enum(WEIGHT_DTYPES as ['fp32', 'bf16', 'int8']).default('fp32').describe('the frozen matrices (projections, embedding / LM head) in fp32, bf16 or int8 (bf16 / int8 need --lora-rank > 0 to train)'),
+  loraRank: z.number().int().min(0).default(0).describe('train: LoRA rank on every projection, the base frozen (0: full fine-tuning); generate: decode with such an adapter'),
+};
+
 export const BenchSettings = z.strictObject({
   ...PRESET_FIELDS,
+  ...WEIGHT_FIELDS,
   sharedPrefix: z.number().int().min(0).default(0).describe('train: the rows begin with this many identical tokens (a shared system prompt), which the model computes once (0: random rows, as the torch reference)'),
   backend: backendField,
 });
@@ -32,6 +40,7 @@ export type BenchSettings = z.output<typeof BenchSettings>;
 
 export const BenchCompareSettings = z.strictObject({
   ...PRESET_FIELDS,
+  ...WEIGHT_FIELDS,
   runs: int().default(3).describe('alternated pairs (ours, torch) per mode'),
   mode: z.enum(['train', 'generate', 'both']).default('both').describe('which benchmarks'),
   python: z.string().min(1).default(DEFAULT_PYTHON).describe('python with torch (Debian: apt-get install -y python3-torch libopenblas0-pthread)'),
