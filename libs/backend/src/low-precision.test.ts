@@ -4,7 +4,7 @@
 // bound. The fallback (no native kernels: dequantise + tf.matMul) must give the same numbers.
 import * as tf from '@tensorflow/tfjs';
 import {
-  bf16ToFloat32, dequantizeInt8, f32BitsToBf16Bits, lowPrecisionMatMul, LowPrecisionMatrix, lowPrecisionRows, quantizeInt8, toBf16,
+  bf16ToFloat32, dequantizeInt8, f32BitsToBf16Bits, lowPrecisionMatMul, LowPrecisionMatrix, lowPrecisionRows, quantizeInt8, stackRows, toBf16,
   type LowPrecision,
 } from './low-precision';
 import { hasNativeKernels } from './native-kernels';
@@ -115,3 +115,16 @@ for (const dtype of ['int8', 'bf16'] as LowPrecision[]) {
     });
   });
 }
+
+test.each(['int8', 'bf16'] as LowPrecision[])('%s matrices stack along their rows unless their values end inside a packed word', (dtype) => {
+  const before = tf.memory().numTensors;
+  const a = LowPrecisionMatrix.fromFloat32(seededValues(6 * 8, 1), [6, 8], dtype);
+  const b = LowPrecisionMatrix.fromFloat32(seededValues(2 * 8, 2), [2, 8], dtype);
+  const odd = LowPrecisionMatrix.fromFloat32(seededValues(3 * 5, 3), [3, 5], dtype); // 15 values: ends inside a word
+  const ab = stackRows([a, b])!;
+  expect(ab.shape).toEqual([8, 8]);
+  expect(Array.from(ab.toFloat32())).toEqual([...Array.from(a.toFloat32()), ...Array.from(b.toFloat32())]);
+  expect(stackRows([odd, odd])).toBeNull();
+  for (const m of [a, b, odd, ab]) m.dispose();
+  expect(tf.memory().numTensors).toBe(before);
+});

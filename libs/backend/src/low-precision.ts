@@ -141,9 +141,26 @@ export function lowPrecisionRows(w: LowPrecisionMatrix, ids: tf.Tensor1D): tf.Te
   return tf.tidy(() => tf.gather(tf.tensor2d(w.toFloat32(), w.shape), ids));
 }
 
-/** x W^T for either kind of weight: [N, in] against [out, in] -> [N, out] (a float32 W through tf.matMul). */
+/**
+ * x W^T for either kind of weight, for inference (the decode path): [N, in] against [out, in] -> [N, out]; a float32 W
+ * through tf.matMul, a low-precision one without lowPrecisionMatMul's gradient wrapper (a decode step makes 100+).
+ */
 export function matMulWeight(x: tf.Tensor2D, w: Weight): tf.Tensor2D {
-  return w instanceof LowPrecisionMatrix ? lowPrecisionMatMul(x, w) : tf.matMul(x, w, false, true);
+  return w instanceof LowPrecisionMatrix ? product(x, w, true) : tf.matMul(x, w, false, true);
+}
+
+/**
+ * Matrices of one dtype and width stacked along their rows ([sum of rows, cols], new tensors), or null when their
+ * packed values cannot simply be joined (a matrix whose values end inside an int32 word).
+ */
+export function stackRows(ms: LowPrecisionMatrix[]): LowPrecisionMatrix | null {
+  const [first] = ms;
+  const perWord = first.dtype === 'int8' ? 4 : 2;
+  if (ms.some((m) => m.dtype !== first.dtype || m.shape[1] !== first.shape[1] || (m.shape[0] * m.shape[1]) % perWord !== 0)) return null;
+  const rows = ms.reduce((n, m) => n + m.shape[0], 0);
+  const packed = tf.keep(tf.concat(ms.map((m) => m.packed)));
+  const scales = first.scales ? tf.keep(tf.concat(ms.map((m) => m.scales!))) : null;
+  return new LowPrecisionMatrix(first.dtype, [rows, first.shape[1]], packed, scales);
 }
 
 /** The shape [out, in] of either kind of weight. */

@@ -2,15 +2,15 @@
 // per layer instead of sixty, when the backend has the native kernels (@rlhf-code/backend hasNativeKernels):
 //   x -> rmsNorm -> [q|k|v] = x Wqkv^T + b -> RoPE + attention over the cache (keys/values written in place)
 //     -> o_proj -> + x -> rmsNorm -> [gate|up] = x Wgu^T -> silu(gate) * up -> down_proj -> + x
-// q/k/v and gate/up are fused into one float32 matrix each (frozen bf16 / int8 weights are not: their products run
-// one by one, side by side), built from the Hugging Face parameters when a KV cache first
+// q/k/v and gate/up are fused into one matrix each (float32, or frozen bf16 / int8 stacked as they are stored), built
+// from the Hugging Face parameters when a KV cache first
 // decodes and rebuilt when a parameter is reassigned (a served policy's weight swap between steps); they live as long
 // as the cache, so a model holds no hidden copies between generations. Checkpoints keep HF's names.
 // With a LoRA adapter active, each projection's low-rank term (lora.ts) is added to its fused product (zeros for the
 // projections without one), so an adapter swap only changes those small matrices and needs no rebuild.
 // No gradients: training and scoring use the composite ops of attention.ts / mlp.ts / norm.ts.
 import * as tf from '@tensorflow/tfjs';
-import { fusedCachedAttention, fusedRmsNorm, fusedSwiGLUPacked, LowPrecisionMatrix, matMulWeight, weightShape, type Weight } from '@rlhf-code/backend';
+import { fusedCachedAttention, fusedRmsNorm, fusedSwiGLUPacked, LowPrecisionMatrix, matMulWeight, stackRows, weightShape, type Weight } from '@rlhf-code/backend';
 import { embedTokens } from './embedding';
 import type { BlockWeights } from './block';
 import type { KVCache } from './kv-cache';
@@ -26,7 +26,7 @@ export interface DecodeDims {
 
 /** One layer's fused matrices, and the parameter buffers they were built from. */
 interface FusedLayer {
-  qkvWeight: Weight[]; // [(H + 2 KV) * hd, D], or with low-precision weights q, k, v apart
+  qkvWeight: Weight[]; // [(H + 2 KV) * hd, D], or q, k, v apart (low-precision ones that cannot be stacked)
   qkvBias: tf.Tensor1D; // [(H + 2 KV) * hd]
   gateUpWeight: Weight[]; // [2 I, D], or gate and up apart
   sources: object[]; // dataIds of q, k, v weights and biases, gate, up
@@ -38,17 +38,22 @@ const sourcesOf = (w: BlockWeights): object[] => {
     w.mlp.gate_proj.weight, w.mlp.up_proj.weight].map((t) => (t instanceof LowPrecisionMatrix ? t.packed.dataId : t.dataId));
 };
 
-/** One float32 matrix of `ws` stacked (kept across calls), or the low-precision matrices as they are. */
-const stacked = (ws: Weight[]): Weight[] =>
-  ws.some((w) => w instanceof LowPrecisionMatrix) ? ws : [tf.keep(tf.concat(ws as tf.Tensor2D[], 0) as tf.Tensor2D)];
+/** `ws` stacked into one matrix of their kind (new tensors, kept across calls), or as they are when that cannot be. */
+function stacked(ws: Weight[]): Weight[] {
+  if (ws.every((w) => w instanceof LowPrecisionMatrix)) {
+    const joined = stackRows(ws as LowPrecisionMatrix[]);
+    return joined ? [joined] : ws;
+  }
+  if (ws.some((w) => w instanceof LowPrecisionMatrix)) return ws;
+  return [tf.keep(tf.concat(ws as tf.Tensor2D[], 0) as tf.Tensor2D)];
+}
 
 /** x [N, in] against matrices [out_i, in] side by side -> [N, sum of out_i]. */
 const productOf = (x: tf.Tensor2D, ws: Weight[]): tf.Tensor2D =>
   ws.length === 1 ? matMulWeight(x, ws[0]) : (tf.concat(ws.map((w) => matMulWeight(x, w)), 1) as tf.Tensor2D);
 
-/** The tensors FusedWeights made itself (stacked float32 matrices, biases), not the model's. */
-const ownTensors = (l: FusedLayer): tf.Tensor[] =>
-  [l.qkvBias, ...[l.qkvWeight, l.gateUpWeight].filter((ws) => ws.length === 1).map((ws) => ws[0] as tf.Tensor2D)];
+/** What FusedWeights made itself (the stacked matrices, the biases), not the model's. */
+const ownTensors = (l: FusedLayer): { dispose(): void }[] => [l.qkvBias, ...[l.qkvWeight, l.gateUpWeight].filter((ws) => ws.length === 1).map((ws) => ws[0])];
 
 /** Fused q/k/v and gate/up matrices per layer, kept across calls and rebuilt when a source parameter changes. */
 export class FusedWeights {
@@ -58,7 +63,7 @@ export class FusedWeights {
     const sources = sourcesOf(w);
     const cached = this.layers[i];
     if (cached && cached.sources.every((s, j) => s === sources[j])) return cached;
-    if (cached) tf.dispose(ownTensors(cached));
+    if (cached) ownTensors(cached).forEach((t) => t.dispose());
     const a = w.self_attn;
     // tf.keep: built inside a caller's tidy, kept across calls.
     const fused = {
@@ -71,7 +76,7 @@ export class FusedWeights {
   }
 
   dispose(): void {
-    for (const l of this.layers) if (l) tf.dispose(ownTensors(l));
+    for (const l of this.layers) if (l) ownTensors(l).forEach((t) => t.dispose());
     this.layers = [];
   }
 }
