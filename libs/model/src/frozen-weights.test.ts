@@ -7,6 +7,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import * as tf from '@tensorflow/tfjs';
 import { initBackend, type LowPrecision } from '@rlhf-code/backend';
+import { nativeAddonBuilt, withoutNativeKernels } from '@rlhf-code/backend/testing';
 import { generate } from './generate';
 import { type LoraConfig } from './lora';
 import { Qwen2Model } from './model';
@@ -49,6 +50,17 @@ describe.each(['qwen2-tiny-f32-untied', 'qwen2-tiny-bf16-tied', 'qwen2-tiny-f32-
     model.dispose();
     expect(tf.memory().numTensors).toBe(before);
   });
+});
+
+(nativeAddonBuilt() ? test.each : test.skip.each)(['bf16', 'int8'] as LowPrecision[])('%s: without the native kernels (composite ops, dequantised products) the same logits', async (dtype) => {
+  const dir = path.join(FIXTURES, 'qwen2-tiny-f32-untied');
+  const golden = JSON.parse(fs.readFileSync(path.join(dir, 'golden.json'), 'utf8')) as { input_ids: number[][] };
+  const model = await Qwen2Model.load(dir, { trainable: false, baseDtype: dtype });
+  const run = () => tf.tidy(() => model.logits(tf.tensor2d(golden.input_ids, undefined, 'int32')).dataSync());
+  const native = run();
+  const composite = await withoutNativeKernels(run);
+  expect(maxDiff(native, composite)).toBeLessThan(1e-4);
+  model.dispose();
 });
 
 describe('LoRA on a low-precision base', () => {
