@@ -4,7 +4,7 @@
 // `bench interpreter`: interpreter tool calls per second, each process spawned against forked from the fork server.
 // The benchmarks live in libs/bench; this file reads the settings and prints.
 import { Command } from 'commander';
-import { runCli, settingsCommand } from '@rlhf-code/cli';
+import { runCli, settingsCommand, UsageError } from '@rlhf-code/cli';
 import {
   benchGenerate,
   BenchCompareSettings,
@@ -55,6 +55,7 @@ function compareCommand(f: BenchCompareSettings): void {
 }
 
 async function memory(f: MemorySettings): Promise<void> {
+  if (f.measure && f.baseDtype !== 'fp32') throw new UsageError('--measure runs the stage in fp32: leave --base-dtype at fp32 to measure');
   const input = { ...f, config: modelConfigOf(f.model) };
   const plan = planMemory(input);
   process.stderr.write(formatPlan(plan) + '\n');

@@ -75,6 +75,7 @@ export const MemorySettings = z.strictObject({
   stage: z.enum(MEMORY_STAGES).describe('the stage to plan'),
   loraRank: z.number().int().nonnegative().default(0).describe('LoRA rank (0 = full fine-tuning)'),
   loraTargets: z.array(z.enum(LORA_TARGETS)).min(1).default([...LORA_TARGETS]).describe('projections that get adapters (comma-separated)'),
+  baseDtype: WEIGHT_FIELDS.baseDtype.describe('the frozen base\'s matrices in fp32, bf16 or int8 (bf16 / int8 need --lora-rank > 0; --measure runs fp32)'),
   batchSize: z.number().int().positive().optional().describe("rows per micro-batch (default: the stage's: sft/rm --batch-size, ppo --micro-batch-size, online 1)"),
   seqLen: z.number().int().min(2).optional().describe("tokens per row (default: the stage's longest: sft/rm --max-len, ppo prompt + response, online prompt + completion)"),
   responseLen: z.number().int().positive().optional().describe('ppo / online: response tokens per row (default: the stage\'s)'),

@@ -9,6 +9,7 @@ export type { CheckpointContent } from './checkpoint-folder';
 export { loadTrainingState, TRAINER_STATE_FILE, type TrainingState } from './trainer-state';
 
 export { parameterCount, Qwen2Model } from './model';
+export { isFrozenMatrix } from './frozen-weights';
 export { ScalarHead } from './heads';
 export { RewardModel } from './reward';
 export { generateBatch, sampledIds } from './generate-batch';
