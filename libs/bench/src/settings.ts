@@ -1,9 +1,8 @@
 // The settings of the speed benchmarks: a model preset (named as tools/torch_ref_bench.py takes it, so
 // `bench compare` passes the same flags to both), and compare's own settings.
 import { z } from 'zod';
-import { WEIGHT_DTYPES } from '@rlhf-code/backend';
 import { backendField } from '@rlhf-code/cli';
-import { LORA_TARGETS } from '@rlhf-code/model';
+import { baseDtypeField, LORA_TARGETS } from '@rlhf-code/model';
 import { DEFAULT_PYTHON, DEFAULT_TORCH_SCRIPT } from './compare';
 import { MEMORY_STAGES } from './memory';
 
@@ -26,7 +25,7 @@ export const PRESET_KEYS = Object.keys(PRESET_FIELDS) as (keyof typeof PRESET_FI
 
 /** How the benchmarked model holds and trains its weights (ours only: torch keeps fp32, with LoRA when asked too). */
 export const WEIGHT_FIELDS = {
-  baseDtype: z.enum(WEIGHT_DTYPES as ['fp32', 'bf16', 'int8']).default('fp32').describe('the frozen matrices (projections, embedding / LM head) in fp32, bf16 or int8 (bf16 / int8 need --lora-rank > 0 to train)'),
+  baseDtype: baseDtypeField.describe('the frozen matrices (projections, embedding / LM head) in fp32, bf16 or int8 (bf16 / int8 need --lora-rank > 0 to train)'),
   loraRank: z.number().int().min(0).default(0).describe('train: LoRA rank on every projection, the base frozen (0: full fine-tuning); generate: decode with such an adapter'),
 };
 
