@@ -229,9 +229,14 @@ export class Qwen2Model {
     return this.lora ? this.trainableWeights() : new Map();
   }
 
-  /** Every base weight with the active adapter folded in (W + alpha/r B A): a plain checkpoint that needs no LoRA. */
-  mergedWeights(): Map<string, HostTensor> {
-    return this.lora ? foldAdapter(this.hostWeights(), this.lora, this.adapterWeights()) : this.hostWeights();
+  /**
+   * Every base weight with the active adapter folded in (W + alpha/r B A): a plain checkpoint that needs no LoRA. A
+   * low-precision base folds into `original` when given (the weights of the checkpoint it was loaded from), so that the
+   * export carries no bf16 / int8 rounding of the base; without it, into the dequantised base.
+   */
+  mergedWeights(original?: Map<string, HostTensor>): Map<string, HostTensor> {
+    const base = original ?? this.hostWeights();
+    return this.lora ? foldAdapter(base, this.lora, this.adapterWeights()) : base;
   }
 
   /** What a checkpoint of this model holds: every weight, or with an active adapter only PEFT's adapter files. */
