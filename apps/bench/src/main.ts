@@ -4,7 +4,7 @@
 // `bench interpreter`: interpreter tool calls per second, each process spawned against forked from the fork server.
 // The benchmarks live in libs/bench; this file reads the settings and prints.
 import { Command } from 'commander';
-import { runCli, settingsCommand } from '@rlhf-code/cli';
+import { runCli, settingsCommand, UsageError } from '@rlhf-code/cli';
 import {
   benchGenerate,
   BenchCompareSettings,
@@ -47,14 +47,15 @@ function compareCommand(f: BenchCompareSettings): void {
       runs: f.runs,
       python: f.python,
       torchScript: f.torchScript,
-      presetArgs: PRESET_KEYS.flatMap((k) => [`--${k}`, String(f[k])]),
-      oursArgs: f.backend ? ['--backend', f.backend] : [],
+      presetArgs: [...PRESET_KEYS.flatMap((k) => [`--${k}`, String(f[k])]), '--lora-rank', String(f.loraRank)],
+      oursArgs: ['--base-dtype', f.baseDtype, ...(f.backend ? ['--backend', f.backend] : [])],
     },
     print,
   );
 }
 
 async function memory(f: MemorySettings): Promise<void> {
+  if (f.measure && f.baseDtype !== 'fp32') throw new UsageError('--measure runs the stage in fp32: leave --base-dtype at fp32 to measure');
   const input = { ...f, config: modelConfigOf(f.model) };
   const plan = planMemory(input);
   process.stderr.write(formatPlan(plan) + '\n');

@@ -27,7 +27,7 @@ async function logitsCommand(flags: GenerateLogitsSettings): Promise<void> {
   }
   checkModelFolder(flags.model, '--model');
   await initBackend({ backend: flags.backend });
-  const model = await Qwen2Model.load(flags.model, { trainable: false });
+  const model = await Qwen2Model.load(flags.model, { trainable: false, baseDtype: flags.baseDtype });
   checkVocab('--ids', ids, model.config.vocab_size);
   const logits = tf.tidy(() => model.logits(tf.tensor2d(ids, undefined, 'int32'), { mask: mask && tf.tensor2d(mask) }));
   process.stdout.write(JSON.stringify({ logits: await logits.array() }) + '\n');
@@ -51,7 +51,7 @@ async function runCommand(flags: GenerateRunSettings): Promise<void> {
   const idsFlag = flags.ids === undefined ? undefined : parseJsonFlag('--ids', flags.ids, tokenIds);
   checkModelFolder(flags.model, '--model');
   await initBackend({ backend: flags.backend });
-  const model = await Qwen2Model.load(flags.model, { trainable: false });
+  const model = await Qwen2Model.load(flags.model, { trainable: false, baseDtype: flags.baseDtype });
   // Text needs the checkpoint's tokenizer; with --ids --json and no stop strings we can do without one.
   const tokenizer = idsFlag && flags.json && flags.stop.length === 0 ? undefined : await loadTokenizer(flags.model);
   if (tokenizer) checkVocabulary(tokenizer, model.config.vocab_size, flags.model);

@@ -330,6 +330,65 @@ napi_value SegmentSum(napi_env env, napi_callback_info info) {
   return nullptr;
 }
 
+/**
+ * A low-precision matrix from (type, rows, cols, w, scales) at argv[i..i+4]: its packed bytes lie at float offset w
+ * (an int32 tensor of the heap), int8's scales [rows] at float offset scales. Throws and returns false if not.
+ */
+bool lowPrecisionArgs(napi_env env, napi_value* argv, int i, const Heap& heap, avx2::LowPrecision* w) {
+  const int64_t type = i64(env, argv[i]), rows = i64(env, argv[i + 1]), cols = i64(env, argv[i + 2]);
+  if ((type != avx2::LowPrecision::Int8 && type != avx2::LowPrecision::Bf16) || rows < 0 || cols < 0) {
+    napi_throw_range_error(env, nullptr, "rlhf-native: bad low-precision matrix (type 0 int8 or 1 bf16, rows, cols >= 0)");
+    return false;
+  }
+  const int64_t bytes = rows * cols * (type == avx2::LowPrecision::Int8 ? 1 : 2);
+  float *data, *scales = nullptr;
+  if (!(data = at(env, heap, i64(env, argv[i + 3]), (bytes + 3) / 4, "w"))) return false;
+  if (type == avx2::LowPrecision::Int8 && !(scales = at(env, heap, i64(env, argv[i + 4]), rows, "scales"))) return false;
+  *w = avx2::LowPrecision{static_cast<avx2::LowPrecision::Type>(type), data, scales, rows, cols};
+  return true;
+}
+
+// lowPrecisionMatMul(heap, type, rows, cols, w, scales, transW, m, a, c): C [m, n] = A [m, k] op(W), W [rows, cols]
+napi_value LowPrecisionMatMul(napi_env env, napi_callback_info info) {
+  napi_value argv[10];
+  Heap heap;
+  avx2::LowPrecision w;
+  if (!heapArgs(env, info, 10, argv, &heap) || !lowPrecisionArgs(env, argv, 1, heap, &w)) return nullptr;
+  const bool transW = boolean(env, argv[6]);
+  const int64_t m = i64(env, argv[7]), n = transW ? w.rows : w.cols, k = transW ? w.cols : w.rows;
+  if (m < 0) {
+    napi_throw_range_error(env, nullptr, "rlhf-native: negative matrix size");
+    return nullptr;
+  }
+  float *a, *c;
+  if (!(a = at(env, heap, i64(env, argv[8]), m * k, "a")) || !(c = at(env, heap, i64(env, argv[9]), m * n, "c"))) return nullptr;
+  avx2::lowPrecisionMatMul(w, transW, m, a, c, true);
+  return nullptr;
+}
+
+// lowPrecisionRows(heap, type, rows, cols, w, scales, ids, count, out): out [count, cols] = rows ids of W
+napi_value LowPrecisionRows(napi_env env, napi_callback_info info) {
+  napi_value argv[9];
+  Heap heap;
+  avx2::LowPrecision w;
+  if (!heapArgs(env, info, 9, argv, &heap) || !lowPrecisionArgs(env, argv, 1, heap, &w)) return nullptr;
+  const int64_t count = i64(env, argv[7]);
+  float *ids, *out;
+  if (count < 0 || !(ids = at(env, heap, i64(env, argv[6]), count, "ids")) || !(out = at(env, heap, i64(env, argv[8]), count * w.cols, "out"))) {
+    if (count < 0) napi_throw_range_error(env, nullptr, "rlhf-native: negative row count");
+    return nullptr;
+  }
+  const int32_t* rowIds = reinterpret_cast<const int32_t*>(ids);
+  for (int64_t i = 0; i < count; i++) {
+    if (rowIds[i] < 0 || rowIds[i] >= w.rows) {
+      napi_throw_range_error(env, nullptr, "rlhf-native: a row id lies outside the matrix");
+      return nullptr;
+    }
+  }
+  avx2::lowPrecisionRows(w, rowIds, count, out);
+  return nullptr;
+}
+
 /** The dims and the q, k, v, positions, keyMask, out, lse (and prefix) pointers shared by both attention directions. */
 struct AttentionArgs {
   avx2::AttentionDims d;
@@ -453,7 +512,8 @@ napi_value Init(napi_env env, napi_value exports) {
              {"targetLogProbs", TargetLogProbs}, {"targetLogProbsGrad", TargetLogProbsGrad},
              {"cachedAttention", CachedAttention}, {"rmsNorm", RmsNorm}, {"swiglu", SwiGLU},
              {"attentionForward", AttentionForward}, {"attentionBackward", AttentionBackward},
-             {"swigluGrad", SwiGLUGrad}, {"rmsNormGrad", RmsNormGrad}, {"segmentSum", SegmentSum}};
+             {"swigluGrad", SwiGLUGrad}, {"rmsNormGrad", RmsNormGrad}, {"segmentSum", SegmentSum},
+             {"lowPrecisionMatMul", LowPrecisionMatMul}, {"lowPrecisionRows", LowPrecisionRows}};
   for (const auto& f : fns) {
     napi_value fn;
     // Without AVX2/FMA only info() is exported: nothing else may run.

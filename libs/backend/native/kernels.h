@@ -62,6 +62,24 @@ void attentionForward(const AttentionDims& d, const float* q, const float* k, co
 void attentionBackward(const AttentionDims& d, const float* q, const float* k, const float* v, const int32_t* positions,
                        const float* keyMask, const float* kPrefix, const float* vPrefix, const float* out, const float* lse,
                        const float* dout, float* dq, float* dk, float* dv, float* dkPrefix, float* dvPrefix);
+/**
+ * A frozen weight matrix W [rows, cols] (row-major) held in low precision: int8 with one fp32 scale per row
+ * (per output channel, symmetric: w = q * scale) or bf16 (the top 16 bits of a float32; scales unused).
+ */
+struct LowPrecision {
+  enum Type : int { Int8 = 0, Bf16 = 1 } type;
+  const void* data;
+  const float* scales;  // [rows] for Int8, null for Bf16
+  int64_t rows, cols;
+};
+/**
+ * C[m, n] = A[m, k] op(W) in fp32, W dequantised on the fly: transW true reads W [n, k] (C = A W^T, a linear layer's
+ * forward pass), false reads W [k, n] (C = A W, its input gradient). Few rows (m <= 16) stream W once with fused
+ * dot products / row updates; more go through the GEMM, whose packing of B dequantises.
+ */
+void lowPrecisionMatMul(const LowPrecision& w, bool transW, int64_t m, const float* a, float* c, bool parallel);
+/** out[i, :] = the dequantised row ids[i] of W (an embedding lookup), out [count, cols] (ids checked by the caller). */
+void lowPrecisionRows(const LowPrecision& w, const int32_t* ids, int64_t count, float* out);
 /** y = x / sqrt(mean(x^2) + eps) * w, rows of length dim. */
 void rmsNorm(int64_t rows, int64_t dim, const float* x, const float* w, float eps, float* y);
 /** dx and dw of rmsNorm for dy: dx [rows, dim] overwritten, dw [dim] overwritten (summed over rows). */

@@ -132,8 +132,12 @@ void microKernel(int64_t kc, const float* a, const float* b, float* c, int64_t l
   }
 }
 
-/** C[i0:i1, j0:j1] of op(A) op(B), single-threaded, with its own packing buffers. */
-void gemmBlock(const Gemm& g, const View& A, const View& B, float* c, int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
+/**
+ * C[i0:i1, j0:j1] of op(A) op(B), single-threaded, with its own packing buffers; `packPanelsB(p0, kc, j0, nc, out)`
+ * packs a block of op(B) as packB does (a low-precision B dequantises there, so the micro-kernel stays fp32).
+ */
+template <typename PackB>
+void gemmBlockWith(const Gemm& g, const View& A, PackB packPanelsB, float* c, int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
   thread_local std::vector<float> bufA, bufB;
   bufA.resize(MC * KC);
   bufB.resize(NC * KC);
@@ -141,7 +145,7 @@ void gemmBlock(const Gemm& g, const View& A, const View& B, float* c, int64_t i0
     const int64_t nc = std::min(NC, j1 - jc);
     for (int64_t pc = 0; pc < g.k; pc += KC) {
       const int64_t kc = std::min(KC, g.k - pc);
-      packB(B, pc, kc, jc, nc, bufB.data());
+      packPanelsB(pc, kc, jc, nc, bufB.data());
       for (int64_t ic = i0; ic < i1; ic += MC) {
         const int64_t mc = std::min(MC, i1 - ic);
         packA(A, ic, mc, pc, kc, bufA.data());
@@ -154,6 +158,10 @@ void gemmBlock(const Gemm& g, const View& A, const View& B, float* c, int64_t i0
       }
     }
   }
+}
+
+void gemmBlock(const Gemm& g, const View& A, const View& B, float* c, int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
+  gemmBlockWith(g, A, [&](int64_t p0, int64_t kc, int64_t jb, int64_t nc, float* out) { packB(B, p0, kc, jb, nc, out); }, c, i0, i1, j0, j1);
 }
 
 inline float hsum(__m256 v) {
@@ -742,6 +750,210 @@ void attentionBackward(const AttentionDims& d, const float* q, const float* k, c
     scatterHead(sumK.data(), KV * hd, 0, n, g, hd, dkPrefix, &pre);
     scatterHead(sumV.data(), KV * hd, 0, n, g, hd, dvPrefix);
   }
+}
+
+}  // namespace avx2
+}  // namespace rlhf
+
+// ---- Frozen weights in low precision (int8 with per-row scales, bf16), accumulated in fp32 ----
+namespace rlhf {
+namespace avx2 {
+namespace {
+
+/** 8 consecutive weights as floats (int8: the integers, the row's scale applied by the caller). */
+inline __m256 load8(const int8_t* p) {
+  return _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p))));
+}
+inline __m256 load8(const uint16_t* p) {
+  return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))), 16));
+}
+inline float toFloat(int8_t v) { return static_cast<float>(v); }
+inline float toFloat(uint16_t v) {
+  const uint32_t bits = static_cast<uint32_t>(v) << 16;
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+/** W [rows, cols] of element type T; row r's values are scale(r) * toFloat(W[r, c]). */
+template <typename T>
+struct Rows {
+  const T* data;
+  const float* scales;
+  int64_t cols;
+  const T* row(int64_t r) const { return data + r * cols; }
+  float scale(int64_t r) const { return scales ? scales[r] : 1.f; }
+};
+
+/**
+ * out[s * n + r] = scale(r) * dot(W[r], x[s]) for W rows [r0, r1) and all m rows of x [m, k]: C = x W^T for a block of
+ * its columns. Four W rows at a time, each converted once per pair of x rows; x stays in L1.
+ */
+template <typename T>
+void lowDots(const Rows<T>& w, int64_t r0, int64_t r1, const float* x, int64_t m, int64_t n, float* out) {
+  const int64_t k = w.cols, k8 = k & ~int64_t(7);
+  int64_t r = r0;
+  for (; r + 4 <= r1; r += 4) {
+    const T *w0 = w.row(r), *w1 = w.row(r + 1), *w2 = w.row(r + 2), *w3 = w.row(r + 3);
+    int64_t s = 0;
+    for (; s + 2 <= m; s += 2) {
+      const float *x0 = x + s * k, *x1 = x0 + k;
+      __m256 a00 = _mm256_setzero_ps(), a01 = a00, a10 = a00, a11 = a00, a20 = a00, a21 = a00, a30 = a00, a31 = a00;
+      for (int64_t p = 0; p < k8; p += 8) {
+        const __m256 u = _mm256_loadu_ps(x0 + p), v = _mm256_loadu_ps(x1 + p);
+        __m256 y = load8(w0 + p);
+        a00 = _mm256_fmadd_ps(y, u, a00), a01 = _mm256_fmadd_ps(y, v, a01);
+        y = load8(w1 + p);
+        a10 = _mm256_fmadd_ps(y, u, a10), a11 = _mm256_fmadd_ps(y, v, a11);
+        y = load8(w2 + p);
+        a20 = _mm256_fmadd_ps(y, u, a20), a21 = _mm256_fmadd_ps(y, v, a21);
+        y = load8(w3 + p);
+        a30 = _mm256_fmadd_ps(y, u, a30), a31 = _mm256_fmadd_ps(y, v, a31);
+      }
+      float t[8] = {hsum(a00), hsum(a01), hsum(a10), hsum(a11), hsum(a20), hsum(a21), hsum(a30), hsum(a31)};
+      for (int64_t p = k8; p < k; p++) {
+        const float y0 = toFloat(w0[p]), y1 = toFloat(w1[p]), y2 = toFloat(w2[p]), y3 = toFloat(w3[p]);
+        t[0] += y0 * x0[p], t[1] += y0 * x1[p], t[2] += y1 * x0[p], t[3] += y1 * x1[p];
+        t[4] += y2 * x0[p], t[5] += y2 * x1[p], t[6] += y3 * x0[p], t[7] += y3 * x1[p];
+      }
+      for (int q = 0; q < 4; q++) {
+        out[s * n + r + q] = t[2 * q] * w.scale(r + q);
+        out[(s + 1) * n + r + q] = t[2 * q + 1] * w.scale(r + q);
+      }
+    }
+    for (; s < m; s++) {
+      const float* x0 = x + s * k;
+      __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+      for (int64_t p = 0; p < k8; p += 8) {
+        const __m256 u = _mm256_loadu_ps(x0 + p);
+        a0 = _mm256_fmadd_ps(load8(w0 + p), u, a0);
+        a1 = _mm256_fmadd_ps(load8(w1 + p), u, a1);
+        a2 = _mm256_fmadd_ps(load8(w2 + p), u, a2);
+        a3 = _mm256_fmadd_ps(load8(w3 + p), u, a3);
+      }
+      float t[4] = {hsum(a0), hsum(a1), hsum(a2), hsum(a3)};
+      for (int64_t p = k8; p < k; p++) {
+        t[0] += toFloat(w0[p]) * x0[p], t[1] += toFloat(w1[p]) * x0[p], t[2] += toFloat(w2[p]) * x0[p], t[3] += toFloat(w3[p]) * x0[p];
+      }
+      for (int q = 0; q < 4; q++) out[s * n + r + q] = t[q] * w.scale(r + q);
+    }
+  }
+  for (; r < r1; r++) {
+    const T* w0 = w.row(r);
+    for (int64_t s = 0; s < m; s++) {
+      const float* x0 = x + s * k;
+      __m256 acc = _mm256_setzero_ps();
+      for (int64_t p = 0; p < k8; p += 8) acc = _mm256_fmadd_ps(load8(w0 + p), _mm256_loadu_ps(x0 + p), acc);
+      float t = hsum(acc);
+      for (int64_t p = k8; p < k; p++) t += toFloat(w0[p]) * x0[p];
+      out[s * n + r] = t * w.scale(r);
+    }
+  }
+}
+
+/** Columns [j0, j1) of C = x W for x [m, k], W [k, n]: C[s, j] = sum_p x[s, p] scale(p) W[p, j], W rows streamed once. */
+template <typename T>
+void lowRowUpdates(const Rows<T>& w, int64_t j0, int64_t j1, const float* x, int64_t m, int64_t k, float* c) {
+  const int64_t n = w.cols, len = j1 - j0;
+  std::vector<float> row(len);
+  for (int64_t s = 0; s < m; s++) std::memset(c + s * n + j0, 0, sizeof(float) * len);
+  for (int64_t p = 0; p < k; p++) {
+    const T* src = w.row(p) + j0;
+    int64_t j = 0;
+    for (; j + 8 <= len; j += 8) _mm256_storeu_ps(row.data() + j, load8(src + j));
+    for (; j < len; j++) row[j] = toFloat(src[j]);
+    const float sp = w.scale(p);
+    for (int64_t s = 0; s < m; s++) {
+      const float alpha = x[s * k + p] * sp;
+      if (alpha != 0.f) axpy(len, alpha, row.data(), c + s * n + j0);
+    }
+  }
+}
+
+/**
+ * Packs the block rows [p0, p0+kc) x cols [j0, j0+nc) of op(W) (dequantised) into NR-column panels as packB does:
+ * transW: op(W)[p, j] = scale(j) W[j, p]; else op(W)[p, j] = scale(p) W[p, j].
+ */
+template <typename T>
+void packLowB(const Rows<T>& w, bool transW, int64_t p0, int64_t kc, int64_t j0, int64_t nc, float* out) {
+  for (int64_t jr = 0; jr < nc; jr += NR) {
+    const int64_t cols = std::min<int64_t>(NR, nc - jr);
+    float* panel = out + jr * kc;
+    if (transW) {  // contiguous along p
+      for (int j = 0; j < NR; j++) {
+        if (j < cols) {
+          const T* src = w.row(j0 + jr + j) + p0;
+          const float sj = w.scale(j0 + jr + j);
+          for (int64_t p = 0; p < kc; p++) panel[p * NR + j] = toFloat(src[p]) * sj;
+        } else {
+          for (int64_t p = 0; p < kc; p++) panel[p * NR + j] = 0.f;
+        }
+      }
+    } else {  // contiguous along j
+      for (int64_t p = 0; p < kc; p++) {
+        const T* src = w.row(p0 + p) + j0 + jr;
+        const float sp = w.scale(p0 + p);
+        if (cols == NR) {
+          const __m256 s8 = _mm256_set1_ps(sp);
+          _mm256_storeu_ps(panel + p * NR, _mm256_mul_ps(load8(src), s8));
+          _mm256_storeu_ps(panel + p * NR + 8, _mm256_mul_ps(load8(src + 8), s8));
+        } else {
+          for (int j = 0; j < NR; j++) panel[p * NR + j] = j < cols ? toFloat(src[j]) * sp : 0.f;
+        }
+      }
+    }
+  }
+}
+
+template <typename T>
+void lowMatMul(const Rows<T>& w, bool transW, int64_t m, int64_t n, int64_t k, const float* a, float* c, bool parallel) {
+  const int64_t work = m * n * k;
+  if (m <= 16) {  // decoding and small batches: bandwidth-bound, W streamed once
+    if (transW) splitRange(n, 16, parallel, work, [&](int64_t lo, int64_t hi) { lowDots(w, lo, hi, a, m, n, c); });
+    else splitRange(n, 64, parallel, work, [&](int64_t lo, int64_t hi) { lowRowUpdates(w, lo, hi, a, m, k, c); });
+    return;
+  }
+  const Gemm g{false, false, m, n, k};
+  const View A{a, k, 1};
+  auto pack = [&](int64_t p0, int64_t kc, int64_t j0, int64_t nc, float* out) { packLowB(w, transW, p0, kc, j0, nc, out); };
+  if (m >= n) {
+    splitRange(m, MR * 8, parallel, work, [&](int64_t lo, int64_t hi) { gemmBlockWith(g, A, pack, c, lo, hi, 0, n); });
+  } else {
+    splitRange(n, NR * 8, parallel, work, [&](int64_t lo, int64_t hi) { gemmBlockWith(g, A, pack, c, 0, m, lo, hi); });
+  }
+}
+
+template <typename T>
+void lowRows(const Rows<T>& w, const int32_t* ids, int64_t count, float* out) {
+  const int64_t d = w.cols;
+  for (int64_t i = 0; i < count; i++) {
+    const T* src = w.row(ids[i]);
+    const float s = w.scale(ids[i]);
+    float* dst = out + i * d;
+    const __m256 s8 = _mm256_set1_ps(s);
+    int64_t j = 0;
+    for (; j + 8 <= d; j += 8) _mm256_storeu_ps(dst + j, _mm256_mul_ps(load8(src + j), s8));
+    for (; j < d; j++) dst[j] = toFloat(src[j]) * s;
+  }
+}
+
+}  // namespace
+
+void lowPrecisionMatMul(const LowPrecision& w, bool transW, int64_t m, const float* a, float* c, bool parallel) {
+  const int64_t n = transW ? w.rows : w.cols, k = transW ? w.cols : w.rows;
+  if (m == 0 || n == 0) return;
+  if (k == 0) {
+    std::memset(c, 0, sizeof(float) * m * n);
+  } else if (w.type == LowPrecision::Int8) {
+    lowMatMul(Rows<int8_t>{static_cast<const int8_t*>(w.data), w.scales, w.cols}, transW, m, n, k, a, c, parallel);
+  } else {
+    lowMatMul(Rows<uint16_t>{static_cast<const uint16_t*>(w.data), nullptr, w.cols}, transW, m, n, k, a, c, parallel);
+  }
+}
+
+void lowPrecisionRows(const LowPrecision& w, const int32_t* ids, int64_t count, float* out) {
+  if (w.type == LowPrecision::Int8) lowRows(Rows<int8_t>{static_cast<const int8_t*>(w.data), w.scales, w.cols}, ids, count, out);
+  else lowRows(Rows<uint16_t>{static_cast<const uint16_t*>(w.data), nullptr, w.cols}, ids, count, out);
 }
 
 }  // namespace avx2

@@ -7,6 +7,7 @@
 //   RlhfSwiGLU / ...Grad                 silu(gate) * up forward and backward; RlhfSwiGLUPacked for [gate|up]
 //   RlhfCachedAttention                  the decode path: RoPE + attention over a KV cache written in place
 //   UnsortedSegmentSum                   float32 scatter-add (the embedding gradient), replacing the JS kernel
+//   RlhfLowPrecisionMatMul / ...Rows     products with / rows of a frozen int8 or bf16 matrix (low-precision.ts)
 // The Rlhf* names are this project's own kernels, registered only while the addon is loaded. Callers reach them
 // through the functions below: fusedAdamW and fusedTargetLogProbs return null when the current backend has no such
 // kernel (tfjs-node, cpu, or wasm without the addon); the model checks hasNativeKernels() first. Either way the
@@ -28,6 +29,8 @@ const SWIGLU_GRAD = 'RlhfSwiGLUGrad';
 const SWIGLU_PACKED = 'RlhfSwiGLUPacked';
 const ATTENTION = 'RlhfAttention';
 const ATTENTION_GRAD = 'RlhfAttentionGrad';
+export const LOW_PRECISION_MATMUL = 'RlhfLowPrecisionMatMul';
+export const LOW_PRECISION_ROWS = 'RlhfLowPrecisionRows';
 
 function addon(): NativeAddon {
   const native = nativeAddon();
@@ -252,6 +255,42 @@ function attentionGrad(args: { inputs: Record<string, TensorInfo>; backend: unkn
   return [dq, dk, dv, ...dPrefix];
 }
 
+/** A frozen low-precision matrix W [rows, cols] (inputs `packed`, and `scales` for int8); transW: the product reads W^T. */
+export interface LowPrecisionAttrs {
+  dtype: 'int8' | 'bf16';
+  rows: number;
+  cols: number;
+  transW: boolean;
+}
+
+/** The addon's (type, rows, cols, w, scales) arguments of a low-precision matrix. */
+const lowPrecisionArgs = (backend: WasmBackendInternals, a: LowPrecisionAttrs, inputs: Record<string, TensorInfo>) =>
+  [a.dtype === 'int8' ? 0 : 1, a.rows, a.cols, at(backend, inputs.packed), inputs.scales ? at(backend, inputs.scales) : 0] as const;
+
+function lowPrecisionMatMul(args: { inputs: Record<string, TensorInfo>; backend: unknown; attrs: NamedAttrMap }): TensorInfo {
+  const a = args.attrs as unknown as LowPrecisionAttrs;
+  const { x } = args.inputs;
+  const backend = internals(args.backend);
+  const m = x.shape[0];
+  const out = backend.makeOutput([m, a.transW ? a.rows : a.cols], 'float32');
+  addon().lowPrecisionMatMul(heapF32(backend), ...lowPrecisionArgs(backend, a, args.inputs), a.transW, m, at(backend, x), at(backend, out));
+  return out;
+}
+
+function lowPrecisionRows(args: { inputs: Record<string, TensorInfo>; backend: unknown; attrs: NamedAttrMap }): TensorInfo {
+  const a = args.attrs as unknown as LowPrecisionAttrs;
+  const { ids } = args.inputs;
+  const backend = internals(args.backend);
+  const out = backend.makeOutput([ids.shape[0], a.cols], 'float32');
+  try {
+    addon().lowPrecisionRows(heapF32(backend), ...lowPrecisionArgs(backend, a, args.inputs), at(backend, ids), ids.shape[0], at(backend, out));
+  } catch (err) {
+    backend.disposeData(out.dataId);
+    throw err;
+  }
+  return out;
+}
+
 const kernel = (kernelName: string, fn: unknown): KernelConfig => ({
   kernelName,
   backendName: 'wasm',
@@ -274,9 +313,12 @@ export const nativeOwnKernelConfigs = [
   kernel(SWIGLU_PACKED, swigluPacked),
   kernel(ATTENTION, attention),
   kernel(ATTENTION_GRAD, attentionGrad),
+  kernel(LOW_PRECISION_MATMUL, lowPrecisionMatMul),
+  kernel(LOW_PRECISION_ROWS, lowPrecisionRows),
 ];
 
-const hasKernel = (name: string) => tf.getKernel(name, tf.getBackend()) != null;
+/** Whether the current backend has the kernel `name` (the project's own ones: wasm with the addon loaded). */
+export const hasKernel = (name: string) => tf.getKernel(name, tf.getBackend()) != null;
 
 /**
  * One AdamW step of torch.optim.AdamW in one pass, or null when the current backend has no fused kernel.

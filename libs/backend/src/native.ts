@@ -32,6 +32,11 @@ export interface NativeAddon {
   swiglu(heap: Float32Array, rows: number, inner: number, g: number, u: number, stride: number, y: number): void;
   swigluGrad(heap: Float32Array, rows: number, inner: number, g: number, u: number, dy: number, dg: number, du: number): void;
   segmentSum(heap: Float32Array, rows: number, cols: number, x: number, ids: number, segments: number, out: number): void;
+  /** C [m, n] = A [m, k] op(W) for W [rows, cols] of type 0 (int8, scales [rows]) or 1 (bf16): transW, W^T. */
+  lowPrecisionMatMul(heap: Float32Array, type: number, rows: number, cols: number, w: number, scales: number, transW: boolean,
+    m: number, a: number, c: number): void;
+  lowPrecisionRows(heap: Float32Array, type: number, rows: number, cols: number, w: number, scales: number, ids: number,
+    count: number, out: number): void;
   attentionForward(heap: Float32Array, batch: number, seq: number, heads: number, kvHeads: number, headDim: number,
     theta: number, q: number, k: number, v: number, positions: number, keyMask: number, out: number, lse: number,
     prefix: number, kPrefix: number, vPrefix: number): void;

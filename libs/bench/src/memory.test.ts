@@ -61,6 +61,14 @@ test('Qwen2.5-Coder-0.5B: 494,032,768 parameters', () => {
     tie_word_embeddings: true, max_position_embeddings: 32768,
   });
   expect(planMemory({ config, stage: 'sft', loraRank: 0, loraTargets: [...LORA_TARGETS] }).params).toBe(494032768);
+  // A low-precision base: its 493,961,216 matrix values (all but 43,904 norm and 27,648 bias values) in 456,064 rows
+  // (151,936 embedding + 24 x 12,672) at 2 bytes (bf16) or 1 byte plus a 4-byte scale per row (int8) instead of 4.
+  const lora = { config, stage: 'sft' as const, loraRank: 8, loraTargets: [...LORA_TARGETS] };
+  const fp32 = planMemory(lora).components.weights;
+  expect(fp32 - planMemory({ ...lora, baseDtype: 'bf16' }).components.weights).toBe(2 * 493961216);
+  expect(fp32 - planMemory({ ...lora, baseDtype: 'int8' }).components.weights).toBe(3 * 493961216 - 4 * 456064);
+  expect(planMemory({ ...lora, baseDtype: 'int8' }).base_dtype).toBe('int8');
+  expect(() => planMemory({ ...lora, loraRank: 0, baseDtype: 'int8' })).toThrow(/trains only through LoRA/);
 });
 
 // Measured against planned: within 20% (the bar), on shapes and settings the fit never saw.

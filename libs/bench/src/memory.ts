@@ -2,7 +2,8 @@
 //
 //   weights      every model the stage holds (fp32): policy, reference, reward model, served copy; with LoRA one
 //                frozen base and small adapters (the reference is the base without the adapter, a reward-model
-//                adapter sits on the same base when both were made for it)
+//                adapter sits on the same base when both were made for it), the base's matrices at 2 bytes a value
+//                with baseDtype bf16, 1 (+ a scale per row) with int8; the activation terms are kept as measured in fp32
 //   optimizer    AdamW's two moments of every trainable value
 //   gradients    the step's gradients: the accumulator, the micro-batch's gradients, the clipped copy (about 4x)
 //   activations  what the backward pass keeps of one micro-batch's forward pass
@@ -18,7 +19,8 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import * as tf from '@tensorflow/tfjs';
-import { expectedParameterShapes, headDim, LORA_TARGETS, Qwen2Model, RewardModel, saveCheckpoint, type LoraConfig, type Qwen2Config } from '@rlhf-code/model';
+import type { WeightDtype } from '@rlhf-code/backend';
+import { expectedParameterShapes, headDim, isFrozenMatrix, LORA_TARGETS, Qwen2Model, RewardModel, saveCheckpoint, type LoraConfig, type Qwen2Config } from '@rlhf-code/model';
 import { createValueHead, PpoSettings, PpoTrainer } from '@rlhf-code/rl';
 import { padLmBatch, rmLoss, SftSettings, RmSettings, lmMicroBatch } from '@rlhf-code/train';
 import { Trainer } from '@rlhf-code/trainer-core';
@@ -43,6 +45,8 @@ export interface MemoryPlanInput {
   gradCheckpointing?: boolean;
   /** ppo: where the reward model lives (default: an adapter on the policy's base with LoRA, else its own copy). */
   rewardModel?: 'shared' | 'separate' | 'none';
+  /** How the frozen base's matrices are held (default fp32; bf16 / int8 need LoRA). */
+  baseDtype?: WeightDtype;
 }
 
 export const COMPONENTS = ['weights', 'optimizer', 'gradients', 'activations', 'kv_cache'] as const;
@@ -56,6 +60,7 @@ export interface MemoryPlan {
   response_len: number;
   grad_checkpointing: boolean;
   reward_model: string | null;
+  base_dtype: WeightDtype;
   /** Parameters of the base model, and trainable ones. */
   params: number;
   trainable: number;
@@ -119,6 +124,11 @@ export function parameterCounts(config: Qwen2Config, r: number, targets: readonl
   return { params, adapter, adaptedOut };
 }
 
+/** Shapes [rows, cols] of the matrices a low-precision base holds frozen (without the LM head: a reward model's). */
+function frozenMatrices(config: Qwen2Config, noLmHead: boolean): number[][] {
+  return [...expectedParameterShapes(config)].filter(([name]) => isFrozenMatrix(name) && !(noLmHead && name === 'lm_head.weight')).map(([, shape]) => shape);
+}
+
 /** The planner (see the top of this file). */
 export function planMemory(i: MemoryPlanInput): MemoryPlan {
   const c = i.config;
@@ -134,6 +144,8 @@ export function planMemory(i: MemoryPlanInput): MemoryPlan {
   const { params, adapter, adaptedOut } = parameterCounts(c, i.loraRank, i.loraTargets);
   const rmParams = params - (c.tie_word_embeddings ? 0 : c.vocab_size * D) + D; // no lm_head, a score head
   const rewardModel = i.stage === 'ppo' ? (i.rewardModel ?? (lora ? 'shared' : 'separate')) : null;
+  const baseDtype = i.baseDtype ?? 'fp32';
+  if (baseDtype !== 'fp32' && !lora) throw new Error(`a ${baseDtype} base trains only through LoRA: set --lora-rank`);
 
   // Weights (values).
   let weights: number;
@@ -166,8 +178,11 @@ export function planMemory(i: MemoryPlanInput): MemoryPlan {
   const kvCache = i.stage === 'ppo' || i.stage === 'online' ? 2 * L * B * kvWidth * T : 0;
 
   const bytes = (values: number) => Math.round(values * 4);
+  // The one frozen base of a LoRA stage with its matrices in low precision: 4 bytes less 2 (bf16) or 3 (int8, plus a
+  // 4-byte scale per row) per value of those matrices (a reward model's base has no LM head of its own).
+  const saved = baseDtype === 'fp32' ? 0 : frozenMatrices(c, i.stage === 'rm').reduce((n, [rows, cols]) => n + (baseDtype === 'bf16' ? 2 * rows * cols : 3 * rows * cols - 4 * rows), 0);
   const components: Record<Component, number> = {
-    weights: bytes(weights),
+    weights: bytes(weights) - saved,
     optimizer: bytes(2 * trainable),
     gradients: bytes(GRAD_COPIES * trainable),
     activations: bytes(activations),
@@ -185,6 +200,7 @@ export function planMemory(i: MemoryPlanInput): MemoryPlan {
     response_len: i.stage === 'ppo' || i.stage === 'online' ? R : 0,
     grad_checkpointing: gc,
     reward_model: rewardModel,
+    base_dtype: baseDtype,
     params,
     trainable,
     components,
@@ -196,7 +212,7 @@ export function planMemory(i: MemoryPlanInput): MemoryPlan {
 export function formatPlan(p: MemoryPlan): string {
   const mb = (b: number) => (b / 1e6).toFixed(1).padStart(10);
   const lines = [
-    `stage ${p.stage}${p.lora_rank > 0 ? `, LoRA r=${p.lora_rank}` : ', full fine-tuning'}, batch ${p.batch_size} x ${p.seq_len} tokens` +
+    `stage ${p.stage}${p.lora_rank > 0 ? `, LoRA r=${p.lora_rank}` : ', full fine-tuning'}${p.base_dtype !== 'fp32' ? `, ${p.base_dtype} base` : ''}, batch ${p.batch_size} x ${p.seq_len} tokens` +
       (p.response_len ? ` (${p.response_len} response)` : '') +
       (p.grad_checkpointing ? ', gradient checkpointing' : '') +
       (p.reward_model ? `, reward model ${p.reward_model}` : ''),

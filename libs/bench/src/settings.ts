@@ -2,7 +2,7 @@
 // `bench compare` passes the same flags to both), and compare's own settings.
 import { z } from 'zod';
 import { backendField } from '@rlhf-code/cli';
-import { LORA_TARGETS } from '@rlhf-code/model';
+import { baseDtypeField, LORA_TARGETS } from '@rlhf-code/model';
 import { DEFAULT_PYTHON, DEFAULT_TORCH_SCRIPT } from './compare';
 import { MEMORY_STAGES } from './memory';
 
@@ -23,8 +23,15 @@ export const PRESET_FIELDS = {
 };
 export const PRESET_KEYS = Object.keys(PRESET_FIELDS) as (keyof typeof PRESET_FIELDS)[];
 
+/** How the benchmarked model holds and trains its weights (ours only: torch keeps fp32, with LoRA when asked too). */
+export const WEIGHT_FIELDS = {
+  baseDtype: baseDtypeField.describe('the frozen matrices (projections, embedding / LM head) in fp32, bf16 or int8 (bf16 / int8 need --lora-rank > 0 to train)'),
+  loraRank: z.number().int().min(0).default(0).describe('train: LoRA rank on every projection, the base frozen (0: full fine-tuning); generate: decode with such an adapter'),
+};
+
 export const BenchSettings = z.strictObject({
   ...PRESET_FIELDS,
+  ...WEIGHT_FIELDS,
   sharedPrefix: z.number().int().min(0).default(0).describe('train: the rows begin with this many identical tokens (a shared system prompt), which the model computes once (0: random rows, as the torch reference)'),
   backend: backendField,
 });
@@ -32,6 +39,7 @@ export type BenchSettings = z.output<typeof BenchSettings>;
 
 export const BenchCompareSettings = z.strictObject({
   ...PRESET_FIELDS,
+  ...WEIGHT_FIELDS,
   runs: int().default(3).describe('alternated pairs (ours, torch) per mode'),
   mode: z.enum(['train', 'generate', 'both']).default('both').describe('which benchmarks'),
   python: z.string().min(1).default(DEFAULT_PYTHON).describe('python with torch (Debian: apt-get install -y python3-torch libopenblas0-pthread)'),
@@ -66,6 +74,7 @@ export const MemorySettings = z.strictObject({
   stage: z.enum(MEMORY_STAGES).describe('the stage to plan'),
   loraRank: z.number().int().nonnegative().default(0).describe('LoRA rank (0 = full fine-tuning)'),
   loraTargets: z.array(z.enum(LORA_TARGETS)).min(1).default([...LORA_TARGETS]).describe('projections that get adapters (comma-separated)'),
+  baseDtype: WEIGHT_FIELDS.baseDtype.describe('the frozen base\'s matrices in fp32, bf16 or int8 (bf16 / int8 need --lora-rank > 0; --measure runs fp32)'),
   batchSize: z.number().int().positive().optional().describe("rows per micro-batch (default: the stage's: sft/rm --batch-size, ppo --micro-batch-size, online 1)"),
   seqLen: z.number().int().min(2).optional().describe("tokens per row (default: the stage's longest: sft/rm --max-len, ppo prompt + response, online prompt + completion)"),
   responseLen: z.number().int().positive().optional().describe('ppo / online: response tokens per row (default: the stage\'s)'),

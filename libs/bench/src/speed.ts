@@ -1,7 +1,7 @@
 // Training and generation speed of a randomly initialised Qwen2 of the preset's shape, on the current backend.
 // One record each: what `bench train` and `bench generate` print as a JSON line.
 import * as tf from '@tensorflow/tfjs';
-import { generateBatch, makeConfig, Qwen2Model } from '@rlhf-code/model';
+import { generateBatch, LORA_TARGETS, makeConfig, Qwen2Model } from '@rlhf-code/model';
 import { sparseCrossEntropy, Trainer } from '@rlhf-code/trainer-core';
 import { median } from './compare';
 import type { BenchSettings } from './settings';
@@ -19,8 +19,17 @@ function presetModel(f: Preset): Qwen2Model {
     tie_word_embeddings: true,
     max_position_embeddings: Math.max(2048, f.seq + f.new),
   });
-  return Qwen2Model.init(config, { seed: 0 });
+  const model = Qwen2Model.init(config, { seed: 0, baseDtype: f.baseDtype });
+  // An adapter on every projection, B random (a fresh B = 0 would let nothing flow through it).
+  if (f.loraRank > 0) {
+    model.addLora({ r: f.loraRank, alpha: 2 * f.loraRank, dropout: 0, targets: [...LORA_TARGETS] }, { seed: 1 });
+    tf.tidy(() => Object.entries(model.adapters).forEach(([name, v], i) => name.includes('lora_B') && v.assign(tf.randomNormal(v.shape, 0, 0.02, 'float32', i))));
+  }
+  return model;
 }
+
+/** What a record says about the weights: how the base is held and the adapter's rank. */
+const weightsOf = (f: Preset) => ({ base_dtype: f.baseDtype, lora_rank: f.loraRank });
 
 /** Random token rows [batch, seq + 1], as the torch reference uses; with sharedPrefix, every row begins as the first. */
 function randomTokens(f: Pick<Preset, 'batch' | 'seq' | 'vocab'> & { sharedPrefix?: number }): Int32Array {
@@ -35,7 +44,7 @@ function randomTokens(f: Pick<Preset, 'batch' | 'seq' | 'vocab'> & { sharedPrefi
 export function benchTrain(f: Preset): Record<string, unknown> {
   if (f.sharedPrefix >= f.seq) throw new Error(`--shared-prefix must be below --seq (${f.seq}), got ${f.sharedPrefix}`);
   const model = presetModel(f);
-  const trainer = new Trainer(model.params, { optimizer: { lr: 1e-4 }, schedule: { totalSteps: f.steps + 1, kind: 'constant' }, maxGradNorm: 0 });
+  const trainer = new Trainer(model.trainableParams(), { optimizer: { lr: 1e-4 }, schedule: { totalSteps: f.steps + 1, kind: 'constant' }, maxGradNorm: 0 });
   try {
     const tokens = randomTokens(f);
     const loss = () =>
@@ -54,7 +63,7 @@ export function benchTrain(f: Preset): Record<string, unknown> {
       times.push((performance.now() - t0) / 1000);
     }
     const step_s = median(times);
-    return { mode: 'train', params: model.numParams, shared_prefix: f.sharedPrefix, step_s, tokens_per_s: (f.batch * f.seq) / step_s };
+    return { mode: 'train', params: model.numParams, ...weightsOf(f), shared_prefix: f.sharedPrefix, step_s, tokens_per_s: (f.batch * f.seq) / step_s };
   } finally {
     trainer.dispose();
     model.dispose();
@@ -87,6 +96,7 @@ export async function benchGenerate(f: Preset): Promise<Record<string, unknown>>
     return {
       mode: 'generate',
       params: model.numParams,
+      ...weightsOf(f),
       prompt_tokens: f.seq,
       new_tokens: f.new,
       ttft_ms: ttft,

@@ -1,16 +1,17 @@
 // Grouped-query self-attention as in Hugging Face's Qwen2Attention: q/k/v projections with bias,
 // o_proj without bias, rotary embeddings on q and k, num_key_value_heads <= num_attention_heads.
 import * as tf from '@tensorflow/tfjs';
-import { fusedAttention } from '@rlhf-code/backend';
+import { fusedAttention, type Weight } from '@rlhf-code/backend';
 import { linear } from './linear';
 import type { LoraWeights } from './lora';
 import { applyRope, RopeAngles } from './rope';
 
 export interface AttentionWeights {
-  q_proj: { weight: tf.Tensor2D; bias: tf.Tensor1D; lora?: LoraWeights }; // [H*hd, D], [H*hd]
-  k_proj: { weight: tf.Tensor2D; bias: tf.Tensor1D; lora?: LoraWeights }; // [KV*hd, D], [KV*hd]
-  v_proj: { weight: tf.Tensor2D; bias: tf.Tensor1D; lora?: LoraWeights }; // [KV*hd, D], [KV*hd]
-  o_proj: { weight: tf.Tensor2D; lora?: LoraWeights }; // [D, H*hd]
+  // Weights float32 or, frozen, bf16 / int8 (@rlhf-code/backend LowPrecisionMatrix); biases float32.
+  q_proj: { weight: Weight; bias: tf.Tensor1D; lora?: LoraWeights }; // [H*hd, D], [H*hd]
+  k_proj: { weight: Weight; bias: tf.Tensor1D; lora?: LoraWeights }; // [KV*hd, D], [KV*hd]
+  v_proj: { weight: Weight; bias: tf.Tensor1D; lora?: LoraWeights }; // [KV*hd, D], [KV*hd]
+  o_proj: { weight: Weight; lora?: LoraWeights }; // [D, H*hd]
 }
 
 export interface AttentionDims {

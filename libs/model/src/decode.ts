@@ -2,14 +2,16 @@
 // per layer instead of sixty, when the backend has the native kernels (@rlhf-code/backend hasNativeKernels):
 //   x -> rmsNorm -> [q|k|v] = x Wqkv^T + b -> RoPE + attention over the cache (keys/values written in place)
 //     -> o_proj -> + x -> rmsNorm -> [gate|up] = x Wgu^T -> silu(gate) * up -> down_proj -> + x
-// q/k/v and gate/up are fused into one matrix each, built from the Hugging Face parameters when a KV cache first
+// q/k/v and gate/up are fused into one matrix each (float32, or frozen bf16 / int8 stacked as they are stored), built
+// from the Hugging Face parameters when a KV cache first
 // decodes and rebuilt when a parameter is reassigned (a served policy's weight swap between steps); they live as long
 // as the cache, so a model holds no hidden copies between generations. Checkpoints keep HF's names.
 // With a LoRA adapter active, each projection's low-rank term (lora.ts) is added to its fused product (zeros for the
 // projections without one), so an adapter swap only changes those small matrices and needs no rebuild.
 // No gradients: training and scoring use the composite ops of attention.ts / mlp.ts / norm.ts.
 import * as tf from '@tensorflow/tfjs';
-import { fusedCachedAttention, fusedRmsNorm, fusedSwiGLUPacked } from '@rlhf-code/backend';
+import { fusedCachedAttention, fusedRmsNorm, fusedSwiGLUPacked, LowPrecisionMatrix, matMulWeight, stackRows, weightShape, type Weight } from '@rlhf-code/backend';
+import { embedTokens } from './embedding';
 import type { BlockWeights } from './block';
 import type { KVCache } from './kv-cache';
 import { loraDelta, type LoraWeights } from './lora';
@@ -24,17 +26,34 @@ export interface DecodeDims {
 
 /** One layer's fused matrices, and the parameter buffers they were built from. */
 interface FusedLayer {
-  qkvWeight: tf.Tensor2D; // [(H + 2 KV) * hd, D]
+  qkvWeight: Weight[]; // [(H + 2 KV) * hd, D], or q, k, v apart (low-precision ones that cannot be stacked)
   qkvBias: tf.Tensor1D; // [(H + 2 KV) * hd]
-  gateUpWeight: tf.Tensor2D; // [2 I, D]
+  gateUpWeight: Weight[]; // [2 I, D], or gate and up apart
   sources: object[]; // dataIds of q, k, v weights and biases, gate, up
 }
 
 const sourcesOf = (w: BlockWeights): object[] => {
   const a = w.self_attn;
   return [a.q_proj.weight, a.k_proj.weight, a.v_proj.weight, a.q_proj.bias, a.k_proj.bias, a.v_proj.bias,
-    w.mlp.gate_proj.weight, w.mlp.up_proj.weight].map((t) => t.dataId);
+    w.mlp.gate_proj.weight, w.mlp.up_proj.weight].map((t) => (t instanceof LowPrecisionMatrix ? t.packed.dataId : t.dataId));
 };
+
+/** `ws` stacked into one matrix of their kind (new tensors, kept across calls), or as they are when that cannot be. */
+function stacked(ws: Weight[]): Weight[] {
+  if (ws.every((w) => w instanceof LowPrecisionMatrix)) {
+    const joined = stackRows(ws as LowPrecisionMatrix[]);
+    return joined ? [joined] : ws;
+  }
+  if (ws.some((w) => w instanceof LowPrecisionMatrix)) return ws;
+  return [tf.keep(tf.concat(ws as tf.Tensor2D[], 0) as tf.Tensor2D)];
+}
+
+/** x [N, in] against matrices [out_i, in] side by side -> [N, sum of out_i]. */
+const productOf = (x: tf.Tensor2D, ws: Weight[]): tf.Tensor2D =>
+  ws.length === 1 ? matMulWeight(x, ws[0]) : (tf.concat(ws.map((w) => matMulWeight(x, w)), 1) as tf.Tensor2D);
+
+/** What FusedWeights made itself (the stacked matrices, the biases), not the model's. */
+const ownTensors = (l: FusedLayer): { dispose(): void }[] => [l.qkvBias, ...[l.qkvWeight, l.gateUpWeight].filter((ws) => ws.length === 1).map((ws) => ws[0])];
 
 /** Fused q/k/v and gate/up matrices per layer, kept across calls and rebuilt when a source parameter changes. */
 export class FusedWeights {
@@ -44,31 +63,31 @@ export class FusedWeights {
     const sources = sourcesOf(w);
     const cached = this.layers[i];
     if (cached && cached.sources.every((s, j) => s === sources[j])) return cached;
-    if (cached) tf.dispose([cached.qkvWeight, cached.qkvBias, cached.gateUpWeight]);
+    if (cached) ownTensors(cached).forEach((t) => t.dispose());
     const a = w.self_attn;
     // tf.keep: built inside a caller's tidy, kept across calls.
     const fused = {
-      qkvWeight: tf.keep(tf.concat([a.q_proj.weight, a.k_proj.weight, a.v_proj.weight], 0) as tf.Tensor2D),
+      qkvWeight: stacked([a.q_proj.weight, a.k_proj.weight, a.v_proj.weight]),
       qkvBias: tf.keep(tf.concat([a.q_proj.bias, a.k_proj.bias, a.v_proj.bias], 0) as tf.Tensor1D),
-      gateUpWeight: tf.keep(tf.concat([w.mlp.gate_proj.weight, w.mlp.up_proj.weight], 0) as tf.Tensor2D),
+      gateUpWeight: stacked([w.mlp.gate_proj.weight, w.mlp.up_proj.weight]),
     };
     this.layers[i] = { ...fused, sources };
     return this.layers[i];
   }
 
   dispose(): void {
-    for (const l of this.layers) if (l) tf.dispose([l.qkvWeight, l.qkvBias, l.gateUpWeight]);
+    for (const l of this.layers) if (l) ownTensors(l).forEach((t) => t.dispose());
     this.layers = [];
   }
 }
 
-type Adaptable = { weight: tf.Tensor2D; lora?: LoraWeights };
+type Adaptable = { weight: Weight; lora?: LoraWeights };
 
 /** The LoRA terms of projections whose outputs are packed side by side, x [N, in] -> [N, sum of widths]; null: none. */
 function packedLora(x: tf.Tensor2D, mods: Adaptable[]): tf.Tensor2D | null {
   if (!mods.some((m) => m.lora)) return null;
   const N = x.shape[0];
-  return tf.concat(mods.map((m) => (m.lora ? loraDelta(x, m.lora) : tf.zeros([N, m.weight.shape[0]]))), 1) as tf.Tensor2D;
+  return tf.concat(mods.map((m) => (m.lora ? loraDelta(x, m.lora) : tf.zeros([N, weightShape(m.weight)[0]]))), 1) as tf.Tensor2D;
 }
 
 /** y + its LoRA term, when there is one. */
@@ -86,7 +105,7 @@ export function decodeForward(
   ids: tf.Tensor2D,
   mask: ArrayLike<number>,
   cache: KVCache,
-  embed: tf.Tensor2D,
+  embed: Weight,
   finalNorm: tf.Tensor1D,
   layers: BlockWeights[],
   dims: DecodeDims,
@@ -110,18 +129,18 @@ export function decodeForward(
     const pos = tf.tensor2d(positions, [B, T], 'int32');
     const keyMask = tf.tensor2d(cache.hostMask, [B, capacity]);
     const attrs = { batch: B, seq: T, heads: H, kvHeads: KV, headDim: hd, past, theta: dims.theta };
-    let x = tf.gather(embed, tf.reshape(ids, [B * T])) as tf.Tensor2D; // [B*T, D]
+    let x = embedTokens(embed, tf.reshape(ids, [B * T]) as tf.Tensor1D); // [B*T, D]
     layers.forEach((w, i) => {
       const f = weights[i];
       const h = fusedRmsNorm(x, w.input_layernorm.weight, eps) as tf.Tensor2D;
       const a = w.self_attn;
-      const qkv = plusLora(tf.add(tf.matMul(h, f.qkvWeight, false, true), f.qkvBias) as tf.Tensor2D, h, [a.q_proj, a.k_proj, a.v_proj]); // [B*T, (H+2KV)*hd]
+      const qkv = plusLora(tf.add(productOf(h, f.qkvWeight), f.qkvBias) as tf.Tensor2D, h, [a.q_proj, a.k_proj, a.v_proj]); // [B*T, (H+2KV)*hd]
       const ctx = fusedCachedAttention(qkv, cache.buffers[i].k, cache.buffers[i].v, pos, keyMask, attrs) as tf.Tensor2D; // [B*T, H*hd]
-      x = tf.add(x, plusLora(tf.matMul(ctx, a.o_proj.weight, false, true), ctx, [a.o_proj]));
+      x = tf.add(x, plusLora(matMulWeight(ctx, a.o_proj.weight), ctx, [a.o_proj]));
       const h2 = fusedRmsNorm(x, w.post_attention_layernorm.weight, eps) as tf.Tensor2D;
-      const gateUp = plusLora(tf.matMul(h2, f.gateUpWeight, false, true) as tf.Tensor2D, h2, [w.mlp.gate_proj, w.mlp.up_proj]); // [B*T, 2I]
+      const gateUp = plusLora(productOf(h2, f.gateUpWeight), h2, [w.mlp.gate_proj, w.mlp.up_proj]); // [B*T, 2I]
       const act = fusedSwiGLUPacked(gateUp) as tf.Tensor2D; // [B*T, I]
-      x = tf.add(x, plusLora(tf.matMul(act, w.mlp.down_proj.weight, false, true), act, [w.mlp.down_proj]));
+      x = tf.add(x, plusLora(matMulWeight(act, w.mlp.down_proj.weight), act, [w.mlp.down_proj]));
     });
     return tf.reshape(fusedRmsNorm(x, finalNorm, eps), [B, T, -1]) as tf.Tensor3D;
   });

@@ -9,12 +9,12 @@ import type { LoraWeights } from './lora';
 /** The layer's tensors that take gradients: its trainable variables (all of them, or with LoRA the adapter's A and B). */
 function trainableTensors(w: BlockWeights): tf.Tensor[] {
   const out: tf.Tensor[] = [];
-  const add = (t: tf.Tensor | undefined) => {
-    if (t && (t as tf.Variable).trainable) out.push(t);
+  const add = (t: unknown) => {
+    if (t instanceof tf.Variable && t.trainable) out.push(t); // a frozen low-precision weight is no variable
   };
   add(w.input_layernorm.weight);
   add(w.post_attention_layernorm.weight);
-  for (const m of [...Object.values(w.self_attn), ...Object.values(w.mlp)] as { weight: tf.Tensor; bias?: tf.Tensor; lora?: LoraWeights }[]) {
+  for (const m of [...Object.values(w.self_attn), ...Object.values(w.mlp)] as { weight: unknown; bias?: tf.Tensor; lora?: LoraWeights }[]) {
     add(m.weight);
     add(m.bias);
     add(m.lora?.A);

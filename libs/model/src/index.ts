@@ -9,13 +9,14 @@ export type { CheckpointContent } from './checkpoint-folder';
 export { loadTrainingState, TRAINER_STATE_FILE, type TrainingState } from './trainer-state';
 
 export { parameterCount, Qwen2Model } from './model';
+export { isFrozenMatrix } from './frozen-weights';
 export { ScalarHead } from './heads';
 export { RewardModel } from './reward';
 export { generateBatch, sampledIds } from './generate-batch';
 export type { Completion } from './generate-batch';
 export { resumableRng } from './sampling';
 export type { Rng } from './sampling';
-export { GenerateLogitsSettings, GenerateRunSettings, InitSettings } from './settings';
+export { baseDtypeField, GenerateLogitsSettings, GenerateRunSettings, InitSettings } from './settings';
 export { checkModelFolder, checkVocabulary, loadModelAndTokenizer, modelFolderProblem } from './load';
 export { runInit } from './random-checkpoint';
 export { checkResumedRank, isAdapterFolder, LORA_TARGETS, type AdapterFiles, type LoraConfig } from './lora';

@@ -1,13 +1,13 @@
 // SwiGLU feed-forward (Shazeer 2020) as in Qwen2MLP: down(silu(gate(x)) * up(x)), no biases.
 import * as tf from '@tensorflow/tfjs';
-import { fusedSwiGLU, hasNativeKernels } from '@rlhf-code/backend';
+import { fusedSwiGLU, hasNativeKernels, type Weight } from '@rlhf-code/backend';
 import { linear } from './linear';
 import type { LoraWeights } from './lora';
 
 export interface MlpWeights {
-  gate_proj: { weight: tf.Tensor2D; lora?: LoraWeights }; // [I, D]
-  up_proj: { weight: tf.Tensor2D; lora?: LoraWeights }; // [I, D]
-  down_proj: { weight: tf.Tensor2D; lora?: LoraWeights }; // [D, I]
+  gate_proj: { weight: Weight; lora?: LoraWeights }; // [I, D]
+  up_proj: { weight: Weight; lora?: LoraWeights }; // [I, D]
+  down_proj: { weight: Weight; lora?: LoraWeights }; // [D, I]
 }
 
 /** x: [N, D] -> [N, D] */

@@ -1,14 +1,17 @@
 // The Qwen2 decoder-only transformer (Hugging Face's Qwen2ForCausalLM) on TensorFlow.js.
 //   ids -> embed_tokens -> N x decoder layer -> norm -> lm_head (tied to embed_tokens or not)
-// Parameters live in `params`, keyed by Hugging Face's names, so checkpoints map one to one.
+// Parameters live in `params`, keyed by Hugging Face's names, so checkpoints map one to one; a base loaded with
+// `baseDtype` bf16 or int8 holds its frozen matrices in `frozen` instead (same names, frozen-weights.ts).
 import * as tf from '@tensorflow/tfjs';
-import { hasNativeKernels } from '@rlhf-code/backend';
+import { hasNativeKernels, LowPrecisionMatrix, weightShape, type Weight, type WeightDtype } from '@rlhf-code/backend';
 import { attention, fusedSelfAttention, LayerKV } from './attention';
 import { Attend, BlockWeights, decoderLayer } from './block';
 import { expectedParameterShapes, headDim, Qwen2Config } from './config';
 import { adapterBase, loadMergedWeights, type CheckpointContent } from './checkpoint-folder';
 import { recomputedLayer } from './grad-checkpointing';
 import { decodeForward } from './decode';
+import { embedTokens } from './embedding';
+import { frozenWeights, isFrozenMatrix } from './frozen-weights';
 import { KVCache } from './kv-cache';
 import { linear } from './linear';
 import { checkLoraConfig, foldAdapter, initLoraWeights, isAdapterFolder, peftName, readAdapter, type LoraConfig, type LoraWeights, type Projection } from './lora';
@@ -52,12 +55,20 @@ export interface LoadOptions {
   trainable?: boolean;
   /** An adapter folder loads with its adapter folded into the weights (no LoRA left) instead of as an active adapter. */
   merge?: boolean;
+  /**
+   * How the frozen matrices (every layer's seven projections, the embedding and LM head) are held: fp32 (default), or
+   * bf16 / int8 for a model that only runs or trains through LoRA (frozen-weights.ts). Norms, biases and adapters stay
+   * fp32.
+   */
+  baseDtype?: WeightDtype;
 }
 
 export class Qwen2Model {
   readonly config: Qwen2Config;
   /** HF parameter name -> variable, e.g. "model.layers.0.self_attn.q_proj.weight". */
   readonly params: Record<string, tf.Variable>;
+  /** HF parameter name -> frozen bf16 / int8 matrix (empty with an fp32 base): the base's matrices not in `params`. */
+  readonly frozen: Record<string, LowPrecisionMatrix>;
   /**
    * Named LoRA adapter sets on this one base ("default": the one a stage trains; PPO may add the reward model's). At most
    * one is active: the forward pass adds its low-rank terms; none active = the base model. With any, the base is frozen.
@@ -71,13 +82,14 @@ export class Qwen2Model {
   /** A view shares another model's weights and adapters (see view()); disposing it frees nothing. */
   private readonly isView: boolean;
 
-  constructor(config: Qwen2Config, params: Record<string, tf.Variable>, sharedAdapters?: Map<string, AdapterSet>) {
+  constructor(config: Qwen2Config, params: Record<string, tf.Variable>, frozen: Record<string, LowPrecisionMatrix> = {}, sharedAdapters?: Map<string, AdapterSet>) {
     this.config = config;
     this.params = params;
+    this.frozen = frozen;
     this.isView = sharedAdapters !== undefined;
     if (sharedAdapters) this.adapterSets = sharedAdapters;
     const p = (name: string) => {
-      const v = params[name];
+      const v = params[name] ?? frozen[name];
       if (!v) throw new Error(`Qwen2Model: missing parameter "${name}"`);
       return v as unknown as tf.Tensor2D & tf.Tensor1D;
     };
@@ -106,11 +118,12 @@ export class Qwen2Model {
   projections(targets: readonly string[] = []): Projection[] {
     const out: Projection[] = [];
     this.layers.forEach((w, i) => {
-      const mods = { ...w.self_attn, ...w.mlp } as Record<string, { weight: tf.Tensor2D }>;
+      const mods = { ...w.self_attn, ...w.mlp } as Record<string, { weight: Weight }>;
       for (const [target, m] of Object.entries(mods)) {
         if (targets.length > 0 && !targets.includes(target)) continue;
         const group = target in w.self_attn ? 'self_attn' : 'mlp';
-        out.push({ module: `model.layers.${i}.${group}.${target}`, target: target as Projection['target'], out: m.weight.shape[0], in: m.weight.shape[1] });
+        const [rows, cols] = weightShape(m.weight);
+        out.push({ module: `model.layers.${i}.${group}.${target}`, target: target as Projection['target'], out: rows, in: cols });
       }
     });
     return out;
@@ -190,14 +203,20 @@ export class Qwen2Model {
    * view frees nothing: the model it came from owns the variables.
    */
   view(adapter: string | null): Qwen2Model {
-    const v = new Qwen2Model(this.config, this.params, this.adapterSets);
+    const v = new Qwen2Model(this.config, this.params, this.frozen, this.adapterSets);
     v.setAdapter(adapter);
     return v;
   }
 
   /** The variables an optimizer updates: the active adapter when there is one, else every parameter. */
   trainableParams(): Record<string, tf.Variable> {
+    if (!this.active && this.baseDtype !== 'fp32') throw new Error(`a model with ${this.baseDtype} base weights trains only through a LoRA adapter (add one, or load the base in fp32)`);
     return this.active ? this.adapters : this.params;
+  }
+
+  /** How the frozen matrices are held (LoadOptions.baseDtype). */
+  get baseDtype(): WeightDtype {
+    return Object.values(this.frozen)[0]?.dtype ?? 'fp32';
   }
 
   /** Training mode turns LoRA dropout on; evaluation and generation run with it off. */
@@ -210,9 +229,14 @@ export class Qwen2Model {
     return this.lora ? this.trainableWeights() : new Map();
   }
 
-  /** Every base weight with the active adapter folded in (W + alpha/r B A): a plain checkpoint that needs no LoRA. */
-  mergedWeights(): Map<string, HostTensor> {
-    return this.lora ? foldAdapter(this.hostWeights(), this.lora, this.adapterWeights()) : this.hostWeights();
+  /**
+   * Every base weight with the active adapter folded in (W + alpha/r B A): a plain checkpoint that needs no LoRA. A
+   * low-precision base folds into `original` when given (the weights of the checkpoint it was loaded from), so that the
+   * export carries no bf16 / int8 rounding of the base; without it, into the dequantised base.
+   */
+  mergedWeights(original?: Map<string, HostTensor>): Map<string, HostTensor> {
+    const base = original ?? this.hostWeights();
+    return this.lora ? foldAdapter(base, this.lora, this.adapterWeights()) : base;
   }
 
   /** What a checkpoint of this model holds: every weight, or with an active adapter only PEFT's adapter files. */
@@ -225,14 +249,16 @@ export class Qwen2Model {
   static fromWeights(config: Qwen2Config, weights: Map<string, HostTensor>, opts: LoadOptions = {}): Qwen2Model {
     const prefix = `qwen2_${instances++}/`;
     const params: Record<string, tf.Variable> = {};
+    const frozen = frozenWeights(config, weights, opts.baseDtype ?? 'fp32');
     for (const [name, shape] of expectedParameterShapes(config)) {
+      if (frozen[name]) continue;
       const w = weights.get(name);
       if (!w) throw new Error(`Qwen2Model: missing weight "${name}" (expected shape [${shape}])`);
       const t = tf.tensor(w.data, w.shape);
       params[name] = tf.variable(t, opts.trainable ?? true, prefix + name);
       t.dispose(); // the variable holds its own reference to the data; without this, dispose() frees nothing
     }
-    return new Qwen2Model(config, params);
+    return new Qwen2Model(config, params, frozen);
   }
 
   /** A freshly initialised model, as HF initialises Qwen2: N(0, initializer_range) weights, zero biases, unit norms. */
@@ -241,7 +267,15 @@ export class Qwen2Model {
     const std = config.initializer_range ?? 0.02;
     let seed = opts.seed ?? 0;
     const params: Record<string, tf.Variable> = {};
+    const frozen: Record<string, LowPrecisionMatrix> = {};
+    const baseDtype = opts.baseDtype ?? 'fp32';
     for (const [name, shape] of expectedParameterShapes(config)) {
+      if (baseDtype !== 'fp32' && isFrozenMatrix(name)) {
+        const t = tf.randomNormal(shape, 0, std, 'float32', tfSeed(seed++));
+        frozen[name] = LowPrecisionMatrix.fromFloat32(t.dataSync() as Float32Array, shape as [number, number], baseDtype);
+        t.dispose();
+        continue;
+      }
       const init = name.endsWith('norm.weight')
         ? tf.ones(shape)
         : name.endsWith('.bias')
@@ -250,7 +284,7 @@ export class Qwen2Model {
       params[name] = tf.variable(init, opts.trainable ?? true, prefix + name);
       init.dispose(); // see fromWeights
     }
-    return new Qwen2Model(config, params);
+    return new Qwen2Model(config, params, frozen);
   }
 
   /**
@@ -291,7 +325,7 @@ export class Qwen2Model {
     // gradients).
     if (cache && cache.layers.length === 0 && hasNativeKernels()) {
       const mask = opts.mask ? opts.mask.dataSync() : new Float32Array(B * T).fill(1);
-      const embed = this.params['model.embed_tokens.weight'] as unknown as tf.Tensor2D;
+      const embed = this.embedding;
       const norm = this.params['model.norm.weight'] as unknown as tf.Tensor1D;
       return decodeForward(ids, mask, cache, embed, norm, this.layers, {
         heads: H, kvHeads: KV, headDim: hd, eps, theta: cfg.rope_theta,
@@ -301,7 +335,7 @@ export class Qwen2Model {
       const layout = prefixLayout(ids.dataSync(), opts.mask ? opts.mask.dataSync() : new Float32Array(B * T).fill(1), B, T);
       if (layout) {
         const m = {
-          embed: this.params['model.embed_tokens.weight'] as unknown as tf.Tensor2D, layers: this.layers, finalNorm: this.params['model.norm.weight'] as unknown as tf.Tensor1D,
+          embed: this.embedding, layers: this.layers, finalNorm: this.params['model.norm.weight'] as unknown as tf.Tensor1D,
           heads: H, kvHeads: KV, headDim: hd, eps, theta: cfg.rope_theta, gradCheckpointing: this.gradCheckpointing,
         };
         return tf.tidy(() => tf.reshape(sharedPrefixForward(m, layout, B, T), [B, T, -1]) as tf.Tensor3D);
@@ -334,7 +368,7 @@ export class Qwen2Model {
       }
       const attend = attendWith(ctx);
 
-      let x = tf.gather(this.params['model.embed_tokens.weight'], tf.reshape(ids, [B * T])) as tf.Tensor2D; // [B*T, D]
+      let x = embedTokens(this.embedding, tf.reshape(ids, [B * T]) as tf.Tensor1D); // [B*T, D]
       const kvs: LayerKV[] = [];
       for (const w of this.layers) {
         if (this.gradCheckpointing && !cache) {
@@ -352,10 +386,19 @@ export class Qwen2Model {
     return out.hidden;
   }
 
+  /** A matrix [rows, cols] by HF name, float32 or frozen low-precision. */
+  private matrix(name: string): Weight {
+    return this.frozen[name] ?? (this.params[name] as unknown as tf.Tensor2D);
+  }
+
+  /** The token embedding [V, D]. */
+  get embedding(): Weight {
+    return this.matrix('model.embed_tokens.weight');
+  }
+
   /** The LM head matrix [V, D]: embed_tokens when tied, else lm_head. */
-  get lmHeadWeight(): tf.Tensor2D {
-    const name = this.config.tie_word_embeddings ? 'model.embed_tokens.weight' : 'lm_head.weight';
-    return this.params[name] as unknown as tf.Tensor2D;
+  get lmHeadWeight(): Weight {
+    return this.matrix(this.config.tie_word_embeddings ? 'model.embed_tokens.weight' : 'lm_head.weight');
   }
 
   /** hidden: [N, D] -> logits [N, V] */
@@ -372,12 +415,13 @@ export class Qwen2Model {
     });
   }
 
-  /** Copy of every parameter to host memory, keyed by HF name (for saving). */
+  /** Copy of every parameter to host memory, keyed by HF name (for saving); frozen bf16 / int8 matrices as fp32. */
   hostWeights(): Map<string, HostTensor> {
     const out = new Map<string, HostTensor>();
     for (const [name, v] of Object.entries(this.params)) {
       out.set(name, { shape: [...v.shape], data: v.dataSync() as Float32Array });
     }
+    for (const [name, m] of Object.entries(this.frozen)) out.set(name, { shape: [...m.shape], data: m.toFloat32() });
     return out;
   }
 
@@ -404,12 +448,13 @@ export class Qwen2Model {
   }
 
   get numParams(): number {
-    return parameterCount(this.params);
+    return parameterCount(this.params) + Object.values(this.frozen).reduce((n, m) => n + m.shape[0] * m.shape[1], 0);
   }
 
   dispose(): void {
     if (this.isView) return;
     for (const v of Object.values(this.params)) v.dispose();
+    for (const m of Object.values(this.frozen)) m.dispose();
     for (const set of this.adapterSets.values()) for (const v of Object.values(set.vars)) v.dispose();
   }
 }

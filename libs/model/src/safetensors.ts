@@ -15,6 +15,7 @@ import { randomBytes } from 'crypto';
 import { promises as fs } from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { f32BitsToBf16Bits } from '@rlhf-code/backend';
 
 /** A tensor on the host: row-major values, `data.length === product(shape)`. */
 export type HostTensor = { shape: number[]; data: Float32Array };
@@ -269,11 +270,7 @@ export function f16BitsToNumber(h: number): number {
 // ---------------------------------------------------------------------------------------------
 // Writing
 
-/** float32 bits -> bfloat16 bits, rounding to nearest, ties to even (as torch does). */
-export function f32BitsToBf16Bits(u: number): number {
-  if ((u & 0x7fffffff) > 0x7f800000) return ((u >>> 16) | 0x40) & 0xffff; // NaN stays a (quiet) NaN
-  return ((u + 0x7fff + ((u >>> 16) & 1)) >>> 16) & 0xffff; // carries into the exponent as needed
-}
+export { f32BitsToBf16Bits }; // the rounding the low-precision weights use too (@rlhf-code/backend)
 
 /** float32 bits -> half-precision bits, rounding to nearest, ties to even; overflow -> inf. */
 export function f32BitsToF16Bits(u: number): number {

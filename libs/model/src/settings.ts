@@ -1,12 +1,20 @@
 // The settings of `generate logits` and `generate run` (a checkpoint run directly), declared once: flags, --help and
 // --config come from these schemas. Token ids are given as JSON text (--ids '[[1, 2]]') and checked where they are read.
 import { z } from 'zod';
+import { WEIGHT_DTYPES, type WeightDtype } from '@rlhf-code/backend';
 import { backendField } from '@rlhf-code/cli';
+
+/** How a model holds its frozen matrices (LoadOptions.baseDtype), as a flag. */
+export const baseDtypeField = z
+  .enum(WEIGHT_DTYPES as [WeightDtype, ...WeightDtype[]])
+  .default('fp32')
+  .describe('the frozen matrices (projections, embedding / LM head) in fp32, bf16 or int8 (per-output-channel scales): 1/2 or 1/4 of the bytes, faster decoding');
 
 export const GenerateLogitsSettings = z.strictObject({
   model: z.string().min(1).describe('checkpoint folder (config.json + model.safetensors or a sharded index), or a LoRA adapter folder (its base plus the adapter)'),
   ids: z.string().min(1).describe('token ids as a JSON matrix [[...], ...] with rows of equal length'),
   mask: z.string().min(1).optional().describe('attention mask of the same shape: 1 = token, 0 = left padding'),
+  baseDtype: baseDtypeField,
   backend: backendField,
 });
 export type GenerateLogitsSettings = z.output<typeof GenerateLogitsSettings>;
@@ -27,6 +35,7 @@ export const GenerateRunSettings = z
     seed: z.number().int().default(0).describe('random seed for sampling'),
     stop: z.array(z.string()).default([]).describe('stop when the output contains this string').meta({ repeat: true }),
     json: z.boolean().default(false).describe('print {"ids": [...new ids...], "text": "..."} as one JSON line'),
+    baseDtype: baseDtypeField,
     backend: backendField,
   })
   .superRefine((f, ctx) => {

@@ -9,9 +9,10 @@
 //            projections and the MLP run once over both; only the attention is split
 //   layout   any left/right padding: a row's real tokens are its mask's 1s in order, and position = their count - 1
 import * as tf from '@tensorflow/tfjs';
-import { fusedAttention } from '@rlhf-code/backend';
+import { fusedAttention, weightShape, type Weight } from '@rlhf-code/backend';
 import type { AttentionWeights } from './attention';
 import { decoderLayer, type Attend, type BlockWeights } from './block';
+import { embedTokens } from './embedding';
 import { recomputedLayer } from './grad-checkpointing';
 import { linear } from './linear';
 import { rmsNorm } from './norm';
@@ -81,7 +82,7 @@ export function prefixLayout(ids: ArrayLike<number>, mask: ArrayLike<number>, B:
 }
 
 export interface SharedPrefixModel {
-  embed: tf.Tensor2D; // [V, D]
+  embed: Weight; // [V, D]
   layers: BlockWeights[];
   finalNorm: tf.Tensor1D; // [D]
   heads: number;
@@ -126,9 +127,9 @@ export function sharedPrefixForward(m: SharedPrefixModel, layout: PrefixLayout, 
     ];
     const attendWith = (c: tf.Tensor[]) => splitAttention(m, n, B, Tr, c);
     const attend = attendWith(ctx);
-    let z = tf.gather(m.embed, tf.tensor1d(Int32Array.from([...layout.prefixIds, ...layout.restIds]), 'int32')) as tf.Tensor2D; // [n + B*Tr, D]
+    let z = embedTokens(m.embed, tf.tensor1d(Int32Array.from([...layout.prefixIds, ...layout.restIds]), 'int32')); // [n + B*Tr, D]
     for (const w of m.layers) z = m.gradCheckpointing ? recomputedLayer(z, w, m.eps, attendWith, ctx) : decoderLayer(z, w, m.eps, attend).out;
-    const hidden = tf.concat([rmsNorm(z, m.finalNorm, m.eps), tf.zeros([1, m.embed.shape[1]])], 0); // [n + B*Tr + 1, D]
+    const hidden = tf.concat([rmsNorm(z, m.finalNorm, m.eps), tf.zeros([1, weightShape(m.embed)[1]])], 0); // [n + B*Tr + 1, D]
     return tf.gather(hidden, tf.tensor1d(layout.index, 'int32')) as tf.Tensor2D; // [B*T, D]
   });
 }

@@ -3,7 +3,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import * as tf from '@tensorflow/tfjs';
-import { Qwen2Model } from '@rlhf-code/model';
+import { loadMergedWeights, Qwen2Model } from '@rlhf-code/model';
 import { saveTinyAdapter, saveTinyModel, tempDir } from '@rlhf-code/model/testing';
 import { loadLmStageModel } from './lm-model';
 
@@ -35,4 +35,18 @@ test('--model an adapter folder: the merged model trains every weight (rank 0) o
   expect(maxDiff(logits(lora), want)).toBeLessThan(1e-5); // a fresh adapter (B = 0) on the merged model
   expect(lines).toEqual([expect.stringMatching(/^LoRA r=2 alpha=4 on q_proj, v_proj: /)]);
   for (const m of [merged, base, full, lora]) m.dispose();
+});
+
+test('--base-dtype int8: the base frozen in int8 under a new adapter; merging folds the adapter into the original weights', async () => {
+  const merged = await Qwen2Model.load(path.join(dir, 'sft'), { merge: true, trainable: false });
+  const want = logits(merged);
+  const low = await loadLmStageModel({ ...settings(2), baseDtype: 'int8' }, undefined, () => undefined);
+  expect(low.baseDtype).toBe('int8');
+  expect(Object.keys(low.trainableParams())).toHaveLength(2 * 2 * merged.config.num_hidden_layers);
+  const scale = want.reduce((m, x) => Math.max(m, Math.abs(x)), 0);
+  expect(maxDiff(logits(low), want) / scale).toBeLessThan(0.06); // int8's rounding (libs/model frozen-weights.test.ts)
+  // A fresh adapter (B = 0) folded into the checkpoint's own weights gives them back exactly: no int8 rounding.
+  const out = low.mergedWeights((await loadMergedWeights(path.join(dir, 'sft'))).weights);
+  for (const [name, t] of merged.hostWeights()) expect(maxDiff(out.get(name)!.data as Float32Array, t.data as Float32Array)).toBe(0);
+  for (const m of [merged, low]) m.dispose();
 });

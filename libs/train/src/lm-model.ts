@@ -1,6 +1,7 @@
 // The model an LM stage (sft, the tool warm-start) trains: the checkpoint it resumes from or its --model, with
 // gradient checkpointing as set, and a new LoRA adapter when the settings ask for one (a resumed adapter folder
 // brings its own, which must have the requested rank).
+import type { WeightDtype } from '@rlhf-code/backend';
 import { checkResumedRank, parameterCount, Qwen2Model } from '@rlhf-code/model';
 import { loraConfigOf } from '@rlhf-code/trainer-core';
 
@@ -12,13 +13,15 @@ export interface LmModelSettings {
   loraTargets: Parameters<typeof loraConfigOf>[0]['loraTargets'];
   gradCheckpointing: boolean;
   seed: number;
+  /** The frozen base's matrices (default fp32; bf16 / int8 need an adapter). */
+  baseDtype?: WeightDtype;
 }
 
 /** `from`: the run folder to resume (undefined: start from f.model). `log` gets one line about the adapter. */
 export async function loadLmStageModel(f: LmModelSettings, from: string | undefined, log: (line: string) => void): Promise<Qwen2Model> {
   // A LoRA run's checkpoint is an adapter folder: loading it gives the base (--model) with the saved adapters. A fresh
   // run starts from --model with any adapter it is folded in: the run then trains every weight, or a new adapter on it.
-  const model = await Qwen2Model.load(from ?? f.model, { merge: from === undefined });
+  const model = await Qwen2Model.load(from ?? f.model, { merge: from === undefined, baseDtype: f.baseDtype });
   try {
     model.gradCheckpointing = f.gradCheckpointing;
     const lora = loraConfigOf(f);

@@ -3,6 +3,7 @@
 // --help, --config files and --print-config all come from these schemas (@rlhf-code/cli), and tests build settings as
 // Schema.parse({ ... }).
 import { z } from 'zod';
+import { baseDtypeField } from '@rlhf-code/model';
 import { FIM_MODES, PROMPT_TEMPLATES } from '@rlhf-code/tokenizer';
 import { checkMergeExport, checkOptim, loraFields, mergeExportField, optimFields, runFields } from '@rlhf-code/trainer-core';
 
@@ -60,6 +61,7 @@ export const SftSettings = z
     fimMode: z.enum(FIM_MODES).optional().describe(`${FIM_ORDER} (default: the --model checkpoint's)`),
     ...exportFields,
     ...loraFields(),
+    baseDtype: baseDtypeField.describe('the frozen base\'s matrices (projections, embedding / LM head) in fp32, bf16 or int8 (per-output-channel scales) under LoRA (needs --lora-rank > 0); --merge-export folds the adapters into --model\'s own weights'),
     mergeExport: mergeExportField,
     ...runFields({ out: 'results/sft', epochs: 3, batchSize: 8, gradAccum: 1, saveEvery: 0 }),
     ...optimFields({ lr: 3e-4, schedule: 'cosine', warmupSteps: 10, weightDecay: 0, beta2: 0.999 }),
@@ -68,6 +70,7 @@ export const SftSettings = z
     checkOptim(s, ctx);
     checkMergeExport(s, ctx);
     if (s.export && s.loraRank > 0) ctx.addIssue({ code: 'custom', path: ['export'], message: 'with LoRA, use --merge-export (the adapters merged into a full checkpoint)' });
+    if (s.baseDtype !== 'fp32' && s.loraRank === 0) ctx.addIssue({ code: 'custom', path: ['baseDtype'], message: `a ${s.baseDtype} base trains only through LoRA: set --lora-rank` });
   });
 export type SftSettings = z.output<typeof SftSettings>;
 

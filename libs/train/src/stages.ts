@@ -6,7 +6,7 @@
 import { UsageError } from '@rlhf-code/cli';
 import { initBackend } from '@rlhf-code/backend';
 import { corpusDirs, readCorpora, readRmData, readSftData, splitHeldOut, type RmRecord } from '@rlhf-code/data';
-import { checkModelFolder, checkResumedRank, checkVocabulary, makeConfig, modelConfigOf, parameterCount, Qwen2Config, Qwen2Model, RewardModel, saveCheckpoint } from '@rlhf-code/model';
+import { checkModelFolder, checkResumedRank, checkVocabulary, loadMergedWeights, makeConfig, modelConfigOf, parameterCount, Qwen2Config, Qwen2Model, RewardModel, saveCheckpoint } from '@rlhf-code/model';
 import { encodePair, FimMode, loadTokenizer, readFimMode, Tokenizer } from '@rlhf-code/tokenizer';
 import { loraConfigOf, RunDir } from '@rlhf-code/trainer-core';
 import { fimSftExample, LmExample, packExamples, pretrainWindows, sftExample } from './lm-data';
@@ -151,7 +151,8 @@ export async function runSft(f: SftSettings, log: (line: string) => void = conso
     log(`sft sft: exported ${f.export} (${f.exportDtype})`);
   }
   if (f.mergeExport && !result.interrupted) {
-    await exportWeights(f.mergeExport, model, model.mergedWeights(), { ...exported, trainingArgs: { stage: 'sft', base_model: f.model, ...f } }, result);
+    const original = f.baseDtype === 'fp32' ? undefined : (await loadMergedWeights(f.model)).weights; // no int8 / bf16 rounding in the export
+    await exportWeights(f.mergeExport, model, model.mergedWeights(original), { ...exported, trainingArgs: { stage: 'sft', base_model: f.model, ...f } }, result);
     log(`sft train: merged the adapters into ${f.mergeExport} (${f.exportDtype})`);
   }
   return { stage: 'sft', out: f.out, step: result.position.step, interrupted: result.interrupted, ...result.lastEval };

@@ -1,0 +1,130 @@
+// Frozen int8 / bf16 matrices: the quantisers against their definitions, and the native products (GEMV and GEMM,
+// both orientations, odd shapes), the embedding-row lookup and the input gradient against fp32 references computed
+// here in float64 from the same dequantised weights, plus the quantisation error against the fp32 weights within its
+// bound. The fallback (no native kernels: dequantise + tf.matMul) must give the same numbers.
+import * as tf from '@tensorflow/tfjs';
+import {
+  bf16ToFloat32, dequantizeInt8, f32BitsToBf16Bits, lowPrecisionMatMul, LowPrecisionMatrix, lowPrecisionRows, quantizeInt8, stackRows, toBf16,
+  type LowPrecision,
+} from './low-precision';
+import { hasNativeKernels } from './native-kernels';
+import { initBackend } from './select';
+import { closeness, nativeAddonBuilt, seededValues, withoutNativeKernels } from './testing';
+
+beforeAll(async () => {
+  await initBackend({ backend: 'wasm', quiet: true });
+});
+
+/** y = x W^T in float64 for x [m, k], W [n, k] (or x W for W [k, n] when !transW). */
+function reference(x: Float32Array, m: number, w: Float32Array, n: number, k: number, transW: boolean): Float64Array {
+  const out = new Float64Array(m * n);
+  for (let i = 0; i < m; i++) {
+    for (let j = 0; j < n; j++) {
+      let s = 0;
+      for (let p = 0; p < k; p++) s += x[i * k + p] * (transW ? w[j * k + p] : w[p * n + j]);
+      out[i * n + j] = s;
+    }
+  }
+  return out;
+}
+
+test('bf16 rounds to nearest, ties to even; back to float32 exactly', () => {
+  const f = new Float32Array([1, 1 + 2 ** -8, 1 + 3 * 2 ** -8, 1 + 2 ** -9, -2.5, 0]);
+  // 1 + 2^-8 is a tie between 1 and 1 + 2^-7: to even (1); 1 + 3 * 2^-8 ties up to 1 + 2^-6; 1 + 2^-9 rounds down.
+  expect(Array.from(bf16ToFloat32(toBf16(f)))).toEqual([1, 1, 1 + 2 ** -6, 1, -2.5, 0]);
+  expect(f32BitsToBf16Bits(0x3f808000)).toBe(0x3f80);
+});
+
+test('int8 is symmetric per row: scale max|row| / 127, values rounded, a zero row exact', () => {
+  const data = new Float32Array([1.27, -0.6, 0.3, 0, 0, 0, -2, 1.01, 0.5]);
+  const { q, scales } = quantizeInt8(data, 3, 3);
+  expect(Array.from(scales)).toEqual([Math.fround(Math.fround(1.27) / 127), 1, Math.fround(2 / 127)]);
+  expect(Array.from(q)).toEqual([127, -60, 30, 0, 0, 0, -127, 64, 32]);
+  const back = dequantizeInt8(q, scales, 3);
+  for (let i = 0; i < 9; i++) expect(Math.abs(back[i] - data[i])).toBeLessThanOrEqual(scales[Math.floor(i / 3)] / 2 + 1e-7);
+});
+
+// [m, n, k]: one row (decode GEMV), a few rows (the skinny path, odd counts), many rows (the GEMM path, edges of its
+// 6 x 16 tiles and 256-deep blocks), odd widths everywhere.
+const SHAPES: Array<[number, number, number]> = [[1, 1, 1], [1, 37, 13], [1, 130, 300], [2, 9, 17], [3, 64, 33], [16, 20, 8], [17, 33, 7],
+  [40, 130, 300], [100, 19, 257], [7, 5, 1]];
+
+for (const dtype of ['int8', 'bf16'] as LowPrecision[]) {
+  (nativeAddonBuilt() ? describe : describe.skip)(`${dtype} products against float64 references`, () => {
+    test('the native kernels are in use', () => expect(hasNativeKernels()).toBe(true));
+
+    for (const [m, n, k] of SHAPES) {
+      test(`[${m}, ${k}] x W^T, W [${n}, ${k}], and the input gradient dy W`, () => {
+        const before = tf.memory().numTensors;
+        const w = seededValues(n * k, n + k);
+        const x = seededValues(m * k, m * 7 + 1);
+        const dy = seededValues(m * n, m * 11 + 3);
+        const W = LowPrecisionMatrix.fromFloat32(w, [n, k], dtype);
+        const deq = W.toFloat32();
+        const [y, dx] = tf.tidy(() => {
+          const xt = tf.tensor2d(x, [m, k]);
+          const { value, grads } = tf.valueAndGrads((xs: tf.Tensor) => lowPrecisionMatMul(xs as tf.Tensor2D, W))([xt], tf.tensor2d(dy, [m, n]));
+          return [value.dataSync(), grads[0].dataSync()] as const;
+        });
+        // Against the same dequantised weights: only the fp32 accumulation order differs.
+        expect(closeness(y, reference(x, m, deq, n, k, true), 1e-5, 1e-5)).toBeLessThanOrEqual(1);
+        expect(closeness(dx, reference(dy, m, deq, k, n, false), 1e-5, 1e-5)).toBeLessThanOrEqual(1);
+        // Against the fp32 weights: within the quantisation error, |y - y32| <= sum_p |x_p| |w_p - w32_p|, with
+        // |w - w32| <= scale / 2 (int8) or 2^-8 |w32| (bf16: 8 significant bits).
+        const exact = reference(x, m, w, n, k, true);
+        const scales = dtype === 'int8' ? quantizeInt8(w, n, k).scales : null;
+        for (let i = 0; i < m; i++) {
+          for (let j = 0; j < n; j++) {
+            let bound = 1e-5;
+            for (let p = 0; p < k; p++) bound += Math.abs(x[i * k + p]) * (scales ? scales[j] / 2 : 2 ** -8 * Math.abs(w[j * k + p]));
+            expect(Math.abs(y[i * n + j] - exact[i * n + j])).toBeLessThanOrEqual(bound);
+          }
+        }
+        W.dispose();
+        expect(tf.memory().numTensors).toBe(before);
+      });
+    }
+
+    test('rows of W (an embedding lookup), out-of-range ids rejected', () => {
+      const [rows, cols] = [50, 37];
+      const W = LowPrecisionMatrix.fromFloat32(seededValues(rows * cols, 5), [rows, cols], dtype);
+      const deq = W.toFloat32();
+      const ids = [0, 49, 7, 7, 23];
+      const got = tf.tidy(() => lowPrecisionRows(W, tf.tensor1d(ids, 'int32')).dataSync());
+      const want = new Float32Array(ids.flatMap((r) => Array.from(deq.subarray(r * cols, (r + 1) * cols))));
+      expect(Array.from(got)).toEqual(Array.from(want));
+      expect(() => tf.tidy(() => lowPrecisionRows(W, tf.tensor1d([50], 'int32')))).toThrow(/outside the matrix/);
+      W.dispose();
+    });
+
+    test('without the native kernels (dequantise + tf.matMul) the same numbers', async () => {
+      const [m, n, k] = [5, 33, 70];
+      const W = LowPrecisionMatrix.fromFloat32(seededValues(n * k, 9), [n, k], dtype);
+      const x = seededValues(m * k, 10);
+      const run = () => tf.tidy(() => {
+        const { value, grads } = tf.valueAndGrads((xs: tf.Tensor) => lowPrecisionMatMul(xs as tf.Tensor2D, W))([tf.tensor2d(x, [m, k])]);
+        return [value.dataSync(), grads[0].dataSync(), lowPrecisionRows(W, tf.tensor1d([3, 1], 'int32')).dataSync()];
+      });
+      const native = run();
+      const fallback = await withoutNativeKernels(() => {
+        expect(hasNativeKernels()).toBe(false);
+        return run();
+      });
+      native.forEach((a, i) => expect(closeness(a, fallback[i], 1e-5, 1e-5)).toBeLessThanOrEqual(1));
+      W.dispose();
+    });
+  });
+}
+
+test.each(['int8', 'bf16'] as LowPrecision[])('%s matrices stack along their rows unless their values end inside a packed word', (dtype) => {
+  const before = tf.memory().numTensors;
+  const a = LowPrecisionMatrix.fromFloat32(seededValues(6 * 8, 1), [6, 8], dtype);
+  const b = LowPrecisionMatrix.fromFloat32(seededValues(2 * 8, 2), [2, 8], dtype);
+  const odd = LowPrecisionMatrix.fromFloat32(seededValues(3 * 5, 3), [3, 5], dtype); // 15 values: ends inside a word
+  const ab = stackRows([a, b])!;
+  expect(ab.shape).toEqual([8, 8]);
+  expect(Array.from(ab.toFloat32())).toEqual([...Array.from(a.toFloat32()), ...Array.from(b.toFloat32())]);
+  expect(stackRows([odd, odd])).toBeNull();
+  for (const m of [a, b, odd, ab]) m.dispose();
+  expect(tf.memory().numTensors).toBe(before);
+});
