@@ -2,7 +2,7 @@ import * as tf from '@tensorflow/tfjs';
 import { METRICS, MetricMeans, rolloutMetrics } from './metrics';
 import { tokenEntropy } from './entropy';
 import { k3Kl } from './kl';
-import { useTestBackend } from './testing/backend';
+import { useTestBackend } from '@rlhf-code/trainer-core/testing';
 
 useTestBackend();
 

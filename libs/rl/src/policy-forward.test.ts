@@ -4,7 +4,7 @@ import { tokenLogProbs } from '@rlhf-code/trainer-core';
 import { forwardResponses, forwardResponsesToHost, responseLogProbs } from './policy-forward';
 import { chunksByLength, layoutSequences, sampleResponses, selectRows, takeRows } from './rollout';
 import { tinyConfig, TINY_EOS, TINY_PAD } from './testing/tiny';
-import { useTestBackend } from './testing/backend';
+import { useTestBackend } from '@rlhf-code/trainer-core/testing';
 
 useTestBackend();
 

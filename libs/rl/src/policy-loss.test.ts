@@ -2,7 +2,7 @@ import * as tf from '@tensorflow/tfjs';
 import { tokenLogProbs } from '@rlhf-code/trainer-core';
 import { clippedPolicyLoss } from './policy-loss';
 import { aggregate } from './masked';
-import { useTestBackend } from './testing/backend';
+import { useTestBackend } from '@rlhf-code/trainer-core/testing';
 
 useTestBackend();
 

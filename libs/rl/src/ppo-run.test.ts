@@ -13,7 +13,7 @@ import { PpoSettings } from './settings';
 import { combineScorers } from './scorers';
 import { createValueHead } from './value-head';
 import { tinyConfig, TINY_EOS, TINY_PAD } from './testing/tiny';
-import { useTestBackend } from './testing/backend';
+import { useTestBackend } from '@rlhf-code/trainer-core/testing';
 
 useTestBackend();
 

@@ -1,6 +1,6 @@
 import * as tf from '@tensorflow/tfjs';
 import { clippedValueLoss } from './value-loss';
-import { useTestBackend } from './testing/backend';
+import { useTestBackend } from '@rlhf-code/trainer-core/testing';
 
 useTestBackend();
 
