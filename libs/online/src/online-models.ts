@@ -2,8 +2,8 @@
 // served copy of the policy, whose weights the trainer's updates replace. Training (training-worker.ts, a thread of
 // its own): the trainable policy and the start model as its KL reference.
 //   full fine-tuning  each role its own copy: start + served where it serves, policy + start where it trains
-//   LoRA              one frozen base per thread with adapter sets: "default" (trained) and "served" (published to);
-//                     start and served are views of it
+//   LoRA              one frozen base per thread (in training.baseDtype: fp32, bf16 or int8) with adapter sets:
+//                     "default" (trained) and "served" (published to); start and served are views of it
 import { checkResumedRank, isAdapterFolder, loadModelAndTokenizer, Qwen2Model } from '@rlhf-code/model';
 import type { Tokenizer } from '@rlhf-code/tokenizer';
 import { loraConfigOf } from '@rlhf-code/trainer-core';
@@ -37,7 +37,7 @@ export async function loadOnlineModels(config: OnlineConfig, checkpoint: string 
     return { start, policy, tokenizer, owned: [start, policy] };
   }
   if (checkpoint && !isAdapterFolder(checkpoint)) throw new Error(`${checkpoint}: a full checkpoint; training.loraRank must be 0 to resume it`);
-  const { model: base, tokenizer } = await loadModelAndTokenizer(config.model, { trainable: false, merge: !checkpoint, weightsDir: checkpoint ?? undefined });
+  const { model: base, tokenizer } = await loadModelAndTokenizer(config.model, { trainable: false, merge: !checkpoint, weightsDir: checkpoint ?? undefined, baseDtype: t.baseDtype });
   try {
     if (checkpoint) checkResumedRank(checkpoint, base.lora, lora.r, 'training.loraRank');
     else base.addLora(lora, { seed: config.seed }); // seeded: both threads start from the same adapter

@@ -122,6 +122,31 @@ test('LoRA: one base for start, policy and served copy; an update swaps only the
   await expect(start(stateDir)).rejects.toThrow('holds a LoRA adapter; set training.loraRank to resume it');
 });
 
+test('LoRA on an int8 base (training.baseDtype): the served base is int8 (within its rounding of the fp32 weights), an update publishes the adapter, the checkpoint is an adapter folder; without LoRA it is refused', async () => {
+  const stateDir = tempDir();
+  const s = await start(stateDir, { training: { loraRank: 2, loraTargets: ['q_proj', 'v_proj'], baseDtype: 'int8' } });
+  try {
+    const before = await s.generator.servedModel();
+    // hostWeights() of an int8 base is its dequantised matrices: within int8's per-row rounding of the fp32 originals.
+    const fp32 = (await loadMergedWeights(modelDir)).weights;
+    const q = 'model.layers.0.self_attn.q_proj.weight';
+    const [a, b] = [before.host.get(q)!.data, fp32.get(q)!.data];
+    expect(a.some((x, i) => x !== b[i])).toBe(true);
+    const maxAbs = b.reduce((m, x) => Math.max(m, Math.abs(x)), 0);
+    expect(a.every((x, i) => Math.abs(x - b[i]) <= maxAbs / 127)).toBe(true);
+    await serveAndReport(s, 'x = ', true, 'id-1');
+    await serveAndReport(s, 'y = ', false, 'id-2');
+    await s.idle();
+    expect(s.status()).toMatchObject({ policy_version: 1, updates: 1, discarded_updates: 0 });
+    const after = await s.generator.servedModel();
+    expect([...after.trainable].some(([n, t]) => n.includes('lora_B') && t.data.some((x) => x !== 0))).toBe(true);
+    expect(fs.existsSync(path.join(stateDir, 'checkpoints', 'v000001', 'adapter_config.json'))).toBe(true);
+  } finally {
+    await s.close();
+  }
+  expect(() => parseOnlineConfig({ training: { baseDtype: 'bf16' } })).toThrow('training.baseDtype: a bf16 base trains only through LoRA: set training.loraRank');
+});
+
 test('a LoRA adapter folder as the model: its base with the adapter folded in, trained in full or with a new adapter', async () => {
   const adapterDir = path.join(tempDir(), 'sft-lora');
   await saveTinyAdapter(adapterDir, modelDir, { seed: 3 });
