@@ -17,6 +17,7 @@ import {
   TrainingState,
   type LoraConfig,
 } from '@rlhf-code/model';
+import type { WeightDtype } from '@rlhf-code/backend';
 import { RunDir } from '@rlhf-code/trainer-core';
 import { HELDOUT_FILE, HELDOUT_SVG } from './heldout';
 import type { PpoModels } from './ppo-trainer';
@@ -33,6 +34,8 @@ export interface LoadPpoModelsOptions {
   rewardModelDir?: string | null;
   /** Train a LoRA adapter on the frozen modelDir: the reference is then that base with the adapter off. */
   lora?: LoraConfig | null;
+  /** How the frozen weights are held: the reference (full fine-tuning), or the base under the adapter (LoRA). */
+  baseDtype?: WeightDtype;
   seed?: number;
 }
 
@@ -77,7 +80,7 @@ async function fullPolicy(o: LoadPpoModelsOptions, policyDir: string) {
   if (isAdapterFolder(policyDir) && o.resumeDir) throw new Error(`${policyDir}: holds a LoRA adapter; resume with the same --lora-rank`);
   const { config, weights } = await loadMergedWeights(policyDir);
   const policy = Qwen2Model.fromWeights(config, weights);
-  const reference = await Qwen2Model.load(o.modelDir, { trainable: false, merge: true });
+  const reference = await Qwen2Model.load(o.modelDir, { trainable: false, merge: true, baseDtype: o.baseDtype });
   if (reference.config.vocab_size !== config.vocab_size || reference.config.hidden_size !== config.hidden_size) {
     policy.dispose();
     reference.dispose();
@@ -90,7 +93,7 @@ async function fullPolicy(o: LoadPpoModelsOptions, policyDir: string) {
 /** LoRA: modelDir frozen (merged when it is an adapter itself) with a new adapter, or the adapter saved in policyDir. */
 async function loraPolicy(o: LoadPpoModelsOptions, policyDir: string) {
   const lora = o.lora!;
-  const policy = await Qwen2Model.load(policyDir, { merge: !o.resumeDir });
+  const policy = await Qwen2Model.load(policyDir, { merge: !o.resumeDir, baseDtype: o.baseDtype });
   try {
     if (o.resumeDir) checkResumedRank(policyDir, policy.lora, lora.r);
     else policy.addLora(lora, { seed: o.seed ?? 0 });

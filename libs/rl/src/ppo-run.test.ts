@@ -202,6 +202,22 @@ describe('runPpoLoop', () => {
     dispose(models, ppo);
   });
 
+  it('--base-dtype int8: the LoRA base (and so the reference) is int8 and trains its adapter; with full fine-tuning only the reference is', async () => {
+    const models = await loadPpoModels({ modelDir: sft, algo: 'grpo', lora: LORA, baseDtype: 'int8' });
+    expect([models.policy.baseDtype, models.reference.baseDtype]).toEqual(['int8', 'int8']);
+    const ppo = new PpoTrainer(models, scorer, PpoSettings.parse({ ...settings, algo: 'grpo', groupSize: 2 }), { padId: TINY_PAD, stopTokenIds: [TINY_EOS] });
+    const m1 = await ppo.step(prompts.slice(0, 2));
+    const m2 = await ppo.step(prompts.slice(2, 4));
+    expect(m1['objective/kl']).toBe(0); // the adapter starts at zero: policy = reference
+    expect(Number.isFinite(m2['ppo/loss/total'])).toBe(true);
+    expect(Object.keys(ppo.trainer.params).every((n) => n.includes('.lora_'))).toBe(true);
+    dispose(models, ppo);
+    const full = await loadPpoModels({ modelDir: sft, algo: 'grpo', baseDtype: 'int8' });
+    expect([full.policy.baseDtype, full.reference.baseDtype]).toEqual(['fp32', 'int8']);
+    full.policy.dispose();
+    full.reference.dispose();
+  });
+
   it('refuses fewer prompts than a batch', async () => {
     const models = await loadPpoModels({ modelDir: sft, algo: 'grpo' });
     const ppo = new PpoTrainer(models, scorer, PpoSettings.parse({ ...settings, algo: 'grpo' }), { padId: TINY_PAD, stopTokenIds: [TINY_EOS] });

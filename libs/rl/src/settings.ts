@@ -3,6 +3,7 @@
 // the reward sources. Defaults and descriptions live here once; flags, --help and --config come from this schema.
 import { z } from 'zod';
 import { PROMPT_TEMPLATES } from '@rlhf-code/tokenizer';
+import { baseDtypeField } from '@rlhf-code/model';
 import { checkMergeExport, checkOptim, loraFields, mergeExportField, optimFields, runFields } from '@rlhf-code/trainer-core';
 import { LOSS_AGGREGATIONS } from './masked';
 
@@ -57,6 +58,9 @@ const shared = {
   loraRank: lora.loraRank.describe('LoRA rank r: train an adapter on the frozen --model (the reference is that base with the adapter off: no second copy); 0 = every weight'),
   loraAlpha: lora.loraAlpha,
   loraTargets: lora.loraTargets,
+  baseDtype: baseDtypeField.describe(
+    "the frozen weights' matrices (projections, embedding / LM head) in fp32, bf16 or int8 (per-output-channel scales): the reference, and with --lora-rank the base under the adapter (the policy's own weights stay fp32); --merge-export folds the adapter into --model's own weights",
+  ),
   mergeExport: mergeExportField,
   heldoutData: z
     .string()

@@ -5,7 +5,7 @@ import * as fs from 'fs';
 import { initBackend } from '@rlhf-code/backend';
 import { UsageError } from '@rlhf-code/cli';
 import { readPpoData, PpoRecord } from '@rlhf-code/data';
-import { checkModelFolder, checkVocabulary, parameterCount, saveCheckpoint } from '@rlhf-code/model';
+import { checkModelFolder, checkVocabulary, loadMergedWeights, parameterCount, saveCheckpoint } from '@rlhf-code/model';
 import { SandboxPool } from '@rlhf-code/sandbox';
 import { encodePrompt, endTokenId, loadTokenizer, stopTokenIds, type Tokenizer } from '@rlhf-code/tokenizer';
 import { loraConfigOf, RunDir } from '@rlhf-code/trainer-core';
@@ -76,7 +76,7 @@ async function loadModels(f: PpoSettings, tok: Tokenizer, useRm: boolean, log: (
   const resumeDir = new RunDir(f.out).resumeFrom(f.resume);
   if (f.resume && !resumeDir) log(`ppo: --resume: no checkpoint in ${f.out} yet, starting from ${f.model}`);
   const lora = loraConfigOf({ ...f, loraDropout: 0 });
-  const models = await loadPpoModels({ modelDir: f.model, resumeDir, algo: f.algo, rewardModelDir: useRm ? f.rewardModel : null, lora, seed: f.seed });
+  const models = await loadPpoModels({ modelDir: f.model, resumeDir, algo: f.algo, rewardModelDir: useRm ? f.rewardModel : null, lora, baseDtype: f.baseDtype, seed: f.seed });
   const rm = models.rm;
   models.policy.gradCheckpointing = f.gradCheckpointing; // the update's backward pass; rollouts and scoring have none
   const maxPos = models.policy.config.max_position_embeddings;
@@ -162,7 +162,9 @@ export async function runPpo(f: PpoSettings, plot?: HeldOutPlot, log: (line: str
       heldOut: heldOut ?? undefined,
     });
     if (f.mergeExport && !result.interrupted) {
-      const weights = models.policy.mergedWeights();
+      // A low-precision base is folded into --model's own weights: no int8 / bf16 rounding in the export.
+      const original = f.baseDtype !== 'fp32' && lora ? (await loadMergedWeights(f.model)).weights : undefined;
+      const weights = models.policy.mergedWeights(original);
       for (const [name, t] of models.valueHead?.hostWeights() ?? []) weights.set(name, t);
       await saveCheckpoint(f.mergeExport, { config: models.policy.config, weights, tokenizerDir: f.model, extraFiles: { 'training_args.json': trainingArgs } });
       log(`${f.algo}: merged the adapter into ${f.mergeExport}`);
