@@ -114,6 +114,19 @@ describe('rm train', () => {
     expect(wrong.stderr).toContain(`rm: error: ${out}: cannot resume: its adapter has rank 2, --lora-rank is 4 (resume with the same settings)\n`);
   });
 
+  it('--base-dtype int8 with --lora-rank: trains on an int8 backbone; --merge-export folds the adapter into --model\'s own fp32 weights', async () => {
+    const out = path.join(dir, 'rm-int8');
+    const merged = path.join(dir, 'rm-int8-merged');
+    const r = rm('train', '--model', model, '--data', data, '--out', out, '--batch-size', '2', '--heldout-fraction', '0.25', '--quiet', '--lora-rank', '2', '--lora-targets', 'q_proj,v_proj', '--base-dtype', 'int8', '--max-steps', '2', '--merge-export', merged);
+    expect(r.code).toBe(0);
+    // Outside the adapter's targets the export is --model's weights to the bit (no int8 rounding); the targets moved.
+    const [base, exported] = [await readSafetensors(path.join(model, 'model.safetensors')), await readSafetensors(path.join(merged, 'model.safetensors'))];
+    const k = 'model.layers.0.mlp.down_proj.weight';
+    expect(Array.from(exported.get(k)!.data)).toEqual(Array.from(base.get(k)!.data));
+    expect(exported.has('score.weight')).toBe(true);
+    expect(rm('train', '--model', model, '--data', data, '--out', path.join(dir, 'y'), '--base-dtype', 'int8').stderr).toBe('rm: error: --base-dtype: a base in int8 trains only through LoRA: set --lora-rank\n');
+  });
+
   it('--print-config: the schema defaults, MODEL_PATH, then flags', () => {
     expect(printedConfig('rm', ['train'])).toEqual(RmSettings.parse({}));
     expect(printedConfig('rm', ['train', '--pair-loss', 'bt', '--lr', '2e-5'])).toEqual(RmSettings.parse({ pairLoss: 'bt', lr: 2e-5 }));

@@ -145,7 +145,7 @@ export function planMemory(i: MemoryPlanInput): MemoryPlan {
   const rmParams = params - (c.tie_word_embeddings ? 0 : c.vocab_size * D) + D; // no lm_head, a score head
   const rewardModel = i.stage === 'ppo' ? (i.rewardModel ?? (lora ? 'shared' : 'separate')) : null;
   const baseDtype = i.baseDtype ?? 'fp32';
-  if (baseDtype !== 'fp32' && !lora) throw new Error(`a ${baseDtype} base trains only through LoRA: set --lora-rank`);
+  if (baseDtype !== 'fp32' && !lora) throw new Error(`a base in ${baseDtype} trains only through LoRA: set --lora-rank`);
 
   // Weights (values).
   let weights: number;

@@ -9,7 +9,7 @@ import { adapterBase, loadCheckpointWeights, loadMergedWeights, saveCheckpoint, 
 import { isSequenceClassifier, numLabels, parseConfig, Qwen2Config, readConfig } from './config';
 import { isAdapterFolder, readAdapter, SCORE_TENSOR, type LoraConfig } from './lora';
 import { ScalarHead } from './heads';
-import { Qwen2Model } from './model';
+import { Qwen2Model, type LoadOptions } from './model';
 import { tfSeed } from './tf-seed';
 
 /** A causal-LM config as the reward model's: Qwen2ForSequenceClassification with one label. */
@@ -62,7 +62,7 @@ export class RewardModel {
    * Load a reward model: a Qwen2ForSequenceClassification checkpoint (one label), or a LoRA adapter folder whose
    * adapter_model.safetensors also holds the score head (task_type SEQ_CLS), on its causal-LM base.
    */
-  static async load(dir: string, opts: { trainable?: boolean } = {}): Promise<RewardModel> {
+  static async load(dir: string, opts: Pick<LoadOptions, 'trainable' | 'baseDtype'> = {}): Promise<RewardModel> {
     if (isAdapterFolder(dir)) {
       const a = await readRewardAdapter(dir);
       const baseDir = adapterBase(dir, a);
@@ -118,7 +118,7 @@ export class RewardModel {
    * hidden states have per-dimension RMS of a few units, so the first predictions were off by ~2.5 for scores in
    * [0, 1].) `padTokenId` goes into the config because transformers finds the last real token by looking for the pad id.
    */
-  static async fromCausalLM(dir: string, opts: { padTokenId: number; seed?: number }): Promise<RewardModel> {
+  static async fromCausalLM(dir: string, opts: { padTokenId: number; seed?: number; baseDtype?: LoadOptions['baseDtype'] }): Promise<RewardModel> {
     const { config: lm, weights } = await loadMergedWeights(dir);
     if (isSequenceClassifier(lm)) throw new Error(`${dir}: already a sequence classifier; load it with RewardModel.load`);
     const config = classifierConfig(lm, opts.padTokenId, `${dir}/config.json`);
@@ -127,7 +127,7 @@ export class RewardModel {
     const w = tf.tidy(() => tf.randomNormal([1, D], 0, config.initializer_range, 'float32', tfSeed(opts.seed ?? 0)));
     weights.set('score.weight', { shape: [1, D], data: w.dataSync() as Float32Array });
     w.dispose();
-    return RewardModel.ofClassifier(Qwen2Model.fromWeights(config, weights), dir);
+    return RewardModel.ofClassifier(Qwen2Model.fromWeights(config, weights, { baseDtype: opts.baseDtype }), dir);
   }
 
   /** ids, mask: [B, T] (left or right padding) -> reward at each row's last real token [B] */

@@ -259,7 +259,7 @@ const onlineConfigFields = {
 function checkCrossSettings(c: { feedback: FeedbackServerConfig; training: TrainingConfig }, ctx: z.RefinementCtx): void {
   const t = c.training;
   if (t.baseDtype !== 'fp32' && t.loraRank === 0) {
-    ctx.addIssue({ code: 'custom', path: ['training', 'baseDtype'], message: `a ${t.baseDtype} base trains only through LoRA: set training.loraRank` });
+    ctx.addIssue({ code: 'custom', path: ['training', 'baseDtype'], message: `a base in ${t.baseDtype} trains only through LoRA: set training.loraRank` });
   }
   const f = c.feedback;
   if (!f.projects.includes('*') && !f.projects.includes(f.defaultProject)) {

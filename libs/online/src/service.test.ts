@@ -144,7 +144,7 @@ test('LoRA on an int8 base (training.baseDtype): the served base is int8 (within
   } finally {
     await s.close();
   }
-  expect(() => parseOnlineConfig({ training: { baseDtype: 'bf16' } })).toThrow('training.baseDtype: a bf16 base trains only through LoRA: set training.loraRank');
+  expect(() => parseOnlineConfig({ training: { baseDtype: 'bf16' } })).toThrow('training.baseDtype: a base in bf16 trains only through LoRA: set training.loraRank');
 });
 
 test('a LoRA adapter folder as the model: its base with the adapter folded in, trained in full or with a new adapter', async () => {

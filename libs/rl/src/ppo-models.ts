@@ -61,7 +61,7 @@ export async function loadPpoModels(o: LoadPpoModelsOptions): Promise<LoadedPpoM
       // A reward-model adapter made for the same base shares it when that base stays frozen (LoRA); otherwise its own copy.
       const rmBase = await RewardModel.adapterBaseOf(o.rewardModelDir);
       rmSharesBase = o.lora !== null && o.lora !== undefined && rmBase !== null && samePath(rmBase, o.modelDir);
-      rm = rmSharesBase ? await RewardModel.onSharedBase(policy, o.rewardModelDir) : await RewardModel.load(o.rewardModelDir, { trainable: false });
+      rm = rmSharesBase ? await RewardModel.onSharedBase(policy, o.rewardModelDir) : await RewardModel.load(o.rewardModelDir, { trainable: false, baseDtype: o.baseDtype });
     }
   } catch (e) {
     policy.dispose();

@@ -46,6 +46,11 @@ export type PretrainSettings = z.output<typeof PretrainSettings>;
 const templateField = z.enum(PROMPT_TEMPLATES as unknown as ['raw', 'chat']).default('raw').describe('prompt format: raw text (code models) or ChatML (instruct models)');
 const modelField = (d: string, what: string) => z.string().min(1).default(d).describe(what).meta({ env: 'MODEL_PATH' });
 
+/** A low-precision base is frozen: only an adapter trains on it. */
+function checkBaseDtype(s: { baseDtype: string; loraRank: number }, ctx: z.RefinementCtx): void {
+  if (s.baseDtype !== 'fp32' && s.loraRank === 0) ctx.addIssue({ code: 'custom', path: ['baseDtype'], message: `a base in ${s.baseDtype} trains only through LoRA: set --lora-rank` });
+}
+
 export const SftSettings = z
   .strictObject({
     model: modelField('models/base', 'starting checkpoint (Hugging Face folder), or a LoRA adapter folder (its base with the adapter folded in)'),
@@ -70,7 +75,7 @@ export const SftSettings = z
     checkOptim(s, ctx);
     checkMergeExport(s, ctx);
     if (s.export && s.loraRank > 0) ctx.addIssue({ code: 'custom', path: ['export'], message: 'with LoRA, use --merge-export (the adapters merged into a full checkpoint)' });
-    if (s.baseDtype !== 'fp32' && s.loraRank === 0) ctx.addIssue({ code: 'custom', path: ['baseDtype'], message: `a ${s.baseDtype} base trains only through LoRA: set --lora-rank` });
+    checkBaseDtype(s, ctx);
   });
 export type SftSettings = z.output<typeof SftSettings>;
 
@@ -97,6 +102,7 @@ export const RmSettings = z
       ),
     pairCoef: z.number().nonnegative().default(1).describe('weight of the within-prompt term'),
     ...loraFields(),
+    baseDtype: baseDtypeField.describe("the frozen backbone's matrices (projections, embedding) in fp32, bf16 or int8 (per-output-channel scales) under LoRA (needs --lora-rank > 0; the adapter and the score head stay fp32); --merge-export folds the adapter into --model's own weights"),
     mergeExport: mergeExportField,
     // lr 2e-4 and batch 16: measured for the RM on MBPP's and the suite's data (EXPERIMENTS.md 2026-11-24, 2026-11-27):
     // 2e-4 beat 5e-4 and 1e-3; batch 8 did no better.
@@ -106,5 +112,6 @@ export const RmSettings = z
   .superRefine((s, ctx) => {
     checkOptim(s, ctx);
     checkMergeExport(s, ctx);
+    checkBaseDtype(s, ctx);
   });
 export type RmSettings = z.output<typeof RmSettings>;
