@@ -155,6 +155,10 @@ export const UserRmSchema = z.strictObject({
   minOutcomes: positiveInt.default(48).describe('outcomes needed before the reward model is first fitted (no RL step before that)'),
   minEach: positiveInt.default(4).describe('... of which at least this many accepted and this many rejected'),
   window: positiveInt.default(2000).describe('fit on the most recent this many outcomes'),
+  validate: z
+    .boolean()
+    .default(true)
+    .describe("RL only against a reward model whose 5-fold out-of-fold log-likelihood beats the constant accept rate's by more than twice its standard error (a user it cannot read leaves the policy alone)"),
   positions: positiveInt.default(8).describe('cursor positions per RL step, drawn from the recent requests the HTTP thread passes with the update'),
   samples: z.number().int().min(2).max(16).default(4).describe('suggestions sampled per position (the GRPO group)'),
   steps: positiveInt.default(2).describe('RL steps (rollouts + one optimizer step) per update'),

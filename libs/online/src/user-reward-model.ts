@@ -9,6 +9,9 @@
 //   fit        L2 logistic regression on standardised inputs (@rlhf-code/stats), the penalty of the gate's grid with
 //              the best 5-fold cross-validated log-likelihood; `model: auto` picks, at every refit, the input set with
 //              the best out-of-fold log-likelihood (the principal axes are refitted on all outcomes: they see no labels)
+//   validated  the chosen fit's out-of-fold log-likelihood beats the constant rate's by more than twice its standard
+//              error over outcomes; RL runs only against a validated model (userRm.validate), so for a user it cannot
+//              read (a coin flip) the policy is left alone instead of following the fit's noise
 //   report     the chosen fit's out-of-fold log-likelihood per outcome against the constant rate's, its expected
 //              calibration error and reliability table (10 equal-width bins of the out-of-fold probabilities), and
 //              the prequential log-likelihood: each batch scored by the model fitted before it arrived (a true
@@ -58,6 +61,11 @@ export interface FittedUserRm {
   cv_ll: Partial<Record<RmInputKind, number>>;
   /** The same for the constant accept rate (the no-information model). */
   cv_ll_constant: number;
+  /** Mean and standard error over outcomes of (chosen - constant) out-of-fold log-likelihood. */
+  gain: number;
+  gain_se: number;
+  /** The gain is above twice its standard error: the model reads something of this user (else RL does not run). */
+  validated: boolean;
   calibration: Calibration;
 }
 
@@ -70,6 +78,7 @@ export interface UserRmReport {
   l2: number | null;
   cv_ll: Partial<Record<RmInputKind, number>> | null;
   cv_ll_constant: number | null;
+  validated: boolean | null;
   ece: number | null;
   /** Prequential: mean log-likelihood of the outcomes of every batch under the model fitted before it, and how many. */
   prequential_ll: number | null;
@@ -196,6 +205,9 @@ export async function fitUserRm(obs: readonly RmObservation[], kind: UserRmConfi
     for (const i of fold) constant[i] = rate;
   }
   const b = best!;
+  const d = b.ps.map((p, i) => logLik(p, ys[i]) - logLik(constant[i], ys[i]));
+  const gain = d.reduce((s, x) => s + x, 0) / d.length;
+  const gainSe = Math.sqrt(d.reduce((s, x) => s + (x - gain) ** 2, 0) / (d.length - 1) / d.length);
   return {
     kind: b.kind,
     fit: fitLogistic(b.xs, ys, b.l2),
@@ -203,6 +215,9 @@ export async function fitUserRm(obs: readonly RmObservation[], kind: UserRmConfi
     pca: b.kind === 'features' ? null : pca,
     cv_ll: cv,
     cv_ll_constant: meanLl(constant, ys),
+    gain,
+    gain_se: gainSe,
+    validated: gain > 2 * gainSe,
     calibration: calibration(b.ps, ys),
   };
 }
@@ -280,6 +295,7 @@ export class UserRewardModel {
       l2: m?.l2 ?? null,
       cv_ll: m?.cv_ll ?? null,
       cv_ll_constant: m?.cv_ll_constant ?? null,
+      validated: m?.validated ?? null,
       ece: m?.calibration.ece ?? null,
       prequential_ll: this.preq.n > 0 ? this.preq.ll / this.preq.n : null,
       prequential_ll_constant: this.preq.n > 0 ? this.preq.llConstant / this.preq.n : null,

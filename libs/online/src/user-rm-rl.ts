@@ -168,8 +168,10 @@ export class UserRmRl {
     await this.rm.add(xs.map((x, i) => ({ ...x, accepted: rows[i].accepted })));
   }
 
+  /** A reward model to optimise against: fitted, and validated unless userRm.validate is off. */
   get ready(): boolean {
-    return this.rm.model !== null;
+    const m = this.rm.model;
+    return m !== null && (m.validated || !this.o.config.training.userRm.validate);
   }
 
   /** `steps` RL steps on positions drawn from `prompts`; the new weights after the last good one (null: none). */
@@ -188,7 +190,7 @@ export class UserRmRl {
   /** One RL step (see the top of this file); null when there is no reward model or no usable position. */
   async step(prompts: readonly string[]): Promise<{ weights: Map<string, HostTensor> | null; metrics: RlStepMetrics } | null> {
     const rm = this.rm.model;
-    if (!rm) return null;
+    if (!rm || !this.ready) return null;
     const t0 = Date.now();
     const { policy, tokenizer: tok, config, trainer } = this.o;
     const u = config.training.userRm;

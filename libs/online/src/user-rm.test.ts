@@ -73,6 +73,15 @@ test('auto chooses the input set by out-of-fold log-likelihood: hidden states wh
   expect(m.pca!.components).toHaveLength(4);
 });
 
+test('validation: a rule the inputs carry is validated, a coin flip is not', async () => {
+  expect((await fitUserRm(synthetic(300, 8), 'features', 4)).validated).toBe(true);
+  const r = rng(9);
+  const coin = synthetic(300, 10).map((o) => ({ ...o, accepted: r() < 0.4 }));
+  const m = await fitUserRm(coin, 'auto', 4);
+  expect(m.validated).toBe(false);
+  expect(m.gain).toBeLessThan(2 * m.gain_se);
+});
+
 test('principal components: the direction of largest variance first, unit length, orthogonal', () => {
   const r = rng(4);
   const xs = Array.from({ length: 200 }, () => {
