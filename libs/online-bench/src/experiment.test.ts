@@ -24,12 +24,12 @@ const base = {
 
 test('a run whose training produced no policy version is an error, not a 1.00x result', async () => {
   // A batch larger than the run: no update ever happens.
-  const run = runOnlineExperiment({ ...base, model: modelDir, stateDir: tempDir(), events: 3, config: { training: { batchSize: 64 }, completion: { maxTokensCap: 8 } } });
+  const run = runOnlineExperiment({ ...base, model: modelDir, stateDir: tempDir(), events: 3, config: { training: { objective: 'outcome', batchSize: 64 }, completion: { maxTokensCap: 8 } } });
   await expect(run).rejects.toThrow('online experiment: 3 training requests produced no policy update');
 });
 
 test('a run that trains serves every held-out position once per arm in one service and compares the arms pairwise', async () => {
-  const r = await runOnlineExperiment({ ...base, model: modelDir, stateDir: tempDir(), events: 4, config: { training: { batchSize: 2 }, completion: { maxTokensCap: 8 } } });
+  const r = await runOnlineExperiment({ ...base, model: modelDir, stateDir: tempDir(), events: 4, config: { training: { objective: 'outcome', batchSize: 2 }, completion: { maxTokensCap: 8 } } });
   expect(r.heldout).toMatchObject({ positions: 2, files: 2 });
   expect(r.heldout.trained_version).toBeGreaterThan(0);
   expect(r.heldout.gate_active).toBe(false); // 4 outcomes fit no gate: its arms serve as their models stream
@@ -44,7 +44,7 @@ test('a run that trains serves every held-out position once per arm in one servi
   for (const arm of ['hold-cut', 'rank', 'hide']) expect(r.contrasts.find((c) => c.arm === arm && c.versus === 'start')!.accepted_per_request.diff).toBe(0);
   expect(formatExperiment(r)).toContain('| contrast | positions (files) |');
   // --limit-positions: a seeded subset.
-  const one = await runOnlineExperiment({ ...base, model: modelDir, stateDir: tempDir(), events: 2, limitPositions: 1, config: { training: { batchSize: 2 }, completion: { maxTokensCap: 8 } } });
+  const one = await runOnlineExperiment({ ...base, model: modelDir, stateDir: tempDir(), events: 2, limitPositions: 1, config: { training: { objective: 'outcome', batchSize: 2 }, completion: { maxTokensCap: 8 } } });
   expect(one.heldout.positions).toBe(1);
   expect(one.arms.start.requests).toBe(1);
 });

@@ -141,7 +141,48 @@ export const RewardSchema = z.strictObject({
 const { lr, beta1, beta2, weightDecay, maxGradNorm } = optimFields({ lr: 1e-5, schedule: 'constant', warmupSteps: 0, weightDecay: 0, beta2: 0.95, maxGradNorm: 0.8 });
 const { loraRank, loraAlpha, loraTargets } = loraFields();
 
+/**
+ * The reward model of the user (user-reward-model.ts) and the RL against it (user-rm-rl.ts): GRPO on cursor positions
+ * of recent requests, rewarded by the RM's expected utility of what Continue would display.
+ */
+export const UserRmSchema = z.strictObject({
+  model: z
+    .enum(['auto', 'features', 'hidden', 'both'])
+    .default('auto')
+    .describe(
+      "the reward model's inputs: features = the show gate's features of the suggestion (log-probs under the start model), hidden = principal components of the start model's last hidden state mean-pooled over the suggestion, both = the two; auto = at every refit the one with the best 5-fold cross-validated log-likelihood",
+    ),
+  hiddenComponents: positiveInt.max(64).default(16).describe('principal components of the pooled hidden states the hidden and both models use'),
+  minOutcomes: positiveInt.default(48).describe('outcomes needed before the reward model is first fitted (no RL step before that)'),
+  minEach: positiveInt.default(4).describe('... of which at least this many accepted and this many rejected'),
+  window: positiveInt.default(2000).describe('fit on the most recent this many outcomes'),
+  validate: z
+    .boolean()
+    .default(true)
+    .describe("RL only against a reward model whose 5-fold out-of-fold log-likelihood beats the constant accept rate's by more than twice its standard error (a user it cannot read leaves the policy alone)"),
+  positions: positiveInt.default(8).describe('cursor positions per RL step, drawn from the recent requests the HTTP thread passes with the update'),
+  samples: z.number().int().min(2).max(16).default(4).describe('suggestions sampled per position (the GRPO group)'),
+  steps: positiveInt.default(2).describe('RL steps (rollouts + one optimizer step) per update'),
+  temperature: z.number().gt(0).max(2).default(1).describe('sampling temperature of the rollouts'),
+  maxNewTokens: positiveInt.default(64).describe('longest rollout, in tokens (as completion.maxTokensCap)'),
+  recentPositions: positiveInt.default(256).describe('recent requests the HTTP thread keeps and passes with each update (the positions are drawn from them)'),
+  lr: z.number().gt(0).default(3e-5).describe("the RL steps' learning rate (their own AdamW, so the outcome update's moments are not mixed in)"),
+  klCoef: z.number().min(0).default(0.05).describe('weight of the k3 KL penalty to the start model in the RL loss'),
+});
+export type UserRmConfig = z.output<typeof UserRmSchema>;
+
+export const TRAINING_OBJECTIVES = ['outcome', 'user-rm', 'both'] as const;
+
 export const TrainingSchema = z.strictObject({
+  objective: z
+    .enum(TRAINING_OBJECTIVES)
+    // user-rm: on the dev file it raised accepted per request of the trained policy alone (gate off) about twice as much
+    // as outcome for the two users measured, with the same outcomes (EXPERIMENTS.md 2026-11-27 (night), issue 35).
+    .default('user-rm')
+    .describe(
+      "what an update optimises: outcome = the clipped update on the served suggestions' own outcomes; user-rm = GRPO on recent cursor positions against a reward model of the user fitted on the outcomes (training.userRm); both = the first, then the second",
+    ),
+  userRm: UserRmSchema.prefault({}).describe('the reward model of the user and the RL against it (objective user-rm or both)'),
   batchSize: positiveInt.default(16).describe('feedback events per update (RLinf: 16)').meta({ flag: 'batch-size' }),
   minibatches: positiveInt.default(2).describe('optimizer steps per update: the batch is cut into this many minibatches (RLinf: 2)'),
   epochs: positiveInt.default(1).describe('passes over the batch per update'),

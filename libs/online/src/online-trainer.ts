@@ -32,8 +32,12 @@ export interface TrainingSample {
   advantage: number;
 }
 
-/** nan: a non-finite loss or gradient; kl: the update moved the policy too far; empty: no event had a token to train. */
-export type DiscardReason = 'nan' | 'kl' | 'empty';
+/**
+ * nan: a non-finite loss or gradient; kl: the update moved the policy too far; empty: no event had a token to train;
+ * no-rm (objective user-rm): the reward model of the user is not fitted yet, so there was nothing to optimise against
+ * (the events still went into the reward model).
+ */
+export type DiscardReason = 'nan' | 'kl' | 'empty' | 'no-rm';
 
 export interface UpdateMetrics {
   events: number;
@@ -56,6 +60,10 @@ export interface UpdateMetrics {
   optimizer_steps: number;
   discarded: DiscardReason | null;
   duration_s: number;
+  /** Objective user-rm / both: the reward model of the user after this batch (user-reward-model.ts). */
+  rm?: import('./user-reward-model').UserRmReport | null;
+  /** Objective user-rm / both: the RL steps against it (user-rm-rl.ts), one entry per step. */
+  rl?: import('./user-rm-rl').RlStepMetrics[];
 }
 
 export interface UpdateResult {
@@ -79,6 +87,21 @@ export interface OnlineTrainerOptions {
   baseline?: number | null;
   /** Awaited between events and optimizer steps; default: yield to the event loop once. */
   pause?: () => Promise<void>;
+}
+
+/** What one optimise() call did: new weights (null: discarded) and its part of UpdateMetrics. */
+export interface StepOutcome {
+  weights: Map<string, HostTensor> | null;
+  metrics: Pick<UpdateMetrics, 'tokens' | 'loss' | 'clipfrac' | 'kl' | 'kl_ref' | 'grad_norm' | 'lr' | 'optimizer_steps' | 'discarded'>;
+}
+
+/** The outcome counts of a batch of events (accepted, rejected, silent, acceptance). */
+export function outcomeCounts(events: readonly TrainableEvent[]): Pick<UpdateMetrics, 'events' | 'accepted' | 'rejected' | 'silent' | 'acceptance'> {
+  const kinds = events.map(eventKind);
+  const count = (k: string) => kinds.filter((x) => x === k).length;
+  const accepted = count('accepted');
+  const rejected = count('rejected');
+  return { events: events.length, accepted, rejected, silent: count('silent'), acceptance: accepted + rejected > 0 ? accepted / (accepted + rejected) : null };
 }
 
 export class OnlineTrainer {
@@ -124,7 +147,8 @@ export class OnlineTrainer {
     return forwardResponses(model, layoutSequences([s.promptIds], [s.completionIds], 0), { temperature: 1 }).logprobs;
   }
 
-  private async logProbsOf(model: Qwen2Model, samples: TrainingSample[]): Promise<Float32Array[]> {
+  /** log p(completion tokens | prompt) at temperature 1 of each sample under `model`, on the host, one sample at a time. */
+  async logProbsOf(model: Qwen2Model, samples: TrainingSample[]): Promise<Float32Array[]> {
     const out: Float32Array[] = [];
     for (const s of samples) {
       const lp = OnlineTrainer.completionLogProbs(model, s);
@@ -138,32 +162,52 @@ export class OnlineTrainer {
   /** Train on one batch. Never throws for bad numbers: a bad update is discarded and reported. */
   async update(events: TrainableEvent[]): Promise<UpdateResult> {
     const t0 = Date.now();
-    const { model, reference, config: c } = this.opts;
     if (events.length === 0) throw new Error('OnlineTrainer.update: no events');
     const kinds = events.map(eventKind);
     const baselineBefore = this.rewards.baseline;
     const { rewards, advantages, baseline } = this.rewards.batch(kinds);
     // An event with nothing to train on (a blank answer the model did not end itself) takes no part in the loss.
     const samples = events.map((e, i) => this.sample(e, advantages[i])).filter((s) => s.completionIds.length > 0);
-    const optimizerBefore = this.trainer.optimizer.getState();
+    const o = await this.optimise(samples, { trainer: this.trainer, klCoef: this.opts.config.klCoef });
+    if (o.metrics.discarded) this.rewards.baseline = baselineBefore;
+    return {
+      weights: o.weights,
+      metrics: {
+        ...outcomeCounts(events),
+        reward_mean: rewards.reduce((a, b) => a + b, 0) / rewards.length,
+        baseline,
+        ...o.metrics,
+        duration_s: (Date.now() - t0) / 1000,
+      },
+    };
+  }
 
-    const old = await this.logProbsOf(model, samples);
-    const ref = c.klCoef > 0 ? await this.logProbsOf(reference, samples) : null;
+  /**
+   * The one training step of every objective: old log-probs under the current policy (unless given), the k3 KL to the
+   * start model when klCoef > 0, libs/rl's clipped update (`epochs` x `minibatches`, each sample its own micro-batch,
+   * weighted by its tokens) with `trainer`'s AdamW, then the guard (non-finite, or KL(old || new) above maxUpdateKl:
+   * weights and `trainer`'s optimizer state restored). Returns the new weights (null when discarded).
+   */
+  async optimise(samples: TrainingSample[], o: { trainer: Trainer; klCoef: number; old?: Float32Array[]; ref?: Float32Array[] }): Promise<StepOutcome> {
+    const { model, reference, config: c } = this.opts;
+    const optimizerBefore = o.trainer.optimizer.getState();
+    const old = o.old ?? (await this.logProbsOf(model, samples));
+    const ref = o.klCoef > 0 ? (o.ref ?? (await this.logProbsOf(reference, samples))) : null;
     const tokens = samples.reduce((n, s) => n + s.completionIds.length, 0);
     let klRef: number | null = null;
     if (ref) {
       let sum = 0;
-      old.forEach((o, i) => o.forEach((lp, t) => (sum += Math.exp(ref[i][t] - lp) - (ref[i][t] - lp) - 1)));
+      old.forEach((row, i) => row.forEach((lp, t) => (sum += Math.exp(ref[i][t] - lp) - (ref[i][t] - lp) - 1)));
       klRef = sum / tokens;
     }
 
-    // PPO epochs x minibatches (libs/rl's clipped update); each event is its own micro-batch, weighted by its tokens.
+    // PPO epochs x minibatches (libs/rl's clipped update); each sample is its own micro-batch, weighted by its tokens.
     const u = await clippedUpdate({
-      trainer: this.trainer,
+      trainer: o.trainer,
       rows: samples.length,
       epochs: c.epochs,
-      miniBatches: c.minibatches,
-      microBatches: (rows) => rows.map((i) => ({ weight: samples[i].completionIds.length, loss: () => this.lossOf(samples[i], old[i], ref?.[i]) })),
+      miniBatches: Math.min(c.minibatches, Math.max(1, samples.length)),
+      microBatches: (rows) => rows.map((i) => ({ weight: samples[i].completionIds.length, loss: () => this.lossOf(samples[i], old[i], ref?.[i], o.klCoef) })),
       pause: this.pause,
     });
     let discarded: DiscardReason | null = samples.length === 0 ? 'empty' : u.nonFinite ? 'nan' : null;
@@ -181,27 +225,15 @@ export class OnlineTrainer {
     let weights: Map<string, HostTensor> | null = null;
     if (discarded) {
       model.assignWeights(this.lastGood);
-      this.trainer.optimizer.setState(optimizerBefore, model.trainableParams());
-      this.rewards.baseline = baselineBefore;
+      o.trainer.optimizer.setState(optimizerBefore, model.trainableParams());
     } else {
       weights = model.trainableWeights();
       this.lastGood = weights;
     }
-
-    const count = (k: string) => kinds.filter((x) => x === k).length;
-    const accepted = count('accepted');
-    const rejected = count('rejected');
     return {
       weights,
       metrics: {
-        events: events.length,
         tokens,
-        accepted,
-        rejected,
-        silent: count('silent'),
-        reward_mean: rewards.reduce((a, b) => a + b, 0) / rewards.length,
-        acceptance: accepted + rejected > 0 ? accepted / (accepted + rejected) : null,
-        baseline,
         loss: u.loss,
         clipfrac: u.means[METRICS.clipfrac] ?? 0,
         kl,
@@ -210,17 +242,16 @@ export class OnlineTrainer {
         lr: u.lr,
         optimizer_steps: u.steps,
         discarded,
-        duration_s: (Date.now() - t0) / 1000,
       },
     };
   }
 
   /** The loss of one event (built under the gradient tape): libs/rl's policy loss, token-mean, + klCoef x k3 KL. */
-  private lossOf(s: TrainingSample, old: Float32Array, ref?: Float32Array) {
+  private lossOf(s: TrainingSample, old: Float32Array, ref: Float32Array | undefined, klCoef: number) {
     const C = s.completionIds.length;
     const logp = OnlineTrainer.completionLogProbs(this.opts.model, s); // [1, C]
     const advantages = tf.fill([1, C], s.advantage) as tf.Tensor2D; // the event's advantage on every token
-    const { clip, klCoef } = this.opts.config;
+    const { clip } = this.opts.config;
     const refLogp = ref && klCoef > 0 ? tf.tensor2d(ref, [1, C]) : undefined;
     return policyLoss(logp, tf.tensor2d(old, [1, C]), advantages, tf.ones([1, C]), { clipRange: clip, aggregation: 'token-mean', klCoef }, refLogp);
   }

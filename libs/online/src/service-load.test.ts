@@ -24,7 +24,7 @@ const auth = { 'Content-Type': 'application/json', Authorization: 'Bearer test-t
 /** A service whose trainer blocks its thread on every update until `release()`. */
 async function startBlocked(stateDir: string) {
   const flags = new Int32Array(new SharedArrayBuffer(8));
-  const config = parseOnlineConfig({ model: modelDir, stateDir, abFraction: 0, completion: { port: 0 }, feedback: { port: 0 }, training: { batchSize: 2 } });
+  const config = parseOnlineConfig({ model: modelDir, stateDir, abFraction: 0, completion: { port: 0 }, feedback: { port: 0 }, training: { objective: 'outcome', batchSize: 2 } });
   const service = await startOnlineService(config, { log: () => undefined, trainingWorker: { file: path.join(__dirname, 'testing/blocking-trainer.cjs'), data: flags } });
   /** Resolves once the fake trainer is blocked inside an update. */
   const blocked = async () => {

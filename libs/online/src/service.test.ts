@@ -30,7 +30,8 @@ async function start(stateDir: string, extra: OnlineConfigInput = {}): Promise<O
     completion: { port: 0, maxTokensCap: 8 },
     feedback: { port: 0 },
     ...extra,
-    training: { batchSize: 2, minibatches: 1, lr: 1e-3, maxUpdateKl: 100, checkpointEvery: 1, maxSeqLen: 128, ...extra.training },
+    // The outcome update (these tests count its updates event by event; objective user-rm has tests of its own).
+    training: { objective: 'outcome', batchSize: 2, minibatches: 1, lr: 1e-3, maxUpdateKl: 100, checkpointEvery: 1, maxSeqLen: 128, ...extra.training },
   });
   return startOnlineService(config, { log: (l) => lines.push(l) });
 }
@@ -259,7 +260,7 @@ test('no credential reaches the state dir: tracking headers, API keys and the co
   const s = await start(stateDir, {
     feedback: { port: 0, tokens: [token], projects: ['*'] },
     completion: { port: 0, maxTokensCap: 8, apiKeys: [apiKey] },
-    training: { batchSize: 1 },
+    training: { objective: 'outcome', batchSize: 1 },
   });
   try {
     const prompt = formatFim('x = ', '\n');
@@ -513,7 +514,7 @@ test('no secret of an upstream post reaches the state dir or the log: userId, be
     abFraction: 0,
     completion: { port: 0, maxTokensCap: 8 },
     feedback: { port: 0, tokens: [token], projects: ['team-a'] },
-    training: { batchSize: 1, minibatches: 1, lr: 1e-3, maxUpdateKl: 100, checkpointEvery: 1, maxSeqLen: 128 },
+    training: { objective: 'outcome', batchSize: 1, minibatches: 1, lr: 1e-3, maxUpdateKl: 100, checkpointEvery: 1, maxSeqLen: 128 },
   });
   const s = await startOnlineService(config, { log: (l) => logged.push(l) });
   // Continue's request: Authorization from the data: entry's apiKey, the rest from its requestOptions.headers.

@@ -156,6 +156,8 @@ export class OnlineService {
   private readonly router: ArmRouter;
   /** Which completion an outcome is about (in memory: the prompts are the user's code). */
   private readonly servedIndex = new ServedIndex();
+  /** Prompts of recent requests (training.objective user-rm / both: the RL steps' cursor positions; in memory only). */
+  private readonly recentPrompts: string[] = [];
   private readonly requestsLog: fs.WriteStream;
   private readonly metricsLog: fs.WriteStream;
   private readonly secrets: string[];
@@ -331,6 +333,9 @@ export class OnlineService {
     this.stats.recordServed(rec);
     this.history.recordServed(rec, { active: this.gate.active, threshold: this.gate.model?.threshold ?? null });
     this.servedIndex.remember(rec, prompt, text);
+    if (this.config.training.objective !== 'outcome' && this.recentPrompts[this.recentPrompts.length - 1] !== prompt) {
+      if (this.recentPrompts.push(prompt) > this.config.training.userRm.recentPositions) this.recentPrompts.shift();
+    }
     this.requestsLog.write(JSON.stringify(rec) + '\n');
     if (this.config.gate.enabled && this.router.modelOf(rec.arm) === 'policy' && !rec.blank && !this.gate.has(rec.id)) {
       const features = gateFeatures([{ prompt, text, tokens: rec.completionTokens, endedByModel: rec.endedByModel, logprobs }]).then((f) => f[0]);
@@ -421,7 +426,7 @@ export class OnlineService {
       if (this.log.counts().pending < t.batchSize) return;
       const batch = this.log.pending(t.batchSize); // the oldest first (the rest wait on disk)
       const seqs = batch.map((e) => e.seq);
-      const { weights, metrics } = await this.trainer!.update(batch);
+      const { weights, metrics } = await this.trainer!.update(batch, t.objective === 'outcome' ? undefined : this.recentPrompts.slice());
       if (weights) {
         const v = this.generator.publish(weights);
         await this.log.markConsumed(seqs, v);

@@ -37,7 +37,13 @@ export interface TrainingWorker {
 /** The state a checkpoint saves besides what the trainer knows (its reward baseline). */
 export type CheckpointState = Omit<OnlineTrainerState, 'baseline'>;
 
-export type TrainingRequest = { id: number } & ({ op: 'update'; events: TrainableEvent[] } | { op: 'checkpoint'; state: CheckpointState } | { op: 'close' });
+/**
+ * An update: the events to train on, and (objective user-rm / both) the prompts of recent requests, the cursor positions
+ * the RL steps draw from (at most training.userRm.recentPositions; in memory only: they are the user's code).
+ */
+export type UpdateRequest = { op: 'update'; events: TrainableEvent[]; positions?: string[] };
+
+export type TrainingRequest = { id: number } & (UpdateRequest | { op: 'checkpoint'; state: CheckpointState } | { op: 'close' });
 
 export class TrainingThread {
   private constructor(private readonly calls: ThreadCalls) {}
@@ -50,9 +56,9 @@ export class TrainingThread {
     return new TrainingThread(await ThreadCalls.start(script.file, { ...data, test: script.data }, 'training thread'));
   }
 
-  /** One update on `events` (the trainer's rule: weights to publish, or null when discarded). */
-  async update(events: TrainableEvent[]): Promise<UpdateResult> {
-    const r = (await this.call({ op: 'update', events })) as UpdateResult;
+  /** One update on `events` (the trainer's rule: weights to publish, or null when discarded); `positions`: see UpdateRequest. */
+  async update(events: TrainableEvent[], positions?: string[]): Promise<UpdateResult> {
+    const r = (await this.call({ op: 'update', events, ...(positions ? { positions } : {}) })) as UpdateResult;
     // A Map of this realm: a message's Map is built by the runtime's own constructor, which is another one than this
     // code's Map under a sandboxing runner (jest), and `instanceof Map` (assignWeights) would not know it.
     return { ...r, weights: r.weights && new Map(r.weights) };
@@ -69,7 +75,7 @@ export class TrainingThread {
     await this.calls.terminate();
   }
 
-  private call(request: { op: 'update'; events: TrainableEvent[] } | { op: 'checkpoint'; state: CheckpointState } | { op: 'close' }): Promise<unknown> {
+  private call(request: UpdateRequest | { op: 'checkpoint'; state: CheckpointState } | { op: 'close' }): Promise<unknown> {
     return this.calls.call(request);
   }
 }

@@ -2,7 +2,11 @@
 // on the HTTP thread it would hold up every feedback acknowledgement and status call meanwhile. This thread loads the
 // trainable policy and its KL reference (online-models.ts, role `train`), resumes the optimizer from the state dir's
 // checkpoint, and answers the HTTP thread's requests one at a time, in order:
-//   {id, op: 'update', events}      -> {id, ok: true, value: UpdateResult}   (the new weights as a host copy)
+//   {id, op: 'update', events, positions?} -> {id, ok: true, value: UpdateResult}   (the new weights as a host copy)
+//       by training.objective: outcome = the clipped update on the events' own outcomes (online-trainer.ts);
+//       user-rm = the events refit the reward model of the user (user-reward-model.ts), then training.userRm.steps
+//       GRPO steps against it on positions drawn from `positions` (user-rm-rl.ts; none until it is first fitted:
+//       the update is then reported discarded 'no-rm'); both = the outcome update, then the RL steps
 //   {id, op: 'checkpoint', state}   -> {id, ok: true, value: dir}            (saveOnlineCheckpoint: weights, optimizer)
 //   {id, op: 'close'}               -> {id, ok: true}                        (everything disposed)
 //   a failure                       -> {id, ok: false, error}
@@ -11,7 +15,9 @@ import * as os from 'os';
 import { parentPort } from 'worker_threads';
 import { initBackend } from '@rlhf-code/backend';
 import { loadOnlineModels } from './online-models';
-import { OnlineTrainer } from './online-trainer';
+import { OnlineTrainer, outcomeCounts, type UpdateResult } from './online-trainer';
+import type { TrainableEvent } from './feedback-log';
+import { UserRmRl } from './user-rm-rl';
 import { loadOnlineState, saveOnlineCheckpoint } from './policy-checkpoints';
 import { serveCalls, threadData } from './thread-calls';
 import { TRAINING_NICENESS, type TrainingRequest, type TrainingWorkerData } from './training-thread';
@@ -34,9 +40,38 @@ async function main(port: NonNullable<typeof parentPort>, d: TrainingWorkerData)
     baseline: resumed?.state.baseline,
   });
   if (resumed) trainer.trainer.optimizer.setState(resumed.optimizer, models.policy.trainableParams());
+  const objective = config.training.objective;
+  const rl = objective === 'outcome' ? null : new UserRmRl({ policy: models.policy, start: models.start, tokenizer: models.tokenizer, config, trainer });
+
+  /** objective user-rm / both: the reward model learns from the events, then the RL steps run against it. */
+  const updateAgainstRm = async (rl: UserRmRl, events: TrainableEvent[], positions: string[]): Promise<UpdateResult> => {
+    const t0 = Date.now();
+    await rl.observe(events);
+    const outcome = objective === 'both' ? await trainer.update(events) : null;
+    const { weights, steps } = rl.ready ? await rl.run(positions) : { weights: null, steps: [] };
+    const last = steps[steps.length - 1];
+    const published = weights ?? outcome?.weights ?? null;
+    const base = outcome?.metrics ?? {
+      ...outcomeCounts(events),
+      reward_mean: last?.reward_mean ?? 0,
+      baseline: 0,
+      tokens: steps.reduce((n, s) => n + s.tokens, 0),
+      loss: last?.loss ?? 0,
+      clipfrac: 0,
+      kl: last?.kl ?? NaN,
+      kl_ref: last?.kl_ref ?? null,
+      grad_norm: last?.grad_norm ?? 0,
+      lr: config.training.userRm.lr,
+      optimizer_steps: steps.filter((s) => s.discarded === null).length,
+      discarded: null,
+      duration_s: 0,
+    };
+    const discarded = published ? null : (outcome?.metrics.discarded ?? steps.find((s) => s.discarded)?.discarded ?? 'no-rm');
+    return { weights: published, metrics: { ...base, discarded, duration_s: (Date.now() - t0) / 1000, rm: rl.rm.report(), rl: steps } };
+  };
 
   const handle = async (m: TrainingRequest): Promise<unknown> => {
-    if (m.op === 'update') return trainer.update(m.events);
+    if (m.op === 'update') return rl ? updateAgainstRm(rl, m.events, m.positions ?? []) : trainer.update(m.events);
     if (m.op === 'checkpoint') {
       const train = models.policy;
       const weights = trainer.lastGoodWeights;
@@ -51,6 +86,7 @@ async function main(port: NonNullable<typeof parentPort>, d: TrainingWorkerData)
       });
     }
     trainer.dispose();
+    rl?.dispose();
     for (const model of models.owned) model.dispose();
     return undefined;
   };

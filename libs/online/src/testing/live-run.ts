@@ -21,7 +21,7 @@ export async function startLiveRun(modelDir: string, stateDir: string, token: st
     completion: { port: 0, maxTokensCap: 6 },
     feedback: { port: 0, tokens: [token] },
     ...extra,
-    training: { batchSize: 4, minibatches: 1, lr: 1e-3, maxUpdateKl: 100, checkpointEvery: 100, maxSeqLen: 128, ...extra.training },
+    training: { objective: 'outcome', batchSize: 4, minibatches: 1, lr: 1e-3, maxUpdateKl: 100, checkpointEvery: 100, maxSeqLen: 128, ...extra.training },
   });
   return startOnlineService(config, { log });
 }
