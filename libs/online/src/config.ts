@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { backendField, parseSettings } from '@rlhf-code/cli';
 import { REPO_CONTEXT_MODES, SERVED_MIN_TOKENS } from '@rlhf-code/tokenizer';
 import { DEFAULT_LATENCY, MULTILINE_MODES, RLINF_EXAMPLE } from '@rlhf-code/continue';
-import { loraFields, optimFields } from '@rlhf-code/trainer-core';
+import { checkBaseDtype, loraFields, optimFields } from '@rlhf-code/trainer-core';
 import { baseDtypeField } from '@rlhf-code/model';
 
 const port = z.number().int().min(0).max(65535);
@@ -298,10 +298,7 @@ const onlineConfigFields = {
 
 /** Problems between settings that are each valid alone. */
 function checkCrossSettings(c: { feedback: FeedbackServerConfig; training: TrainingConfig }, ctx: z.RefinementCtx): void {
-  const t = c.training;
-  if (t.baseDtype !== 'fp32' && t.loraRank === 0) {
-    ctx.addIssue({ code: 'custom', path: ['training', 'baseDtype'], message: `a base in ${t.baseDtype} trains only through LoRA: set training.loraRank` });
-  }
+  checkBaseDtype(c.training, ctx, 'training');
   const f = c.feedback;
   if (!f.projects.includes('*') && !f.projects.includes(f.defaultProject)) {
     ctx.addIssue({ code: 'custom', path: ['feedback', 'defaultProject'], message: `"${f.defaultProject}" is not one of feedback.projects (${f.projects.join(', ')})` });

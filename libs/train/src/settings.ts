@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { baseDtypeField } from '@rlhf-code/model';
 import { FIM_MODES, PROMPT_TEMPLATES } from '@rlhf-code/tokenizer';
-import { checkMergeExport, checkOptim, loraFields, mergeExportField, optimFields, runFields } from '@rlhf-code/trainer-core';
+import { checkBaseDtype, checkMergeExport, checkOptim, loraFields, mergeExportField, optimFields, runFields } from '@rlhf-code/trainer-core';
 
 const int = () => z.number().int();
 
@@ -45,11 +45,6 @@ export type PretrainSettings = z.output<typeof PretrainSettings>;
 
 const templateField = z.enum(PROMPT_TEMPLATES as unknown as ['raw', 'chat']).default('raw').describe('prompt format: raw text (code models) or ChatML (instruct models)');
 const modelField = (d: string, what: string) => z.string().min(1).default(d).describe(what).meta({ env: 'MODEL_PATH' });
-
-/** A low-precision base is frozen: only an adapter trains on it. */
-function checkBaseDtype(s: { baseDtype: string; loraRank: number }, ctx: z.RefinementCtx): void {
-  if (s.baseDtype !== 'fp32' && s.loraRank === 0) ctx.addIssue({ code: 'custom', path: ['baseDtype'], message: `a base in ${s.baseDtype} trains only through LoRA: set --lora-rank` });
-}
 
 export const SftSettings = z
   .strictObject({

@@ -115,6 +115,16 @@ export function checkMergeExport(s: { mergeExport?: string; loraRank: number }, 
   if (s.mergeExport && s.loraRank === 0) ctx.addIssue({ code: 'custom', path: ['mergeExport'], message: 'needs LoRA (--lora-rank > 0)' });
 }
 
+/**
+ * A low-precision base is frozen: only an adapter trains on it. `group`: where the two keys sit (the online service's
+ * `training`); the message names the rank as a flag, or as `group.loraRank` inside a group.
+ */
+export function checkBaseDtype(s: { baseDtype: string; loraRank: number }, ctx: z.RefinementCtx, group?: string): void {
+  if (s.baseDtype === 'fp32' || s.loraRank > 0) return;
+  const rank = group ? `${group}.loraRank` : '--lora-rank';
+  ctx.addIssue({ code: 'custom', path: group ? [group, 'baseDtype'] : ['baseDtype'], message: `a base in ${s.baseDtype} trains only through LoRA: set ${rank}` });
+}
+
 /** The model's LoRA configuration of a stage's settings, or null for full fine-tuning. */
 export function loraConfigOf(s: { loraRank: number; loraAlpha: number; loraDropout: number; loraTargets: LoraConfig['targets'] }): LoraConfig | null {
   return s.loraRank > 0 ? { r: s.loraRank, alpha: s.loraAlpha, dropout: s.loraDropout, targets: s.loraTargets } : null;
