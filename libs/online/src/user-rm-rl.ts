@@ -19,6 +19,7 @@
 //                 the start model with weight userRm.klCoef, the guard), with an AdamW of its own (lr userRm.lr)
 // Log-probs (old, reference, the reward model's log-prob features) all come from libs/rl's responseLogProbs.
 import * as tf from '@tensorflow/tfjs';
+import { shuffle } from '@rlhf-code/data';
 import { generateBatch, type Completion, type HostTensor, type Qwen2Model } from '@rlhf-code/model';
 import { groupAdvantages, layoutSequences, responseLogProbs } from '@rlhf-code/rl';
 import { encodeServedPrompt, type Tokenizer } from '@rlhf-code/tokenizer';
@@ -70,9 +71,6 @@ export function trainedTokens(tok: Tokenizer, displayed: string, sampled: readon
   if (displayed !== '') return [...tok.encode(displayed, { parseSpecialTokens: false }), tok.eosId];
   return sampled.length > 0 ? [...sampled] : [tok.eosId];
 }
-
-/** The reward of a rollout: Cursor's expected utility of what is displayed (p null: nothing displayed, 0). */
-export const rolloutReward = expectedUtility;
 
 /**
  * The start model's last hidden state mean-pooled over each row's last prompt position and its response tokens
@@ -198,13 +196,11 @@ export class UserRmRl {
     const step = this.stepCount++;
 
     // 1. positions: distinct prompts, a seeded draw per step.
-    const distinct = [...new Set(prompts)];
-    const order = shuffled(distinct.length, step);
     const positions: { prompt: string; ids: number[]; prefix: string | null; suffix: string | null }[] = [];
-    for (const i of order) {
+    for (const prompt of shuffle([...new Set(prompts)], `user-rm:${step}`)) {
       if (positions.length >= u.positions) break;
-      const e = this.encodePrompt(distinct[i], u.maxNewTokens);
-      if (e) positions.push({ prompt: distinct[i], ids: e.ids, prefix: e.prefix, suffix: e.suffix });
+      const e = this.encodePrompt(prompt, u.maxNewTokens);
+      if (e) positions.push({ prompt, ids: e.ids, prefix: e.prefix, suffix: e.suffix });
     }
     if (positions.length === 0) return null;
 
@@ -236,7 +232,7 @@ export class UserRmRl {
     const ps: (number | null)[] = rows.map(() => null);
     shownAt.forEach((i, k) => (ps[i] = rmProbability(rm, xs[k])));
     const threshold = config.training.reward.p;
-    const rewards = ps.map((p) => rolloutReward(p, threshold));
+    const rewards = ps.map((p) => expectedUtility(p, threshold)); // p null: nothing displayed, 0
 
     // 4. group advantages (no std scaling), uniform groups dropped.
     const adv = groupAdvantages(rewards, G, { scaleByStd: false });
@@ -277,20 +273,4 @@ export class UserRmRl {
   dispose(): void {
     this.optimiser.dispose();
   }
-}
-
-/** A seeded permutation of 0..n-1 (xorshift on the step number: the same positions for the same step). */
-function shuffled(n: number, seed: number): number[] {
-  const a = Array.from({ length: n }, (_, i) => i);
-  let s = (seed * 2654435761 + 1) >>> 0 || 1;
-  for (let i = n - 1; i > 0; i--) {
-    s ^= s << 13;
-    s >>>= 0;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    s >>>= 0;
-    const j = s % (i + 1);
-    [a[i], a[j]] = [a[j], a[i]];
-  }
-  return a;
 }

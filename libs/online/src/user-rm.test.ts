@@ -8,7 +8,7 @@ import { OnlineTrainer } from './online-trainer';
 import { GATE_FEATURES } from './python-features';
 import { makeTinyModelDir } from './testing/tiny-model';
 import { calibration, expectedUtility, fitUserRm, pcaComponents, rmProbability, UserRewardModel, type RmObservation } from './user-reward-model';
-import { pooledHidden, rolloutReward, trainedTokens, UserRmRl } from './user-rm-rl';
+import { pooledHidden, trainedTokens, UserRmRl } from './user-rm-rl';
 
 beforeAll(() => initBackend({ quiet: true }));
 
@@ -43,7 +43,7 @@ test("Cursor's expected utility: 0.75 p - 0.25 (1 - p) for a displayed suggestio
   expect(expectedUtility(0, 0.25)).toBeCloseTo(-0.25);
   expect(expectedUtility(0.25, 0.25)).toBeCloseTo(0); // at the threshold, showing is worth silence
   expect(expectedUtility(0.6, 0.25)).toBeCloseTo(0.75 * 0.6 - 0.25 * 0.4);
-  expect(rolloutReward(null, 0.25)).toBe(0);
+  expect(expectedUtility(null, 0.25)).toBe(0);
   expect(() => expectedUtility(1.5, 0.25)).toThrow(/p must be in \[0, 1\]/);
 });
 
