@@ -231,11 +231,12 @@ export class Qwen2Model {
 
   /**
    * Every base weight with the active adapter folded in (W + alpha/r B A): a plain checkpoint that needs no LoRA. A
-   * low-precision base folds into `original` when given (the weights of the checkpoint it was loaded from), so that the
-   * export carries no bf16 / int8 rounding of the base; without it, into the dequantised base.
+   * low-precision base's matrices are taken from `original` when given (the weights of the checkpoint it was loaded
+   * from), so that the export carries no bf16 / int8 rounding; every other weight (norms, a reward model's score head)
+   * is this model's own. Without `original`, the dequantised base.
    */
   mergedWeights(original?: Map<string, HostTensor>): Map<string, HostTensor> {
-    const base = original ?? this.hostWeights();
+    const base = this.hostWeightsWith(original);
     return this.lora ? foldAdapter(base, this.lora, this.adapterWeights()) : base;
   }
 
@@ -417,11 +418,16 @@ export class Qwen2Model {
 
   /** Copy of every parameter to host memory, keyed by HF name (for saving); frozen bf16 / int8 matrices as fp32. */
   hostWeights(): Map<string, HostTensor> {
+    return this.hostWeightsWith();
+  }
+
+  /** hostWeights, the frozen low-precision matrices taken from `original` where it has them (not dequantised). */
+  private hostWeightsWith(original?: Map<string, HostTensor>): Map<string, HostTensor> {
     const out = new Map<string, HostTensor>();
     for (const [name, v] of Object.entries(this.params)) {
       out.set(name, { shape: [...v.shape], data: v.dataSync() as Float32Array });
     }
-    for (const [name, m] of Object.entries(this.frozen)) out.set(name, { shape: [...m.shape], data: m.toFloat32() });
+    for (const [name, m] of Object.entries(this.frozen)) out.set(name, original?.get(name) ?? { shape: [...m.shape], data: m.toFloat32() });
     return out;
   }
 

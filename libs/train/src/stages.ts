@@ -6,7 +6,7 @@
 import { UsageError } from '@rlhf-code/cli';
 import { initBackend } from '@rlhf-code/backend';
 import { corpusDirs, readCorpora, readRmData, readSftData, splitHeldOut, type RmRecord } from '@rlhf-code/data';
-import { checkModelFolder, checkResumedRank, checkVocabulary, loadMergedWeights, makeConfig, modelConfigOf, parameterCount, Qwen2Config, Qwen2Model, RewardModel, saveCheckpoint, type HostTensor } from '@rlhf-code/model';
+import { checkModelFolder, checkResumedRank, checkVocabulary, loadMergedWeights, makeConfig, modelConfigOf, parameterCount, Qwen2Config, Qwen2Model, RewardModel, saveCheckpoint } from '@rlhf-code/model';
 import { encodePair, FimMode, loadTokenizer, readFimMode, Tokenizer } from '@rlhf-code/tokenizer';
 import { loraConfigOf, RunDir } from '@rlhf-code/trainer-core';
 import { fimSftExample, LmExample, packExamples, pretrainWindows, sftExample } from './lm-data';
@@ -197,13 +197,7 @@ export async function runRm(f: RmSettings, log: (line: string) => void = console
     extraFiles: { 'training_args.json': { stage: 'rm', base_model: f.model, ...f } },
   });
   if (f.mergeExport && !result.interrupted) {
-    // A low-precision backbone is folded into --model's own weights (with the trained score head): no int8 / bf16 rounding.
-    let original: Map<string, HostTensor> | undefined;
-    if (f.baseDtype !== 'fp32') {
-      original = (await loadMergedWeights(f.model)).weights;
-      original.delete('lm_head.weight');
-      original.set('score.weight', rm.backbone.hostWeights().get('score.weight')!);
-    }
+    const original = f.baseDtype === 'fp32' ? undefined : (await loadMergedWeights(f.model)).weights; // no int8 / bf16 rounding in the export
     await saveCheckpoint(f.mergeExport, { config: rm.config, weights: rm.backbone.mergedWeights(original), tokenizerDir: f.model, extraFiles: { 'training_args.json': { stage: 'rm', base_model: f.model, ...f } } });
     log(`rm train: merged the adapter into ${f.mergeExport}`);
   }
