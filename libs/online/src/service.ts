@@ -159,7 +159,8 @@ export class OnlineService {
   /** Prompts of recent requests (training.objective user-rm / both: the RL steps' cursor positions; in memory only). */
   private readonly recentPrompts: string[] = [];
   private readonly requestsLog: fs.WriteStream;
-  private readonly metricsLog: fs.WriteStream;
+  /** metrics.jsonl: one line per update, appended synchronously so a reader after idle() sees every update. */
+  private readonly metricsFile: string;
   private readonly secrets: string[];
   /** Where the show gate's refits run (a thread of their own, started with the first). */
   private readonly gateFits = new GateFitThread();
@@ -196,7 +197,7 @@ export class OnlineService {
     }
     for (const m of readJsonLines(metricsFile)) this.history.recordUpdate(m as Record<string, unknown>);
     this.requestsLog = fs.createWriteStream(requestsFile, { flags: 'a' });
-    this.metricsLog = fs.createWriteStream(metricsFile, { flags: 'a' });
+    this.metricsFile = metricsFile;
     this.trainer = p.training;
     this.generator = p.generator;
     this.gate = new ShowGate(config.gate, { stateDir: config.stateDir, initial: p.gate, seed: config.seed, warn: p.say, fitThread: this.gateFits });
@@ -309,7 +310,7 @@ export class OnlineService {
       await this.gate.close();
       await this.gateFits.close();
       const end = (s: fs.WriteStream) => new Promise<void>((resolve) => s.end(resolve));
-      await Promise.all([end(this.requestsLog), end(this.metricsLog), this.page.close()]);
+      await Promise.all([end(this.requestsLog), this.page.close()]);
       await this.trainer?.close();
       await this.generator.close();
     })();
@@ -454,7 +455,7 @@ export class OnlineService {
     if (newVersion === null) this.discardedUpdates += 1;
     const step = this.updates + this.discardedUpdates;
     const line = { step, policy_version: newVersion ?? this.generator.latestVersion, time: new Date().toISOString(), ...m };
-    this.metricsLog.write(JSON.stringify(line) + '\n');
+    fs.appendFileSync(this.metricsFile, JSON.stringify(line) + '\n');
     this.history.recordUpdate(line);
     this.lastLosses.push({ update: step, policy_version: newVersion, loss: m.loss, kl: m.kl, clipfrac: m.clipfrac, reward_mean: m.reward_mean, discarded: m.discarded });
     if (this.lastLosses.length > 10) this.lastLosses.shift();
