@@ -14,6 +14,8 @@
 #   LORA_RANK=8 GRAD_CHECKPOINTING=1 MODEL_PATH=/models/Qwen2.5-Coder-0.5B bash run_all.sh
 #                                   another model (a checkpoint or a LoRA adapter folder), every training stage a LoRA
 #                                   adapter of rank 8 (alpha LORA_ALPHA, default 2 x rank) with gradient checkpointing
+#   BASE_DTYPE=int8 LORA_RANK=8 ...  the frozen base in int8 (or bf16) in every stage: training under LoRA, the
+#                                   reference and reward model, sampling the RM data and the evaluation (faster decoding)
 #
 # Another model than the shipped models/base gets its reward-model data rebuilt after SFT, into $RESULTS/data (the
 # suite's problems, plus RM_SFT_SAMPLES samples per problem of its SFT checkpoint; data/suite is left as it is), unless
@@ -112,7 +114,7 @@ stage sft nxrun sft:train -- --config "$CONFIG" --model "$MODEL_PATH" --data "$S
 if [[ "$REBUILD_RM_DATA" == 1 ]]; then
   SAMPLE_ARGS=()
   [[ "$RM_SFT_SAMPLES" -gt 0 ]] && SAMPLE_ARGS=(--sft-model "$RESULTS/sft" --samples "$RM_SFT_SAMPLES" --max-new-tokens "${RL_MAX_NEW_TOKENS:-$(preset_value rl.maxNewTokens)}")
-  stage prep-rm-data nxrun prep:rm -- --problems "$SUITE/sft.jsonl" --limit "$RM_PROBLEMS" "${SAMPLE_ARGS[@]}" --out "$RM_DATA" "${PREP_RM_EXTRA[@]}"
+  stage prep-rm-data nxrun prep:rm -- --problems "$SUITE/sft.jsonl" --limit "$RM_PROBLEMS" "${SAMPLE_ARGS[@]}" --out "$RM_DATA" "${BASE_DTYPE_ARGS[@]}" "${PREP_RM_EXTRA[@]}"
 fi
 
 # 3. Reward model from the SFT checkpoint: regression on execution-earned scores (references, mutants and stubs of sft
@@ -149,7 +151,7 @@ LIMIT_ARGS=()
 preset_config eval-suite eval eval-dev eval-suite
 env_flags "${EVAL_VARS[@]}" "${EVAL_DEV_VARS[@]}" "${EVAL_SUITE_VARS[@]}"
 stage eval-suite nxrun eval:run -- --config "$CONFIG" --models "$EVAL_MODELS" --reward-model "$RESULTS/rm" --data "$SUITE/test.jsonl" \
-  --dev-data "$RESULTS/data/dev.jsonl" --out "$RESULTS/eval/suite" "${LIMIT_ARGS[@]}" "${FLAGS[@]}" "${EVAL_EXTRA[@]}"
+  --dev-data "$RESULTS/data/dev.jsonl" --out "$RESULTS/eval/suite" "${LIMIT_ARGS[@]}" "${FLAGS[@]}" "${BASE_DTYPE_ARGS[@]}" "${EVAL_EXTRA[@]}"
 
 #    MBPP's test split (tasks 11-510, never trained on): what a real checkpoint is judged on. The shipped model solves
 #    none of it; the default preset samples answers of a sample of its problems at temperature 0.7 beside greedy, the
@@ -164,7 +166,7 @@ else
   env_flags "${EVAL_VARS[@]}" "${EVAL_MBPP_VARS[@]}"
 fi
 stage eval-mbpp nxrun eval:run -- --config "$CONFIG" --models "$EVAL_MODELS" --reward-model "$RESULTS/rm" --data data/eval_mbpp_test.jsonl \
-  --out "$RESULTS/eval/mbpp" "${MBPP_DEV_ARGS[@]}" "${FLAGS[@]}" "${EVAL_EXTRA[@]}"
+  --out "$RESULTS/eval/mbpp" "${MBPP_DEV_ARGS[@]}" "${FLAGS[@]}" "${BASE_DTYPE_ARGS[@]}" "${EVAL_EXTRA[@]}"
 
 echo
 echo "=== run_all [$PRESET] finished in $((SECONDS - T0)) s; results in $RESULTS/ ==="

@@ -62,6 +62,10 @@ read -r -a GRPO_EXTRA <<< "${GRPO_ARGS:-}"
 read -r -a EVAL_EXTRA <<< "${EVAL_ARGS:-}"
 
 LOG_DIR="$TOOLS/logs"
+if [[ "${BASE_DTYPE:-fp32}" != fp32 ]]; then
+  echo "run_tools: BASE_DTYPE=$BASE_DTYPE: the tool-rl stages load the model in fp32 only (run_all.sh takes BASE_DTYPE)" >&2
+  exit 2
+fi
 start_run
 
 shipped_model || echo "run_tools: MODEL_PATH=$MODEL_PATH is not the shipped $SHIPPED_MODEL: nothing to rebuild (the tasks do not depend on the model; the traces are rendered in its chat template at run time)"

@@ -3,14 +3,15 @@
 // bash run_all.sh`): every training stage an adapter folder of rank R (sft on MODEL_PATH; rm, ppo and grpo on the SFT
 // adapter; the RM a SEQ_CLS adapter), the reward-model data rebuilt for the model in RESULTS/data (the samples of its
 // SFT checkpoint are kept only when they differ from the stubs, so their count is not checked), and the evaluations of
-// the adapters with the RM adapter's scores.
-// Usage: node tools/check-lora-run.cjs RESULTS RANK MODEL_PATH. Prints one line per problem and exits 1 when there is any.
+// the adapters with the RM adapter's scores; with BASE_DTYPE, every training stage ran on a base in that dtype.
+// Usage: node tools/check-lora-run.cjs RESULTS RANK MODEL_PATH [BASE_DTYPE]. Prints one line per problem and exits 1 when
+// there is any.
 const fs = require('fs');
 const path = require('path');
 
-const [results, rank, model] = process.argv.slice(2);
+const [results, rank, model, baseDtype = 'fp32'] = process.argv.slice(2);
 if (!results || !rank || !model) {
-  console.error('usage: node tools/check-lora-run.cjs RESULTS RANK MODEL_PATH');
+  console.error('usage: node tools/check-lora-run.cjs RESULTS RANK MODEL_PATH [BASE_DTYPE]');
   process.exit(2);
 }
 const problems = [];
@@ -31,6 +32,8 @@ for (const [stage, [task, base]] of Object.entries(adapters)) {
   if (a.r !== Number(rank)) problems.push(`${stage}/adapter_config.json: r is ${a.r}, expected ${rank}`);
   if (a.task_type !== task) problems.push(`${stage}/adapter_config.json: task_type is ${a.task_type}, expected ${task}`);
   if (path.resolve(a.base_model_name_or_path) !== path.resolve(base)) problems.push(`${stage}/adapter_config.json: base ${a.base_model_name_or_path}, expected ${base}`);
+  const args = json(path.join(stage, 'training_args.json'));
+  if (args && args.baseDtype !== baseDtype) problems.push(`${stage}/training_args.json: baseDtype is ${args.baseDtype}, expected ${baseDtype}`);
 }
 const rmData = path.join(results, 'data', 'rm_data.jsonl');
 const rows = fs.existsSync(rmData) ? fs.readFileSync(rmData, 'utf8').trim().split('\n').map((l) => JSON.parse(l)) : [];
@@ -44,5 +47,5 @@ for (const split of ['suite', 'mbpp']) {
   }
 }
 for (const p of problems) console.log(`check-lora-run: ${p}`);
-if (problems.length === 0) console.log(`check-lora-run: ${results}: sft, rm, ppo and grpo adapters of rank ${rank}, ${rows.length} rows of rebuilt RM data, both evaluations scored`);
+if (problems.length === 0) console.log(`check-lora-run: ${results}: sft, rm, ppo and grpo adapters of rank ${rank} on the base in ${baseDtype}, ${rows.length} rows of rebuilt RM data, both evaluations scored`);
 process.exit(problems.length === 0 ? 0 : 1);

@@ -87,6 +87,8 @@ shipped_model() {
 #   LORA_RANK=R           0 (default): every weight trains; R > 0: a LoRA adapter of rank R on the frozen model
 #   LORA_ALPHA=A          the adapters' alpha (default 2R: a scale of 2)
 #   GRAD_CHECKPOINTING=1  rerun each layer in the backward pass instead of keeping its activations (less memory)
+#   BASE_DTYPE=D          fp32 (default), bf16 or int8: the frozen base's matrices under LoRA (needs LORA_RANK > 0);
+#                         BASE_DTYPE_ARGS carries it to the stages that only run a model (sampling, evaluation)
 start_run() {
   if [[ ! -f "$MODEL_PATH/config.json" && ! -f "$MODEL_PATH/adapter_config.json" ]]; then
     echo "$SCRIPT_NAME: MODEL_PATH=$MODEL_PATH is neither a checkpoint folder (config.json, a Hugging Face Qwen2 folder) nor a LoRA adapter folder (adapter_config.json)" >&2
@@ -101,12 +103,27 @@ start_run() {
     echo "$SCRIPT_NAME: GRAD_CHECKPOINTING=$GRAD_CHECKPOINTING: expected 0 or 1" >&2
     exit 2
   fi
+  : "${BASE_DTYPE:=fp32}"
+  if [[ "$BASE_DTYPE" != fp32 && "$BASE_DTYPE" != bf16 && "$BASE_DTYPE" != int8 ]]; then
+    echo "$SCRIPT_NAME: BASE_DTYPE=$BASE_DTYPE: expected fp32, bf16 or int8" >&2
+    exit 2
+  fi
+  if [[ "$BASE_DTYPE" != fp32 && "$LORA_RANK" == 0 ]]; then
+    echo "$SCRIPT_NAME: BASE_DTYPE=$BASE_DTYPE: a base in $BASE_DTYPE trains only through LoRA: set LORA_RANK" >&2
+    exit 2
+  fi
   TRAIN_ARGS=()
+  BASE_DTYPE_ARGS=()
   local training="every weight trains"
   if [[ "$LORA_RANK" != 0 ]]; then
     : "${LORA_ALPHA:=$((2 * LORA_RANK))}"
     TRAIN_ARGS+=(--lora-rank "$LORA_RANK" --lora-alpha "$LORA_ALPHA")
     training="LoRA r=$LORA_RANK alpha=$LORA_ALPHA (the model frozen)"
+  fi
+  if [[ "$BASE_DTYPE" != fp32 ]]; then
+    BASE_DTYPE_ARGS=(--base-dtype "$BASE_DTYPE")
+    TRAIN_ARGS+=("${BASE_DTYPE_ARGS[@]}")
+    training="$training, the base in $BASE_DTYPE"
   fi
   if [[ "$GRAD_CHECKPOINTING" == 1 ]]; then
     TRAIN_ARGS+=(--grad-checkpointing)

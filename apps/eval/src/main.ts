@@ -84,6 +84,7 @@ async function runCommand(flags: EvalRunSettings): Promise<void> {
       problems,
       rewardModelDir: rewardModel,
       klReference,
+      baseDtype: flags.baseDtype,
       executor: sandboxExecutor({ concurrency: flags.concurrency, timeoutMs: flags.timeoutMs }),
       maxNewTokens: flags.maxNewTokens,
       batchSize: flags.batchSize,

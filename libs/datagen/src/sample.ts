@@ -1,6 +1,6 @@
 // Samples from an SFT checkpoint for reward-model data (prep rm --sft-model).
+import { initBackend, shutdownBackend, type WeightDtype } from '@rlhf-code/backend';
 import { generateBatch, Qwen2Model } from '@rlhf-code/model';
-import { initBackend, shutdownBackend } from '@rlhf-code/backend';
 import { encodePrompt, loadTokenizer, type PromptTemplate } from '@rlhf-code/tokenizer';
 import type { BackendChoice } from '@rlhf-code/backend';
 
@@ -13,6 +13,8 @@ export interface CheckpointSampling {
   temperature: number;
   template: PromptTemplate;
   seed: number;
+  /** How the checkpoint holds its matrices while sampling (default fp32). */
+  baseDtype?: WeightDtype;
   backend?: BackendChoice;
 }
 
@@ -26,7 +28,7 @@ const PROMPTS_PER_BATCH = 8;
  */
 export async function sampleFromCheckpoint(o: CheckpointSampling, onPrompt?: (done: number) => void): Promise<string[][]> {
   await initBackend({ backend: o.backend, quiet: true });
-  const model = await Qwen2Model.load(o.modelDir, { trainable: false });
+  const model = await Qwen2Model.load(o.modelDir, { trainable: false, baseDtype: o.baseDtype });
   try {
     const tok = loadTokenizer(o.modelDir);
     const rows = o.prompts.flatMap((p) => new Array<number[]>(o.samples).fill(encodePrompt(tok, p, o.template))); // each prompt's samples together

@@ -2,6 +2,7 @@
 // and --config come from these schemas.
 import { z } from 'zod';
 import { backendField } from '@rlhf-code/cli';
+import { baseDtypeField } from '@rlhf-code/model';
 import { PROMPT_TEMPLATES } from '@rlhf-code/tokenizer';
 
 const int = () => z.number().int();
@@ -39,6 +40,7 @@ export const PrepRmSettings = z.strictObject({
   maxNewTokens: int().positive().default(256).describe('longest sample with --sft-model'),
   temperature: z.number().positive().default(0.8).describe('sampling temperature with --sft-model'),
   template: z.enum(PROMPT_TEMPLATES as unknown as ['raw', 'chat']).default('raw').describe('prompt format for --sft-model: raw text, or a ChatML turn for instruct checkpoints'),
+  baseDtype: baseDtypeField.describe("--sft-model's matrices in fp32, bf16 or int8 (per-output-channel scales) while sampling: faster decoding of big checkpoints"),
   limit: int().positive().optional().describe('a seeded subset of n problems (default: all)'),
   timeoutMs: int().min(100).default(3000).describe('wall-clock limit per run'),
   memoryMb: int().nonnegative().default(512).describe('memory limit per run (0 = none)'),

@@ -293,6 +293,20 @@ describe('evaluate with a fake sandbox', () => {
     });
   });
 
+  it('baseDtype reaches every loaded model: int8 changes the answers or the reward / KL figures, fp32 twice gives the same', async () => {
+    const run = (baseDtype: 'fp32' | 'int8') => evaluate({ ...base(), rewardModelDir: dirs.rm, stubs: false, baseDtype, problems, executor: fakeExecutor(byLength) });
+    const before = tf.memory().numTensors;
+    const [a, b, q] = [await run('fp32'), await run('fp32'), await run('int8')];
+    expect(tf.memory().numTensors).toBe(before);
+    const view = (r: EvalResult) => r.samples.map((s) => [s.model, s.decoding, s.response, s.rm_score]);
+    expect(view(b)).toEqual(view(a));
+    expect(b.report.models.base.kl_to_sft).toBe(a.report.models.base.kl_to_sft);
+    // int8 moves logits by a few % (frozen-weights.test.ts): some answer, score or KL must move
+    const moved = JSON.stringify(view(q)) !== JSON.stringify(view(a)) || q.report.models.base.kl_to_sft !== a.report.models.base.kl_to_sft;
+    expect(moved).toBe(true);
+    expect(q.samples).toHaveLength(a.samples.length);
+  });
+
   describe('the temperature chosen on dev problems', () => {
     const dev = (temperatures: number[]) => ({ problems, temperatures, samples: 2 });
 

@@ -19,6 +19,7 @@
 import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
+import type { WeightDtype } from '@rlhf-code/backend';
 import { checkVocabulary, Completion, generateBatch, isSequenceClassifier, modelConfigOf, Qwen2Model, RewardModel, sampledIds } from '@rlhf-code/model';
 import { responseLogProbs } from '@rlhf-code/rl';
 import { calledFunctions, STUB_NAMES, stubPrograms } from '@rlhf-code/sandbox';
@@ -72,6 +73,8 @@ export interface EvalOptions {
   /** Reward-model folder, or null for rm_score = null. */
   rewardModelDir: string | null;
   klReference: KlReference | null;
+  /** How every loaded model holds its matrices (default fp32). */
+  baseDtype?: WeightDtype;
   executor: CodeExecutor;
   onProgress?: (p: Progress) => void;
   /** Human-readable lines (loading, timings). */
@@ -300,7 +303,7 @@ const testPasses = (opts: EvalOptions, c: Choice): PassSpec[] => [
 async function runModel(opts: EvalOptions, { name, dir }: NamedModel): Promise<RowRun> {
   const t0 = performance.now();
   if (isSequenceClassifier(modelConfigOf(dir))) throw new Error(`${name}=${dir}: a reward model (Qwen2ForSequenceClassification), not a language model that can answer`);
-  const model = await Qwen2Model.load(dir, { trainable: false });
+  const model = await Qwen2Model.load(dir, { trainable: false, baseDtype: opts.baseDtype });
   try {
     const tok = loadModelTokenizer(name, dir, model.config.vocab_size);
     const maxPrompt = Math.max(1, model.config.max_position_embeddings - opts.maxNewTokens);
@@ -352,7 +355,7 @@ async function referenceLogRatios(opts: EvalOptions, runs: readonly RowRun[]): P
   const logRatios = new Map<PassRun, number[]>();
   const needKl = runs.filter((r) => r.passes.some((p) => p.ownLogProbs !== null));
   if (!ref || needKl.length === 0) return logRatios;
-  const refModel = await Qwen2Model.load(ref.dir, { trainable: false });
+  const refModel = await Qwen2Model.load(ref.dir, { trainable: false, baseDtype: opts.baseDtype });
   try {
     const refHash = tokenizerHash(ref.dir);
     const refTok = loadModelTokenizer('KL reference', ref.dir, refModel.config.vocab_size);
@@ -387,7 +390,7 @@ const isReported = (run: RowRun, p: PassRun) => p.decoding === run.headline || p
 async function rewardScores(opts: EvalOptions, runs: readonly RowRun[]): Promise<Map<PassRun, number[]>> {
   const rmScores = new Map<PassRun, number[]>();
   if (!opts.rewardModelDir) return rmScores;
-  const rm = await RewardModel.load(opts.rewardModelDir, { trainable: false });
+  const rm = await RewardModel.load(opts.rewardModelDir, { trainable: false, baseDtype: opts.baseDtype });
   try {
     const rmTok = loadModelTokenizer('reward model', opts.rewardModelDir, rm.config.vocab_size);
     const maxLen = rm.config.max_position_embeddings;

@@ -2,6 +2,7 @@
 // model's held-out loss and FIM figures), declared once: flags, --help and --config come from these schemas.
 import { z } from 'zod';
 import { backendField } from '@rlhf-code/cli';
+import { baseDtypeField } from '@rlhf-code/model';
 import { PROMPT_TEMPLATES, SERVED_MIN_TOKENS } from '@rlhf-code/tokenizer';
 import { DEFAULT_EVAL_DATA } from './data';
 import { DEFAULT_DEV_SAMPLES, DEFAULT_DEV_TEMPERATURES, DEFAULT_EVAL_SAMPLES, DEFAULT_EVAL_TEMPERATURE } from './evaluate';
@@ -51,6 +52,9 @@ export const EvalRunSettings = z
     concurrency: int().positive().default(2).describe('python sandbox processes running at once'),
     timeoutMs: int().positive().default(5000).describe('wall-clock limit of one sandbox run (response + all its tests)'),
     chart: z.boolean().default(true).describe('render eval.svg'),
+    baseDtype: baseDtypeField.describe(
+      'every loaded model (the compared models, the KL reference, the reward model) holds its matrices in fp32, bf16 or int8 (per-output-channel scales): faster decoding of big checkpoints; int8 moves logits by a few % of the largest, so compare rows evaluated in one dtype',
+    ),
     backend: backendField,
   })
   .superRefine((f, ctx) => {
