@@ -104,6 +104,27 @@ describe('generateBatch', () => {
     });
   });
 
+  it("a vocab_size padded past the tokenizer's tokens: those ids are never chosen (greedy or sampled), so the text decodes", async () => {
+    // 64 padding rows, the one after the tokenizer's last token made every step's greedy choice where the real one was
+    const padded = Qwen2Model.init(makeConfig({ ...model.config, vocab_size: tok.vocabSize + 64 }), { seed: 7, trainable: false });
+    try {
+      const plain = await generateBatch(padded, prompts, { maxNewTokens: 6, greedy: true });
+      const pad = tok.vocabSize;
+      promoteToken(padded, pad, plain[0].ids[0]);
+      // without a tokenizer every id of the logits is fair game: the padding id now comes first
+      expect((await generateBatch(padded, prompts.slice(0, 1), { maxNewTokens: 1, greedy: true }))[0].ids).toEqual([pad]);
+      for (const o of [{ greedy: true }, { temperature: 1, seed: 1 }, { temperature: 50, seed: 2 }]) {
+        const done = await generateBatch(padded, prompts, { maxNewTokens: 6, tokenizer: tok, ...o });
+        for (const c of done) {
+          expect(c.ids.every((id) => id < tok.vocabSize)).toBe(true);
+          expect(c.text).toBe(tok.decode(c.ids));
+        }
+      }
+    } finally {
+      padded.dispose();
+    }
+  });
+
   it('the same seed gives the same samples whatever the batch size and order; another seed others', async () => {
     const tensors = tf.memory().numTensors;
     const opts = { maxNewTokens: 8, temperature: 1, tokenizer: tok, stop: 'raw' as const, seed: 3 };

@@ -8,7 +8,8 @@
 //               Within a batch, once half of the rows still decoding have finished, the finished ones leave it (and
 //               the KV cache), so a few long continuations do not pay for the whole batch every step.
 //   decoding    greedy (also temperature 0), or sampling from softmax(logits / temperature) with optional top-k and
-//               top-p (sampling.ts). No stop id can be chosen before minNewTokens.
+//               top-p (sampling.ts). No stop id can be chosen before minNewTokens, and no id past the tokenizer's
+//               tokens (a checkpoint's padded vocab_size rows) ever.
 //   seeding     one rule: a root stream (resumableRng(seed), seed 0 by default, or the caller's own `rng`) gives each
 //               prompt, in input order, the seed of a stream of its own (one draw per prompt), and every token of
 //               that prompt's continuation is drawn from its own stream. So a prompt's samples depend on the seed,
@@ -130,6 +131,7 @@ export async function generateBatch(model: Qwen2Model, prompts: readonly (readon
         modelLogprobs: opts.modelLogprobs,
         rngs: rngs && rows.map((i) => rngs[i]),
         padId: opts.padId ?? tok?.padId ?? 0,
+        vocabSize: tok?.vocabSize, // a checkpoint's padding rows past the tokenizer's tokens are never sampled
         stopTokenIds: stops,
         stopStrings: opts.stopStrings ? [...opts.stopStrings] : undefined,
         decode: stepText,

@@ -11,6 +11,12 @@ export interface GenerateOptions extends SamplingOptions {
   maxNewTokens: number;
   /** Stop token ids cannot be chosen before this many tokens (Hugging Face's min_new_tokens, vLLM's min_tokens). Default 0. */
   minNewTokens?: number;
+  /**
+   * Ids from this one up to the logits' width are never chosen (masked out, the rest renormalised): a checkpoint's
+   * vocab_size is often padded past its tokenizer's tokens (Qwen2.5: 151,936 rows for 151,665 tokens), and those rows
+   * are no text. Default: every id of the logits.
+   */
+  vocabSize?: number;
   /** Token id used to left-pad shorter prompts (masked out, never attended to). */
   padId: number;
   /** Generation of a row ends after it emits one of these (the id is kept in `ids`, not in `text`). */
@@ -110,6 +116,7 @@ export async function generate(model: Qwen2Model, prompts: readonly (readonly nu
   if (!(opts.maxNewTokens >= 0)) throw new Error(`generate: maxNewTokens must be >= 0, got ${opts.maxNewTokens}`);
   const minNew = opts.minNewTokens ?? 0;
   if (!(Number.isInteger(minNew) && minNew >= 0)) throw new Error(`generate: minNewTokens must be an integer >= 0, got ${opts.minNewTokens}`);
+  if (opts.vocabSize !== undefined && !(Number.isInteger(opts.vocabSize) && opts.vocabSize >= 1)) throw new Error(`generate: vocabSize must be an integer >= 1, got ${opts.vocabSize}`);
   const stops = (opts.stopStrings ?? []).filter((s) => s.length > 0);
   if ((stops.length > 0 || opts.onText || opts.stopWhen) && !opts.decode) throw new Error('generate: stop strings, stopWhen and streaming need `decode`');
   const stopIds = new Set(opts.stopTokenIds ?? []);
@@ -226,6 +233,7 @@ export async function generate(model: Qwen2Model, prompts: readonly (readonly nu
         const rowLogits = host.subarray(k * V, (k + 1) * V);
         // min_new_tokens: the stop ids are masked out, so the token and its log-prob come from the renormalised rest.
         if (row.ids.length < minNew) for (const id of stopIds) rowLogits[id] = -Infinity;
+        if (opts.vocabSize !== undefined && opts.vocabSize < V) rowLogits.fill(-Infinity, opts.vocabSize); // ids no token maps to
         const { token, logprob, modelLogprob } = sampleToken(rowLogits, rowSampling[b], opts.rngs?.[b]);
         row.ids.push(token);
         row.logprobs.push(logprob);
