@@ -2,6 +2,7 @@
 import { initBackend, shutdownBackend, type WeightDtype } from '@rlhf-code/backend';
 import { generateBatch, Qwen2Model } from '@rlhf-code/model';
 import { encodePrompt, loadTokenizer, type PromptTemplate } from '@rlhf-code/tokenizer';
+import { DEFAULT_SAMPLE_BATCH } from './settings';
 import type { BackendChoice } from '@rlhf-code/backend';
 
 export interface CheckpointSampling {
@@ -13,13 +14,12 @@ export interface CheckpointSampling {
   temperature: number;
   template: PromptTemplate;
   seed: number;
+  /** Prompts sampled together: one left-padded batch of batchSize x samples sequences (default 8). */
+  batchSize?: number;
   /** How the checkpoint holds its matrices while sampling (default fp32). */
   baseDtype?: WeightDtype;
   backend?: BackendChoice;
 }
-
-/** Prompts generated together: one batch of PROMPTS_PER_BATCH x samples sequences (left-padded). */
-const PROMPTS_PER_BATCH = 8;
 
 /**
  * `samples` continuations of each prompt, as text, from the checkpoint in `modelDir` (loaded and disposed here): top_k 0,
@@ -40,7 +40,7 @@ export async function sampleFromCheckpoint(o: CheckpointSampling, onPrompt?: (do
       seed: o.seed,
       tokenizer: tok,
       stop: o.template,
-      batchSize: PROMPTS_PER_BATCH * o.samples,
+      batchSize: (o.batchSize ?? DEFAULT_SAMPLE_BATCH) * o.samples,
       onBatch: (indices) => onPrompt?.((indices[indices.length - 1] + 1) / o.samples), // a batch holds whole prompts
     });
     return o.prompts.map((_, k) => done.slice(k * o.samples, (k + 1) * o.samples).map((c) => c.text));

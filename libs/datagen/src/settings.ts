@@ -6,6 +6,9 @@ import { baseDtypeField } from '@rlhf-code/model';
 import { PROMPT_TEMPLATES } from '@rlhf-code/tokenizer';
 
 const int = () => z.number().int();
+
+/** Prompts sampled together by prep rm --sft-model: one left-padded batch of 8 x --samples sequences. */
+export const DEFAULT_SAMPLE_BATCH = 8;
 const MBPP = 'data/mbpp/mbpp.jsonl';
 const mbppField = z.string().min(1).default(MBPP).describe('MBPP JSONL file');
 const seedField = (what: string) => int().nonnegative().default(0).describe(what);
@@ -40,6 +43,7 @@ export const PrepRmSettings = z.strictObject({
   maxNewTokens: int().positive().default(256).describe('longest sample with --sft-model'),
   temperature: z.number().positive().default(0.8).describe('sampling temperature with --sft-model'),
   template: z.enum(PROMPT_TEMPLATES as unknown as ['raw', 'chat']).default('raw').describe('prompt format for --sft-model: raw text, or a ChatML turn for instruct checkpoints'),
+  batchSize: int().positive().default(DEFAULT_SAMPLE_BATCH).describe('prompts sampled together with --sft-model (each with its --samples, left-padded in one batch); lower it for big checkpoints'),
   baseDtype: baseDtypeField.describe("--sft-model's matrices in fp32, bf16 or int8 (per-output-channel scales) while sampling: faster decoding of big checkpoints"),
   limit: int().positive().optional().describe('a seeded subset of n problems (default: all)'),
   timeoutMs: int().min(100).default(3000).describe('wall-clock limit per run'),
