@@ -112,7 +112,7 @@ async function latencyCommand(f: LatencySettings): Promise<void> {
   const service = serviceConfigFile(f.serviceConfig);
   const backend = await initBackend({ backend: f.backend });
   process.stdout.write(`[latency] backend ${backend.name}; ${f.requests} requests per setting, ${cases.length} held-out FIM cases from ${f.data}\n`);
-  const rows = await measureLatency({ ...f, cases, completion: service.completion, gate: service.gate }, (line) => process.stdout.write(line + '\n'));
+  const rows = await measureLatency({ ...f, cases, completion: service.completion, gate: service.gate, training: service.training }, (line) => process.stdout.write(line + '\n'));
   const ms = (x: number | null) => (x === null ? '-' : x.toFixed(0));
   process.stdout.write('\n| form | clients | requests | first chunk p50 | answer p50 | answer p95 | within 375 ms | chunks | status p50 / p95 (calls) |\n');
   process.stdout.write('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n');

@@ -29,6 +29,8 @@ export interface LatencyOptions {
   /** The served completion and gate settings (the service config's sections; defaults when absent). */
   completion?: OnlineConfigInput['completion'];
   gate?: OnlineConfigInput['gate'];
+  /** How the served models are held (the training section: loraRank, baseDtype, ...); nothing trains. */
+  training?: OnlineConfigInput['training'];
 }
 
 export interface LatencyRow {
@@ -70,7 +72,7 @@ function runClients(o: { url: string; statusUrl: string; headers: Record<string,
 
 export async function measureLatency(o: LatencyOptions, log: (line: string) => void = () => undefined): Promise<LatencyRow[]> {
   if (o.cases.length < 2) throw new Error('latency: need at least 2 FIM cases (one is the other file of the next)');
-  const { service, stop } = await startMeasuringService(o.model, o.completion, o.gate);
+  const { service, stop } = await startMeasuringService(o.model, o.completion, o.gate, { training: o.training });
   const modelName = CompletionServerSchema.parse({}).modelName;
   const tok = loadTokenizer(o.model);
   const count = (t: string) => tok.encode(t, { parseSpecialTokens: false }).length;

@@ -19,7 +19,7 @@ export const LatencySettings = z.strictObject({
   statusEveryMs: int().positive().default(25).describe('poll the status endpoint this often while requests are in flight'),
   warmup: int().nonnegative().default(3).describe('requests sent first and not measured'),
   json: z.string().min(1).optional().describe('also write the rows as JSON lines'),
-  serviceConfig: z.string().min(1).optional().describe("online service config (JSON or YAML, as online:serve's --config): its completion and gate settings are served"),
+  serviceConfig: z.string().min(1).optional().describe("online service config (JSON or YAML, as online:serve's --config): its completion and gate settings are served, and its training section says how the models are held (loraRank, baseDtype: a 0.5B model fits the wasm heap only as a LoRA base); nothing trains"),
   backend: backendField,
 });
 export type LatencySettings = z.output<typeof LatencySettings>;

@@ -317,6 +317,22 @@ test('the measuring service serves with the completion settings it is given, and
   }
 });
 
+test('the measuring service holds its models as the training section says (a LoRA adapter on an int8 base), and serves them', async () => {
+  const { service, stop } = await startMeasuringService(modelDir, { maxTokensCap: 4 }, {}, { training: { loraRank: 4, baseDtype: 'int8' } });
+  try {
+    const served = await service.generator.servedModel();
+    expect(served.lora?.r).toBe(4);
+    expect(served.activeAdapter).toBe('served');
+    const body = await jsonOf(
+      fetch(`${service.completionUrl}/v1/completions`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ prompt: formatFim('x = ', '\n'), max_tokens: 100 }) }),
+    );
+    expect(body.usage.completion_tokens).toBeGreaterThan(0);
+    expect(service.status()).toMatchObject({ batch_size: 1_000_000 });
+  } finally {
+    await stop();
+  }
+});
+
 test('show gate: a fitted gate.json hides policy suggestions (a blank answer, no silent sample), never the start arm', async () => {
   // A gate that predicts P(accept) ~ 0 for everything, with threshold 0.5: every policy suggestion is hidden.
   const gated = path.join(tempDir(), 'model');

@@ -503,13 +503,14 @@ export async function startOnlineService(config: OnlineConfig, opts: StartOption
 /**
  * A service that only serves, for measuring: `model` on free ports, no training, state in a temporary folder removed by
  * the returned `stop()`. By default one arm, the policy, which is `model` itself; `ab.policy` serves another run's
- * checkpoint as the policy (`model` is then the start model), `ab.arms` and `ab.routing` set the arms.
+ * checkpoint as the policy (`model` is then the start model), `ab.arms` and `ab.routing` set the arms; `ab.training`
+ * holds the served models as a training service would (a LoRA adapter on a base in `baseDtype`), nothing trains.
  */
 export async function startMeasuringService(
   model: string,
   completion: OnlineConfigInput['completion'] = {},
   gate: OnlineConfigInput['gate'] = {},
-  ab: { policy?: StartOptions['policy']; arms?: OnlineConfigInput['arms']; routing?: OnlineConfigInput['routing'] } = {},
+  ab: { policy?: StartOptions['policy']; arms?: OnlineConfigInput['arms']; routing?: OnlineConfigInput['routing']; training?: OnlineConfigInput['training'] } = {},
 ): Promise<{ service: OnlineService; stop: () => Promise<void> }> {
   const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'online-measure-'));
   const config = parseOnlineConfig({
@@ -520,7 +521,7 @@ export async function startMeasuringService(
     routing: ab.routing,
     completion: { ...completion, port: 0 },
     feedback: { port: 0 },
-    training: { batchSize: 1_000_000 },
+    training: { ...ab.training, batchSize: 1_000_000 },
     gate: { ...gate, explore: 0 }, // the folder's gate.json as it is: no exploring (and no outcomes to refit on)
   });
   const service = await startOnlineService(config, { log: () => undefined, policy: ab.policy, noTraining: true });
