@@ -114,11 +114,11 @@ async function latencyCommand(f: LatencySettings): Promise<void> {
   process.stdout.write(`[latency] backend ${backend.name}; ${f.requests} requests per setting, ${cases.length} held-out FIM cases from ${f.data}\n`);
   const rows = await measureLatency({ ...f, cases, completion: service.completion, gate: service.gate, training: service.training }, (line) => process.stdout.write(line + '\n'));
   const ms = (x: number | null) => (x === null ? '-' : x.toFixed(0));
-  process.stdout.write('\n| form | clients | requests | first chunk p50 | answer p50 | answer p95 | within 375 ms | chunks | status p50 / p95 (calls) |\n');
-  process.stdout.write('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n');
+  process.stdout.write('\n| form | clients | requests | failed | first chunk p50 | answer p50 | answer p95 | within 375 ms | chunks | status p50 / p95 (calls) |\n');
+  process.stdout.write('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n');
   for (const r of rows) {
     process.stdout.write(
-      `| ${r.form} | ${r.concurrency} | ${r.requests} | ${ms(r.first_chunk_p50_ms)} ms | ${ms(r.total_p50_ms)} ms | ${ms(r.total_p95_ms)} ms | ` +
+      `| ${r.form} | ${r.concurrency} | ${r.requests} | ${r.failed} | ${ms(r.first_chunk_p50_ms)} ms | ${ms(r.total_p50_ms)} ms | ${ms(r.total_p95_ms)} ms | ` +
         `${(100 * r.within_375ms).toFixed(0)}% | ${r.chunks_mean.toFixed(1)} | ${ms(r.status_p50_ms)} / ${ms(r.status_p95_ms)} ms (${r.status_calls}) |\n`,
     );
   }

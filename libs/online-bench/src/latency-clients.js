@@ -2,24 +2,29 @@
 // from an event loop of their own (in the service's thread, each send and each read of a reply would wait for the
 // decoding step in progress, and the figures would count that wait on top of the service's).
 //   workerData  { url, statusUrl, headers, bodies, requests, concurrency, statusEveryMs (0: no status calls) }
-//   posts       { results: [{ first, total, chunks }], status: [ms] } or { error }
+//   posts       { results: [{ first, total, chunks, failed }], status: [ms] } or { error }
 // Plain JavaScript: a worker thread does not get the TypeScript loader of its parent under every runner.
 'use strict';
 const { parentPort, workerData } = require('worker_threads');
 
-/** One streaming request: times to the first chunk and to the end, and the number of SSE data chunks. */
+/**
+ * One streaming request: times to the first chunk and to the end, the number of SSE data chunks, and whether the
+ * server reported an error in the stream (a failed generation answers fast and must not count as a fast answer).
+ */
 async function timedRequest(url, headers, body) {
   const t0 = performance.now();
   const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body) });
   if (!res.ok || !res.body) throw new Error(`${url}: HTTP ${res.status} ${await res.text()}`);
   let first = -1;
-  let chunks = 0;
+  let text = '';
   const decoder = new TextDecoder();
   for await (const bytes of res.body) {
     if (first < 0) first = performance.now() - t0;
-    chunks += (decoder.decode(bytes, { stream: true }).match(/^data: \{/gm) || []).length;
+    text += decoder.decode(bytes, { stream: true });
   }
-  return { first, total: performance.now() - t0, chunks };
+  const total = performance.now() - t0;
+  const data = text.split('\n').filter((l) => l.startsWith('data: {')).map((l) => JSON.parse(l.slice(6)));
+  return { first, total, chunks: data.length, failed: data.some((d) => d.error !== undefined) };
 }
 
 async function main(o) {

@@ -37,10 +37,13 @@ export interface LatencyRow {
   form: PromptForm;
   concurrency: number;
   requests: number;
-  first_chunk_p50_ms: number;
-  total_p50_ms: number;
-  total_p95_ms: number;
-  /** Share of requests whose whole answer arrived within Continue's 375 ms. */
+  /** Requests whose stream carried an error (a failed generation): left out of the times, never within 375 ms. */
+  failed: number;
+  /** Times of the answered requests (null when every one failed). */
+  first_chunk_p50_ms: number | null;
+  total_p50_ms: number | null;
+  total_p95_ms: number | null;
+  /** Share of requests whose whole answer arrived within Continue's 375 ms, failed ones counted as not. */
   within_375ms: number;
   chunks_mean: number;
   status_calls: number;
@@ -51,13 +54,13 @@ export interface LatencyRow {
 const q = (xs: number[], p: number) => (xs.length === 0 ? null : Number(quantileSeq(xs, p)));
 
 interface ClientRun {
-  results: { first: number; total: number; chunks: number }[];
+  results: { first: number; total: number; chunks: number; failed: boolean }[];
   /** Answer times of the status calls made while requests were in flight. */
   status: number[];
 }
 
 /** Send `requests` requests from `concurrency` clients (polling status every `statusEveryMs`, 0: never) from a worker thread. */
-function runClients(o: { url: string; statusUrl: string; headers: Record<string, string>; bodies: object[]; requests: number; concurrency: number; statusEveryMs: number }): Promise<ClientRun> {
+export function runClients(o: { url: string; statusUrl: string; headers: Record<string, string>; bodies: object[]; requests: number; concurrency: number; statusEveryMs: number }): Promise<ClientRun> {
   return new Promise((resolve, reject) => {
     const worker = new Worker(path.join(__dirname, 'latency-clients.js'), { workerData: o });
     // Terminated once it has answered: after a failed request its status poller would otherwise go on polling.
@@ -87,15 +90,17 @@ export async function measureLatency(o: LatencyOptions, log: (line: string) => v
       await runClients({ url, statusUrl, headers, bodies, requests: o.warmup, concurrency: 1, statusEveryMs: 0 });
       for (const concurrency of o.concurrency) {
         const { results, status } = await runClients({ url, statusUrl, headers, bodies, requests: o.requests, concurrency, statusEveryMs: o.statusEveryMs });
-        const totals = results.map((r) => r.total);
+        const answered = results.filter((r) => !r.failed);
+        const totals = answered.map((r) => r.total);
         const row: LatencyRow = {
           form,
           concurrency,
           requests: results.length,
-          first_chunk_p50_ms: q(results.map((r) => r.first), 0.5)!,
-          total_p50_ms: q(totals, 0.5)!,
-          total_p95_ms: q(totals, 0.95)!,
-          within_375ms: totals.filter((t) => t <= 375).length / totals.length,
+          failed: results.length - answered.length,
+          first_chunk_p50_ms: q(answered.map((r) => r.first), 0.5),
+          total_p50_ms: q(totals, 0.5),
+          total_p95_ms: q(totals, 0.95),
+          within_375ms: totals.filter((t) => t <= 375).length / results.length,
           chunks_mean: results.reduce((s, r) => s + r.chunks, 0) / results.length,
           status_calls: status.length,
           status_p50_ms: q(status, 0.5),
