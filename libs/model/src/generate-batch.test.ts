@@ -113,6 +113,8 @@ describe('generateBatch', () => {
       promoteToken(padded, pad, plain[0].ids[0]);
       // without a tokenizer every id of the logits is fair game: the padding id now comes first
       expect((await generateBatch(padded, prompts.slice(0, 1), { maxNewTokens: 1, greedy: true }))[0].ids).toEqual([pad]);
+      // vocabSize without a tokenizer (PPO's rollouts decode later): the same rule
+      expect((await generateBatch(padded, prompts.slice(0, 1), { maxNewTokens: 1, greedy: true, vocabSize: tok.vocabSize }))[0].ids[0]).toBeLessThan(pad);
       for (const o of [{ greedy: true }, { temperature: 1, seed: 1 }, { temperature: 50, seed: 2 }]) {
         const done = await generateBatch(padded, prompts, { maxNewTokens: 6, tokenizer: tok, ...o });
         for (const c of done) {

@@ -47,6 +47,8 @@ export interface GenerateBatchOptions extends SamplingOptions {
   stopStrings?: readonly string[];
   /** Default: the tokenizer's, else 0 (any id will do: padding is masked out). */
   padId?: number;
+  /** Ids at or past it are never sampled (a checkpoint's vocab_size padded past its tokenizer's ids). Default: the tokenizer's size, else every id. */
+  vocabSize?: number;
   /** A temperature per prompt instead of `temperature` (0: that prompt greedy), e.g. a greedy answer and sampled alternatives in one batch. */
   temperatures?: readonly number[];
   /** Seed of the root stream (see the seeding rule above); default 0. */
@@ -131,7 +133,7 @@ export async function generateBatch(model: Qwen2Model, prompts: readonly (readon
         modelLogprobs: opts.modelLogprobs,
         rngs: rngs && rows.map((i) => rngs[i]),
         padId: opts.padId ?? tok?.padId ?? 0,
-        vocabSize: tok?.vocabSize, // a checkpoint's padding rows past the tokenizer's tokens are never sampled
+        vocabSize: opts.vocabSize ?? tok?.vocabSize, // a checkpoint's padding rows past the tokenizer's tokens are never sampled
         stopTokenIds: stops,
         stopStrings: opts.stopStrings ? [...opts.stopStrings] : undefined,
         decode: stepText,

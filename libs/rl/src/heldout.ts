@@ -27,6 +27,8 @@ export interface HeldOutOptions {
   temperature: number;
   padId: number;
   stopTokenIds: number[];
+  /** Ids at or past it (a checkpoint's padding rows past the tokenizer's ids) are never sampled. */
+  vocabSize?: number;
   seed: number;
   /** Prompts generated together. */
   batchSize?: number;
@@ -74,6 +76,7 @@ export class HeldOutProbe {
         temperature: o.temperature,
         padId: o.padId,
         stopTokenIds: o.stopTokenIds,
+        vocabSize: o.vocabSize,
         rng: resumableRng(`heldout:${o.seed}`),
         batchSize: o.batchSize,
       },

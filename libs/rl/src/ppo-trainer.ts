@@ -79,7 +79,7 @@ export class PpoTrainer {
     readonly models: PpoModels,
     readonly scorer: CombinedScorer,
     readonly config: PpoSettings,
-    readonly tokens: { padId: number; stopTokenIds: number[] },
+    readonly tokens: { padId: number; stopTokenIds: number[]; vocabSize?: number },
   ) {
     checkConfig(config, models);
     // With LoRA: the adapter (and the value head); the base has no gradient and no optimizer state.
@@ -133,6 +133,7 @@ export class PpoTrainer {
       temperature: cfg.temperature,
       padId: this.tokens.padId,
       stopTokenIds: this.tokens.stopTokenIds,
+      vocabSize: this.tokens.vocabSize,
       rng: this.rng,
       batchSize: cfg.microBatchSize,
     });

@@ -89,6 +89,8 @@ export interface SampleOptions {
   rng: Rng;
   /** Prompts generated together (memory of the KV cache); default all. */
   batchSize?: number;
+  /** Ids at or past it (a checkpoint's padding rows past the tokenizer's ids, which are no text) are never sampled. */
+  vocabSize?: number;
 }
 
 export interface Responses {
@@ -112,6 +114,7 @@ export async function sampleResponses(policy: Qwen2Model, prompts: readonly numb
     topP: 1,
     padId: o.padId,
     stopIds: o.stopTokenIds,
+    vocabSize: o.vocabSize,
     rng: o.rng,
     batchSize: o.batchSize && o.batchSize > 0 ? o.batchSize : undefined,
   });

@@ -70,6 +70,7 @@ const shared = {
   heldoutEvery: int().nonnegative().default(10).describe('iterations between held-out measurements (0 = only at the start and the end)'),
   heldoutSamples: int().positive().default(2).describe('responses sampled per held-out prompt (at --temperature, the same seed every time)'),
   heldoutLimit: int().nonnegative().default(0).describe('measure only the first n held-out prompts (0 = all)'),
+  heldoutBatchSize: int().positive().default(32).describe('held-out responses decoded together; lower it for big checkpoints (a 0.5B model: 4)'),
 };
 
 const Ppo = z

@@ -125,7 +125,8 @@ export async function runPpo(f: PpoSettings, plot?: HeldOutPlot, log: (line: str
           padId: tok.padId,
           stopTokenIds: stops,
           seed: f.seed,
-          batchSize: 32,
+          batchSize: f.heldoutBatchSize,
+          vocabSize: tok.vocabSize,
         }),
         every: f.heldoutEvery,
         onRecord: plot,
@@ -144,7 +145,7 @@ export async function runPpo(f: PpoSettings, plot?: HeldOutPlot, log: (line: str
       `; score = ${sources.map((s) => `${s.weight} x ${s.name}`).join(' + ')}`,
   );
 
-  const ppo = new PpoTrainer(models, combineScorers(sources), f, { padId: tok.padId, stopTokenIds: stops });
+  const ppo = new PpoTrainer(models, combineScorers(sources), f, { padId: tok.padId, stopTokenIds: stops, vocabSize: tok.vocabSize });
   const trainingArgs = { stage: f.algo, base_model: f.model, reward_model: f.rewardModel, exec_reward_weight: execWeight, rm_weight: rmWeight, value_head: models.valueHeadSource, ...f };
   try {
     const result = await runPpoLoop({
