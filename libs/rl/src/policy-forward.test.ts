@@ -146,4 +146,13 @@ describe('forwardResponses', () => {
     out.samplerLogprobs.forEach((lp, i) => expect(lp).toHaveLength(out.responseIds[i].length));
     expect(tf.memory().numTensors).toBe(before);
   });
+
+  it('vocabSize: no id at or past it is sampled (a vocab_size padded past the tokenizer), even at a high temperature', async () => {
+    const opts = { maxNewTokens: 6, temperature: 50, padId: TINY_PAD, stopTokenIds: [TINY_EOS], rng: resumableRng(1) };
+    const limit = 10; // ids 0-9 only; near-uniform sampling over the rest would draw past it almost surely
+    const free = await sampleResponses(model, prompts, opts);
+    expect(free.responseIds.flat().some((id) => id >= limit)).toBe(true);
+    const masked = await sampleResponses(model, prompts, { ...opts, rng: resumableRng(1), vocabSize: limit });
+    expect(masked.responseIds.flat().every((id) => id < limit)).toBe(true);
+  });
 });
