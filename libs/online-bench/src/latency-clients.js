@@ -6,6 +6,7 @@
 // Plain JavaScript: a worker thread does not get the TypeScript loader of its parent under every runner.
 'use strict';
 const { parentPort, workerData } = require('worker_threads');
+const { dataChunks, isErrorChunk } = require('./sse-chunks');
 
 /**
  * One streaming request: times to the first chunk and to the end, the number of SSE data chunks, and whether the
@@ -23,8 +24,8 @@ async function timedRequest(url, headers, body) {
     text += decoder.decode(bytes, { stream: true });
   }
   const total = performance.now() - t0;
-  const data = text.split('\n').filter((l) => l.startsWith('data: {')).map((l) => JSON.parse(l.slice(6)));
-  return { first, total, chunks: data.length, failed: data.some((d) => d.error !== undefined) };
+  const data = dataChunks(text + decoder.decode());
+  return { first, total, chunks: data.length, failed: data.some(isErrorChunk) };
 }
 
 async function main(o) {

@@ -6,7 +6,8 @@
 //   feedback clients    a new outcome every `feedbackEveryMs` (the fork's bare outcome and upstream's dev-data event
 //                       in turn), about a completion the server answered (its prompt and text), each with a new id
 //   status poller       GET /api/training/status every `statusEveryMs`
-// A request that finds no server (the kill -9 and restart of `--kill`) counts as failed, never as answered or acked.
+// A request that finds no server (the kill -9 and restart of `--kill`), or whose stream reports a failed generation,
+// counts as failed, never as answered or acked.
 //   workerData  { completionUrl, feedbackUrl, statusUrl, headers, feedbackHeaders, bodies: [[body]] per form,
 //                 seeds: [{prompt, completion}], completionClients, feedbackClients, feedbackEveryMs, statusEveryMs,
 //                 durationMs, debounceMs, modelName }
@@ -16,26 +17,26 @@
 'use strict';
 const { parentPort, workerData } = require('worker_threads');
 const { randomUUID } = require('crypto');
+const { dataChunks, isErrorChunk } = require('./sse-chunks');
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-/** One streaming request: the time to the end of the stream, the text of its first choice, and whether it was shed. */
+/**
+ * One streaming request: the time to the end of the stream, the text of its first choice, whether it was shed, and
+ * whether the stream reported a failed generation (an error chunk: a failure, not an empty answer).
+ */
 async function completion(url, headers, body) {
   const t0 = performance.now();
   const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body) });
   let text = '';
+  let error = false;
   if (res.ok && res.body) {
-    const raw = await res.text();
-    for (const m of raw.matchAll(/^data: (\{.*\})$/gm)) {
-      try {
-        const c = JSON.parse(m[1]);
-        if (c.choices && c.choices[0] && typeof c.choices[0].text === 'string') text += c.choices[0].text;
-      } catch {
-        /* a chunk that is not JSON: not text */
-      }
+    for (const c of dataChunks(await res.text())) {
+      if (isErrorChunk(c)) error = true;
+      else if (c.choices && c.choices[0] && typeof c.choices[0].text === 'string') text += c.choices[0].text;
     }
   } else await res.text();
-  return { ms: performance.now() - t0, status: res.status, text, shed: res.headers.get('x-shed') !== null };
+  return { ms: performance.now() - t0, status: res.status, text, shed: res.headers.get('x-shed') !== null, error };
 }
 
 async function main(o) {
@@ -53,6 +54,10 @@ async function main(o) {
       const body = bodies[i % bodies.length];
       try {
         const r = await completion(o.completionUrl, o.headers, body);
+        if (r.error) {
+          failed.completions++; // answered with an error chunk: a failed generation, not an empty suggestion
+          continue;
+        }
         completions.push({ ms: r.ms, status: r.status, empty: r.text.trim() === '', shed: r.shed });
         if (r.status === 200 && r.text.trim() !== '') {
           answered.push({ prompt: body.prompt, completion: r.text });
