@@ -51,6 +51,11 @@ export interface Job {
   maxTokens: number;
   /** No end token (nor FIM/control token) before this many tokens. */
   minTokens: number;
+  /**
+   * Instead of minTokens on the policy once an update has trained it (version >= 1): training.userRm.minTokens under
+   * an RL objective when the request gave no min_tokens; null: minTokens on every model.
+   */
+  trainedMinTokens: number | null;
   /** Prompt tokens over the request's prompts (each counted once, whatever n is). */
   promptTokens: number;
   versions: number[]; // version of each decoding step, in order
@@ -68,7 +73,7 @@ export interface RequestProblem {
 export interface ReadRequest {
   body: CompletionRequest;
   /** The job without its arm: the router assigns it once the request is admitted. */
-  job: Omit<Job, 'arm'>;
+  job: Omit<Job, 'arm' | 'trainedMinTokens'>;
   stops: string[];
 }
 
@@ -97,7 +102,7 @@ export function readCompletionRequest(body: CompletionRequest, config: Completio
     if (e instanceof PromptError) return { field: e.field, message: `${e.field}: ${e.message}` };
     throw e;
   }
-  const job: Omit<Job, 'arm'> = {
+  const job: Omit<Job, 'arm' | 'trainedMinTokens'> = {
     id: `cmpl-${randomUUID()}`,
     model: body.model ?? config.modelName,
     created: Math.floor(Date.now() / 1000),

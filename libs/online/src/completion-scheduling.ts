@@ -55,6 +55,7 @@ export class CompletionScheduler {
         rows: job.prompts.map((p) => ({ ids: p.ids, line: p.line })),
         maxNewTokens: job.maxTokens,
         minNewTokens: job.minTokens,
+        trainedMinNewTokens: job.trainedMinTokens,
         temperature: s.temperature, // 0: greedy
         // A held choice's candidates: the first as asked, the others hotter (at Continue's 0.01 they would be copies).
         temperatures: job.per > 1 ? job.prompts.map((_, r) => (r % job.per === 0 ? s.temperature : Math.max(s.temperature, job.alternativeTemperature))) : undefined,

@@ -33,8 +33,10 @@ const PROMPT = formatFim('def add(a, b):\n    return ', '\n\nprint(add(1, 2))\n'
 const END_TOKENS = ['<|endoftext|>', '<|fim_prefix|>', '<|fim_middle|>', '<|fim_suffix|>', '<|fim_pad|>', '<|repo_name|>', '<|file_sep|>', '<|im_start|>', '<|im_end|>'];
 const endIds = () => END_TOKENS.map((t) => tok.tokenToId(t)!);
 
+let dir: string;
+
 beforeAll(async () => {
-  const dir = await makeTinyModelDir(1);
+  dir = await makeTinyModelDir(1);
   tok = loadTokenizer(dir);
   policyModel = await Qwen2Model.load(dir, { trainable: false });
   startModel = await Qwen2Model.load(dir, { trainable: false });
@@ -305,6 +307,43 @@ test('min_tokens: the end token cannot come first by default (config minTokens 1
     expect((await jsonOf(bad)).error.field).toBe('min_tokens');
   } finally {
     policyModel.assignWeights(original);
+  }
+});
+
+test('trainedMinTokens: a trained policy (version >= 1) may end first, unless the request gives min_tokens', async () => {
+  const eot = tok.tokenToId('<|endoftext|>')!;
+  const model = await Qwen2Model.load(dir, { trainable: false });
+  const promoted = await Qwen2Model.load(dir, { trainable: false });
+  promoteToken(promoted, eot, sampledIds(await reference(promoted, 1))[0]);
+  const trained = promoted.hostWeights();
+  promoted.dispose();
+  const own = new PolicyHolder(model);
+  const server = buildCompletionServer({
+    config: CompletionServerSchema.parse({ port: 0, maxTokensCap: 24, modelName: 'tiny', multiline: 'always', showWithinMs: 1e9, lineChunks: false }),
+    tokenizer: tok,
+    generator: new LocalGenerator({ policy: own, start: startModel, tokenizer: tok }),
+    router: new ArmRouter(0),
+    trainedMinTokens: 0,
+  });
+  await server.listen({ port: 0, host: '127.0.0.1' });
+  const url = `http://127.0.0.1:${(server.server.address() as AddressInfo).port}/v1/completions`;
+  const ask = async (extra: object = {}) =>
+    (await (await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ prompt: PROMPT, max_tokens: 8, temperature: 0, ...extra }) })).json()) as {
+      choices: { text: string }[];
+      usage: { completion_tokens: number };
+    };
+  try {
+    own.publish(trained); // version 1: weights whose greedy first token is the end token
+    const silent = await ask();
+    expect(silent.choices[0].text).toBe('');
+    expect(silent.usage.completion_tokens).toBe(1);
+    // the request's own min_tokens wins over the trained policy's rule
+    const asked = await ask({ min_tokens: 1 });
+    expect(asked.usage.completion_tokens).toBeGreaterThan(1);
+    expect(asked.choices[0].text).not.toBe('');
+  } finally {
+    await server.close();
+    model.dispose();
   }
 });
 

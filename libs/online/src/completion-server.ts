@@ -59,6 +59,11 @@ export interface CompletionServerOptions {
    * it: replaced by an empty completion (Continue shows nothing). An arm that only holds (holdCut) is not judged.
    */
   gate?: ServingGate;
+  /**
+   * Tokens before the end token may be chosen on the policy once an update has trained it, for a request without
+   * min_tokens (the RL objective's training.userRm.minTokens); null or absent: completion.minTokens on every model.
+   */
+  trainedMinTokens?: number | null;
   /** Called for each request answered at once with an empty completion (shed: every generation slot was taken). */
   onShed?: () => void;
 }
@@ -106,7 +111,7 @@ export function buildCompletionServer(opts: CompletionServerOptions): FastifyIns
       const read = readCompletionRequest(body, config, tok, window);
       if (!('job' in read)) return sendError(reply, 400, 'invalid_request_error', read.message, read.field);
       const routed = opts.router.route();
-      const job: Job = { ...read.job, arm: routed.arm };
+      const job: Job = { ...read.job, arm: routed.arm, trainedMinTokens: body.min_tokens === undefined ? (opts.trainedMinTokens ?? null) : null };
       const sampling: Sampling = {
         temperature: Math.max(body.temperature ?? 1, config.temperatureFloor),
         topP: body.top_p ?? 1,

@@ -164,6 +164,14 @@ export const UserRmSchema = z.strictObject({
   samples: z.number().int().min(2).max(16).default(4).describe('suggestions sampled per position (the GRPO group)'),
   steps: positiveInt.default(2).describe('RL steps (rollouts + one optimizer step) per update'),
   temperature: z.number().gt(0).max(2).default(1).describe('sampling temperature of the rollouts'),
+  minTokens: z
+    .number()
+    .int()
+    .min(0)
+    .default(0)
+    .describe(
+      "tokens a rollout generates before the end token may be chosen; a policy an update has trained (version >= 1) is served with it too when a request gives no min_tokens (completion.minTokens stays the start model's and the untrained policy's). 0: the end token first, silence, is an action the policy learns and takes",
+    ),
   maxNewTokens: positiveInt.default(64).describe('longest rollout, in tokens (as completion.maxTokensCap)'),
   recentPositions: positiveInt.default(256).describe('recent requests the HTTP thread keeps and passes with each update (the positions are drawn from them)'),
   lr: z.number().gt(0).default(3e-5).describe("the RL steps' learning rate (their own AdamW, so the outcome update's moments are not mixed in)"),

@@ -5,6 +5,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { initBackend } from '@rlhf-code/backend';
 import { Qwen2Model, type HostTensor } from '@rlhf-code/model';
+import { promoteToken } from '@rlhf-code/model/testing';
 import { formatFim, loadTokenizer, type Tokenizer } from '@rlhf-code/tokenizer';
 import { lineRuleFor } from '@rlhf-code/continue';
 import { CompletionServerSchema, parseOnlineConfig } from './config';
@@ -35,6 +36,7 @@ function request(over: Partial<GenerationRequest> = {}): GenerationRequest {
     ],
     maxNewTokens: 12,
     minNewTokens: 1,
+    trainedMinNewTokens: null,
     temperature: 1,
     topP: 1,
     seed: 'gen-thread',
@@ -102,4 +104,33 @@ test('an abort stops a generation between decoding steps; the thread goes on ser
   pre.abort();
   await expect(thread.generate(request(), undefined, pre.signal)).rejects.toBeInstanceOf(Aborted);
   expect((await thread.generate(request())).completions).toHaveLength(2);
+});
+
+test("trainedMinNewTokens: a policy an update has trained may end first (silence); the start model and v0 may not", async () => {
+  const model = await Qwen2Model.load(dir, { trainable: false, merge: true });
+  const start = await Qwen2Model.load(dir, { trainable: false, merge: true });
+  const holder = new PolicyHolder(model);
+  const gen = new LocalGenerator({ policy: holder, start, tokenizer: tok });
+  try {
+    const prompt = { ids: tok.encode('x = '), line: null };
+    const greedy = (over: Partial<GenerationRequest>) => gen.generate(request({ rows: [prompt], temperature: 0, maxNewTokens: 4, ...over }));
+    // The end token made the greedy first choice: the weights an update publishes.
+    const first = (await greedy({ model: 'start' })).completions[0].ids[0];
+    const promoted = await Qwen2Model.load(dir, { trainable: false, merge: true });
+    promoteToken(promoted, tok.eosId, first);
+    const trained = promoted.hostWeights();
+    promoted.dispose();
+    // v0 (never trained): the server's rule holds whatever trainedMinNewTokens says.
+    expect((await greedy({ trainedMinNewTokens: 0 })).completions[0].ids.length).toBeGreaterThan(0);
+    expect(gen.publish(trained)).toBe(1);
+    const silent = (await greedy({ trainedMinNewTokens: 0 })).completions[0];
+    expect(silent.ids).toEqual([]);
+    expect(silent.stopId).toBe(tok.eosId);
+    // null, or the start model: minNewTokens (1) holds, so the end token cannot come first.
+    expect((await greedy({ trainedMinNewTokens: null })).completions[0].ids.length).toBeGreaterThan(0);
+    expect((await greedy({ model: 'start', trainedMinNewTokens: 0 })).completions[0].ids.length).toBeGreaterThan(0);
+  } finally {
+    model.dispose();
+    start.dispose();
+  }
 });

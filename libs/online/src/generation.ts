@@ -24,6 +24,8 @@ export interface GenerationRequest {
   rows: { ids: number[]; line: LineRuleOptions | null }[];
   maxNewTokens: number;
   minNewTokens: number;
+  /** On the policy once an update has trained it (version >= 1), instead of minNewTokens; null: minNewTokens always. */
+  trainedMinNewTokens: number | null;
   /** 0: greedy. */
   temperature: number;
   /** Per row, instead of `temperature` (a held choice's candidates). */
@@ -106,6 +108,8 @@ export class LocalGenerator implements Generator {
     const { policy } = this.o;
     const onPolicy = req.model === 'policy';
     const model = onPolicy ? policy.model : this.o.start;
+    // A trained policy may end first (silence, an action RL teaches it); the start model and v0 keep the server's rule.
+    const minNewTokens = onPolicy && req.trainedMinNewTokens !== null && policy.version > 0 ? req.trainedMinNewTokens : req.minNewTokens;
     const clock = jobClock(req.serving);
     const timed = { t0: req.t0, prompts: req.rows };
     const rules = req.rows.map((r) => r.line && new LineRule(r.line));
@@ -124,7 +128,7 @@ export class LocalGenerator implements Generator {
         req.rows.map((r) => r.ids),
         {
           maxNewTokens: req.maxNewTokens,
-          minNewTokens: req.minNewTokens,
+          minNewTokens,
           temperature: req.temperature,
           temperatures: req.temperatures,
           topP: req.topP,

@@ -217,6 +217,7 @@ export class OnlineService {
         choose: (groups, how) => this.choose(groups, how),
       },
       onShed: () => (this.shed += 1),
+      trainedMinTokens: config.training.objective === 'outcome' ? null : config.training.userRm.minTokens,
     });
     this.page = new LivePage({ status: () => this.status(), history: this.history });
     this.feedbackServer = buildFeedbackServer({

@@ -214,7 +214,7 @@ export class UserRmRl {
       rows.map((p) => p.ids),
       {
         maxNewTokens: u.maxNewTokens,
-        minNewTokens: c.minTokens,
+        minNewTokens: u.minTokens,
         temperature: u.temperature,
         seed: `user-rm:${step}`,
         tokenizer: tok,
