@@ -168,9 +168,9 @@ export const UserRmSchema = z.strictObject({
     .number()
     .int()
     .min(0)
-    .default(0)
+    .default(1)
     .describe(
-      "tokens a rollout generates before the end token may be chosen; a policy an update has trained (version >= 1) is served with it too when a request gives no min_tokens (completion.minTokens stays the start model's and the untrained policy's). 0: the end token first, silence, is an action the policy learns and takes",
+      "tokens a rollout generates before the end token may be chosen; a policy an update has trained (version >= 1) is served with it too when a request gives no min_tokens (completion.minTokens stays the start model's and the untrained policy's). 0: the end token first, silence, is an action the policy learns and takes (on dev it learnt silence too broadly and lost accepts: EXPERIMENTS.md 2026-11-28)",
     ),
   maxNewTokens: positiveInt.default(64).describe('longest rollout, in tokens (as completion.maxTokensCap)'),
   recentPositions: positiveInt.default(256).describe('recent requests the HTTP thread keeps and passes with each update (the positions are drawn from them)'),
