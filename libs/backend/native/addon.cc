@@ -565,6 +565,32 @@ napi_value AttentionBackward(napi_env env, napi_callback_info info) {
   return nullptr;
 }
 
+// expTerms(x: Float32Array, scale, out: Float64Array): out[i] = exp((x[i] - max) * scale); returns [max, sum].
+// Host arrays (the sampler's row of logits), not the heap.
+napi_value ExpTerms(napi_env env, napi_callback_info info) {
+  napi_value argv[3];
+  if (!args(env, info, 3, argv)) return nullptr;
+  napi_typedarray_type xType, outType;
+  size_t n, outLength, byteOffset;
+  void *x, *out;
+  napi_value buffer;
+  if (napi_get_typedarray_info(env, argv[0], &xType, &n, &x, &buffer, &byteOffset) != napi_ok || xType != napi_float32_array ||
+      napi_get_typedarray_info(env, argv[2], &outType, &outLength, &out, &buffer, &byteOffset) != napi_ok ||
+      outType != napi_float64_array || outLength < n) {
+    napi_throw_type_error(env, nullptr, "rlhf-native: expTerms takes a Float32Array and a Float64Array at least as long");
+    return nullptr;
+  }
+  float max;
+  const double sum = avx2::expTerms(static_cast<int64_t>(n), static_cast<const float*>(x), f64(env, argv[1]), static_cast<double*>(out), &max);
+  napi_value result, values[2];
+  CHECK(env, napi_create_array_with_length(env, 2, &result));
+  CHECK(env, napi_create_double(env, max, &values[0]));
+  CHECK(env, napi_create_double(env, sum, &values[1]));
+  CHECK(env, napi_set_element(env, result, 0, values[0]));
+  CHECK(env, napi_set_element(env, result, 1, values[1]));
+  return result;
+}
+
 // configure(threads, gemm): gemm is "auto" (OpenBLAS when loaded), "own" or "openblas". Returns info().
 napi_value Info(napi_env env, napi_callback_info info);
 
@@ -621,7 +647,7 @@ napi_value Init(napi_env env, napi_value exports) {
              {"attentionForward", AttentionForward}, {"attentionBackward", AttentionBackward},
              {"swigluGrad", SwiGLUGrad}, {"rmsNormGrad", RmsNormGrad}, {"segmentSum", SegmentSum},
              {"lowPrecisionMatMul", LowPrecisionMatMul}, {"lowPrecisionRows", LowPrecisionRows},
-             {"decodeLayer", DecodeLayer}};
+             {"decodeLayer", DecodeLayer}, {"expTerms", ExpTerms}};
   for (const auto& f : fns) {
     napi_value fn;
     // Without AVX2/FMA only info() is exported: nothing else may run.

@@ -393,6 +393,19 @@ export function fusedTargetLogProbsGrad(x: tf.Tensor2D, targets: tf.Tensor1D, ls
 }
 
 /**
+ * The sampler's softmax terms of a row of logits on the host: out[i] = exp((x[i] - max) * scale) with max the largest
+ * x, in double precision (Math.exp's values within 2 ulp, summed in another order; 0 below exp(-708), so a masked
+ * -Infinity weighs exactly 0), and { max, sum of out }. A vectorised pass instead of one Math.exp per token (1.8 ms a
+ * step over Qwen2.5's 151,936 logits). null when the addon is not loaded: the caller's own loop then.
+ */
+export function nativeExpTerms(x: Float32Array, scale: number, out: Float64Array): { max: number; sum: number } | null {
+  const native = nativeAddon();
+  if (native == null) return null;
+  const [max, sum] = native.expTerms(x, scale, out);
+  return { max, sum };
+}
+
+/**
  * Whether the current backend has the project's native kernels (the wasm backend with the addon loaded): then
  * fusedAttention, fusedCachedAttention, fusedRmsNorm and the SwiGLU ops may be called.
  */
