@@ -389,6 +389,113 @@ napi_value LowPrecisionRows(napi_env env, napi_callback_info info) {
   return nullptr;
 }
 
+// ---- One Qwen2 decoder layer of the decode path in one call (libs/model decode.ts) ----
+// The same kernels, in the same order, as the decode path's per-op tfjs kernels (RMSNorm, the fused [q|k|v] product
+// plus bias, cached attention, o_proj, residual, RMSNorm, the fused [gate|up] product, SwiGLU, down_proj, residual),
+// products by the same rules (matmulOne for float32, lowPrecisionMatMul for bf16 / int8), so the results are the
+// same numbers; what goes is the tfjs dispatch, the output allocations and the JS glue between them (about 10 tfjs
+// kernels a layer, 240 a step on the 0.5B shape).
+
+/** A decode layer's weight W [rows, cols] (an HF [out, in] matrix): float32 (f32 set) or low precision. */
+struct LayerMatrix {
+  const float* f32 = nullptr;
+  avx2::LowPrecision low{};
+  int64_t rows = 0, cols = 0;
+};
+
+/** C [m, W.rows] = A [m, W.cols] W^T, by the rules of the stand-alone products. */
+void productT(const LayerMatrix& w, int64_t m, const float* a, float* c) {
+  if (w.f32) matmulOne(Gemm{false, true, m, w.rows, w.cols}, a, w.f32, c, true);
+  else avx2::lowPrecisionMatMul(w.low, true, m, a, c, true);
+}
+
+/**
+ * The layer's fields as decodeLayer's spec (a Float64Array) holds them, in this order; a matrix is 3 numbers: its type
+ * (-1 float32, 0 int8, 1 bf16), the offset of its values (float32 values, or the packed int32 words) and of its int8
+ * scales (0 otherwise). Offsets are in float32 elements of the heap. libs/backend native-kernels.ts writes the same order.
+ */
+enum LayerSpec : int {
+  kBatch, kSeq, kHeads, kKvHeads, kHeadDim, kPast, kCapacity, kTheta, kHidden, kInner, kEps,
+  kX, kPositions, kKeyMask, kKCache, kVCache, kOut, kInputNorm, kPostNorm, kQkvBias,
+  kQkv, kO = kQkv + 3, kGateUp = kO + 3, kDown = kGateUp + 3, kSpecLength = kDown + 3
+};
+
+/** Matrix `field` of the spec, [rows, cols]; throws and returns false if it lies outside the heap. */
+bool layerMatrix(napi_env env, const double* spec, int field, int64_t rows, int64_t cols, const Heap& heap, LayerMatrix* w) {
+  const int64_t type = static_cast<int64_t>(spec[field]), data = static_cast<int64_t>(spec[field + 1]), scales = static_cast<int64_t>(spec[field + 2]);
+  w->rows = rows;
+  w->cols = cols;
+  if (type == -1) return (w->f32 = at(env, heap, data, rows * cols, "a layer's float32 matrix")) != nullptr;
+  if (type != avx2::LowPrecision::Int8 && type != avx2::LowPrecision::Bf16) {
+    napi_throw_range_error(env, nullptr, "rlhf-native: bad decode-layer matrix type (-1 float32, 0 int8, 1 bf16)");
+    return false;
+  }
+  const bool int8 = type == avx2::LowPrecision::Int8;
+  const float *values, *s = nullptr;
+  if (!(values = at(env, heap, data, (rows * cols * (int8 ? 1 : 2) + 3) / 4, "a layer's packed matrix"))) return false;
+  if (int8 && !(s = at(env, heap, scales, rows, "a layer's int8 scales"))) return false;
+  w->low = avx2::LowPrecision{static_cast<avx2::LowPrecision::Type>(type), values, s, rows, cols};
+  return true;
+}
+
+// decodeLayer(heap, spec: Float64Array of LayerSpec): out [B*T, D] = the layer applied to x [B*T, D]; the layer's
+// keys and values of this call are written into kCache, vCache [B, KV, capacity, hd] at [past, past + T).
+napi_value DecodeLayer(napi_env env, napi_callback_info info) {
+  napi_value argv[2];
+  Heap heap;
+  if (!heapArgs(env, info, 2, argv, &heap)) return nullptr;
+  napi_typedarray_type type;
+  size_t length;
+  void* data;
+  napi_value buffer;
+  size_t byteOffset;
+  if (napi_get_typedarray_info(env, argv[1], &type, &length, &data, &buffer, &byteOffset) != napi_ok ||
+      type != napi_float64_array || length != kSpecLength) {
+    napi_throw_type_error(env, nullptr, "rlhf-native: the decode-layer spec must be a Float64Array of its fields");
+    return nullptr;
+  }
+  const double* spec = static_cast<const double*>(data);
+  const auto n = [&](int field) { return static_cast<int64_t>(spec[field]); };
+  const avx2::AttentionDims d{n(kBatch), n(kSeq), n(kHeads), n(kKvHeads), n(kHeadDim), n(kPast), n(kCapacity), static_cast<float>(spec[kTheta])};
+  const int64_t D = n(kHidden), I = n(kInner);
+  if (d.batch < 1 || d.seq < 1 || d.kvHeads < 1 || d.heads % d.kvHeads != 0 || d.headDim < 2 || d.headDim % 2 != 0 ||
+      d.past < 0 || d.past + d.seq > d.capacity || D < 1 || I < 1) {
+    napi_throw_range_error(env, nullptr, "rlhf-native: bad decodeLayer dimensions");
+    return nullptr;
+  }
+  const int64_t N = d.batch * d.seq, Q = (d.heads + 2 * d.kvHeads) * d.headDim, A = d.heads * d.headDim;
+  const int64_t cache = d.batch * d.kvHeads * d.capacity * d.headDim;
+  float *x, *pos, *mask, *kCache, *vCache, *out, *inputNorm, *postNorm, *bias;
+  LayerMatrix qkv, o, gateUp, down;
+  if (!(x = at(env, heap, n(kX), N * D, "x")) || !(pos = at(env, heap, n(kPositions), N, "positions")) ||
+      !(mask = at(env, heap, n(kKeyMask), d.batch * d.capacity, "keyMask")) || !(kCache = at(env, heap, n(kKCache), cache, "kCache")) ||
+      !(vCache = at(env, heap, n(kVCache), cache, "vCache")) || !(out = at(env, heap, n(kOut), N * D, "out")) ||
+      !(inputNorm = at(env, heap, n(kInputNorm), D, "input_layernorm")) || !(postNorm = at(env, heap, n(kPostNorm), D, "post_attention_layernorm")) ||
+      !(bias = at(env, heap, n(kQkvBias), Q, "qkv bias")) || !layerMatrix(env, spec, kQkv, Q, D, heap, &qkv) ||
+      !layerMatrix(env, spec, kO, D, A, heap, &o) || !layerMatrix(env, spec, kGateUp, 2 * I, D, heap, &gateUp) ||
+      !layerMatrix(env, spec, kDown, D, I, heap, &down)) {
+    return nullptr;
+  }
+  const float eps = static_cast<float>(spec[kEps]);
+  // Scratch of the calling thread: h [N, D], qkv [N, Q], ctx [N, A], [gate|up] [N, 2I], act [N, I], a product [N, D].
+  thread_local std::vector<float> scratch;
+  scratch.resize(N * (D + Q + A + 2 * I + I + D));
+  float *h = scratch.data(), *q = h + N * D, *ctx = q + N * Q, *gu = ctx + N * A, *act = gu + N * 2 * I, *y = act + N * I;
+  avx2::rmsNorm(N, D, x, inputNorm, eps, h);                                              // input_layernorm
+  productT(qkv, N, h, q);                                                                 // [q|k|v] = h Wqkv^T
+  for (int64_t r = 0; r < N; r++)
+    for (int64_t j = 0; j < Q; j++) q[r * Q + j] += bias[j];                              // + [q|k|v] biases
+  avx2::cachedAttention(d, q, reinterpret_cast<const int32_t*>(pos), mask, kCache, vCache, ctx);  // RoPE, cache, softmax
+  productT(o, N, ctx, y);                                                                 // o_proj
+  for (int64_t i = 0; i < N * D; i++) out[i] = x[i] + y[i];                               // residual
+  avx2::rmsNorm(N, D, out, postNorm, eps, h);                                             // post_attention_layernorm
+  productT(gateUp, N, h, gu);                                                             // [gate|up] = h Wgu^T
+  avx2::swiglu(N, I, gu, gu + I, 2 * I, act);                                             // silu(gate) * up
+  productT(down, N, act, y);                                                              // down_proj
+  for (int64_t i = 0; i < N * D; i++) out[i] += y[i];                                     // residual
+  return nullptr;
+}
+
 /** The dims and the q, k, v, positions, keyMask, out, lse (and prefix) pointers shared by both attention directions. */
 struct AttentionArgs {
   avx2::AttentionDims d;
@@ -458,6 +565,32 @@ napi_value AttentionBackward(napi_env env, napi_callback_info info) {
   return nullptr;
 }
 
+// expTerms(x: Float32Array, scale, out: Float64Array): out[i] = exp((x[i] - max) * scale); returns [max, sum].
+// Host arrays (the sampler's row of logits), not the heap.
+napi_value ExpTerms(napi_env env, napi_callback_info info) {
+  napi_value argv[3];
+  if (!args(env, info, 3, argv)) return nullptr;
+  napi_typedarray_type xType, outType;
+  size_t n, outLength, byteOffset;
+  void *x, *out;
+  napi_value buffer;
+  if (napi_get_typedarray_info(env, argv[0], &xType, &n, &x, &buffer, &byteOffset) != napi_ok || xType != napi_float32_array ||
+      napi_get_typedarray_info(env, argv[2], &outType, &outLength, &out, &buffer, &byteOffset) != napi_ok ||
+      outType != napi_float64_array || outLength < n) {
+    napi_throw_type_error(env, nullptr, "rlhf-native: expTerms takes a Float32Array and a Float64Array at least as long");
+    return nullptr;
+  }
+  float max;
+  const double sum = avx2::expTerms(static_cast<int64_t>(n), static_cast<const float*>(x), f64(env, argv[1]), static_cast<double*>(out), &max);
+  napi_value result, values[2];
+  CHECK(env, napi_create_array_with_length(env, 2, &result));
+  CHECK(env, napi_create_double(env, max, &values[0]));
+  CHECK(env, napi_create_double(env, sum, &values[1]));
+  CHECK(env, napi_set_element(env, result, 0, values[0]));
+  CHECK(env, napi_set_element(env, result, 1, values[1]));
+  return result;
+}
+
 // configure(threads, gemm): gemm is "auto" (OpenBLAS when loaded), "own" or "openblas". Returns info().
 napi_value Info(napi_env env, napi_callback_info info);
 
@@ -513,7 +646,8 @@ napi_value Init(napi_env env, napi_value exports) {
              {"cachedAttention", CachedAttention}, {"rmsNorm", RmsNorm}, {"swiglu", SwiGLU},
              {"attentionForward", AttentionForward}, {"attentionBackward", AttentionBackward},
              {"swigluGrad", SwiGLUGrad}, {"rmsNormGrad", RmsNormGrad}, {"segmentSum", SegmentSum},
-             {"lowPrecisionMatMul", LowPrecisionMatMul}, {"lowPrecisionRows", LowPrecisionRows}};
+             {"lowPrecisionMatMul", LowPrecisionMatMul}, {"lowPrecisionRows", LowPrecisionRows},
+             {"decodeLayer", DecodeLayer}, {"expTerms", ExpTerms}};
   for (const auto& f : fns) {
     napi_value fn;
     // Without AVX2/FMA only info() is exported: nothing else may run.

@@ -89,6 +89,12 @@ void rmsNormGrad(int64_t rows, int64_t dim, const float* x, const float* w, floa
 void swiglu(int64_t rows, int64_t inner, const float* g, const float* u, int64_t stride, float* y);
 /** Gradients of swiglu (separate g, u [rows, inner]) for dy: dg, du overwritten. */
 void swigluGrad(int64_t rows, int64_t inner, const float* g, const float* u, const float* dy, float* dg, float* du);
+/**
+ * The sampler's softmax terms of one row of logits x [n] (host memory): out[i] = exp((x[i] - max) * scale) in double
+ * precision (a vectorised exp within 2 ulp; 0 below exp(-708), so a masked -inf logit weighs exactly 0), max = the
+ * largest x (NaNs skipped); returns the sum of the terms.
+ */
+double expTerms(int64_t n, const float* x, double scale, double* out, float* max);
 /** out[s] = sum of x rows r with ids[r] == s, out [segments, cols] overwritten (ids checked by the caller). */
 void segmentSum(int64_t rows, int64_t cols, const float* x, const int32_t* ids, int64_t segments, float* out);
 }  // namespace avx2

@@ -1,13 +1,13 @@
 // The native kernels against references: BatchMatMul against the cpu backend (values and gradients, every
 // transpose, broadcasting, empty, skinny and odd shapes), AdamW against its formula in float64, the fused
-// log-prob kernels against log-softmax in float64. And the proof that the fast path runs: on a Linux x86-64
+// log-prob kernels against log-softmax in float64, the sampler's exp terms against Math.exp. And the proof that the fast path runs: on a Linux x86-64
 // machine with a C++ compiler and AVX2, the addon must have been built and be in use.
 import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import * as tf from '@tensorflow/tfjs';
-import { fusedAdamW, fusedTargetLogProbs, fusedTargetLogProbsGrad, nativeBatchMatMulConfig } from './native-kernels';
+import { fusedAdamW, fusedTargetLogProbs, fusedTargetLogProbsGrad, nativeBatchMatMulConfig, nativeExpTerms } from './native-kernels';
 import { ADDON_FILE, loadNative, nativeAddon } from './native';
 import { useBatchMatMul } from './register';
 import { describe as describeBackend, initBackend } from './select';
@@ -244,4 +244,39 @@ test('wasm clones share their buffer (no copy), and each stays valid after the o
   expect(Array.from(y.dataSync())).toEqual([1, 2, 3]);
   expect(tf.memory().numBytes).toBeLessThanOrEqual(bytes);
   y.dispose();
+});
+
+test("the sampler's exp terms: Math.exp's values within 2 ulp, masked logits exactly 0, NaN kept", () => {
+  if (!canBuild) {
+    expect(nativeExpTerms(new Float32Array(3), 1, new Float64Array(3))).toBeNull();
+    return;
+  }
+  const ulp2 = (a: number, b: number) => Math.abs(a - b) <= 4.5e-16 * Math.abs(b); // 2 ulp
+  for (const n of [1, 3, 4, 7, 8, 13, 151_936]) {
+    for (const scale of [1, 1 / 0.7, 100]) {
+      const x = seededValues(n, n + scale).map((v) => v * 30);
+      if (n > 3) {
+        x[1] = -Infinity; // a masked id
+        x[2] = -1e30; // far below exp(-708) after scaling
+      }
+      const out = new Float64Array(n + 2).fill(7);
+      const got = nativeExpTerms(x, scale, out)!;
+      let max = -Infinity;
+      for (const v of x) if (v > max) max = v;
+      expect(got.max).toBe(max);
+      let sum = 0;
+      for (let i = 0; i < n; i++) {
+        const want = Math.exp((x[i] - max) * scale);
+        if (want < Math.exp(-708)) expect(out[i]).toBe(0);
+        else if (!ulp2(out[i], want)) throw new Error(`n ${n}, scale ${scale}, i ${i}: ${out[i]} vs ${want}`);
+        sum += want;
+      }
+      expect(out[n]).toBe(7); // nothing written past n
+      expect(Math.abs(got.sum - sum)).toBeLessThanOrEqual(1e-12 * sum); // another summation order over up to 151,936 terms
+    }
+  }
+  const nan = nativeExpTerms(Float32Array.from([0, NaN, 1, 2, 3, 4, 5, 6, 7]), 1, new Float64Array(9))!;
+  expect(nan.max).toBe(7);
+  expect(nan.sum).toBeNaN();
+  expect(() => nativeExpTerms(new Float32Array(4), 1, new Float64Array(3))).toThrow(/at least as long/);
 });

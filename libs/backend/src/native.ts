@@ -27,7 +27,11 @@ export interface NativeAddon {
   cachedAttention(heap: Float32Array, batch: number, seq: number, heads: number, kvHeads: number, headDim: number,
     past: number, capacity: number, theta: number, qkv: number, positions: number, keyMask: number, kCache: number,
     vCache: number, out: number): void;
+  /** One decoder layer of the decode path; spec: its sizes and heap offsets in addon.cc's LayerSpec order. */
+  decodeLayer(heap: Float32Array, spec: Float64Array): void;
   rmsNorm(heap: Float32Array, rows: number, dim: number, x: number, w: number, eps: number, y: number): void;
+  /** Host arrays, not the heap: out[i] = exp((x[i] - max) * scale); returns [max, sum of out]. */
+  expTerms(x: Float32Array, scale: number, out: Float64Array): [number, number];
   rmsNormGrad(heap: Float32Array, rows: number, dim: number, x: number, w: number, eps: number, dy: number, dx: number, dw: number): void;
   swiglu(heap: Float32Array, rows: number, inner: number, g: number, u: number, stride: number, y: number): void;
   swigluGrad(heap: Float32Array, rows: number, inner: number, g: number, u: number, dy: number, dg: number, du: number): void;

@@ -8,9 +8,11 @@
 // as the cache, so a model holds no hidden copies between generations. Checkpoints keep HF's names.
 // With a LoRA adapter active, each projection's low-rank term (lora.ts) is added to its fused product (zeros for the
 // projections without one), so an adapter swap only changes those small matrices and needs no rebuild.
+// A layer none of whose projections has an adapter runs as one native call (fusedDecodeLayer: the same kernels in the
+// same order, without the tfjs dispatch between them); a layer with adapter terms runs op by op as above.
 // No gradients: training and scoring use the composite ops of attention.ts / mlp.ts / norm.ts.
 import * as tf from '@tensorflow/tfjs';
-import { fusedCachedAttention, fusedRmsNorm, fusedSwiGLUPacked, LowPrecisionMatrix, matMulWeight, stackRows, weightShape, type Weight } from '@rlhf-code/backend';
+import { fusedCachedAttention, fusedDecodeLayer, fusedRmsNorm, fusedSwiGLUPacked, LowPrecisionMatrix, matMulWeight, stackRows, weightShape, type Weight } from '@rlhf-code/backend';
 import { embedTokens } from './embedding';
 import type { BlockWeights } from './block';
 import type { KVCache } from './kv-cache';
@@ -81,6 +83,14 @@ export class FusedWeights {
   }
 }
 
+/** Whether a layer may run as one native call (tests and A/B measurements turn it off: the per-op path is its reference). */
+export const decodeSettings = { fusedLayers: true };
+
+/** Whether layer `w` runs in one native call: no adapter term on any projection, q/k/v and gate/up each one matrix. */
+const fusable = (w: BlockWeights, f: FusedLayer): boolean =>
+  decodeSettings.fusedLayers && f.qkvWeight.length === 1 && f.gateUpWeight.length === 1 &&
+  [w.self_attn.q_proj, w.self_attn.k_proj, w.self_attn.v_proj, w.self_attn.o_proj, w.mlp.gate_proj, w.mlp.up_proj, w.mlp.down_proj].every((m) => !m.lora);
+
 type Adaptable = { weight: Weight; lora?: LoraWeights };
 
 /** The LoRA terms of projections whose outputs are packed side by side, x [N, in] -> [N, sum of widths]; null: none. */
@@ -132,6 +142,14 @@ export function decodeForward(
     let x = embedTokens(embed, tf.reshape(ids, [B * T]) as tf.Tensor1D); // [B*T, D]
     layers.forEach((w, i) => {
       const f = weights[i];
+      if (fusable(w, f)) {
+        const layer = {
+          inputNorm: w.input_layernorm.weight, qkv: f.qkvWeight[0], qkvBias: f.qkvBias, o: w.self_attn.o_proj.weight,
+          postNorm: w.post_attention_layernorm.weight, gateUp: f.gateUpWeight[0], down: w.mlp.down_proj.weight,
+        };
+        x = fusedDecodeLayer(x, layer, cache.buffers[i].k, cache.buffers[i].v, pos, keyMask, { ...attrs, eps }); // [B*T, D]
+        return;
+      }
       const h = fusedRmsNorm(x, w.input_layernorm.weight, eps) as tf.Tensor2D;
       const a = w.self_attn;
       const qkv = plusLora(tf.add(productOf(h, f.qkvWeight), f.qkvBias) as tf.Tensor2D, h, [a.q_proj, a.k_proj, a.v_proj]); // [B*T, (H+2KV)*hd]

@@ -1,6 +1,7 @@
 // Picking the next token from a row of logits on the host: greedy, temperature, top-k, top-p
 // (nucleus), with a seeded, serialisable random number generator so runs can be repeated and resumed.
 import seedrandom from 'seedrandom';
+import { nativeExpTerms } from '@rlhf-code/backend';
 
 export interface SamplingOptions {
   /** argmax instead of sampling (temperature/top-k/top-p are ignored). */
@@ -36,12 +37,15 @@ export function resumableRng(seed: number | string, state?: object): Rng {
 
 /**
  * exp((x[i] - max) / t) into `out` (a reused scratch buffer); returns max / t and log of the sum, so that
- * log p(i) = x[i] / t - lse with lse = max / t + log(sum). One exp per token: the sampler's whole cost.
+ * log p(i) = x[i] / t - lse with lse = max / t + log(sum). One exp per token: the sampler's whole cost, so the native
+ * addon's vectorised pass does it when loaded (@rlhf-code/backend nativeExpTerms: the same values within 2 ulp).
  */
 function softmaxTerms(x: Float32Array, t: number, out: Float64Array): { lse: number; sum: number } {
+  const inv = 1 / t;
+  const native = nativeExpTerms(x, inv, out);
+  if (native) return { lse: native.max * inv + Math.log(native.sum), sum: native.sum };
   let max = -Infinity;
   for (let i = 0; i < x.length; i++) if (x[i] > max) max = x[i];
-  const inv = 1 / t;
   let sum = 0;
   for (let i = 0; i < x.length; i++) {
     const e = Math.exp((x[i] - max) * inv);
