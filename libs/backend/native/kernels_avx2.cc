@@ -172,6 +172,26 @@ inline float hsum(__m256 v) {
 }
 
 /**
+ * 8 consecutive matrix values as floats: float32 as they are; int8 the integers (the row's scale applied by the
+ * caller); bf16 (uint16_t bits) widened. toFloat is the same for one value.
+ */
+inline __m256 load8(const float* p) { return _mm256_loadu_ps(p); }
+inline __m256 load8(const int8_t* p) {
+  return _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p))));
+}
+inline __m256 load8(const uint16_t* p) {
+  return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))), 16));
+}
+inline float toFloat(float v) { return v; }
+inline float toFloat(int8_t v) { return static_cast<float>(v); }
+inline float toFloat(uint16_t v) {
+  const uint32_t bits = static_cast<uint32_t>(v) << 16;
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+/**
  * Software prefetch for the kernels that stream a row-major matrix a block of rows at a time (the products of a decode
  * step): rows of a few KB are too short for the hardware prefetcher to ramp up, and a thread then waits on DRAM between
  * blocks (the int8 products of a decode step ran at half the machine's read bandwidth). While one block is read, the
@@ -194,6 +214,43 @@ class Ahead {
   const char* end_;
   int64_t perStep_;
 };
+
+/**
+ * t[q] = dot(w_q[0, k), x[0, k)) for four matrix rows w0..w3 (float32, int8 or bf16 values, load8 / toFloat) and one
+ * vector x: two accumulators per row (eight independent FMA chains keep both FMA units busy), `fetch` stepped once per
+ * 8 values read, the last k % 8 values one at a time. The one-vector case of dots and lowDots.
+ */
+template <typename T>
+inline void fourDots(const T* w0, const T* w1, const T* w2, const T* w3, const float* x, int64_t k, Ahead& fetch, float t[4]) {
+  const int64_t k8 = k & ~int64_t(7);
+  __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0, c0 = a0, c1 = a0, c2 = a0, c3 = a0;
+  int64_t p = 0;
+  for (; p + 16 <= k8; p += 16) {
+    fetch.step();
+    fetch.step();
+    const __m256 u = _mm256_loadu_ps(x + p), v = _mm256_loadu_ps(x + p + 8);
+    a0 = _mm256_fmadd_ps(load8(w0 + p), u, a0);
+    a1 = _mm256_fmadd_ps(load8(w1 + p), u, a1);
+    a2 = _mm256_fmadd_ps(load8(w2 + p), u, a2);
+    a3 = _mm256_fmadd_ps(load8(w3 + p), u, a3);
+    c0 = _mm256_fmadd_ps(load8(w0 + p + 8), v, c0);
+    c1 = _mm256_fmadd_ps(load8(w1 + p + 8), v, c1);
+    c2 = _mm256_fmadd_ps(load8(w2 + p + 8), v, c2);
+    c3 = _mm256_fmadd_ps(load8(w3 + p + 8), v, c3);
+  }
+  for (; p < k8; p += 8) {
+    fetch.step();
+    const __m256 u = _mm256_loadu_ps(x + p);
+    a0 = _mm256_fmadd_ps(load8(w0 + p), u, a0);
+    a1 = _mm256_fmadd_ps(load8(w1 + p), u, a1);
+    a2 = _mm256_fmadd_ps(load8(w2 + p), u, a2);
+    a3 = _mm256_fmadd_ps(load8(w3 + p), u, a3);
+  }
+  t[0] = hsum(_mm256_add_ps(a0, c0)), t[1] = hsum(_mm256_add_ps(a1, c1)), t[2] = hsum(_mm256_add_ps(a2, c2)), t[3] = hsum(_mm256_add_ps(a3, c3));
+  for (p = k8; p < k; p++) {
+    t[0] += toFloat(w0[p]) * x[p], t[1] += toFloat(w1[p]) * x[p], t[2] += toFloat(w2[p]) * x[p], t[3] += toFloat(w3[p]) * x[p];
+  }
+}
 
 /**
  * out[r * outBig + s * outSmall] = dot(big[r], small[s]) for big rows [r0, r1) and all nSmall small rows, each
@@ -238,33 +295,8 @@ void dots(const float* big, int64_t ldBig, int64_t r0, int64_t r1, const float* 
       }
     }
     for (; s < nSmall; s++) {
-      const float* s0 = small + s * ldSmall;
-      // Two accumulators per row: eight independent FMA chains keep both FMA units busy.
-      __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0, c0 = a0, c1 = a0, c2 = a0, c3 = a0;
-      int64_t p = 0;
-      for (; p + 16 <= k8; p += 16) {
-        fetch.step();
-        fetch.step();
-        const __m256 x0 = _mm256_loadu_ps(s0 + p), x1 = _mm256_loadu_ps(s0 + p + 8);
-        a0 = _mm256_fmadd_ps(_mm256_loadu_ps(b0 + p), x0, a0);
-        a1 = _mm256_fmadd_ps(_mm256_loadu_ps(b1 + p), x0, a1);
-        a2 = _mm256_fmadd_ps(_mm256_loadu_ps(b2 + p), x0, a2);
-        a3 = _mm256_fmadd_ps(_mm256_loadu_ps(b3 + p), x0, a3);
-        c0 = _mm256_fmadd_ps(_mm256_loadu_ps(b0 + p + 8), x1, c0);
-        c1 = _mm256_fmadd_ps(_mm256_loadu_ps(b1 + p + 8), x1, c1);
-        c2 = _mm256_fmadd_ps(_mm256_loadu_ps(b2 + p + 8), x1, c2);
-        c3 = _mm256_fmadd_ps(_mm256_loadu_ps(b3 + p + 8), x1, c3);
-      }
-      for (; p < k8; p += 8) {
-        fetch.step();
-        const __m256 x0 = _mm256_loadu_ps(s0 + p);
-        a0 = _mm256_fmadd_ps(_mm256_loadu_ps(b0 + p), x0, a0);
-        a1 = _mm256_fmadd_ps(_mm256_loadu_ps(b1 + p), x0, a1);
-        a2 = _mm256_fmadd_ps(_mm256_loadu_ps(b2 + p), x0, a2);
-        a3 = _mm256_fmadd_ps(_mm256_loadu_ps(b3 + p), x0, a3);
-      }
-      float t[4] = {hsum(_mm256_add_ps(a0, c0)), hsum(_mm256_add_ps(a1, c1)), hsum(_mm256_add_ps(a2, c2)), hsum(_mm256_add_ps(a3, c3))};
-      for (int64_t p = k8; p < k; p++) t[0] += b0[p] * s0[p], t[1] += b1[p] * s0[p], t[2] += b2[p] * s0[p], t[3] += b3[p] * s0[p];
+      float t[4];
+      fourDots(b0, b1, b2, b3, small + s * ldSmall, k, fetch, t);
       for (int q = 0; q < 4; q++) out[(r + q) * outBig + s * outSmall] = t[q];
     }
   }
@@ -865,21 +897,6 @@ namespace rlhf {
 namespace avx2 {
 namespace {
 
-/** 8 consecutive weights as floats (int8: the integers, the row's scale applied by the caller). */
-inline __m256 load8(const int8_t* p) {
-  return _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p))));
-}
-inline __m256 load8(const uint16_t* p) {
-  return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))), 16));
-}
-inline float toFloat(int8_t v) { return static_cast<float>(v); }
-inline float toFloat(uint16_t v) {
-  const uint32_t bits = static_cast<uint32_t>(v) << 16;
-  float f;
-  std::memcpy(&f, &bits, sizeof f);
-  return f;
-}
-
 /** W [rows, cols] of element type T; row r's values are scale(r) * toFloat(W[r, c]). */
 template <typename T>
 struct Rows {
@@ -930,35 +947,8 @@ void lowDots(const Rows<T>& w, int64_t r0, int64_t r1, const float* x, int64_t m
       }
     }
     for (; s < m; s++) {
-      const float* x0 = x + s * k;
-      // Two accumulators per row: eight independent FMA chains keep both FMA units busy.
-      __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0, c0 = a0, c1 = a0, c2 = a0, c3 = a0;
-      int64_t p = 0;
-      for (; p + 16 <= k8; p += 16) {
-        fetch.step();
-        fetch.step();
-        const __m256 u = _mm256_loadu_ps(x0 + p), v = _mm256_loadu_ps(x0 + p + 8);
-        a0 = _mm256_fmadd_ps(load8(w0 + p), u, a0);
-        a1 = _mm256_fmadd_ps(load8(w1 + p), u, a1);
-        a2 = _mm256_fmadd_ps(load8(w2 + p), u, a2);
-        a3 = _mm256_fmadd_ps(load8(w3 + p), u, a3);
-        c0 = _mm256_fmadd_ps(load8(w0 + p + 8), v, c0);
-        c1 = _mm256_fmadd_ps(load8(w1 + p + 8), v, c1);
-        c2 = _mm256_fmadd_ps(load8(w2 + p + 8), v, c2);
-        c3 = _mm256_fmadd_ps(load8(w3 + p + 8), v, c3);
-      }
-      for (; p < k8; p += 8) {
-        fetch.step();
-        const __m256 u = _mm256_loadu_ps(x0 + p);
-        a0 = _mm256_fmadd_ps(load8(w0 + p), u, a0);
-        a1 = _mm256_fmadd_ps(load8(w1 + p), u, a1);
-        a2 = _mm256_fmadd_ps(load8(w2 + p), u, a2);
-        a3 = _mm256_fmadd_ps(load8(w3 + p), u, a3);
-      }
-      float t[4] = {hsum(_mm256_add_ps(a0, c0)), hsum(_mm256_add_ps(a1, c1)), hsum(_mm256_add_ps(a2, c2)), hsum(_mm256_add_ps(a3, c3))};
-      for (int64_t p = k8; p < k; p++) {
-        t[0] += toFloat(w0[p]) * x0[p], t[1] += toFloat(w1[p]) * x0[p], t[2] += toFloat(w2[p]) * x0[p], t[3] += toFloat(w3[p]) * x0[p];
-      }
+      float t[4];
+      fourDots(w0, w1, w2, w3, x + s * k, k, fetch, t);
       for (int q = 0; q < 4; q++) out[s * n + r + q] = t[q] * w.scale(r + q);
     }
   }
