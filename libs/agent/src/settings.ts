@@ -67,7 +67,7 @@ export const ToolWarmStartSettings = z
       .min(0)
       .max(1)
       .default(0.25)
-      .describe('share of programming traces that first run a broken attempt (the reference without its last return), read the wrong value or the AssertionError, then run the reference'),
+      .describe('share of programming traces that first run a wrong attempt (the reference with one operation swapped for a sibling: + for -, max for min, the even filter for the odd one; without one, the last return dropped), read the wrong value or the AssertionError, then run the reference (an attempt the shown test cannot tell from the reference is dropped)'),
     interpreter: z.enum(INTERPRETERS).default('stateful').describe('interpreter the reference calls run in (two-call traces need stateful)'),
     maxLen: int().min(8).default(768).describe('traces longer than this many tokens are dropped, and counted'),
     heldoutFraction: z.number().min(0).lt(1).default(0.05).describe('share of traces held out for the evaluation loss'),

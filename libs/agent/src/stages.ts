@@ -61,11 +61,15 @@ export async function runToolWarmStart(f: ToolWarmStartSettings, log: (line: str
   const pool = new SandboxPool({ concurrency: 2 });
   const { examples: all, toolOutputs } = await warmStartExamples(tasks, { tokenizer: tok, template, toolFor: interpreterTools(f.interpreter === 'stateful', { timeoutMs: 30_000 }, pool), system: f.system });
   const code = tasks.filter((t) => t.final.startsWith('```')).length;
-  const fixes = tasks.filter((t) => t.final.startsWith('```') && !t.direct && t.calls.length > 1).length;
+  const isFix = (t: (typeof tasks)[number]) => t.final.startsWith('```') && !t.direct && t.calls.length > 1;
   // The last call of a trace runs the reference: an error there is a wrong reference (or setup), not a lesson.
   const failing = toolOutputs.filter((outs) => outs.length > 0 && /Traceback|Error:/.test(outs[outs.length - 1])).length;
   if (failing > 0) log(`tool-rl warmstart: warning: ${failing} traces' reference calls end in an error (a wrong reference or test?)`);
-  const fits = all.filter((e) => e.ids.length <= f.maxLen);
+  // A wrong attempt whose check reads as the reference's (a slip the shown test cannot see) teaches nothing: dropped.
+  const unseen = new Set(tasks.flatMap((t, i) => (isFix(t) && toolOutputs[i][0] === toolOutputs[i][1] ? [i] : [])));
+  const fixes = tasks.filter((t, i) => isFix(t) && !unseen.has(i)).length;
+  const fits = all.filter((e, i) => e.ids.length <= f.maxLen && !unseen.has(i));
+  const tooLong = all.filter((e, i) => e.ids.length > f.maxLen && !unseen.has(i)).length;
   const order = shuffle(fits, `warmstart-split:${f.seed}`);
   const nHeld = Math.round(order.length * f.heldoutFraction);
   const heldOut = order.slice(0, nHeld);
@@ -73,7 +77,7 @@ export async function runToolWarmStart(f: ToolWarmStartSettings, log: (line: str
   const direct = tasks.filter((t) => t.direct).length;
   log(
     `tool-rl warmstart: ${records.length} tasks in ${f.data.join(',')}: ${tasks.length} with a trace (${code} programming, ${tasks.length - code} questions; ${records.length - tasks.length} without, skipped); ` +
-      `${direct} traces answer without the tool, ${fixes} first run a broken attempt; ${all.length - fits.length} longer than --max-len ${f.maxLen} dropped; ${examples.length} training / ${heldOut.length} held-out traces`,
+      `${direct} traces answer without the tool, ${fixes} first run a wrong attempt (${unseen.size} whose attempt passed the shown check dropped); ${tooLong} longer than --max-len ${f.maxLen} dropped; ${examples.length} training / ${heldOut.length} held-out traces`,
   );
   const model = await loadLmStageModel(f, new RunDir(f.out).resumeFrom(f.resume), (line) => log(`tool-rl warmstart: ${line}`));
   try {

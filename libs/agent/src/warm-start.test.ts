@@ -1,7 +1,7 @@
 // Warm-start traces: the template's rendering of question, calls, responses and final turn; the loss on the assistant
 // turns only; the calls really run (a two-call trace keeps its variable in the stateful interpreter); direct traces
 // answer without the tool; programming traces write the reference, check it against the shown test (printing the
-// call, or running the assert; some after a broken first attempt) and end with the reference in a ```python block.
+// call, or running the assert; some after a wrong first attempt) and end with the reference in a ```python block.
 import * as path from 'path';
 import { readToolTasks } from '@rlhf-code/data';
 import { chatTemplateOf, loadTokenizer, renderChatTemplate, type TemplateMessage } from '@rlhf-code/tokenizer';
@@ -42,15 +42,23 @@ test('question traces: template rendering, loss on the assistant turns only, the
   expectRendered(tasks, examples, toolOutputs);
 });
 
-test('codeTraceCalls and brokenAttempt: the reference checked against the shown test, after a broken attempt', () => {
+test('codeTraceCalls and brokenAttempt: the reference checked against the shown test, after a wrong attempt', () => {
   const ref = 'def plus(n, a):\n    return n + a\n';
   const test = 'assert plus(9, 47) == 56';
   expect(codeTraceCalls(ref, test, { assert: false })).toEqual(['def plus(n, a):\n    return n + a\n\nprint(plus(9, 47))']);
   expect(codeTraceCalls(ref, test, { assert: true })).toEqual([`def plus(n, a):\n    return n + a\n\n${test}`]);
-  expect(codeTraceCalls(ref, test, { assert: false, fix: true })).toEqual(['def plus(n, a):\n    n + a\n\nprint(plus(9, 47))', 'def plus(n, a):\n    return n + a\n\nprint(plus(9, 47))']);
+  const broken = brokenAttempt(ref);
+  expect(broken).toBe('def plus(n, a):\n    return n - a\n'); // plus for minus: the slip a small model makes
+  expect(codeTraceCalls(ref, test, { assert: false, broken })).toEqual(['def plus(n, a):\n    return n - a\n\nprint(plus(9, 47))', 'def plus(n, a):\n    return n + a\n\nprint(plus(9, 47))']);
   expect(codeTraceCalls(ref, 'assert set(f(1)) == {1}', { assert: false })[0]).toMatch(/\nprint\(set\(f\(1\)\)\)$/);
   expect(codeTraceCalls(ref, 'assert math.isclose(f(1), 2.0)', { assert: false })[0]).toMatch(/\nassert math\.isclose\(f\(1\), 2\.0\)$/); // no "==": the assert as it is
-  expect(brokenAttempt('def f(xs):\n    if not xs:\n        return 0\n    return max(xs)\n')).toBe('def f(xs):\n    if not xs:\n        return 0\n    max(xs)\n');
+  // `pick` chooses among the slips that apply, in SLIPS' order; only the body changes (never the def line)
+  const evens = 'def sum_even(items):\n    return sum(x for x in items if x % 2 == 0)\n';
+  expect(brokenAttempt(evens, 0)).toBe('def sum_even(items):\n    return sum(x for x in items if x % 2 == 1)\n'); // the odd filter for the even
+  expect(brokenAttempt(evens, 0.99)).toBe('def sum_even(items):\n    return max(x for x in items if x % 2 == 0)\n');
+  expect(brokenAttempt('def max_of(a_b, c):\n    return max(a_b, c)\n')).toBe('def max_of(a_b, c):\n    return min(a_b, c)\n');
+  // no slip applies: the last return dropped (the function returns None); nothing to break: null
+  expect(brokenAttempt('def f(xs):\n    if not xs:\n        return 0\n    return xs.pop()\n')).toBe('def f(xs):\n    if not xs:\n        return 0\n    xs.pop()\n');
   expect(brokenAttempt('def f():\n    pass\n')).toBeNull();
 });
 
@@ -59,7 +67,7 @@ test('programming traces from the suite: the reference run against the shown tes
   const tasks = [
     solvedTask(t, { direct: false, assert: false, fix: false })!,
     solvedTask(t, { direct: false, assert: true, fix: false })!,
-    solvedTask(t, { direct: false, assert: true, fix: true })!,
+    solvedTask(t, { direct: false, assert: true, fix: 0 })!,
     solvedTask(t, { direct: true, assert: false, fix: false })!,
   ];
   expect(tasks.every((x) => x.final === codeAnswerText(t.reference!))).toBe(true);
@@ -67,7 +75,8 @@ test('programming traces from the suite: the reference run against the shown tes
   const { examples, toolOutputs } = await warmStartExamples(tasks, { tokenizer: tok, template, toolFor: interpreterTools(true) });
   expect(toolOutputs[0]).toEqual(['56\n']);
   expect(toolOutputs[1]).toEqual(['']); // the assert holds: nothing printed
-  expect(toolOutputs[2][0]).toMatch(/AssertionError/); // the broken attempt returns None
+  expect(tasks[2].calls[0]).toMatch(/return n - a/); // the wrong attempt: minus for plus
+  expect(toolOutputs[2][0]).toMatch(/AssertionError/);
   expect(toolOutputs[2][1]).toBe('');
   expect(toolOutputs[3]).toEqual([]);
   expectRendered(tasks, examples, toolOutputs);
