@@ -21,6 +21,8 @@ export const PYTHON_TOOL: ToolSpec = {
 };
 /** The string arguments each tool needs, for the parser. */
 const TOOL_ARGS = { python_interpreter: ['code'] } as const;
+/** The interpreter also takes its code as a fenced block in the <tool_call> (parseToolCalls' code form). */
+const CODE_TOOL = { name: 'python_interpreter', arg: 'code' };
 
 /** One assistant turn as the generator returns it. */
 export interface TurnSample {
@@ -145,7 +147,7 @@ export async function runEpisodes(generate: TurnGenerator, prompts: readonly Tem
         e.samplerLogprobs.push(...s.logprobs.slice(0, chosen.length));
         e.turns++;
         const text = tok.decode(s.ids);
-        const parsed = o.noTool ? [] : parseToolCalls(text, TOOL_ARGS);
+        const parsed = o.noTool ? [] : parseToolCalls(text, TOOL_ARGS, CODE_TOOL);
         const calls = parsed.flatMap((p) => (p.ok ? [p.call] : []));
         e.messages.push({ role: 'assistant', content: withoutToolCalls(text), ...(calls.length > 0 ? { tool_calls: calls } : {}) });
         if (s.stopId === null) {

@@ -15,6 +15,9 @@ import { checkMergeExport, checkOptim, loraFields, mergeExportField, optimFields
 const int = () => z.number().int();
 export const INTERPRETERS = ['stateful', 'stateless'] as const;
 export type InterpreterKind = (typeof INTERPRETERS)[number];
+/** How a warm-start trace writes its tool calls: `json` as Qwen2.5-style templates do, `code` as a fenced block (parseToolCalls). */
+export const CALL_FORMS = ['json', 'code'] as const;
+export type CallForm = (typeof CALL_FORMS)[number];
 
 const model = (d: string, what: string) => z.string().min(1).default(d).describe(what).meta({ env: 'MODEL_PATH' });
 
@@ -69,6 +72,10 @@ export const ToolWarmStartSettings = z
       .default(0.25)
       .describe('share of programming traces that first run a wrong attempt (the reference with one operation swapped for a sibling: + for -, max for min, the even filter for the odd one; without one, the last return dropped), read the wrong value or the AssertionError, then run the reference (an attempt the shown test cannot tell from the reference is dropped)'),
     interpreter: z.enum(INTERPRETERS).default('stateful').describe('interpreter the reference calls run in (two-call traces need stateful)'),
+    callForm: z
+      .enum(CALL_FORMS)
+      .default('json')
+      .describe('how the traces write a tool call: json (Qwen2.5\'s {"name", "arguments"} object, the code escaped in a JSON string) or code (the code in a ```python block inside <tool_call>: written as code is written anywhere else); the episodes accept both'),
     maxLen: int().min(8).default(768).describe('traces longer than this many tokens are dropped, and counted'),
     heldoutFraction: z.number().min(0).lt(1).default(0.05).describe('share of traces held out for the evaluation loss'),
     system: episodeFields.system,

@@ -59,7 +59,7 @@ export async function runToolWarmStart(f: ToolWarmStartSettings, log: (line: str
   const tasks = solvedTasks(records, resumableRng(`warmstart:${f.seed}`), f).filter((t) => t !== null);
   if (tasks.length === 0) throw new Error(`--data ${f.data.join(',')}: no task has a trace ("calls" and "answer", or tests and a reference)`);
   const pool = new SandboxPool({ concurrency: 2 });
-  const { examples: all, toolOutputs } = await warmStartExamples(tasks, { tokenizer: tok, template, toolFor: interpreterTools(f.interpreter === 'stateful', { timeoutMs: 30_000 }, pool), system: f.system });
+  const { examples: all, toolOutputs } = await warmStartExamples(tasks, { tokenizer: tok, template, toolFor: interpreterTools(f.interpreter === 'stateful', { timeoutMs: 30_000 }, pool), system: f.system, callForm: f.callForm });
   const code = tasks.filter((t) => t.final.startsWith('```')).length;
   const isFix = (t: (typeof tasks)[number]) => t.final.startsWith('```') && !t.direct && t.calls.length > 1;
   // The last call of a trace runs the reference: an error there is a wrong reference (or setup), not a lesson.

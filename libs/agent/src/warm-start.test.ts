@@ -27,7 +27,7 @@ function expectRendered(tasks: SolvedTask[], examples: { ids: number[]; lossMask
     messages.push({ role: 'assistant', content: t.final });
     expect(tok.decode(ex.ids, { skipSpecialTokens: false }) + '\n').toBe(renderChatTemplate(template, messages, { tools: [PYTHON_TOOL] }));
     const trained = tok.decode(ex.ids.filter((_, k) => ex.lossMask[k] === 1), { skipSpecialTokens: false });
-    expect(trained).toBe([...calls.map(toolCallText), t.final].map((s) => `${s}<|im_end|>`).join(''));
+    expect(trained).toBe([...calls.map((c) => toolCallText(c)), t.final].map((s) => `${s}<|im_end|>`).join(''));
   });
 }
 
@@ -80,4 +80,16 @@ test('programming traces from the suite: the reference run against the shown tes
   expect(toolOutputs[2][1]).toBe('');
   expect(toolOutputs[3]).toEqual([]);
   expectRendered(tasks, examples, toolOutputs);
+});
+
+test('code-form calls: the code as a ```python block in <tool_call>, run for real, parsed back by the episodes', async () => {
+  const [t] = await readToolTasks(path.join(__dirname, '../../../data/suite/sft.jsonl')); // plus(n, a)
+  const task = solvedTask(t, { direct: false, assert: true, fix: 0 })!; // minus first, then the reference
+  const { examples, toolOutputs } = await warmStartExamples([task], { tokenizer: tok, template, toolFor: interpreterTools(true), callForm: 'code' });
+  expect(toolOutputs[0][0]).toMatch(/AssertionError/);
+  expect(toolOutputs[0][1]).toBe('');
+  const trained = tok.decode(examples[0].ids.filter((_, k) => examples[0].lossMask[k] === 1), { skipSpecialTokens: false });
+  const calls = task.calls.map((c) => `<tool_call>\n\`\`\`python\n${c}\n\`\`\`\n</tool_call><|im_end|>`);
+  expect(trained).toBe(calls.join('') + `${task.final}<|im_end|>`);
+  expect(toolCallText('x = 1', 'code')).toBe('<tool_call>\n```python\nx = 1\n```\n</tool_call>');
 });

@@ -21,6 +21,7 @@ import type { Tokenizer } from '@rlhf-code/tokenizer';
 import type { LmExample } from '@rlhf-code/train';
 import { runEpisodes, taskMessages, type EpisodeTool, type TurnGenerator } from './episode';
 import { answerText, codeAnswerText } from './judge';
+import type { CallForm } from './settings';
 
 export interface SolvedTask {
   question: string;
@@ -32,8 +33,14 @@ export interface SolvedTask {
   direct?: boolean;
 }
 
-/** The assistant's tool call for `code`, as Qwen2.5-style templates write one (Python's JSON spacing). */
-export const toolCallText = (code: string) => `<tool_call>\n{"name": "python_interpreter", "arguments": {"code": ${JSON.stringify(code)}}}\n</tool_call>`;
+/**
+ * The assistant's tool call for `code`: `json` as Qwen2.5-style templates write one (Python's JSON spacing), `code`
+ * the code itself in a ```python block (written exactly as the final answer's code).
+ */
+export const toolCallText = (code: string, form: CallForm = 'json') =>
+  form === 'json'
+    ? `<tool_call>\n{"name": "python_interpreter", "arguments": {"code": ${JSON.stringify(code)}}}\n</tool_call>`
+    : `<tool_call>\n\`\`\`python\n${code.trimEnd()}\n\`\`\`\n</tool_call>`;
 
 /**
  * The calls of a programming trace: the reference, then a check against the test the question shows: `print` of the
@@ -128,10 +135,10 @@ export function solvedTasks(tasks: readonly ToolTaskRecord[], rng: Rng, shares: 
 
 export async function warmStartExamples(
   tasks: readonly SolvedTask[],
-  o: { tokenizer: Tokenizer; template: string; toolFor: (episode: number) => EpisodeTool; system?: string },
+  o: { tokenizer: Tokenizer; template: string; toolFor: (episode: number) => EpisodeTool; system?: string; callForm?: CallForm },
 ): Promise<{ examples: LmExample[]; toolOutputs: string[][] }> {
   const tok = o.tokenizer;
-  const scripts = tasks.map((t) => [...(t.direct ? [] : t.calls.map(toolCallText)), t.final]);
+  const scripts = tasks.map((t) => [...(t.direct ? [] : t.calls.map((c) => toolCallText(c, o.callForm))), t.final]);
   const examples: LmExample[] = new Array(tasks.length);
   const toolOutputs: string[][] = new Array(tasks.length);
   // Episodes with the same number of turns run together in lockstep: at step `turn`, sequence k is group member k's.

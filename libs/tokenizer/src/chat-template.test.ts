@@ -69,6 +69,19 @@ test('malformed tool calls are errors naming what is wrong, each block on its ow
   expect(parseToolCalls('no calls here', tools)).toEqual([]);
 });
 
+test('a code tool takes its code as a fenced block too; without codeTool such a block is not JSON', () => {
+  const tools = { python_interpreter: ['code'] };
+  const codeTool = { name: 'python_interpreter', arg: 'code' };
+  const text = 'Check it.\n<tool_call>\n```python\ndef f(x):\n    return "a\\n" * x\n\nprint(f(2))\n```\n</tool_call>' + '<tool_call>```\nx = 1```</tool_call>';
+  expect(parseToolCalls(text, tools, codeTool)).toEqual([
+    { ok: true, call: { type: 'function', function: { name: 'python_interpreter', arguments: { code: 'def f(x):\n    return "a\\n" * x\n\nprint(f(2))' } } } },
+    { ok: true, call: { type: 'function', function: { name: 'python_interpreter', arguments: { code: 'x = 1' } } } },
+  ]);
+  expect(parseToolCalls(text, tools).map((p) => (p.ok ? 'ok' : p.error))).toEqual([expect.stringMatching(/^tool call is not valid JSON/), expect.stringMatching(/^tool call is not valid JSON/)]);
+  // a block with text besides the fence is neither form
+  expect(parseToolCalls('<tool_call>run this:\n```python\nx\n```</tool_call>', tools, codeTool).map((p) => p.ok)).toEqual([false]);
+});
+
 test('a tokenizer without a chat template, or a broken template, is one clear error', () => {
   const bare = new Tokenizer(loadTokenizer(BASE)['json' as never], {}, '/m/tokenizer.json');
   expect(() => chatTemplateOf(bare)).toThrow('/m/tokenizer_config.json: no "chat_template"; tool use needs the checkpoint\'s own chat template');
