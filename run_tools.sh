@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Multi-turn RL with a Python interpreter tool (issues 18, 36), on the shipped base model:
-#   prep tasks (if missing) -> SFT warm-start on tool-use traces -> GRPO with the interpreter -> eval
+#   prep tasks (if missing) -> SFT on the suite -> tool warm-start on tool-use traces -> GRPO with the interpreter -> eval
 # Two families of tasks: programming tasks (the task suite, data/suite: write the function, run it in the
 # interpreter, end with the final code, judged by the hidden tests) and, smaller, computed-value questions
 # (data/tools). Held-out discipline: the warm-start trains on the suite's sft split, GRPO on its rl split, dev is for
@@ -32,7 +32,7 @@ PRESET="${PRESET:-default}"
 SCRIPT_NAME=run_tools
 # shellcheck source=tools/stages.sh
 source tools/stages.sh
-load_preset # the script's own knob: QUESTIONS
+load_preset # the script's own knobs: QUESTIONS, CODE_SFT, EVAL_DEV_TASKS, EVAL_QUESTIONS, STATELESS_ARM
 # Each stage's variables, and the flag each sets over its section of the preset file.
 WARMSTART_VARS=(WARMSTART_STEPS=--max-steps WARMSTART_BATCH=--batch-size WARMSTART_LR=--lr WARMSTART_DIRECT=--direct-share)
 GRPO_VARS=(GRPO_STEPS=--steps GRPO_BATCH=--batch-size GRPO_GROUP=--group-size GRPO_LR=--lr GRPO_INTERPRETER=--interpreter
@@ -56,7 +56,8 @@ fi
 WARMSTART_DATA="${WARMSTART_DATA:-$SUITE/sft.jsonl,$DATA/train.jsonl:$QUESTIONS}"
 GRPO_DATA="${GRPO_DATA:-$SUITE/rl.jsonl,$DATA/train.jsonl:$QUESTIONS}"
 EVAL_DATA="${EVAL_DATA:-$SUITE/test.jsonl}"
-EVAL_QUESTIONS_DATA="${EVAL_QUESTIONS_DATA:-$DATA/heldout.jsonl}"
+# EVAL_QUESTIONS (preset): held-out questions evaluated, a seeded sample (0 = all 320)
+EVAL_QUESTIONS_DATA="${EVAL_QUESTIONS_DATA:-$DATA/heldout.jsonl$([[ "$EVAL_QUESTIONS" != 0 ]] && echo ":$EVAL_QUESTIONS")}"
 read -r -a WARMSTART_EXTRA <<< "${WARMSTART_ARGS:-}"
 read -r -a GRPO_EXTRA <<< "${GRPO_ARGS:-}"
 read -r -a EVAL_EXTRA <<< "${EVAL_ARGS:-}"
@@ -79,15 +80,27 @@ if [[ ! -f "$DATA/train.jsonl" || ! -f "$DATA/heldout.jsonl" ]]; then
   stage prep-tools nxrun prep:tools -- --out-dir "$DATA"
 fi
 
-# 2. SFT warm-start: traces that run each sft problem's reference against its shown test and end with the code (some
-#    after a broken first attempt), and traces that call the interpreter with a question's reference code and state
+# 2. SFT on the suite's sft split (CODE_SFT=1, the preset's): run_all's SFT stage with run_all's preset of the same
+#    name (configs/run_all/$PRESET.yaml, section sft), so the tool stages start from a model that writes the suite's
+#    code, as the source system starts from an instruct coder (on dev the warm-started model solved 0.15 of the tasks
+#    from models/base and 0.27 from this SFT, EXPERIMENTS.md 2026-11-28 (morning)). CODE_SFT=0: the warm-start starts
+#    from MODEL_PATH itself (a checkpoint that already writes code).
+WARMSTART_FROM="$MODEL_PATH"
+if [[ "$CODE_SFT" == 1 ]]; then
+  PRESET_FILE="configs/run_all/$PRESET.yaml" preset_config code-sft sft
+  stage code-sft nxrun sft:train -- --config "$CONFIG" --model "$MODEL_PATH" --data "$SUITE/sft.jsonl" --out "$TOOLS/code_sft" "${TRAIN_ARGS[@]}"
+  WARMSTART_FROM="$TOOLS/code_sft"
+fi
+
+# 3. Tool warm-start: traces that run each sft problem's reference against its shown test and end with the code (some
+#    after a wrong first attempt), and traces that call the interpreter with a question's reference code and state
 #    its output (a share answers without the tool); the loss on the model's turns only.
 preset_config warmstart warmstart
 env_flags "${WARMSTART_VARS[@]}"
-stage warmstart nxrun tool-rl:warmstart -- --config "$CONFIG" --model "$MODEL_PATH" --data "$WARMSTART_DATA" --out "$TOOLS/sft" \
+stage warmstart nxrun tool-rl:warmstart -- --config "$CONFIG" --model "$WARMSTART_FROM" --data "$WARMSTART_DATA" --out "$TOOLS/sft" \
   "${FLAGS[@]}" "${TRAIN_ARGS[@]}" "${WARMSTART_EXTRA[@]}"
 
-# 3. GRPO with the interpreter from the warm-started model, KL 0.001 (the seed's); the preset's LoRA adapter, learning
+# 4. GRPO with the interpreter from the warm-started model, KL 0.001 (the seed's); the preset's LoRA adapter, learning
 #    rate, entropy bonus and malformed-call penalty are the setting that measurably beat the warm-start
 #    (configs/run_tools/default.yaml says why). GRPO_LORA_RANK=0 trains every weight.
 GRPO_TRAIN_ARGS=()
@@ -103,7 +116,7 @@ if [[ "$STATELESS_ARM" == 1 ]]; then
     "${FLAGS[@]}" --interpreter stateless "${GRPO_TRAIN_ARGS[@]}" "${GRPO_EXTRA[@]}"
 fi
 
-# 4. Evaluation on held-out problems (the suite's test split: pass@1 of the final code, the stubs as rows; each row at
+# 5. Evaluation on held-out problems (the suite's test split: pass@1 of the final code, the stubs as rows; each row at
 #    its best temperature on EVAL_DEV_TASKS tasks of the dev split, a seeded sample), then on the held-out questions
 #    (templates never trained on): every row paired per task with the warm-started model; a row's own temperature as
 #    name=checkpoint:tool@T in EVAL_RUNS. The rows: the warm-start, GRPO with either interpreter and without the tool
