@@ -13,6 +13,7 @@ import { closeness, nativeAddonBuilt, seededValues, withoutNativeKernels } from 
 
 beforeAll(async () => {
   await initBackend({ backend: 'wasm', quiet: true });
+  setLowPrecisionActivations('fp32'); // these tests are of the fp32 path whatever RLHF_INT8_ACTIVATIONS says; int16 below
 });
 
 /** y = x W^T in float64 for x [m, k], W [n, k] (or x W for W [k, n] when !transW). */
