@@ -348,12 +348,13 @@ bool lowPrecisionArgs(napi_env env, napi_value* argv, int i, const Heap& heap, a
   return true;
 }
 
-// lowPrecisionMatMul(heap, type, rows, cols, w, scales, transW, m, a, c): C [m, n] = A [m, k] op(W), W [rows, cols]
+// lowPrecisionMatMul(heap, type, rows, cols, w, scales, transW, m, a, c, int16): C [m, n] = A [m, k] op(W), W [rows,
+// cols]; int16: an int8 W multiplies A quantised to int16 (kernels.h)
 napi_value LowPrecisionMatMul(napi_env env, napi_callback_info info) {
-  napi_value argv[10];
+  napi_value argv[11];
   Heap heap;
   avx2::LowPrecision w;
-  if (!heapArgs(env, info, 10, argv, &heap) || !lowPrecisionArgs(env, argv, 1, heap, &w)) return nullptr;
+  if (!heapArgs(env, info, 11, argv, &heap) || !lowPrecisionArgs(env, argv, 1, heap, &w)) return nullptr;
   const bool transW = boolean(env, argv[6]);
   const int64_t m = i64(env, argv[7]), n = transW ? w.rows : w.cols, k = transW ? w.cols : w.rows;
   if (m < 0) {
@@ -362,7 +363,7 @@ napi_value LowPrecisionMatMul(napi_env env, napi_callback_info info) {
   }
   float *a, *c;
   if (!(a = at(env, heap, i64(env, argv[8]), m * k, "a")) || !(c = at(env, heap, i64(env, argv[9]), m * n, "c"))) return nullptr;
-  avx2::lowPrecisionMatMul(w, transW, m, a, c, true);
+  avx2::lowPrecisionMatMul(w, transW, m, a, c, true, boolean(env, argv[10]));
   return nullptr;
 }
 

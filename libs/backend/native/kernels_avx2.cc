@@ -12,6 +12,7 @@
 #include <cstring>
 #include <vector>
 
+#include "int16_gemm.h"
 #include "kernels.h"
 #include "pool.h"
 
@@ -1053,11 +1054,15 @@ void lowRows(const Rows<T>& w, const int32_t* ids, int64_t count, float* out) {
 
 }  // namespace
 
-void lowPrecisionMatMul(const LowPrecision& w, bool transW, int64_t m, const float* a, float* c, bool parallel) {
+void lowPrecisionMatMul(const LowPrecision& w, bool transW, int64_t m, const float* a, float* c, bool parallel,
+                        bool int16Activations) {
   const int64_t n = transW ? w.rows : w.cols, k = transW ? w.cols : w.rows;
   if (m == 0 || n == 0) return;
   if (k == 0) {
     std::memset(c, 0, sizeof(float) * m * n);
+  } else if (w.type == LowPrecision::Int8 && int16Activations && m > 16) {
+    thread_local i16gemm::QuantA qa;
+    i16gemm::matMul(static_cast<const int8_t*>(w.data), w.scales, w.rows, w.cols, transW, m, a, c, parallel, qa);
   } else if (w.type == LowPrecision::Int8) {
     lowMatMul(Rows<int8_t>{static_cast<const int8_t*>(w.data), w.scales, w.cols}, transW, m, n, k, a, c, parallel);
   } else {

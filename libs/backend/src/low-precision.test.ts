@@ -4,8 +4,8 @@
 // bound. The fallback (no native kernels: dequantise + tf.matMul) must give the same numbers.
 import * as tf from '@tensorflow/tfjs';
 import {
-  bf16ToFloat32, dequantizeInt8, f32BitsToBf16Bits, lowPrecisionMatMul, LowPrecisionMatrix, lowPrecisionRows, quantizeInt8, stackRows, toBf16,
-  type LowPrecision,
+  bf16ToFloat32, dequantizeInt8, f32BitsToBf16Bits, lowPrecisionActivations, lowPrecisionMatMul, LowPrecisionMatrix, lowPrecisionRows,
+  quantizeInt8, setLowPrecisionActivations, stackRows, toBf16, type LowPrecision,
 } from './low-precision';
 import { hasNativeKernels } from './native-kernels';
 import { initBackend } from './select';
@@ -13,6 +13,7 @@ import { closeness, nativeAddonBuilt, seededValues, withoutNativeKernels } from 
 
 beforeAll(async () => {
   await initBackend({ backend: 'wasm', quiet: true });
+  setLowPrecisionActivations('fp32'); // these tests are of the fp32 path whatever RLHF_INT8_ACTIVATIONS says; int16 below
 });
 
 /** y = x W^T in float64 for x [m, k], W [n, k] (or x W for W [k, n] when !transW). */
@@ -115,6 +116,98 @@ for (const dtype of ['int8', 'bf16'] as LowPrecision[]) {
     });
   });
 }
+
+// int16 activations (LowPrecisionActivations): x and dy quantised per row and per block of 512 values to int16, then
+// integer products with the int8 values. Against float64 over the same int8 weights, within the bound of that
+// rounding: |err| <= sum over blocks of (max|a_blk| / 32767 / 2) * sum_{p in blk} |q_p| * scale (+ fp32 slack), with a
+// the activation as the kernel sees it (dy times the row scale for the input gradient). Shapes cross the 6 x 16 tiles,
+// the 512-deep blocks and odd widths; up to 16 rows the fp32 path is kept.
+const INT16_SHAPES: Array<[number, number, number]> = [[17, 33, 7], [40, 130, 300], [100, 19, 1030], [23, 200, 513], [64, 16, 1024]];
+
+(nativeAddonBuilt() ? describe : describe.skip)('int8 products with int16 activations', () => {
+  afterEach(() => setLowPrecisionActivations('fp32'));
+
+  /** The bound above for out[i, j] = sum_p a[i, p] q[p|j] s: rows of a [m, k], |q| [k] per output as a function. */
+  function bound(a: Float32Array, m: number, k: number, i: number, absWeights: (p: number) => number): number {
+    let b = 1e-5;
+    for (let p0 = 0; p0 < k; p0 += 512) {
+      let max = 0;
+      let sum = 0;
+      for (let p = p0; p < Math.min(k, p0 + 512); p++) {
+        max = Math.max(max, Math.abs(a[i * k + p]));
+        sum += absWeights(p);
+      }
+      b += (max / 32767 / 2) * sum * 1.0001;
+    }
+    return b;
+  }
+
+  for (const [m, n, k] of INT16_SHAPES) {
+    test(`[${m}, ${k}] x W^T, W [${n}, ${k}], and dy W, within the int16 rounding`, () => {
+      const before = tf.memory().numTensors;
+      const w = seededValues(n * k, n + k + 1);
+      const x = seededValues(m * k, m * 5 + 2);
+      const dy = seededValues(m * n, m * 13 + 4);
+      const W = LowPrecisionMatrix.fromFloat32(w, [n, k], 'int8');
+      const { q, scales } = quantizeInt8(w, n, k);
+      const deq = W.toFloat32();
+      setLowPrecisionActivations('int16');
+      expect(lowPrecisionActivations()).toBe('int16');
+      const [y, dx] = tf.tidy(() => {
+        const { value, grads } = tf.valueAndGrads((xs: tf.Tensor) => lowPrecisionMatMul(xs as tf.Tensor2D, W))([tf.tensor2d(x, [m, k])], tf.tensor2d(dy, [m, n]));
+        return [value.dataSync(), grads[0].dataSync()] as const;
+      });
+      const yRef = reference(x, m, deq, n, k, true);
+      const dxRef = reference(dy, m, deq, k, n, false);
+      // dy as the kernel quantises it: times the row scale of W (the reduction runs over W's rows).
+      const dyScaled = new Float32Array(m * n);
+      for (let i = 0; i < m; i++) for (let p = 0; p < n; p++) dyScaled[i * n + p] = dy[i * n + p] * scales[p];
+      let worst = 0;
+      for (let i = 0; i < m; i++) {
+        for (let j = 0; j < n; j++) {
+          const b = bound(x, m, k, i, (p) => Math.abs(q[j * k + p]) * scales[j]);
+          worst = Math.max(worst, Math.abs(y[i * n + j] - yRef[i * n + j]) / b);
+        }
+        for (let j = 0; j < k; j++) {
+          const b = bound(dyScaled, m, n, i, (p) => Math.abs(q[p * k + j]));
+          worst = Math.max(worst, Math.abs(dx[i * k + j] - dxRef[i * k + j]) / b);
+        }
+      }
+      expect(worst).toBeLessThanOrEqual(1);
+      // And close to the fp32 path overall: relative Frobenius error below 1e-4.
+      setLowPrecisionActivations('fp32');
+      const [y32, dx32] = tf.tidy(() => {
+        const { value, grads } = tf.valueAndGrads((xs: tf.Tensor) => lowPrecisionMatMul(xs as tf.Tensor2D, W))([tf.tensor2d(x, [m, k])], tf.tensor2d(dy, [m, n]));
+        return [value.dataSync() as Float32Array, grads[0].dataSync() as Float32Array] as const;
+      });
+      const rel = (a: ArrayLike<number>, b: ArrayLike<number>) => {
+        let d = 0;
+        let r = 0;
+        for (let i = 0; i < a.length; i++) (d += (a[i] - b[i]) ** 2), (r += b[i] ** 2);
+        return Math.sqrt(d / r);
+      };
+      expect(rel(y, y32)).toBeLessThan(1e-4);
+      expect(rel(dx, dx32)).toBeLessThan(1e-4);
+      W.dispose();
+      expect(tf.memory().numTensors).toBe(before);
+    });
+  }
+
+  test('bf16 matrices and products of up to 16 rows keep the fp32 path (the same numbers)', () => {
+    const [n, k] = [37, 70];
+    const w = seededValues(n * k, 21);
+    for (const [dtype, m] of [['bf16', 40], ['int8', 16]] as Array<[LowPrecision, number]>) {
+      const W = LowPrecisionMatrix.fromFloat32(w, [n, k], dtype);
+      const x = seededValues(m * k, 22);
+      const run = () => tf.tidy(() => lowPrecisionMatMul(tf.tensor2d(x, [m, k]), W).dataSync());
+      setLowPrecisionActivations('fp32');
+      const a = run();
+      setLowPrecisionActivations('int16');
+      expect(Array.from(run())).toEqual(Array.from(a));
+      W.dispose();
+    }
+  });
+});
 
 test.each(['int8', 'bf16'] as LowPrecision[])('%s matrices stack along their rows unless their values end inside a packed word', (dtype) => {
   const before = tf.memory().numTensors;

@@ -305,6 +305,8 @@ export interface LowPrecisionAttrs {
   rows: number;
   cols: number;
   transW: boolean;
+  /** int8 only: multiply A quantised to int16 per row (see low-precision.ts lowPrecisionActivations); absent: fp32. */
+  int16?: boolean;
 }
 
 /** The addon's (type, rows, cols, w, scales) arguments of a low-precision matrix. */
@@ -317,7 +319,7 @@ function lowPrecisionMatMul(args: { inputs: Record<string, TensorInfo>; backend:
   const backend = internals(args.backend);
   const m = x.shape[0];
   const out = backend.makeOutput([m, a.transW ? a.rows : a.cols], 'float32');
-  addon().lowPrecisionMatMul(heapF32(backend), ...lowPrecisionArgs(backend, a, args.inputs), a.transW, m, at(backend, x), at(backend, out));
+  addon().lowPrecisionMatMul(heapF32(backend), ...lowPrecisionArgs(backend, a, args.inputs), a.transW, m, at(backend, x), at(backend, out), a.int16 === true);
   return out;
 }
 

@@ -36,9 +36,12 @@ export interface NativeAddon {
   swiglu(heap: Float32Array, rows: number, inner: number, g: number, u: number, stride: number, y: number): void;
   swigluGrad(heap: Float32Array, rows: number, inner: number, g: number, u: number, dy: number, dg: number, du: number): void;
   segmentSum(heap: Float32Array, rows: number, cols: number, x: number, ids: number, segments: number, out: number): void;
-  /** C [m, n] = A [m, k] op(W) for W [rows, cols] of type 0 (int8, scales [rows]) or 1 (bf16): transW, W^T. */
+  /**
+   * C [m, n] = A [m, k] op(W) for W [rows, cols] of type 0 (int8, scales [rows]) or 1 (bf16): transW, W^T. int16: an
+   * int8 W multiplies A quantised to int16 (more than 16 rows; native/kernels.h).
+   */
   lowPrecisionMatMul(heap: Float32Array, type: number, rows: number, cols: number, w: number, scales: number, transW: boolean,
-    m: number, a: number, c: number): void;
+    m: number, a: number, c: number, int16: boolean): void;
   lowPrecisionRows(heap: Float32Array, type: number, rows: number, cols: number, w: number, scales: number, ids: number,
     count: number, out: number): void;
   attentionForward(heap: Float32Array, batch: number, seq: number, heads: number, kvHeads: number, headDim: number,
