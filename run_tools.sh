@@ -9,7 +9,7 @@
 # with a stateless interpreter, the GRPO model without the tool and the stubs; every row paired per task with the
 # warm-started model (difference, SE, 95% interval); then the questions' table (eval_questions.md).
 #
-#   bash run_tools.sh                 default preset (18 minutes on 2 idle cores, guide.md "Tool use: current figures")
+#   bash run_tools.sh                 default preset (11 minutes on 2 idle cores, guide.md "Tool use: current figures")
 #   PRESET=full bash run_tools.sh     the default plus GRPO trained with the stateless interpreter (both interpreters
 #                                     trained for, each evaluated with both) and every dev task for the temperatures
 #   PRESET=smoke bash run_tools.sh    a few steps per stage (CI: checks the wiring, not the quality)
