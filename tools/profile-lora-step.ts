@@ -2,10 +2,10 @@
 // (low-precision products also by orientation and shape), and the step's wall time not inside a kernel is reported as
 // tfjs overhead. Same model and step as `bench train` (libs/bench speed.ts), plus --grad-checkpointing.
 //   node --import tsx tools/profile-lora-step.ts --hidden 896 --layers 24 --heads 14 --kv 2 --ffn 4864 --vocab 151936 \
-//     --seq 128 --batch 1 --lora-rank 8 --base-dtype int8 [--grad-checkpointing] [--steps 3]
+//     --seq 128 --batch 1 --lora-rank 8 --base-dtype int8 [--int8-activations int16|fp32] [--grad-checkpointing] [--steps 3]
 // Prints a table on stdout and one JSON line.
 import * as tf from '@tensorflow/tfjs';
-import { initBackend } from '@rlhf-code/backend';
+import { initBackend, setLowPrecisionActivations, type LowPrecisionActivations } from '@rlhf-code/backend';
 import { LORA_TARGETS, makeConfig, Qwen2Model } from '@rlhf-code/model';
 import { sparseCrossEntropy, Trainer } from '@rlhf-code/trainer-core';
 
@@ -21,7 +21,7 @@ const str = (name: string, def: string) => {
 const f = {
   hidden: flag('hidden', 896), layers: flag('layers', 24), heads: flag('heads', 14), kv: flag('kv', 2), ffn: flag('ffn', 4864),
   vocab: flag('vocab', 151936), seq: flag('seq', 128), batch: flag('batch', 1), loraRank: flag('lora-rank', 8),
-  baseDtype: str('base-dtype', 'int8') as 'int8' | 'bf16' | 'fp32', steps: flag('steps', 3), checkpointing: args.includes('--grad-checkpointing'),
+  baseDtype: str('base-dtype', 'int8') as 'int8' | 'bf16' | 'fp32', int8Activations: str('int8-activations', 'int16') as LowPrecisionActivations, steps: flag('steps', 3), checkpointing: args.includes('--grad-checkpointing'),
 };
 
 const times = new Map<string, { ms: number; calls: number; flop: number }>();
@@ -76,6 +76,7 @@ function wrapKernels(): void {
 
 async function main(): Promise<void> {
   await initBackend({});
+  setLowPrecisionActivations(f.int8Activations); // as sft and rm train (their --int8-activations)
   const config = makeConfig({
     hidden_size: f.hidden, num_hidden_layers: f.layers, num_attention_heads: f.heads, num_key_value_heads: f.kv,
     intermediate_size: f.ffn, vocab_size: f.vocab, tie_word_embeddings: true, max_position_embeddings: Math.max(2048, f.seq),

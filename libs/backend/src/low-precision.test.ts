@@ -5,7 +5,7 @@
 import * as tf from '@tensorflow/tfjs';
 import {
   bf16ToFloat32, dequantizeInt8, f32BitsToBf16Bits, lowPrecisionActivations, lowPrecisionMatMul, LowPrecisionMatrix, lowPrecisionRows,
-  quantizeInt8, setLowPrecisionActivations, stackRows, toBf16, type LowPrecision,
+  quantizeInt8, setLowPrecisionActivations, stackRows, withLowPrecisionActivations, toBf16, type LowPrecision,
 } from './low-precision';
 import { hasNativeKernels } from './native-kernels';
 import { initBackend } from './select';
@@ -13,7 +13,7 @@ import { closeness, nativeAddonBuilt, seededValues, withoutNativeKernels } from 
 
 beforeAll(async () => {
   await initBackend({ backend: 'wasm', quiet: true });
-  setLowPrecisionActivations('fp32'); // these tests are of the fp32 path whatever RLHF_INT8_ACTIVATIONS says; int16 below
+  setLowPrecisionActivations('fp32'); // these tests are of the fp32 path; int16 below
 });
 
 /** y = x W^T in float64 for x [m, k], W [n, k] (or x W for W [k, n] when !transW). */
@@ -116,6 +116,16 @@ for (const dtype of ['int8', 'bf16'] as LowPrecision[]) {
     });
   });
 }
+
+test('a stage\'s activations setting holds while it runs and is put back after it, also when it fails', async () => {
+  expect(lowPrecisionActivations()).toBe('fp32');
+  const seen = await withLowPrecisionActivations('int16', async () => lowPrecisionActivations());
+  expect(seen).toBe('int16');
+  expect(lowPrecisionActivations()).toBe('fp32');
+  await expect(withLowPrecisionActivations('int16', async () => Promise.reject(new Error('stage failed')))).rejects.toThrow('stage failed');
+  expect(lowPrecisionActivations()).toBe('fp32');
+  expect(() => setLowPrecisionActivations('int4' as never)).toThrow("setLowPrecisionActivations: fp32 or int16, got 'int4'");
+});
 
 // int16 activations (LowPrecisionActivations): x and dy quantised per row and per block of 512 values to int16, then
 // integer products with the int8 values. Against float64 over the same int8 weights, within the bound of that

@@ -118,29 +118,34 @@ export function dequantizeInt8(q: Int8Array, scales: Float32Array, cols: number)
  * (matMulWeight) and backends without the native kernels always use fp32.
  * Measured on the 0.5B shape (issue 39, EXPERIMENTS.md): LoRA SFT at 2 x 128 tokens 141 tokens/s against 86, adapter
  * gradients within 2.9e-4 (relative), the loss within 7e-6; but a scoring pass moves token log-probabilities by up to
- * 3.6e-4, above the 1e-4 by which PPO's sampler (the decode path) and trainer must agree. So the default stays fp32,
- * and SFT-like runs opt in with RLHF_INT8_ACTIVATIONS=int16.
+ * 3.6e-4, above the 1e-4 by which PPO's sampler (the decode path) and trainer must agree. So it is a stage's setting
+ * (`int8Activations`, int8ActivationsField in libs/model): int16 for SFT and the reward model, fp32 (the default here)
+ * wherever sampled log-probs are compared with trained ones.
  */
 export type LowPrecisionActivations = 'fp32' | 'int16';
-const ACTIVATIONS_ENV = 'RLHF_INT8_ACTIVATIONS';
+export const LOW_PRECISION_ACTIVATIONS: readonly LowPrecisionActivations[] = ['fp32', 'int16'];
 
-function activationsFromEnv(): LowPrecisionActivations {
-  const v = process.env[ACTIVATIONS_ENV];
-  if (v == null || v === '') return 'fp32';
-  if (v !== 'fp32' && v !== 'int16') throw new Error(`${ACTIVATIONS_ENV} must be fp32 or int16, got '${v}'`);
-  return v;
-}
+let activations: LowPrecisionActivations = 'fp32';
 
-let activations: LowPrecisionActivations | null = null;
-
-/** The current setting: set by setLowPrecisionActivations, else env RLHF_INT8_ACTIVATIONS (fp32 | int16), else fp32. */
+/** The current setting (setLowPrecisionActivations; fp32 until a stage sets it). */
 export function lowPrecisionActivations(): LowPrecisionActivations {
-  return (activations ??= activationsFromEnv());
+  return activations;
 }
 
-/** Sets how lowPrecisionMatMul multiplies activations with int8 matrices (see LowPrecisionActivations). */
+/** Runs `fn` with `kind` as the setting, then puts the one before back (a stage's setting ends with the stage). */
+export async function withLowPrecisionActivations<T>(kind: LowPrecisionActivations, fn: () => Promise<T>): Promise<T> {
+  const before = activations;
+  setLowPrecisionActivations(kind);
+  try {
+    return await fn();
+  } finally {
+    activations = before;
+  }
+}
+
+/** Sets how lowPrecisionMatMul multiplies activations with int8 matrices in this process (see LowPrecisionActivations). */
 export function setLowPrecisionActivations(kind: LowPrecisionActivations): void {
-  if (kind !== 'fp32' && kind !== 'int16') throw new Error(`setLowPrecisionActivations: fp32 or int16, got '${kind}'`);
+  if (!LOW_PRECISION_ACTIVATIONS.includes(kind)) throw new Error(`setLowPrecisionActivations: fp32 or int16, got '${kind}'`);
   activations = kind;
 }
 

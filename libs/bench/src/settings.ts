@@ -2,7 +2,7 @@
 // `bench compare` passes the same flags to both), and compare's own settings.
 import { z } from 'zod';
 import { backendField } from '@rlhf-code/cli';
-import { baseDtypeField, LORA_TARGETS } from '@rlhf-code/model';
+import { baseDtypeField, int8ActivationsField, LORA_TARGETS } from '@rlhf-code/model';
 import { DEFAULT_PYTHON, DEFAULT_TORCH_SCRIPT } from './compare';
 import { MEMORY_STAGES } from './memory';
 
@@ -27,6 +27,7 @@ export const PRESET_KEYS = Object.keys(PRESET_FIELDS) as (keyof typeof PRESET_FI
 export const WEIGHT_FIELDS = {
   baseDtype: baseDtypeField.describe('the frozen matrices (projections, embedding / LM head) in fp32, bf16 or int8 (bf16 / int8 need --lora-rank > 0 to train)'),
   loraRank: z.number().int().min(0).default(0).describe('train: LoRA rank on every projection, the base frozen (0: full fine-tuning); generate: decode with such an adapter'),
+  int8Activations: int8ActivationsField('int16').describe('train with --base-dtype int8: the activations multiply the int8 weights as int16 (as sft and rm train by default) or fp32 (as PPO and the online service do)'),
 };
 
 export const BenchSettings = z.strictObject({

@@ -1,6 +1,7 @@
 // Training and generation speed of a randomly initialised Qwen2 of the preset's shape, on the current backend.
 // One record each: what `bench train` and `bench generate` print as a JSON line.
 import * as tf from '@tensorflow/tfjs';
+import { lowPrecisionActivations, setLowPrecisionActivations } from '@rlhf-code/backend';
 import { generateBatch, LORA_TARGETS, makeConfig, Qwen2Model } from '@rlhf-code/model';
 import { sparseCrossEntropy, Trainer } from '@rlhf-code/trainer-core';
 import { median } from './compare';
@@ -29,7 +30,7 @@ function presetModel(f: Preset): Qwen2Model {
 }
 
 /** What a record says about the weights: how the base is held and the adapter's rank. */
-const weightsOf = (f: Preset) => ({ base_dtype: f.baseDtype, lora_rank: f.loraRank });
+const weightsOf = (f: Preset) => ({ base_dtype: f.baseDtype, lora_rank: f.loraRank, ...(f.baseDtype === 'int8' ? { int8_activations: f.int8Activations } : {}) });
 
 /** Random token rows [batch, seq + 1], as the torch reference uses; with sharedPrefix, every row begins as the first. */
 function randomTokens(f: Pick<Preset, 'batch' | 'seq' | 'vocab'> & { sharedPrefix?: number }): Int32Array {
@@ -45,6 +46,8 @@ export function benchTrain(f: Preset): Record<string, unknown> {
   if (f.sharedPrefix >= f.seq) throw new Error(`--shared-prefix must be below --seq (${f.seq}), got ${f.sharedPrefix}`);
   const model = presetModel(f);
   const trainer = new Trainer(model.trainableParams(), { optimizer: { lr: 1e-4 }, schedule: { totalSteps: f.steps + 1, kind: 'constant' }, maxGradNorm: 0 });
+  const activations = lowPrecisionActivations();
+  setLowPrecisionActivations(f.int8Activations); // an int8 base's products, as sft and rm train (for this benchmark only)
   try {
     const tokens = randomTokens(f);
     const loss = () =>
@@ -65,6 +68,7 @@ export function benchTrain(f: Preset): Record<string, unknown> {
     const step_s = median(times);
     return { mode: 'train', params: model.numParams, ...weightsOf(f), shared_prefix: f.sharedPrefix, step_s, tokens_per_s: (f.batch * f.seq) / step_s };
   } finally {
+    setLowPrecisionActivations(activations);
     trainer.dispose();
     model.dispose();
   }

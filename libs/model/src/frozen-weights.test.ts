@@ -18,7 +18,7 @@ const FIXTURES = path.join(__dirname, '../../../test-fixtures');
 
 beforeAll(async () => {
   await initBackend({ quiet: true });
-  setLowPrecisionActivations('fp32'); // the fp32 path's tolerances, whatever RLHF_INT8_ACTIVATIONS says; int16 tested below
+  setLowPrecisionActivations('fp32'); // the fp32 path's tolerances; int16 tested below
 });
 
 const maxAbs = (a: ArrayLike<number>) => Array.from(a).reduce((m, x) => Math.max(m, Math.abs(x)), 0);

@@ -16,7 +16,7 @@ export { generateBatch, sampledIds } from './generate-batch';
 export type { Completion } from './generate-batch';
 export { resumableRng } from './sampling';
 export type { Rng } from './sampling';
-export { baseDtypeField, GenerateLogitsSettings, GenerateRunSettings, InitSettings } from './settings';
+export { baseDtypeField, GenerateLogitsSettings, int8ActivationsField, GenerateRunSettings, InitSettings } from './settings';
 export { checkModelFolder, checkVocabulary, loadModelAndTokenizer, modelFolderProblem } from './load';
 export { runInit } from './random-checkpoint';
 export { checkResumedRank, isAdapterFolder, LORA_TARGETS, type AdapterFiles, type LoraConfig } from './lora';

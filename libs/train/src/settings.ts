@@ -3,7 +3,7 @@
 // --help, --config files and --print-config all come from these schemas (@rlhf-code/cli), and tests build settings as
 // Schema.parse({ ... }).
 import { z } from 'zod';
-import { baseDtypeField } from '@rlhf-code/model';
+import { baseDtypeField, int8ActivationsField } from '@rlhf-code/model';
 import { FIM_MODES, PROMPT_TEMPLATES } from '@rlhf-code/tokenizer';
 import { checkBaseDtype, checkMergeExport, checkOptim, loraFields, mergeExportField, optimFields, runFields } from '@rlhf-code/trainer-core';
 
@@ -62,6 +62,7 @@ export const SftSettings = z
     ...exportFields,
     ...loraFields(),
     baseDtype: baseDtypeField.describe('the frozen base\'s matrices (projections, embedding / LM head) in fp32, bf16 or int8 (per-output-channel scales) under LoRA (needs --lora-rank > 0); --merge-export folds the adapters into --model\'s own weights'),
+    int8Activations: int8ActivationsField('int16'),
     mergeExport: mergeExportField,
     ...runFields({ out: 'results/sft', epochs: 3, batchSize: 8, gradAccum: 1, saveEvery: 0 }),
     ...optimFields({ lr: 3e-4, schedule: 'cosine', warmupSteps: 10, weightDecay: 0, beta2: 0.999 }),
@@ -98,6 +99,7 @@ export const RmSettings = z
     pairCoef: z.number().nonnegative().default(1).describe('weight of the within-prompt term'),
     ...loraFields(),
     baseDtype: baseDtypeField.describe("the frozen backbone's matrices (projections, embedding) in fp32, bf16 or int8 (per-output-channel scales) under LoRA (needs --lora-rank > 0; the adapter and the score head stay fp32); --merge-export folds the adapter into --model's own weights"),
+    int8Activations: int8ActivationsField('int16'),
     mergeExport: mergeExportField,
     // lr 2e-4 and batch 16: measured for the RM on MBPP's and the suite's data (EXPERIMENTS.md 2026-11-24, 2026-11-27):
     // 2e-4 beat 5e-4 and 1e-3; batch 8 did no better.

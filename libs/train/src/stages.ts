@@ -4,7 +4,7 @@
 //   runRm        the reward model: a Qwen2 backbone + scalar head, regression on {prompt, response, score}
 // Each reads its files, loads the model, trains (runLmStage / runRmStage) and returns the command's result line.
 import { UsageError } from '@rlhf-code/cli';
-import { initBackend } from '@rlhf-code/backend';
+import { initBackend, withLowPrecisionActivations } from '@rlhf-code/backend';
 import { corpusDirs, readCorpora, readRmData, readSftData, splitHeldOut, type RmRecord } from '@rlhf-code/data';
 import { checkModelFolder, checkResumedRank, checkVocabulary, loadMergedWeights, makeConfig, modelConfigOf, parameterCount, Qwen2Config, Qwen2Model, RewardModel, saveCheckpoint } from '@rlhf-code/model';
 import { encodePair, FimMode, loadTokenizer, readFimMode, Tokenizer } from '@rlhf-code/tokenizer';
@@ -114,7 +114,10 @@ export async function runPretrain(f: PretrainSettings, log: (line: string) => vo
   return { stage: 'pretrain', out: f.out, step: result.position.step, interrupted: result.interrupted, ...result.lastEval };
 }
 
-export async function runSft(f: SftSettings, log: (line: string) => void = console.error) {
+/** SFT with --int8-activations as the setting of its products with an int8 base, for the stage only. */
+export const runSft = (f: SftSettings, log: (line: string) => void = console.error) => withLowPrecisionActivations(f.int8Activations, () => sftStage(f, log));
+
+async function sftStage(f: SftSettings, log: (line: string) => void) {
   checkModelFolder(f.model, '--model');
   const { tok, tokenizerConfig } = withFimMode(loadTokenizer(f.model), f.fimMode);
   const records = await readSftData(f.data);
@@ -158,7 +161,10 @@ export async function runSft(f: SftSettings, log: (line: string) => void = conso
   return { stage: 'sft', out: f.out, step: result.position.step, interrupted: result.interrupted, ...result.lastEval };
 }
 
-export async function runRm(f: RmSettings, log: (line: string) => void = console.error) {
+/** Reward-model training with --int8-activations as the setting of its products with an int8 base, for the stage only. */
+export const runRm = (f: RmSettings, log: (line: string) => void = console.error) => withLowPrecisionActivations(f.int8Activations, () => rmStage(f, log));
+
+async function rmStage(f: RmSettings, log: (line: string) => void) {
   checkModelFolder(f.model, '--model');
   const tok = loadTokenizer(f.model);
   const records = await readRmData(f.data);
