@@ -1,5 +1,5 @@
 // bench compare without running benchmarks: the pairing/ratio/median summary and the child-output parsing.
-import { lastJsonLine, median, summarize } from './compare';
+import { againstLimits, lastJsonLine, median, summarize } from './compare';
 
 describe('median', () => {
   it('is the middle value, or the mean of the two middle values', () => {
@@ -67,5 +67,25 @@ describe('summarize', () => {
     expect(() => summarize('generate', [ours('a', { decode_tokens_per_s: 1 })], [torch({ decode_tokens_per_s: 1, ttft_ms: 1 })])).toThrow(
       /ours generate run 1: no positive number "ttft_ms"/,
     );
+  });
+});
+
+describe('againstLimits', () => {
+  const limits = { read_gb_per_s: 40, gemm_gflop_per_s: 200 };
+  it('decoding reads every weight once a token: params x bytes per weight x tokens/s against the read bandwidth', () => {
+    // 494M int8 weights at 60 tokens/s: 29.6 GB/s, 74% of 40
+    const r = againstLimits('generate', { params: 494e6, base_dtype: 'int8' }, 60, limits);
+    expect(r.ours_read_gb_per_s).toBeCloseTo(29.64, 6);
+    expect(r.share_of_read_bandwidth).toBeCloseTo(0.741, 6);
+    expect(againstLimits('generate', { params: 494e6, base_dtype: 'fp32' }, 15, limits).ours_read_gb_per_s).toBeCloseTo(29.64, 6);
+  });
+  it('training: 6 x params FLOPs a token with every weight trained, 4 x params with LoRA, against the GEMM peak', () => {
+    expect(againstLimits('train', { params: 1e8, lora_rank: 0 }, 100, limits)).toEqual({ ours_gflop_per_s: 60, share_of_gemm_peak: 0.3 });
+    expect(againstLimits('train', { params: 1e8, lora_rank: 8 }, 100, limits)).toEqual({ ours_gflop_per_s: 40, share_of_gemm_peak: 0.2 });
+  });
+  it('summarize puts the limits and our median against them in the line; a record without params is an error', () => {
+    const s = summarize('train', [{ backend: 'wasm', params: 1e8, lora_rank: 0, tokens_per_s: 100 }], [{ engine: 't', tokens_per_s: 50 }], limits);
+    expect(s).toMatchObject({ machine: limits, ours_gflop_per_s: 60, share_of_gemm_peak: 0.3 });
+    expect(() => summarize('train', [{ backend: 'wasm', tokens_per_s: 100 }], [{ engine: 't', tokens_per_s: 50 }], limits)).toThrow();
   });
 });

@@ -1,6 +1,7 @@
 // bench compare: this project against the PyTorch yardstick (tools/torch_ref_bench.py) in one invocation.
 // Runs alternate (ours, torch, ours, torch, ...) one at a time; each child prints one JSON line. The summary of the
-// runs is a pure function (summarize) so it can be tested without running benchmarks.
+// runs is a pure function (summarize) so it can be tested without running benchmarks; it sets our median beside the
+// machine's read bandwidth and fp32 GEMM peak, measured once per invocation (the torch script's `limits` mode).
 import { spawnSync } from 'child_process';
 import { existsSync } from 'fs';
 import * as os from 'os';
@@ -48,12 +49,37 @@ export function lastJsonLine(stdout: string): Record<string, unknown> | null {
   }
 }
 
+/** This machine's ceilings as the torch script measures them (`limits` mode): read bandwidth and fp32 GEMM throughput. */
+export interface MachineLimits {
+  read_gb_per_s: number;
+  gemm_gflop_per_s: number;
+}
+
+/** Bytes a weight takes in each dtype (the int8 scales, one per output channel, are left out). */
+const WEIGHT_BYTES: Record<string, number> = { fp32: 4, bf16: 2, int8: 1 };
+
+/**
+ * What our median run achieved against the machine's ceilings. Decoding reads every weight once per token:
+ * params x bytes per weight x tokens/s against the read bandwidth. A training token costs about 6 x params FLOPs with
+ * every weight trained (forward, input and weight gradients) and 4 x params with LoRA (no weight gradients of the
+ * frozen base): against the fp32 GEMM peak (int16 activations can pass it).
+ */
+export function againstLimits(mode: BenchMode, ours: Record<string, unknown>, oursMedian: number, limits: MachineLimits): Record<string, number> {
+  const params = z.number().positive().parse(ours.params);
+  if (mode === 'generate') {
+    const gb = (params * (WEIGHT_BYTES[String(ours.base_dtype ?? 'fp32')] ?? 4) * oursMedian) / 1e9;
+    return { ours_read_gb_per_s: gb, share_of_read_bandwidth: gb / limits.read_gb_per_s };
+  }
+  const gflop = ((Number(ours.lora_rank ?? 0) > 0 ? 4 : 6) * params * oursMedian) / 1e9;
+  return { ours_gflop_per_s: gflop, share_of_gemm_peak: gflop / limits.gemm_gflop_per_s };
+}
+
 /**
  * One JSON object per mode from paired runs: pair i is our run i and torch run i (run back to back), ratios are
  * ours/torch per pair, and every figure is {median, min, max, values}. train: tokens_per_s (ratio > 1: we are faster);
  * generate: decode_tokens_per_s (decode_ratio > 1: faster) and ttft_ms (ttft_ratio < 1: faster).
  */
-export function summarize(mode: BenchMode, ours: Record<string, unknown>[], torch: Record<string, unknown>[]): Record<string, unknown> {
+export function summarize(mode: BenchMode, ours: Record<string, unknown>[], torch: Record<string, unknown>[], limits?: MachineLimits): Record<string, unknown> {
   if (ours.length === 0 || ours.length !== torch.length) throw new Error(`summarize: ${ours.length} runs of ours vs ${torch.length} of torch`);
   const distinct = (xs: unknown[]) => [...new Set(xs.map((x) => (typeof x === 'string' ? x : 'unknown')))].join(' | ');
   const head = { mode, backend: distinct(ours.map((r) => r.backend)), torch: distinct(torch.map((r) => r.engine)), runs: ours.length };
@@ -68,7 +94,8 @@ export function summarize(mode: BenchMode, ours: Record<string, unknown>[], torc
   if (mode === 'train') {
     const o = column(ours, 'tokens_per_s', 'ours');
     const t = column(torch, 'tokens_per_s', 'torch');
-    return { ...head, ours_tokens_per_s: stats(o), torch_tokens_per_s: stats(t), ratio: stats(ratios(o, t)) };
+    const machine = limits ? { machine: limits, ...againstLimits(mode, ours[0], median(o), limits) } : {};
+    return { ...head, ours_tokens_per_s: stats(o), torch_tokens_per_s: stats(t), ratio: stats(ratios(o, t)), ...machine };
   }
   const od = column(ours, 'decode_tokens_per_s', 'ours');
   const td = column(torch, 'decode_tokens_per_s', 'torch');
@@ -82,6 +109,7 @@ export function summarize(mode: BenchMode, ours: Record<string, unknown>[], torc
     ours_ttft_ms: stats(ot),
     torch_ttft_ms: stats(tt),
     ttft_ratio: stats(ratios(ot, tt)),
+    ...(limits ? { machine: limits, ...againstLimits(mode, ours[0], median(od), limits) } : {}),
   };
 }
 
@@ -129,6 +157,10 @@ export function compare(o: CompareOptions, emit: (line: Record<string, unknown>)
   const log = (msg: string) => process.stderr.write(`bench compare: ${msg}\n`);
   const brief = (mode: BenchMode, r: Record<string, unknown>) =>
     mode === 'train' ? `${fmt(r.tokens_per_s)} tokens/s` : `${fmt(r.decode_tokens_per_s)} decode tokens/s, ttft ${fmt(r.ttft_ms)} ms`;
+  // The machine's ceilings, measured once before the runs (PyTorch's sum and GEMM, the same threads).
+  const l = runChild('torch (limits)', o.python, [o.torchScript, 'limits', '--threads', String(threads)]);
+  const limits: MachineLimits = { read_gb_per_s: z.number().positive().parse(l.read_gb_per_s), gemm_gflop_per_s: z.number().positive().parse(l.gemm_gflop_per_s) };
+  log(`this machine: read ${fmt(limits.read_gb_per_s)} GB/s, fp32 GEMM ${fmt(limits.gemm_gflop_per_s)} GFLOP/s (${threads} threads)`);
   for (const mode of o.modes) {
     const ours: Record<string, unknown>[] = [];
     const torch: Record<string, unknown>[] = [];
@@ -141,7 +173,7 @@ export function compare(o: CompareOptions, emit: (line: Record<string, unknown>)
       torch.push(t);
       log(`${mode} ${i}/${o.runs}: torch ${brief(mode, t)}`);
     }
-    emit(summarize(mode, ours, torch));
+    emit(summarize(mode, ours, torch, limits));
   }
 }
 
