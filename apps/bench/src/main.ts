@@ -31,7 +31,7 @@ function print(x: Record<string, unknown>): void {
 
 async function train(f: BenchSettings): Promise<void> {
   const backend = describeBackend(await initBackend({ backend: f.backend }));
-  print({ backend, ...benchTrain(f) });
+  print({ backend, ...(await benchTrain(f)) });
 }
 
 async function generate(f: BenchSettings): Promise<void> {

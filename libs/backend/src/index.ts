@@ -2,5 +2,5 @@
 export { initBackend, shutdownBackend, describe as describeBackend } from './select';
 export type { BackendChoice } from './select';
 export { fusedAdamW, fusedTargetLogProbs, fusedTargetLogProbsGrad, hasNativeKernels, fusedAttention, fusedCachedAttention, fusedDecodeLayer, fusedRmsNorm, fusedSwiGLU, fusedSwiGLUPacked, nativeExpTerms } from './native-kernels';
-export { f32BitsToBf16Bits, LOW_PRECISION_ACTIVATIONS, LowPrecisionMatrix, lowPrecisionActivations, lowPrecisionMatMul, lowPrecisionRows, setLowPrecisionActivations, withLowPrecisionActivations, matMulWeight, stackRows, weightShape, WEIGHT_DTYPES } from './low-precision';
+export { f32BitsToBf16Bits, LOW_PRECISION_ACTIVATIONS, LowPrecisionMatrix, lowPrecisionMatMul, lowPrecisionRows, setLowPrecisionActivations, withLowPrecisionActivations, matMulWeight, stackRows, weightShape, WEIGHT_DTYPES } from './low-precision';
 export type { LowPrecision, LowPrecisionActivations, Weight, WeightDtype } from './low-precision';

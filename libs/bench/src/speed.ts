@@ -1,7 +1,7 @@
 // Training and generation speed of a randomly initialised Qwen2 of the preset's shape, on the current backend.
 // One record each: what `bench train` and `bench generate` print as a JSON line.
 import * as tf from '@tensorflow/tfjs';
-import { lowPrecisionActivations, setLowPrecisionActivations } from '@rlhf-code/backend';
+import { withLowPrecisionActivations } from '@rlhf-code/backend';
 import { generateBatch, LORA_TARGETS, makeConfig, Qwen2Model } from '@rlhf-code/model';
 import { sparseCrossEntropy, Trainer } from '@rlhf-code/trainer-core';
 import { median } from './compare';
@@ -41,13 +41,16 @@ function randomTokens(f: Pick<Preset, 'batch' | 'seq' | 'vocab'> & { sharedPrefi
   return ids;
 }
 
-/** Median seconds of a training step (forward, loss, backward, AdamW) after one warm-up step. */
-export function benchTrain(f: Preset): Record<string, unknown> {
+/**
+ * Median seconds of a training step (forward, loss, backward, AdamW) after one warm-up step, an int8 base's products
+ * as --int8-activations says (as sft and rm train), for this benchmark only.
+ */
+export const benchTrain = (f: Preset): Promise<Record<string, unknown>> => withLowPrecisionActivations(f.int8Activations, async () => trainSpeed(f));
+
+function trainSpeed(f: Preset): Record<string, unknown> {
   if (f.sharedPrefix >= f.seq) throw new Error(`--shared-prefix must be below --seq (${f.seq}), got ${f.sharedPrefix}`);
   const model = presetModel(f);
   const trainer = new Trainer(model.trainableParams(), { optimizer: { lr: 1e-4 }, schedule: { totalSteps: f.steps + 1, kind: 'constant' }, maxGradNorm: 0 });
-  const activations = lowPrecisionActivations();
-  setLowPrecisionActivations(f.int8Activations); // an int8 base's products, as sft and rm train (for this benchmark only)
   try {
     const tokens = randomTokens(f);
     const loss = () =>
@@ -68,7 +71,6 @@ export function benchTrain(f: Preset): Record<string, unknown> {
     const step_s = median(times);
     return { mode: 'train', params: model.numParams, ...weightsOf(f), shared_prefix: f.sharedPrefix, step_s, tokens_per_s: (f.batch * f.seq) / step_s };
   } finally {
-    setLowPrecisionActivations(activations);
     trainer.dispose();
     model.dispose();
   }
