@@ -87,6 +87,10 @@ fi
 #    from MODEL_PATH itself (a checkpoint that already writes code).
 WARMSTART_FROM="$MODEL_PATH"
 if [[ "$CODE_SFT" == 1 ]]; then
+  if [[ ! -f "configs/run_all/$PRESET.yaml" ]]; then
+    echo "run_tools: CODE_SFT=1 takes its SFT settings from run_all's preset of the same name, configs/run_all/$PRESET.yaml, which does not exist (add it, or set CODE_SFT=0)" >&2
+    exit 2
+  fi
   PRESET_FILE="configs/run_all/$PRESET.yaml" preset_config code-sft sft
   stage code-sft nxrun sft:train -- --config "$CONFIG" --model "$MODEL_PATH" --data "$SUITE/sft.jsonl" --out "$TOOLS/code_sft" "${TRAIN_ARGS[@]}"
   WARMSTART_FROM="$TOOLS/code_sft"
