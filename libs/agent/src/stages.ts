@@ -61,7 +61,7 @@ export async function runToolWarmStart(f: ToolWarmStartSettings, log: (line: str
   const pool = new SandboxPool({ concurrency: 2 });
   const { examples: all, toolOutputs } = await warmStartExamples(tasks, { tokenizer: tok, template, toolFor: interpreterTools(f.interpreter === 'stateful', { timeoutMs: 30_000 }, pool), system: f.system, callForm: f.callForm });
   const code = tasks.filter((t) => t.final.startsWith('```')).length;
-  const isFix = (t: (typeof tasks)[number]) => t.final.startsWith('```') && !t.direct && t.calls.length > 1;
+  const isFix = (t: (typeof tasks)[number]) => t.wrongFirst === true && !t.direct;
   // The last call of a trace runs the reference: an error there is a wrong reference (or setup), not a lesson.
   const failing = toolOutputs.filter((outs) => outs.length > 0 && /Traceback|Error:/.test(outs[outs.length - 1])).length;
   if (failing > 0) log(`tool-rl warmstart: warning: ${failing} traces' reference calls end in an error (a wrong reference or test?)`);

@@ -76,6 +76,7 @@ test('programming traces from the suite: the reference run against the shown tes
   expect(toolOutputs[0]).toEqual(['56\n']);
   expect(toolOutputs[1]).toEqual(['']); // the assert holds: nothing printed
   expect(tasks[2].calls[0]).toMatch(/return n - a/); // the wrong attempt: minus for plus
+  expect(tasks.map((x) => x.wrongFirst === true)).toEqual([false, false, true, false]); // what the warm-start's drop rule reads
   expect(toolOutputs[2][0]).toMatch(/AssertionError/);
   expect(toolOutputs[2][1]).toBe('');
   expect(toolOutputs[3]).toEqual([]);

@@ -31,6 +31,8 @@ export interface SolvedTask {
   final: string;
   /** Answer without the tool. */
   direct?: boolean;
+  /** The first call runs a wrong attempt (brokenAttempt) before the reference. */
+  wrongFirst?: boolean;
 }
 
 /**
@@ -116,8 +118,9 @@ export function brokenAttempt(reference: string, pick = 0): string | null {
 export function solvedTask(t: ToolTaskRecord, o: { direct: boolean; assert: boolean; fix: number | false }): SolvedTask | null {
   if (t.answer !== undefined && t.calls) return { question: t.question, calls: t.calls, final: answerText(t.answer), direct: o.direct };
   if (t.tests && t.reference) {
+    if (t.calls) return { question: t.question, calls: t.calls, final: codeAnswerText(t.reference), direct: o.direct };
     const broken = o.fix === false ? null : brokenAttempt(t.reference, o.fix);
-    return { question: t.question, calls: t.calls ?? codeTraceCalls(t.reference, t.tests[0], { assert: o.assert, broken }), final: codeAnswerText(t.reference), direct: o.direct };
+    return { question: t.question, calls: codeTraceCalls(t.reference, t.tests[0], { assert: o.assert, broken }), final: codeAnswerText(t.reference), direct: o.direct, ...(broken ? { wrongFirst: true } : {}) };
   }
   return null;
 }
