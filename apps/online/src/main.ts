@@ -164,7 +164,7 @@ async function experimentCommand(f: ExperimentSettings): Promise<void> {
   if (fs.existsSync(stateDir)) throw new UsageError(`--out: ${stateDir} exists; remove it or choose another --out (an experiment starts from the starting model)`);
   const positions = Math.min(heldOut.length, f.limitPositions ?? heldOut.length);
   process.stdout.write(
-    `[experiment] backend ${backend.name}; user ${f.user}; ${f.events} training requests on ${train.length} train examples, ` +
+    `[experiment] backend ${backend.name}; user ${f.user}; ${f.events} training requests (pace ${f.pace}) on ${train.length} train examples, ` +
       `then ${positions} held-out positions x ${EXPERIMENT_ARMS.length} arms\n`,
   );
   const result = await runOnlineExperiment({
@@ -174,6 +174,7 @@ async function experimentCommand(f: ExperimentSettings): Promise<void> {
     user: f.user,
     form: f.form,
     events: f.events,
+    pace: f.pace,
     stateDir,
     countTokens: (t) => tok.encode(t, { parseSpecialTokens: false }).length,
     fileOf: corpusFiles(f.corpus),

@@ -74,3 +74,25 @@ test('perExample: each example sent that many times in a row with the same promp
     await s.close();
   }
 });
+
+test('beforeRequest: awaited before every request, and no request is sent until it resolves', async () => {
+  const s = await fakeServer([{ text: 'x = 2' }]);
+  try {
+    const seenAtCall: number[] = [];
+    const r = await runSimulation({
+      ...base,
+      examples,
+      events: 3,
+      completionUrl: s.url,
+      beforeRequest: async () => {
+        seenAtCall.push(s.prompts.length); // requests the server had received when the hook was called
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        expect(s.prompts.length).toBe(seenAtCall[seenAtCall.length - 1]); // still none sent while it waits
+      },
+    });
+    expect(r.requests).toBe(3);
+    expect(seenAtCall).toEqual([0, 1, 2]);
+  } finally {
+    await s.close();
+  }
+});

@@ -53,6 +53,11 @@ export interface SimulationOptions {
    */
   clock?: 'wall' | 'simulated';
   seed?: number | string;
+  /**
+   * Awaited before each request: a user who types at a pace the server's training keeps up with (the experiment's
+   * `pace: trainer` waits until no update is running or due), so each request is served by the newest policy.
+   */
+  beforeRequest?: () => Promise<void>;
   /** Print a progress line every this many requests (0 = never). */
   reportEvery?: number;
   log?: (line: string) => void;
@@ -134,6 +139,7 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationSum
 
   for (let i = 0; i < o.events; i++) {
     while (pendingRejects.length > 0 && pendingRejects[0].due <= i) await post(pendingRejects.shift()!.body);
+    await o.beforeRequest?.();
     const at = Math.floor(i / per); // the example's turn: `per` consecutive requests each
     const position = order[at % order.length];
     const ex = o.examples[position];

@@ -48,3 +48,15 @@ test('a run that trains serves every held-out position once per arm in one servi
   expect(one.heldout.positions).toBe(1);
   expect(one.arms.start.requests).toBe(1);
 });
+
+test('pace trainer: a training request waits for the update that is due, so the requests after it are served by the new policy', async () => {
+  // The exact user rejects everything this tiny model says: every outcome is a reject, posted 5 requests later. With a
+  // batch of 1 the first update is due once request 6's reject arrives (the one of request 1), and pace trainer
+  // holds request 7 until it is done: from then on no request is served by v0.
+  const r = await runOnlineExperiment({ ...base, user: 'exact', pace: 'trainer', model: modelDir, stateDir: tempDir(), events: 10, config: { training: { objective: 'outcome', batchSize: 1 }, completion: { maxTokensCap: 8 } } });
+  expect(r.pace).toBe('trainer');
+  expect(r.train.by_version['0']).toBeDefined();
+  const shown = r.train.totals.shown;
+  expect(shown).toBeGreaterThanOrEqual(7); // the tiny model's suggestions are shown (not blank): the outcomes exist
+  expect(r.train.by_version['0']?.requests ?? 0).toBeLessThanOrEqual(6);
+});

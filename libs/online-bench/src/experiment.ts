@@ -16,6 +16,9 @@ import { RLINF_EXAMPLE, runSimulation, simUser, type PromptForm, type Simulation
 import { shuffle, type FimRecord } from '@rlhf-code/data';
 import { analyseArms, EXPERIMENT_ARMS, formatArmAnalysis, listCheckpoints, parseOnlineConfig, startMeasuringService, startOnlineService, type ArmAnalysis, type OnlineConfigInput, type OnlineStatus } from '@rlhf-code/online';
 
+export const EXPERIMENT_PACES = ['free', 'trainer'] as const;
+export type ExperimentPace = (typeof EXPERIMENT_PACES)[number];
+
 export interface ExperimentOptions {
   /** The starting model folder. */
   model: string;
@@ -29,6 +32,12 @@ export interface ExperimentOptions {
   stateDir: string;
   countTokens: (text: string) => number;
   fileOf?: (example: FimRecord) => string | null;
+  /**
+   * How fast the simulated user makes training requests: free = as soon as the last one is answered (updates run
+   * behind, so most requests are served by early versions); trainer = after the running or due update has finished
+   * (a user slower than the trainer, as a person is: each request is served by the newest policy). Default free.
+   */
+  pace?: ExperimentPace;
   /** Overrides of the service config for the training run (e.g. training.lr); the clock is always simulated. */
   config?: OnlineConfigInput;
   /** Measure a seeded random subset of this many held-out positions (a quick run); default all. */
@@ -64,6 +73,7 @@ export interface ExperimentResult extends ArmAnalysis {
   user: SimUserName;
   form: PromptForm;
   events: number;
+  pace: ExperimentPace;
   train: SimulationSummary;
   /** The show gate at the end of training (status().gate): what the trained policy is measured with. */
   gate: OnlineStatus['gate'];
@@ -100,6 +110,7 @@ export async function runOnlineExperiment(o: ExperimentOptions): Promise<Experim
       completionUrl: `${service.completionUrl}/v1/completions`,
       feedbackUrl: `${service.feedbackUrl}/api/training/submit`,
       reportEvery: 50,
+      beforeRequest: o.pace === 'trainer' ? () => service.idle() : undefined,
     });
     await service.idle();
     gate = service.status().gate;
@@ -147,6 +158,7 @@ export async function runOnlineExperiment(o: ExperimentOptions): Promise<Experim
     user: o.user,
     form: o.form,
     events: o.events,
+    pace: o.pace ?? 'free',
     train,
     gate,
     heldout: {

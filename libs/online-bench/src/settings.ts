@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { backendField } from '@rlhf-code/cli';
 import { PROMPT_FORMS, SIM_USERS } from '@rlhf-code/continue';
 import { CompletionServerSchema, TrainingSchema } from '@rlhf-code/online';
+import { EXPERIMENT_PACES } from './experiment';
 
 const int = () => z.number().int();
 
@@ -36,6 +37,10 @@ export const ExperimentSettings = z.strictObject({
   user: z.enum(SIM_USERS).default('exact').describe('simulated user (see simulate --help)'),
   form: z.enum(PROMPT_FORMS).default('v139').describe("Continue's prompt form"),
   events: int().positive().default(400).describe('training requests'),
+  pace: z
+    .enum(EXPERIMENT_PACES)
+    .default('free')
+    .describe("training requests: free = each as soon as the last is answered (updates lag behind); trainer = each after the running or due update finished (a user slower than the trainer: served by the newest policy)"),
   out: z.string().min(1).default('results/online-experiment').describe('results: <out>/<user>/state (the service state) and <out>/<user>/result.json'),
   corpus: z.string().min(1).default('data/vendor/cpython/python-stdlib').describe('folder the examples were cut from'),
   tokenizer: z.string().min(1).default('models/tokenizer-code16k').describe("tokenizer used to apply Continue's prompt budgets"),
