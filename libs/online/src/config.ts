@@ -172,6 +172,12 @@ export const UserRmSchema = z.strictObject({
     .describe(
       "tokens a rollout generates before the end token may be chosen; a policy an update has trained (version >= 1) is served with it too when a request gives no min_tokens (completion.minTokens stays the start model's and the untrained policy's). 0: the end token first, silence, is an action the policy learns and takes (on dev it learnt silence too broadly and lost accepts: EXPERIMENTS.md 2026-11-28)",
     ),
+  hindsight: z
+    .boolean()
+    .default(false)
+    .describe(
+      "an outcome waits until another request shows what the user wrote at its cursor (the code between the text before and after it); the reward model then also reads how the suggestion compares with that (first line equal, its edit share, agreement from the start), and the RL positions are the cursors whose written code is known, each rollout compared with it (libs/online hindsight.ts)",
+    ),
   maxNewTokens: positiveInt.default(64).describe('longest rollout, in tokens (as completion.maxTokensCap)'),
   recentPositions: positiveInt.default(256).describe('recent requests the HTTP thread keeps and passes with each update (the positions are drawn from them)'),
   lr: z.number().gt(0).default(3e-5).describe("the RL steps' learning rate (their own AdamW, so the outcome update's moments are not mixed in)"),

@@ -64,6 +64,8 @@ export interface UpdateMetrics {
   rm?: import('./user-reward-model').UserRmReport | null;
   /** Objective user-rm / both: the RL steps against it (user-rm-rl.ts), one entry per step. */
   rl?: import('./user-rm-rl').RlStepMetrics[];
+  /** userRm.hindsight: outcomes matched with what was written at their cursor, waiting, dropped; cursors known. */
+  hindsight?: import('./user-rm-rl').HindsightReport | null;
 }
 
 export interface UpdateResult {

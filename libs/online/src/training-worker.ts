@@ -46,7 +46,7 @@ async function main(port: NonNullable<typeof parentPort>, d: TrainingWorkerData)
   /** objective user-rm / both: the reward model learns from the events, then the RL steps run against it. */
   const updateAgainstRm = async (rl: UserRmRl, events: TrainableEvent[], positions: string[]): Promise<UpdateResult> => {
     const t0 = Date.now();
-    await rl.observe(events);
+    await rl.observe(events, positions);
     const outcome = objective === 'both' ? await trainer.update(events) : null;
     const { weights, steps } = rl.ready ? await rl.run(positions) : { weights: null, steps: [] };
     const last = steps[steps.length - 1];
@@ -67,7 +67,7 @@ async function main(port: NonNullable<typeof parentPort>, d: TrainingWorkerData)
       duration_s: 0,
     };
     const discarded = published ? null : (outcome?.metrics.discarded ?? steps.find((s) => s.discarded)?.discarded ?? 'no-rm');
-    return { weights: published, metrics: { ...base, discarded, duration_s: (Date.now() - t0) / 1000, rm: rl.rm.report(), rl: steps } };
+    return { weights: published, metrics: { ...base, discarded, duration_s: (Date.now() - t0) / 1000, rm: rl.rm.report(), rl: steps, hindsight: rl.hindsightReport() } };
   };
 
   const handle = async (m: TrainingRequest): Promise<unknown> => {

@@ -17,12 +17,15 @@
 //                 tokens the policy sampled (the action that made it blank: a newline first, a repeated line)
 //   6. update     the online trainer's one training step (OnlineTrainer.optimise: libs/rl's clipped update, k3 KL to
 //                 the start model with weight userRm.klCoef, the guard), with an AdamW of its own (lr userRm.lr)
+// With userRm.hindsight (hindsight.ts) an outcome waits until another request shows what the user wrote at its
+// cursor; the reward model then also reads how the suggestion compares with that, and the RL positions are the cursors
+// whose written code is known, each rollout compared with it.
 // Log-probs (old, reference, the reward model's log-prob features) all come from libs/rl's responseLogProbs.
 import * as tf from '@tensorflow/tfjs';
 import { shuffle } from '@rlhf-code/data';
 import { generateBatch, type Completion, type HostTensor, type Qwen2Model } from '@rlhf-code/model';
 import { groupAdvantages, layoutSequences, responseLogProbs } from '@rlhf-code/rl';
-import { encodeServedPrompt, type Tokenizer } from '@rlhf-code/tokenizer';
+import { encodeServedPrompt, parseFim, type Tokenizer } from '@rlhf-code/tokenizer';
 import { CONTINUE_STOP_STRINGS, LineRule, lineRuleFor, showCompletion, simulatedMs } from '@rlhf-code/continue';
 import { Trainer, trainerConfig, yieldToEventLoop } from '@rlhf-code/trainer-core';
 import type { OnlineConfig } from './config';
@@ -31,6 +34,7 @@ import type { DiscardReason, OnlineTrainer, TrainingSample } from './online-trai
 import { gateFeatures } from './python-features';
 import { eventKind } from './rewards';
 import { expectedUtility, rmProbability, UserRewardModel, type RmObservation } from './user-reward-model';
+import { hindsightFeatures, writtenAt, type CursorCode } from './hindsight';
 
 /** What one RL step did (a line of the update's metrics). */
 export interface RlStepMetrics {
@@ -55,13 +59,50 @@ export interface RlStepMetrics {
   duration_s: number;
 }
 
-/** A suggestion to score: its request's prompt (text and ids), what Continue displays of it, the model ended it itself. */
+/**
+ * A suggestion to score: its request's prompt (text and ids), what Continue displays of it, the model ended it itself,
+ * and (hindsight) what the user wrote at its cursor.
+ */
 interface Scored {
   prompt: string;
   promptIds: number[];
   displayed: string;
   endedByModel: boolean;
+  written?: string;
 }
+
+/** An outcome waiting for what was written at its cursor (hindsight), and the updates it has waited. */
+interface Waiting extends Scored, CursorCode {
+  accepted: boolean;
+  waited: number;
+}
+
+/** A cursor whose written code is known (hindsight): an RL position. */
+interface KnownCursor extends CursorCode {
+  prompt: string;
+  written: string;
+}
+
+/** Hindsight's counts, in each update's metrics: outcomes matched, waiting, given up on; cursors known. */
+export interface HindsightReport {
+  matched: number;
+  waiting: number;
+  dropped: number;
+  known_cursors: number;
+}
+
+/** The code around a prompt's cursor (its FIM parts); null for plain text or a malformed prompt. */
+function fimCode(prompt: string): CursorCode | null {
+  try {
+    const parts = parseFim(prompt);
+    return parts && { prefix: parts.prefix, suffix: parts.suffix };
+  } catch {
+    return null;
+  }
+}
+
+/** Updates an outcome waits for another request to show what was written at its cursor before it is dropped. */
+const HINDSIGHT_WAIT = 16;
 
 /**
  * The tokens a rollout is trained on (see the top of this file): the displayed text re-tokenized then the end token, or,
@@ -115,6 +156,9 @@ export class UserRmRl {
   readonly optimiser: Trainer;
   private stepCount = 0;
   private readonly pause: () => Promise<void>;
+  private readonly waiting: Waiting[] = [];
+  private readonly known: KnownCursor[] = [];
+  private readonly counts = { matched: 0, dropped: 0 };
 
   constructor(private readonly o: UserRmRlOptions) {
     const t = o.config.training;
@@ -148,22 +192,62 @@ export class UserRmRl {
     const hidden = this.rm.needsHidden ? pooledHidden(start, rows.map((r) => r.promptIds), ids, tok.padId) : null;
     await this.pause();
     const features = await gateFeatures(rows.map((r, i) => ({ prompt: r.prompt, text: r.displayed, tokens: ids[i].length, endedByModel: r.endedByModel, logprobs: logprobs[i] })));
-    return features.map((f, i) => ({ features: f, hidden: hidden ? hidden[i] : null }));
+    const compared = (r: Scored) => (r.written === undefined ? [] : hindsightFeatures(r.displayed, r.written));
+    return features.map((f, i) => ({ features: [...f, ...compared(rows[i])], hidden: hidden ? hidden[i] : null }));
   }
 
-  /** Feed a batch's outcomes (accepted / rejected suggestions with text) to the reward model. */
-  async observe(events: readonly TrainableEvent[]): Promise<void> {
-    const rows: (Scored & { accepted: boolean })[] = [];
+  private get hindsight(): boolean {
+    return this.o.config.training.userRm.hindsight;
+  }
+
+  /**
+   * Feed a batch's outcomes (accepted / rejected suggestions with text) to the reward model. With hindsight they
+   * first wait for what was written at their cursor, read from `prompts` (the recent requests) and the other outcomes.
+   */
+  async observe(events: readonly TrainableEvent[], prompts: readonly string[] = []): Promise<void> {
+    const rows: Waiting[] = [];
     for (const e of events) {
       const kind = eventKind(e);
       if (kind === 'silent' || e.outcome.completion.trim() === '') continue;
       const n = this.o.tokenizer.encode(e.outcome.completion, { parseSpecialTokens: false }).length;
       const p = this.encodePrompt(e.outcome.prompt, n + 1);
       if (!p || n === 0) continue;
-      rows.push({ prompt: e.outcome.prompt, promptIds: p.ids, displayed: e.outcome.completion, endedByModel: e.served?.eos === true, accepted: kind === 'accepted' });
+      const row = { prompt: e.outcome.prompt, promptIds: p.ids, displayed: e.outcome.completion, endedByModel: e.served?.eos === true, accepted: kind === 'accepted' };
+      if (!this.hindsight) rows.push({ ...row, prefix: '', suffix: '', waited: 0 });
+      else if (p.prefix !== null) this.waiting.push({ ...row, prefix: p.prefix, suffix: p.suffix!, waited: 0 });
     }
+    if (this.hindsight) rows.push(...this.matchWritten(prompts));
     const xs = await this.inputs(rows);
     await this.rm.add(xs.map((x, i) => ({ ...x, accepted: rows[i].accepted })));
+  }
+
+  /** The waiting outcomes whose written code the requests now show (removed from the wait); the oldest are dropped. */
+  private matchWritten(prompts: readonly string[]): Waiting[] {
+    const others: CursorCode[] = [...this.waiting];
+    for (const prompt of new Set(prompts)) {
+      const code = fimCode(prompt);
+      if (code) others.push(code);
+    }
+    const ready: Waiting[] = [];
+    for (let i = this.waiting.length - 1; i >= 0; i--) {
+      const w = this.waiting[i];
+      const written = writtenAt(w, others);
+      if (written !== null) {
+        ready.push({ ...w, written });
+        this.known.push({ prompt: w.prompt, prefix: w.prefix, suffix: w.suffix, written });
+        this.counts.matched += 1;
+      } else if (++w.waited <= HINDSIGHT_WAIT) continue;
+      else this.counts.dropped += 1;
+      this.waiting.splice(i, 1);
+    }
+    const keep = this.o.config.training.userRm.recentPositions;
+    if (this.known.length > keep) this.known.splice(0, this.known.length - keep);
+    return ready.reverse();
+  }
+
+  /** Hindsight's counts (null when it is off). */
+  hindsightReport(): HindsightReport | null {
+    return this.hindsight ? { ...this.counts, waiting: this.waiting.length, known_cursors: this.known.length } : null;
   }
 
   /** A reward model to optimise against: fitted, and validated unless userRm.validate is off. */
@@ -195,12 +279,14 @@ export class UserRmRl {
     const c = config.completion;
     const step = this.stepCount++;
 
-    // 1. positions: distinct prompts, a seeded draw per step.
-    const positions: { prompt: string; ids: number[]; prefix: string | null; suffix: string | null }[] = [];
-    for (const prompt of shuffle([...new Set(prompts)], `user-rm:${step}`)) {
+    // 1. positions: distinct prompts, a seeded draw per step (hindsight: the cursors whose written code is known).
+    const positions: { prompt: string; ids: number[]; prefix: string | null; suffix: string | null; written?: string }[] = [];
+    const written = new Map(this.known.map((k) => [k.prompt, k.written]));
+    const pool = this.hindsight ? [...written.keys()] : [...new Set(prompts)];
+    for (const prompt of shuffle(pool, `user-rm:${step}`)) {
       if (positions.length >= u.positions) break;
       const e = this.encodePrompt(prompt, u.maxNewTokens);
-      if (e) positions.push({ prompt, ids: e.ids, prefix: e.prefix, suffix: e.suffix });
+      if (e) positions.push({ prompt, ids: e.ids, prefix: e.prefix, suffix: e.suffix, written: written.get(prompt) });
     }
     if (positions.length === 0) return null;
 
@@ -228,7 +314,9 @@ export class UserRmRl {
 
     // 3. rewards under the reward model (the displayed ones), 0 for the blank ones.
     const shownAt = displayed.flatMap((d, i) => (d !== '' ? [i] : []));
-    const xs = await this.inputs(shownAt.map((i) => ({ prompt: rows[i].prompt, promptIds: rows[i].ids, displayed: displayed[i], endedByModel: gens[i].stopId !== null && displayed[i] === gens[i].text.trim() })));
+    const xs = await this.inputs(
+      shownAt.map((i) => ({ prompt: rows[i].prompt, promptIds: rows[i].ids, displayed: displayed[i], endedByModel: gens[i].stopId !== null && displayed[i] === gens[i].text.trim(), written: rows[i].written })),
+    );
     const ps: (number | null)[] = rows.map(() => null);
     shownAt.forEach((i, k) => (ps[i] = rmProbability(rm, xs[k])));
     const threshold = config.training.reward.p;

@@ -198,6 +198,39 @@ describe('with a model', () => {
     policy.dispose();
     start.dispose();
   }, 120_000);
+
+  test('hindsight: an outcome waits until a request shows what was written at its cursor; RL then runs at the known cursors', async () => {
+    const policy = await Qwen2Model.load(dir);
+    const start = await Qwen2Model.load(dir, { trainable: false });
+    const config = parseOnlineConfig({
+      training: { objective: 'user-rm', maxSeqLen: 256, maxUpdateKl: 100, minibatches: 1, userRm: { hindsight: true, model: 'features', positions: 4, samples: 2, steps: 1, maxNewTokens: 4, minOutcomes: 20, minEach: 2 } },
+    });
+    const trainer = new OnlineTrainer({ model: policy, reference: start, tokenizer: tok, config: config.training });
+    const rl = new UserRmRl({ policy, start, tokenizer: tok, config, trainer });
+    const file = 'def total(items):\n    result = 0\n    for item in items:\n        result += item.price\n    return result\n\ndef main():\n    print(total([]))\n';
+    const at = (middle: string) => formatFim(file.slice(0, file.indexOf(middle)), file.slice(file.indexOf(middle) + middle.length));
+    const here = at('result += item.price');
+    const event = { type: 'event' as const, seq: 1, received: 'now', source: 'continue' as const, served: { id: 's1', version: 0, arm: 'policy', typed: 0, eos: true }, skip: null, outcome: { completionId: 'c1', prompt: here, completion: 'result = item', accepted: false } };
+    await rl.observe([event], [here]); // only its own request: what was written there is not known yet
+    expect(rl.hindsightReport()).toEqual({ matched: 0, waiting: 1, dropped: 0, known_cursors: 0 });
+    expect(rl.rm.report().outcomes).toBe(0);
+    await rl.observe([], [here, at('print(total([]))')]); // a later request below it shows the line
+    expect(rl.hindsightReport()).toEqual({ matched: 1, waiting: 0, dropped: 0, known_cursors: 1 });
+    expect(rl.rm.report().outcomes).toBe(1);
+    // The reward model's inputs carry the comparison: fit one on synthetic outcomes of that width (accepted = first line
+    // equal), then an RL step draws its positions from the known cursors, not from the prompts it is given.
+    const r = rng(3);
+    const obs = Array.from({ length: 40 }, (_, i) => ({ features: [...GATE_FEATURES.map(() => r()), i % 2, r(), r(), 0], hidden: null, accepted: i % 2 === 1 }));
+    await rl.rm.add(obs);
+    expect(rl.ready).toBe(true);
+    const step = (await rl.step([formatFim('import ', '\n')]))!;
+    expect(step.metrics.positions).toBe(1);
+    expect(step.metrics.rollouts).toBe(2);
+    rl.dispose();
+    trainer.dispose();
+    policy.dispose();
+    start.dispose();
+  }, 120_000);
 });
 
 test('config: the objective and the RL settings are checked, errors name the field', () => {
