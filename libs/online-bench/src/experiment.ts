@@ -35,7 +35,7 @@ export interface ExperimentOptions {
   /**
    * How fast the simulated user makes training requests: free = as soon as the last one is answered (updates run
    * behind, so most requests are served by early versions); trainer = after the running or due update has finished
-   * (a user slower than the trainer, as a person is: each request is served by the newest policy). Default free.
+   * (a user slower than the trainer, as a person is: each request is served by the newest policy). Default trainer.
    */
   pace?: ExperimentPace;
   /** Overrides of the service config for the training run (e.g. training.lr); the clock is always simulated. */
@@ -110,7 +110,7 @@ export async function runOnlineExperiment(o: ExperimentOptions): Promise<Experim
       completionUrl: `${service.completionUrl}/v1/completions`,
       feedbackUrl: `${service.feedbackUrl}/api/training/submit`,
       reportEvery: 50,
-      beforeRequest: o.pace === 'trainer' ? () => service.idle() : undefined,
+      beforeRequest: (o.pace ?? 'trainer') === 'trainer' ? () => service.idle() : undefined,
     });
     await service.idle();
     gate = service.status().gate;
@@ -158,7 +158,7 @@ export async function runOnlineExperiment(o: ExperimentOptions): Promise<Experim
     user: o.user,
     form: o.form,
     events: o.events,
-    pace: o.pace ?? 'free',
+    pace: o.pace ?? 'trainer',
     train,
     gate,
     heldout: {

@@ -39,7 +39,9 @@ export const ExperimentSettings = z.strictObject({
   events: int().positive().default(400).describe('training requests'),
   pace: z
     .enum(EXPERIMENT_PACES)
-    .default('free')
+    // trainer: the policy versions that serve the training requests do not depend on the machine's speed, and a person
+    // types slower than an update takes; on dev (exact) the same gain as free (EXPERIMENTS.md 2026-11-28 (day)).
+    .default('trainer')
     .describe("training requests: free = each as soon as the last is answered (updates lag behind); trainer = each after the running or due update finished (a user slower than the trainer: served by the newest policy)"),
   out: z.string().min(1).default('results/online-experiment').describe('results: <out>/<user>/state (the service state) and <out>/<user>/result.json'),
   corpus: z.string().min(1).default('data/vendor/cpython/python-stdlib').describe('folder the examples were cut from'),
