@@ -205,7 +205,7 @@ export class UserRmRl {
    * first wait for what was written at their cursor, read from `prompts` (the recent requests) and the other outcomes.
    */
   async observe(events: readonly TrainableEvent[], prompts: readonly string[] = []): Promise<void> {
-    const rows: Waiting[] = [];
+    const rows: (Scored & { accepted: boolean })[] = [];
     for (const e of events) {
       const kind = eventKind(e);
       if (kind === 'silent' || e.outcome.completion.trim() === '') continue;
@@ -213,7 +213,7 @@ export class UserRmRl {
       const p = this.encodePrompt(e.outcome.prompt, n + 1);
       if (!p || n === 0) continue;
       const row = { prompt: e.outcome.prompt, promptIds: p.ids, displayed: e.outcome.completion, endedByModel: e.served?.eos === true, accepted: kind === 'accepted' };
-      if (!this.hindsight) rows.push({ ...row, prefix: '', suffix: '', waited: 0 });
+      if (!this.hindsight) rows.push(row);
       else if (p.prefix !== null) this.waiting.push({ ...row, prefix: p.prefix, suffix: p.suffix!, waited: 0 });
     }
     if (this.hindsight) rows.push(...this.matchWritten(prompts));
