@@ -3,6 +3,7 @@
 // tfjs overhead. Same model and step as `bench train` (libs/bench speed.ts), plus --grad-checkpointing.
 //   node --import tsx tools/profile-lora-step.ts --hidden 896 --layers 24 --heads 14 --kv 2 --ffn 4864 --vocab 151936 \
 //     --seq 128 --batch 1 --lora-rank 8 --base-dtype int8 [--int8-activations int16|fp32] [--grad-checkpointing] [--steps 3]
+//     [--by-shape: the small BatchMatMuls (LoRA) one row per operand shapes and transposes]
 // Prints a table on stdout and one JSON line.
 import * as tf from '@tensorflow/tfjs';
 import { initBackend, setLowPrecisionActivations, type LowPrecisionActivations } from '@rlhf-code/backend';
@@ -22,6 +23,7 @@ const f = {
   hidden: flag('hidden', 896), layers: flag('layers', 24), heads: flag('heads', 14), kv: flag('kv', 2), ffn: flag('ffn', 4864),
   vocab: flag('vocab', 151936), seq: flag('seq', 128), batch: flag('batch', 1), loraRank: flag('lora-rank', 8),
   baseDtype: str('base-dtype', 'int8') as 'int8' | 'bf16' | 'fp32', int8Activations: str('int8-activations', 'int16') as LowPrecisionActivations, steps: flag('steps', 3), checkpointing: args.includes('--grad-checkpointing'),
+  byShape: args.includes('--by-shape'),
 };
 
 const times = new Map<string, { ms: number; calls: number; flop: number }>();
@@ -37,6 +39,11 @@ function keyOf(name: string, inputs: Record<string, tf.TensorInfo>, attrs: Recor
   if (name === 'BatchMatMul') {
     const a = inputs.a.shape, b = inputs.b.shape;
     const big = a.some((d) => d > 100000) || b.some((d) => d > 100000);
+    if (f.byShape && !big && a.length === 2) {
+      const [m, k] = attrs.transposeA ? [a[1], a[0]] : a;
+      const n = attrs.transposeB ? b[0] : b[1];
+      return { key: `BatchMatMul [${a}]${attrs.transposeA ? '^T' : ''} x [${b}]${attrs.transposeB ? '^T' : ''}`, flop: 2 * m * n * k };
+    }
     return { key: big ? 'BatchMatMul (vocab-sized)' : a.length > 2 ? 'BatchMatMul (batched)' : 'BatchMatMul (LoRA etc.)', flop: 0 };
   }
   return { key: name, flop: 0 };

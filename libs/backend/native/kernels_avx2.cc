@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "int16_gemm.h"
@@ -1068,6 +1069,26 @@ void lowPrecisionMatMul(const LowPrecision& w, bool transW, int64_t m, const flo
   } else {
     lowMatMul(Rows<uint16_t>{static_cast<const uint16_t*>(w.data), nullptr, w.cols}, transW, m, n, k, a, c, parallel);
   }
+}
+
+const char* int16Kernel() { return i16gemm::kernelName(i16gemm::kernel()); }
+
+bool setInt16Kernel(const char* name) {
+  for (auto k : i16gemm::kKernels) {
+    if (std::strcmp(name, i16gemm::kernelName(k)) == 0) return i16gemm::setKernel(k);
+  }
+  return false;
+}
+
+const char* int16Kernels() {
+  static const std::string names = [] {
+    std::string s;
+    for (auto k : i16gemm::kKernels) {
+      if (i16gemm::cpuHas(k)) s += (s.empty() ? "" : ",") + std::string(i16gemm::kernelName(k));
+    }
+    return s;
+  }();
+  return names.c_str();
 }
 
 void lowPrecisionRows(const LowPrecision& w, const int32_t* ids, int64_t count, float* out) {
