@@ -622,8 +622,7 @@ napi_value Configure(napi_env env, napi_callback_info info) {
   return Info(env, info);
 }
 
-// info(): {cpu: bool (AVX2 and FMA), gemm: "openblas" | "own", threads, and with the CPU: int16 (the integer GEMM's
-// micro-kernel, kernels.h int16Kernel), int16Kernels (those this CPU has, AVX2 first)}
+// info(): {cpu: bool (AVX2 and FMA), gemm: "openblas" | "own", threads}
 napi_value Info(napi_env env, napi_callback_info) {
   napi_value out, cpu, gemm, nthreads;
   CHECK(env, napi_create_object(env, &out));
@@ -633,27 +632,32 @@ napi_value Info(napi_env env, napi_callback_info) {
   CHECK(env, napi_set_named_property(env, out, "cpu", cpu));
   CHECK(env, napi_set_named_property(env, out, "gemm", gemm));
   CHECK(env, napi_set_named_property(env, out, "threads", nthreads));
-  if (cpuOk) {  // int16_gemm.h is AVX2 code: not called on a CPU without it
-    napi_value kernel, kernels;
-    CHECK(env, napi_create_string_utf8(env, avx2::int16Kernel(), NAPI_AUTO_LENGTH, &kernel));
-    CHECK(env, napi_create_array(env, &kernels));
-    std::string names = avx2::int16Kernels();
-    uint32_t i = 0;
-    for (size_t start = 0; start <= names.size();) {
-      const size_t end = std::min(names.find(',', start), names.size());
-      napi_value name;
-      CHECK(env, napi_create_string_utf8(env, names.data() + start, end - start, &name));
-      CHECK(env, napi_set_element(env, kernels, i++, name));
-      start = end + 1;
-    }
-    CHECK(env, napi_set_named_property(env, out, "int16", kernel));
-    CHECK(env, napi_set_named_property(env, out, "int16Kernels", kernels));
-  }
   return out;
 }
 
-// setInt16Kernel(name): the integer GEMM's micro-kernel by name (kernels.h); a RangeError for one this CPU lacks.
-// Returns info().
+// int16Kernels(): {active, available}: the int16 GEMM's micro-kernel in use and those this CPU has, AVX2 first
+// (kernels.h int16Kernel).
+napi_value Int16Kernels(napi_env env, napi_callback_info) {
+  napi_value out, active, available;
+  CHECK(env, napi_create_object(env, &out));
+  CHECK(env, napi_create_string_utf8(env, avx2::int16Kernel(), NAPI_AUTO_LENGTH, &active));
+  CHECK(env, napi_create_array(env, &available));
+  const std::string names = avx2::int16Kernels();
+  uint32_t i = 0;
+  for (size_t start = 0; start <= names.size();) {
+    const size_t end = std::min(names.find(',', start), names.size());
+    napi_value name;
+    CHECK(env, napi_create_string_utf8(env, names.data() + start, end - start, &name));
+    CHECK(env, napi_set_element(env, available, i++, name));
+    start = end + 1;
+  }
+  CHECK(env, napi_set_named_property(env, out, "active", active));
+  CHECK(env, napi_set_named_property(env, out, "available", available));
+  return out;
+}
+
+// setInt16Kernel(name): the int16 GEMM's micro-kernel by name (kernels.h); a RangeError for one this CPU lacks.
+// Returns int16Kernels().
 napi_value SetInt16Kernel(napi_env env, napi_callback_info info) {
   napi_value argv[1];
   if (!args(env, info, 1, argv)) return nullptr;
@@ -664,7 +668,7 @@ napi_value SetInt16Kernel(napi_env env, napi_callback_info info) {
     napi_throw_range_error(env, nullptr, (std::string("rlhf-native: no int16 kernel '") + name + "' on this CPU (it has " + avx2::int16Kernels() + ")").c_str());
     return nullptr;
   }
-  return Info(env, info);
+  return Int16Kernels(env, info);
 }
 
 napi_value Init(napi_env env, napi_value exports) {
@@ -681,7 +685,7 @@ napi_value Init(napi_env env, napi_value exports) {
              {"attentionForward", AttentionForward}, {"attentionBackward", AttentionBackward},
              {"swigluGrad", SwiGLUGrad}, {"rmsNormGrad", RmsNormGrad}, {"segmentSum", SegmentSum},
              {"lowPrecisionMatMul", LowPrecisionMatMul}, {"lowPrecisionRows", LowPrecisionRows},
-             {"decodeLayer", DecodeLayer}, {"expTerms", ExpTerms}, {"setInt16Kernel", SetInt16Kernel}};
+             {"decodeLayer", DecodeLayer}, {"expTerms", ExpTerms}, {"int16Kernels", Int16Kernels}, {"setInt16Kernel", SetInt16Kernel}};
   for (const auto& f : fns) {
     napi_value fn;
     // Without AVX2/FMA only info() is exported: nothing else may run.

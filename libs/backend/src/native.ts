@@ -9,24 +9,21 @@ import * as path from 'path';
 /** The micro-kernels of the int16-activation x int8-weight GEMM (native/int16_gemm.h): vpmaddwd + vpaddd, or vpdpwssd on ymm / zmm. */
 export type Int16Kernel = 'avx2' | 'avxvnni' | 'avx512vnni';
 
-/**
- * What the addon reports: whether the CPU has AVX2 and FMA, which GEMM it uses, its thread count; with AVX2, the
- * int16 GEMM's micro-kernel in use (by default the widest the CPU has) and those it has.
- */
+/** What the addon reports: whether the CPU has AVX2 and FMA, which GEMM it uses, its thread count. */
 export interface NativeInfo {
   cpu: boolean;
   gemm: 'own' | 'openblas';
   threads: number;
-  int16?: Int16Kernel;
-  int16Kernels?: Int16Kernel[];
 }
 
 /** The addon's functions. Offsets and sizes are in float32 elements of `heap` (the wasm memory). */
 export interface NativeAddon {
   info(): NativeInfo;
   configure(threads: number, gemm: GemmChoice): NativeInfo;
-  /** Chooses the int16 GEMM's micro-kernel (a RangeError for one this CPU lacks); returns info(). */
-  setInt16Kernel(name: Int16Kernel): NativeInfo;
+  /** The int16 GEMM's micro-kernel in use (by default the widest this CPU has) and those the CPU has, AVX2 first. */
+  int16Kernels(): { active: Int16Kernel; available: Int16Kernel[] };
+  /** Chooses the int16 GEMM's micro-kernel (a RangeError for one this CPU lacks); returns int16Kernels(). */
+  setInt16Kernel(name: Int16Kernel): { active: Int16Kernel; available: Int16Kernel[] };
   batchMatMul(heap: Float32Array, transA: boolean, transB: boolean, m: number, n: number, k: number,
     aOffsets: Int32Array, bOffsets: Int32Array, cOffsets: Int32Array): void;
   adamw(heap: Float32Array, p: number, g: number, m: number, v: number, pOut: number, mOut: number, vOut: number,
@@ -132,14 +129,13 @@ export function loadNative(opts: NativeOptions = {}): { info: NativeInfo } | { r
 
 /** The int16 GEMM's micro-kernel in use and those this CPU has; null without the native kernels. */
 export function int16Kernels(): { active: Int16Kernel; available: Int16Kernel[] } | null {
-  const info = active?.addon.info();
-  return info?.int16 ? { active: info.int16, available: info.int16Kernels ?? [] } : null;
+  return active?.addon.int16Kernels() ?? null;
 }
 
 /** Chooses the int16 GEMM's micro-kernel (tests, benchmarks); throws without the native kernels or for one this CPU lacks. */
 export function setInt16Kernel(name: Int16Kernel): void {
   if (active == null) throw new Error('setInt16Kernel: the native kernels are not in use');
-  active.info = active.addon.setInt16Kernel(name);
+  active.addon.setInt16Kernel(name);
 }
 
 /** Stops using the native kernels (the addon stays loaded; a later loadNative re-enables it). */
