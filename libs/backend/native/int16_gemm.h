@@ -1,15 +1,15 @@
 // The int16-activation x int8-weight GEMM (issue 39; lowPrecisionMatMul with int16Activations, kernels.h): C[m, n] =
 // A[m, k] op(W) with W int8 (one fp32 scale per row of W, as LowPrecisionMatrix holds it) and A quantised to int16 on
-// the fly, multiplied with vpmaddwd (16 multiply-adds per instruction against 8 for an fp32 FMA) into int32
-// accumulators that are converted to fp32 at the end of every K block. Included by kernels_avx2.cc (-mavx2 -mfma) and
-// by the microbenchmark tools/int16-gemm.
+// the fly, multiplied with vpmaddwd or vpdpwssd (16 multiply-adds per ymm instruction against 8 for an fp32 FMA) into
+// int32 accumulators that are converted to fp32 at the end of every K block. Included by kernels_avx2.cc (-mavx2
+// -mfma) and by the microbenchmark tools/int16-gemm.
 //   transW: W [n, k], C = A W^T (a linear layer's forward); C[s, j] = scale[j] * sum_p A[s, p] W[j, p]
 //   else:   W [k, n], C = A W   (its input gradient);    C[s, j] = sum_p (A[s, p] scale[p]) W[p, j]: the scale runs
 //           along the reduction, so it is folded into A before A is quantised.
 // A is quantised per row and per block of KC columns: q = round(a / s), s = max|a| / 32767 over the block. With
 // |q| <= 32767 and |w| <= 127, KC = 512 values (256 vpmaddwd pairs) sum to at most 256 * 2 * 32767 * 127 < 2^31: an
 // int32 accumulator cannot overflow within a block (vpdpwssd wraps like vpaddd: the same bound holds).
-// Three micro-kernels, chosen at run time by the CPU (kernelFor; setKernel forces one for tests and benchmarks): AVX2
+// Three micro-kernels, chosen at run time by the CPU (kernel(); setKernel forces one for tests and benchmarks): AVX2
 // (vpmaddwd + vpaddd, 6 x 16 in ymm: every x86-64 the addon runs on), AVX-VNNI (one vpdpwssd for the two, same tile)
 // and AVX-512 VNNI (vpdpwssd on zmm, 8 x 32). Only the micro-kernel functions carry the target attribute of their
 // extension; the rest of the file is AVX2 code like its translation unit (kernels_avx2.cc, -mavx2 -mfma).
