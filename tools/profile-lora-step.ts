@@ -3,6 +3,7 @@
 // tfjs overhead. Same model and step as `bench train` (libs/bench speed.ts), plus --grad-checkpointing.
 //   node --import tsx tools/profile-lora-step.ts --hidden 896 --layers 24 --heads 14 --kv 2 --ffn 4864 --vocab 151936 \
 //     --seq 128 --batch 1 --lora-rank 8 --base-dtype int8 [--int8-activations int16|fp32] [--grad-checkpointing] [--steps 3]
+//     [--by-shape: the small BatchMatMuls (LoRA) one row per operand shapes and transposes]
 // Prints a table on stdout and one JSON line.
 import * as tf from '@tensorflow/tfjs';
 import { initBackend, setLowPrecisionActivations, type LowPrecisionActivations } from '@rlhf-code/backend';
@@ -22,6 +23,7 @@ const f = {
   hidden: flag('hidden', 896), layers: flag('layers', 24), heads: flag('heads', 14), kv: flag('kv', 2), ffn: flag('ffn', 4864),
   vocab: flag('vocab', 151936), seq: flag('seq', 128), batch: flag('batch', 1), loraRank: flag('lora-rank', 8),
   baseDtype: str('base-dtype', 'int8') as 'int8' | 'bf16' | 'fp32', int8Activations: str('int8-activations', 'int16') as LowPrecisionActivations, steps: flag('steps', 3), checkpointing: args.includes('--grad-checkpointing'),
+  byShape: args.includes('--by-shape'),
 };
 
 const times = new Map<string, { ms: number; calls: number; flop: number }>();
@@ -37,6 +39,11 @@ function keyOf(name: string, inputs: Record<string, tf.TensorInfo>, attrs: Recor
   if (name === 'BatchMatMul') {
     const a = inputs.a.shape, b = inputs.b.shape;
     const big = a.some((d) => d > 100000) || b.some((d) => d > 100000);
+    if (f.byShape && !big && a.length === 2) {
+      const [m, k] = attrs.transposeA ? [a[1], a[0]] : a;
+      const n = attrs.transposeB ? b[0] : b[1];
+      return { key: `BatchMatMul [${a}]${attrs.transposeA ? '^T' : ''} x [${b}]${attrs.transposeB ? '^T' : ''}`, flop: 2 * m * n * k };
+    }
     return { key: big ? 'BatchMatMul (vocab-sized)' : a.length > 2 ? 'BatchMatMul (batched)' : 'BatchMatMul (LoRA etc.)', flop: 0 };
   }
   return { key: name, flop: 0 };
@@ -95,7 +102,16 @@ async function main(): Promise<void> {
       const targets = tf.reshape(tf.slice(all, [0, 1], [f.batch, f.seq]), [-1]);
       return { loss: sparseCrossEntropy(tf.reshape(model.logits(ids), [f.batch * f.seq, f.vocab]), targets) };
     });
-  trainer.step([{ loss }]); // warm-up
+  // The first step (wasm and JS compiled on first use, the heap's pages touched for the first time) apart.
+  const usage0 = process.resourceUsage();
+  const warm0 = performance.now();
+  trainer.step([{ loss }]);
+  const warmMs = performance.now() - warm0;
+  const usage1 = process.resourceUsage();
+  const warmUp = {
+    ms: warmMs, user_ms: (usage1.userCPUTime - usage0.userCPUTime) / 1000, system_ms: (usage1.systemCPUTime - usage0.systemCPUTime) / 1000,
+    minor_faults: usage1.minorPageFault - usage0.minorPageFault,
+  };
   const tensorsBefore = tf.memory().numTensors;
   wrapKernels();
   const stepMs: number[] = [];
@@ -104,12 +120,17 @@ async function main(): Promise<void> {
     trainer.step([{ loss }]);
     stepMs.push(performance.now() - t0);
   }
+  const usage2 = process.resourceUsage();
   const total = stepMs.reduce((a, b) => a + b, 0) / f.steps;
   const rows = [...times.entries()].map(([key, e]) => ({ key, ms: e.ms / f.steps, calls: e.calls / f.steps, gflops: e.flop ? e.flop / (e.ms * 1e6) : null }));
   rows.sort((a, b) => b.ms - a.ms);
   const kernelMs = rows.reduce((a, r) => a + r.ms, 0);
   const tokensPerStep = f.batch * f.seq;
   process.stdout.write(`setting ${JSON.stringify(f)}\nstep ${total.toFixed(0)} ms (${stepMs.map((s) => s.toFixed(0)).join(', ')}), ${(tokensPerStep / (total / 1000)).toFixed(1)} tokens/s\n`);
+  process.stdout.write(
+    `first step ${warmUp.ms.toFixed(0)} ms (user ${warmUp.user_ms.toFixed(0)}, system ${warmUp.system_ms.toFixed(0)} ms CPU, ${warmUp.minor_faults} page faults); ` +
+      `the measured steps ${((usage2.minorPageFault - usage1.minorPageFault) / f.steps).toFixed(0)} page faults each\n`,
+  );
   process.stdout.write('| what | ms/step | share | calls/step | GFLOP/s |\n| --- | ---: | ---: | ---: | ---: |\n');
   for (const r of rows.filter((r) => r.ms >= 0.5)) {
     process.stdout.write(`| ${r.key} | ${r.ms.toFixed(1)} | ${((100 * r.ms) / total).toFixed(1)}% | ${r.calls} | ${r.gflops ? r.gflops.toFixed(0) : ''} |\n`);
@@ -117,7 +138,7 @@ async function main(): Promise<void> {
   const small = rows.filter((r) => r.ms < 0.5).reduce((a, r) => a + r.ms, 0);
   process.stdout.write(`| other kernels (< 0.5 ms each) | ${small.toFixed(1)} | ${((100 * small) / total).toFixed(1)}% | | |\n`);
   process.stdout.write(`| outside kernels (tfjs/JS overhead) | ${(total - kernelMs).toFixed(1)} | ${((100 * (total - kernelMs)) / total).toFixed(1)}% | | |\n`);
-  process.stdout.write(JSON.stringify({ setting: f, step_ms: total, tokens_per_s: tokensPerStep / (total / 1000), rows, outside_ms: total - kernelMs, tensors_before: tensorsBefore, tensors_after: tf.memory().numTensors }) + '\n');
+  process.stdout.write(JSON.stringify({ setting: f, first_step: warmUp, step_ms: total, tokens_per_s: tokensPerStep / (total / 1000), rows, outside_ms: total - kernelMs, tensors_before: tensorsBefore, tensors_after: tf.memory().numTensors }) + '\n');
   trainer.dispose();
   model.dispose();
 }

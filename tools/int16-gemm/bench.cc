@@ -1,7 +1,8 @@
-// Microbenchmark of issue 39: the int16-activation x int8-weight GEMM (int16_gemm.h) against the engine's current int8
-// path (avx2::lowPrecisionMatMul: dequantise into the fp32 GEMM's packing) and the fp32 GEMM, on the layer shapes of
-// Qwen2.5-Coder-0.5B, both orientations, 2 threads. Also the error of each against a double-precision reference over
-// the same int8 weights. Build and run: tools/int16-gemm/run.sh (prints a table; no assertions).
+// Microbenchmark of issue 39: the int16-activation x int8-weight GEMM (int16_gemm.h) with each micro-kernel this CPU
+// has (AVX2, AVX-VNNI, AVX-512 VNNI) against the engine's int8 path with fp32 activations (avx2::lowPrecisionMatMul:
+// dequantise into the fp32 GEMM's packing) and the fp32 GEMM, on the layer shapes of Qwen2.5-Coder-0.5B, both
+// orientations, 2 threads. Also the error of each against a double-precision reference over the same int8 weights.
+// Build and run: tools/int16-gemm/run.sh (prints a table; no assertions).
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -46,8 +47,15 @@ int main(int argc, char** argv) {
   std::mt19937 rng(1);
   std::normal_distribution<float> normal(0.f, 1.f);
   i16gemm::QuantA qa;
-  std::printf("| shape | orientation | M | fp32 GEMM ms | int8 now ms | int16 ms | int16 / int8 now | int16 GFLOP/s | rel. err int8 now | rel. err int16 | max abs err int16 / max abs ref |\n");
-  std::printf("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+  std::vector<i16gemm::Kernel> kernels;
+  for (auto k : i16gemm::kKernels) {
+    if (i16gemm::cpuHas(k)) kernels.push_back(k);
+  }
+  std::printf("| shape | orientation | M | fp32 GEMM ms | int8 fp32-act ms |");
+  for (auto k : kernels) std::printf(" int16 %s ms | GFLOP/s | rel. err |", i16gemm::kernelName(k));
+  std::printf("\n| --- | --- | ---: | ---: | ---: |");
+  for (size_t i = 0; i < kernels.size(); i++) std::printf(" ---: | ---: | ---: |");
+  std::printf("\n");
   for (const Shape& s : shapes) {
     // W [out, in] int8 with per-row scales, from normal values; its fp32 dequantisation for the fp32 GEMM.
     std::vector<int8_t> w(s.out * s.in);
@@ -71,26 +79,30 @@ int main(int argc, char** argv) {
         }
         const int reps = s.out > 100000 ? 3 : 7;
         const rlhf::Gemm g{false, transW, m, n, k};
-        const double tFp32 = medianMs([&] { rlhf::avx2::gemm(g, a.data(), wf.data(), c0.data(), true); }, reps);
-        const double tNow = medianMs([&] { rlhf::avx2::lowPrecisionMatMul(lp, transW, m, a.data(), c1.data(), true); }, reps);
-        const double tNew = medianMs([&] { i16gemm::matMul(w.data(), scales.data(), s.out, s.in, transW, m, a.data(), c2.data(), true, qa); }, reps);
-        // Errors against a double reference on 8 rows and up to 512 columns.
-        Err eNow, eNew;
-        for (int64_t i = 0; i < m; i += m / 8) {
-          for (int64_t j = 0; j < n; j += std::max<int64_t>(1, n / 512)) {
-            double ref = 0;
-            for (int64_t p = 0; p < k; p++) ref += (double)a[i * k + p] * (transW ? (double)wf[j * s.in + p] : (double)wf[p * s.in + j]);
-            for (auto [e, v] : {std::pair<Err*, float>{&eNow, c1[i * n + j]}, {&eNew, c2[i * n + j]}}) {
-              e->maxAbs = std::max(e->maxAbs, std::fabs(v - ref));
-              e->refMax = std::max(e->refMax, std::fabs(ref));
-              e->sq += (v - ref) * (v - ref);
-              e->refSq += ref * ref;
+        // Relative Frobenius error against a double reference on 8 rows and up to 512 columns.
+        auto error = [&](const std::vector<float>& c) {
+          Err e;
+          for (int64_t i = 0; i < m; i += m / 8) {
+            for (int64_t j = 0; j < n; j += std::max<int64_t>(1, n / 512)) {
+              double ref = 0;
+              for (int64_t p = 0; p < k; p++) ref += (double)a[i * k + p] * (transW ? (double)wf[j * s.in + p] : (double)wf[p * s.in + j]);
+              const double v = c[i * n + j];
+              e.sq += (v - ref) * (v - ref);
+              e.refSq += ref * ref;
             }
           }
-        }
+          return e.rel();
+        };
+        const double tFp32 = medianMs([&] { rlhf::avx2::gemm(g, a.data(), wf.data(), c0.data(), true); }, reps);
+        const double tNow = medianMs([&] { rlhf::avx2::lowPrecisionMatMul(lp, transW, m, a.data(), c1.data(), true); }, reps);
+        std::printf("| %s | %s | %lld | %.2f | %.2f |", s.name, transW ? "x W^T (fwd)" : "dy W (dgrad)", (long long)m, tFp32, tNow);
         const double flop = 2.0 * m * n * k;
-        std::printf("| %s | %s | %lld | %.2f | %.2f | %.2f | %.2fx | %.0f | %.1e | %.1e | %.1e |\n", s.name, transW ? "x W^T (fwd)" : "dy W (dgrad)",
-                    (long long)m, tFp32, tNow, tNew, tNow / tNew, flop / (tNew * 1e6), eNow.rel(), eNew.rel(), eNew.maxAbs / eNew.refMax);
+        for (auto kern : kernels) {
+          i16gemm::setKernel(kern);
+          const double t = medianMs([&] { i16gemm::matMul(w.data(), scales.data(), s.out, s.in, transW, m, a.data(), c2.data(), true, qa); }, reps);
+          std::printf(" %.2f | %.0f | %.1e |", t, flop / (t * 1e6), error(c2));
+        }
+        std::printf("\n");
         std::fflush(stdout);
       }
     }

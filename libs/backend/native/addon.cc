@@ -4,6 +4,7 @@
 // used where they live, with no copies.
 #include <node_api.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -634,6 +635,42 @@ napi_value Info(napi_env env, napi_callback_info) {
   return out;
 }
 
+// int16Kernels(): {active, available}: the int16 GEMM's micro-kernel in use and those this CPU has, AVX2 first
+// (kernels.h int16Kernel).
+napi_value Int16Kernels(napi_env env, napi_callback_info) {
+  napi_value out, active, available;
+  CHECK(env, napi_create_object(env, &out));
+  CHECK(env, napi_create_string_utf8(env, avx2::int16Kernel(), NAPI_AUTO_LENGTH, &active));
+  CHECK(env, napi_create_array(env, &available));
+  const std::string names = avx2::int16Kernels();
+  uint32_t i = 0;
+  for (size_t start = 0; start <= names.size();) {
+    const size_t end = std::min(names.find(',', start), names.size());
+    napi_value name;
+    CHECK(env, napi_create_string_utf8(env, names.data() + start, end - start, &name));
+    CHECK(env, napi_set_element(env, available, i++, name));
+    start = end + 1;
+  }
+  CHECK(env, napi_set_named_property(env, out, "active", active));
+  CHECK(env, napi_set_named_property(env, out, "available", available));
+  return out;
+}
+
+// setInt16Kernel(name): the int16 GEMM's micro-kernel by name (kernels.h); a RangeError for one this CPU lacks.
+// Returns int16Kernels().
+napi_value SetInt16Kernel(napi_env env, napi_callback_info info) {
+  napi_value argv[1];
+  if (!args(env, info, 1, argv)) return nullptr;
+  char name[32] = {0};
+  size_t len = 0;
+  CHECK(env, napi_get_value_string_utf8(env, argv[0], name, sizeof name, &len));
+  if (!avx2::setInt16Kernel(name)) {
+    napi_throw_range_error(env, nullptr, (std::string("rlhf-native: no int16 kernel '") + name + "' on this CPU (it has " + avx2::int16Kernels() + ")").c_str());
+    return nullptr;
+  }
+  return Int16Kernels(env, info);
+}
+
 napi_value Init(napi_env env, napi_value exports) {
 #if defined(__x86_64__)
   __builtin_cpu_init();
@@ -648,7 +685,7 @@ napi_value Init(napi_env env, napi_value exports) {
              {"attentionForward", AttentionForward}, {"attentionBackward", AttentionBackward},
              {"swigluGrad", SwiGLUGrad}, {"rmsNormGrad", RmsNormGrad}, {"segmentSum", SegmentSum},
              {"lowPrecisionMatMul", LowPrecisionMatMul}, {"lowPrecisionRows", LowPrecisionRows},
-             {"decodeLayer", DecodeLayer}, {"expTerms", ExpTerms}};
+             {"decodeLayer", DecodeLayer}, {"expTerms", ExpTerms}, {"int16Kernels", Int16Kernels}, {"setInt16Kernel", SetInt16Kernel}};
   for (const auto& f : fns) {
     napi_value fn;
     // Without AVX2/FMA only info() is exported: nothing else may run.

@@ -77,11 +77,21 @@ struct LowPrecision {
  * forward pass), false reads W [k, n] (C = A W, its input gradient). Few rows (m <= 16) stream W once with fused
  * dot products / row updates; more go through the GEMM, whose packing of B dequantises. With int16Activations, an int8
  * W with more than 16 rows of A goes through the integer GEMM of int16_gemm.h instead (A quantised per row and per
- * block of 512 columns to int16, vpmaddwd into int32): about twice the multiply-adds per instruction, results within
- * the int16 rounding of A (~3e-5 of a row block's largest value); bf16 and few rows are unaffected.
+ * block of 512 columns to int16, vpmaddwd or vpdpwssd into int32): two to four times the multiply-adds per
+ * instruction, results within the int16 rounding of A (~3e-5 of a row block's largest value); bf16 and few rows are
+ * unaffected.
  */
 void lowPrecisionMatMul(const LowPrecision& w, bool transW, int64_t m, const float* a, float* c, bool parallel,
                         bool int16Activations = false);
+/**
+ * The micro-kernel of that integer GEMM: "avx2" (vpmaddwd + vpaddd), "avxvnni" or "avx512vnni" (vpdpwssd on ymm /
+ * zmm), by default the widest this CPU has; all give the same numbers (exact int32 sums).
+ */
+const char* int16Kernel();
+/** Chooses it by name (tests, benchmarks); false, and nothing changed, for an unknown name or one this CPU lacks. */
+bool setInt16Kernel(const char* name);
+/** The names of the ones this CPU has, comma-separated, AVX2 first. */
+const char* int16Kernels();
 /** out[i, :] = the dequantised row ids[i] of W (an embedding lookup), out [count, cols] (ids checked by the caller). */
 void lowPrecisionRows(const LowPrecision& w, const int32_t* ids, int64_t count, float* out);
 /** y = x / sqrt(mean(x^2) + eps) * w, rows of length dim. */

@@ -7,6 +7,7 @@ import {
   bf16ToFloat32, dequantizeInt8, f32BitsToBf16Bits, lowPrecisionActivations, lowPrecisionMatMul, LowPrecisionMatrix, lowPrecisionRows,
   quantizeInt8, setLowPrecisionActivations, stackRows, withLowPrecisionActivations, toBf16, type LowPrecision,
 } from './low-precision';
+import { int16Kernels, setInt16Kernel, type Int16Kernel } from './native';
 import { hasNativeKernels } from './native-kernels';
 import { initBackend } from './select';
 import { closeness, nativeAddonBuilt, seededValues, withoutNativeKernels } from './testing';
@@ -130,12 +131,32 @@ test('a stage\'s activations setting holds while it runs and is put back after i
 // int16 activations (LowPrecisionActivations): x and dy quantised per row and per block of 512 values to int16, then
 // integer products with the int8 values. Against float64 over the same int8 weights, within the bound of that
 // rounding: |err| <= sum over blocks of (max|a_blk| / 32767 / 2) * sum_{p in blk} |q_p| * scale (+ fp32 slack), with a
-// the activation as the kernel sees it (dy times the row scale for the input gradient). Shapes cross the 6 x 16 tiles,
-// the 512-deep blocks and odd widths; up to 16 rows the fp32 path is kept.
-const INT16_SHAPES: Array<[number, number, number]> = [[17, 33, 7], [40, 130, 300], [100, 19, 1030], [23, 200, 513], [64, 16, 1024]];
+// the activation as the kernel sees it (dy times the row scale for the input gradient). Every micro-kernel this CPU
+// has (AVX2 everywhere; AVX-VNNI, AVX-512 VNNI) is held to that bound and must give exactly the AVX2 kernel's numbers
+// (the int32 sums are exact and the scaling is the same). Shapes cross the 6 x 16 and 8 x 32 tiles, the 512-deep
+// blocks, the 96-row and 1024-column packing blocks and odd widths; up to 16 rows the fp32 path is kept.
+const INT16_SHAPES: Array<[number, number, number]> = [[17, 33, 7], [40, 130, 300], [100, 19, 1030], [23, 200, 513], [64, 16, 1024],
+  [104, 40, 70], [17, 1061, 20], [17, 30, 1040]];
 
 (nativeAddonBuilt() ? describe : describe.skip)('int8 products with int16 activations', () => {
-  afterEach(() => setLowPrecisionActivations('fp32'));
+  let defaultKernel: Int16Kernel;
+  let kernels: Int16Kernel[];
+  beforeAll(() => {
+    const k = int16Kernels()!;
+    defaultKernel = k.active;
+    kernels = k.available;
+  });
+  afterEach(() => {
+    setLowPrecisionActivations('fp32');
+    setInt16Kernel(defaultKernel);
+  });
+
+  test('the widest micro-kernel this CPU has is the default; one it lacks is refused', () => {
+    expect(kernels[0]).toBe('avx2');
+    expect(defaultKernel).toBe(kernels[kernels.length - 1]);
+    expect(() => setInt16Kernel('sse2' as Int16Kernel)).toThrow("no int16 kernel 'sse2' on this CPU");
+    expect(int16Kernels()!.active).toBe(defaultKernel);
+  });
 
   /** The bound above for out[i, j] = sum_p a[i, p] q[p|j] s: rows of a [m, k], |q| [k] per output as a function. */
   function bound(a: Float32Array, m: number, k: number, i: number, absWeights: (p: number) => number): number {
@@ -163,27 +184,33 @@ const INT16_SHAPES: Array<[number, number, number]> = [[17, 33, 7], [40, 130, 30
       const deq = W.toFloat32();
       setLowPrecisionActivations('int16');
       expect(lowPrecisionActivations()).toBe('int16');
-      const [y, dx] = tf.tidy(() => {
-        const { value, grads } = tf.valueAndGrads((xs: tf.Tensor) => lowPrecisionMatMul(xs as tf.Tensor2D, W))([tf.tensor2d(x, [m, k])], tf.tensor2d(dy, [m, n]));
-        return [value.dataSync(), grads[0].dataSync()] as const;
-      });
+      const productOf = (kernel: Int16Kernel) => {
+        setInt16Kernel(kernel);
+        return tf.tidy(() => {
+          const { value, grads } = tf.valueAndGrads((xs: tf.Tensor) => lowPrecisionMatMul(xs as tf.Tensor2D, W))([tf.tensor2d(x, [m, k])], tf.tensor2d(dy, [m, n]));
+          return [value.dataSync() as Float32Array, grads[0].dataSync() as Float32Array] as const;
+        });
+      };
+      const [y, dx] = productOf('avx2');
       const yRef = reference(x, m, deq, n, k, true);
       const dxRef = reference(dy, m, deq, k, n, false);
       // dy as the kernel quantises it: times the row scale of W (the reduction runs over W's rows).
       const dyScaled = new Float32Array(m * n);
       for (let i = 0; i < m; i++) for (let p = 0; p < n; p++) dyScaled[i * n + p] = dy[i * n + p] * scales[p];
-      let worst = 0;
+      const yBound = new Float64Array(m * n);
+      const dxBound = new Float64Array(m * k);
       for (let i = 0; i < m; i++) {
-        for (let j = 0; j < n; j++) {
-          const b = bound(x, m, k, i, (p) => Math.abs(q[j * k + p]) * scales[j]);
-          worst = Math.max(worst, Math.abs(y[i * n + j] - yRef[i * n + j]) / b);
-        }
-        for (let j = 0; j < k; j++) {
-          const b = bound(dyScaled, m, n, i, (p) => Math.abs(q[p * k + j]));
-          worst = Math.max(worst, Math.abs(dx[i * k + j] - dxRef[i * k + j]) / b);
-        }
+        for (let j = 0; j < n; j++) yBound[i * n + j] = bound(x, m, k, i, (p) => Math.abs(q[j * k + p]) * scales[j]);
+        for (let j = 0; j < k; j++) dxBound[i * k + j] = bound(dyScaled, m, n, i, (p) => Math.abs(q[p * k + j]));
       }
-      expect(worst).toBeLessThanOrEqual(1);
+      for (const kernel of kernels) {
+        const [yk, dxk] = kernel === 'avx2' ? [y, dx] : productOf(kernel);
+        let worst = 0;
+        for (let i = 0; i < m * n; i++) worst = Math.max(worst, Math.abs(yk[i] - yRef[i]) / yBound[i]);
+        for (let i = 0; i < m * k; i++) worst = Math.max(worst, Math.abs(dxk[i] - dxRef[i]) / dxBound[i]);
+        expect({ kernel, worst: worst <= 1 }).toEqual({ kernel, worst: true });
+        expect({ kernel, same: Array.from(yk).every((v, i) => v === y[i]) && Array.from(dxk).every((v, i) => v === dx[i]) }).toEqual({ kernel, same: true });
+      }
       // And close to the fp32 path overall: relative Frobenius error below 1e-4.
       setLowPrecisionActivations('fp32');
       const [y32, dx32] = tf.tidy(() => {

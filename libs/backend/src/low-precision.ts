@@ -113,8 +113,9 @@ export function dequantizeInt8(q: Int8Array, scales: Float32Array, cols: number)
  * How lowPrecisionMatMul (the differentiable product: training and scoring) multiplies its activations with a frozen
  * int8 matrix in the native kernels: 'fp32' dequantises W into the fp32 GEMM; 'int16' quantises the activation rows
  * (x forward, dy for the input gradient) to int16 per row and per block of 512 values and multiplies them with the int8
- * values in integer arithmetic (native/int16_gemm.h): about twice the multiply-adds per instruction, results within
- * ~3e-5 of each row block's largest value. Only products of more than 16 rows change; bf16 matrices, the decode path
+ * values in integer arithmetic (native/int16_gemm.h; vpmaddwd, or vpdpwssd where the CPU has AVX-VNNI / AVX-512 VNNI,
+ * chosen at run time): two to four times the multiply-adds per instruction, results within ~3e-5 of each row block's
+ * largest value (the same numbers from every micro-kernel). Only products of more than 16 rows change; bf16 matrices, the decode path
  * (matMulWeight) and backends without the native kernels always use fp32.
  * Measured on the 0.5B shape (issue 39, EXPERIMENTS.md): LoRA SFT at 2 x 128 tokens 141 tokens/s against 86, adapter
  * gradients within 2.9e-4 (relative), the loss within 7e-6; but a scoring pass moves token log-probabilities by up to

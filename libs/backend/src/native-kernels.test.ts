@@ -39,10 +39,10 @@ test('on a machine that can build it, the addon is built, loaded and runs BatchM
 });
 
 // Shapes [m, k, n] covering the GEMM path (several MR/NR/KC blocks, odd edges), the skinny paths (few rows,
-// few columns, one of each) and degenerate sizes.
+// few columns, one of each; more than 8 of them, taken 8 at a time) and degenerate sizes.
 const SHAPES: Array<[number, number, number]> = [
   [1, 1, 1], [3, 5, 7], [1, 33, 300], [300, 33, 1], [2, 100, 64], [64, 100, 2], [16, 9, 16], [17, 23, 19],
-  [7, 257, 17], [100, 300, 130], [130, 513, 20], [0, 4, 5], [4, 0, 5], [4, 5, 0],
+  [7, 257, 17], [12, 37, 70], [70, 37, 12], [100, 300, 130], [130, 513, 20], [0, 4, 5], [4, 0, 5], [4, 5, 0],
 ];
 const TRANSPOSES: Array<[boolean, boolean]> = [[false, false], [true, false], [false, true], [true, true]];
 // [a batch, b batch]: none, shared b (folded), equal, both broadcast.

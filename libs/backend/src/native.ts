@@ -6,6 +6,9 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 
+/** The micro-kernels of the int16-activation x int8-weight GEMM (native/int16_gemm.h): vpmaddwd + vpaddd, or vpdpwssd on ymm / zmm. */
+export type Int16Kernel = 'avx2' | 'avxvnni' | 'avx512vnni';
+
 /** What the addon reports: whether the CPU has AVX2 and FMA, which GEMM it uses, its thread count. */
 export interface NativeInfo {
   cpu: boolean;
@@ -17,6 +20,10 @@ export interface NativeInfo {
 export interface NativeAddon {
   info(): NativeInfo;
   configure(threads: number, gemm: GemmChoice): NativeInfo;
+  /** The int16 GEMM's micro-kernel in use (by default the widest this CPU has) and those the CPU has, AVX2 first. */
+  int16Kernels(): { active: Int16Kernel; available: Int16Kernel[] };
+  /** Chooses the int16 GEMM's micro-kernel (a RangeError for one this CPU lacks); returns int16Kernels(). */
+  setInt16Kernel(name: Int16Kernel): { active: Int16Kernel; available: Int16Kernel[] };
   batchMatMul(heap: Float32Array, transA: boolean, transB: boolean, m: number, n: number, k: number,
     aOffsets: Int32Array, bOffsets: Int32Array, cOffsets: Int32Array): void;
   adamw(heap: Float32Array, p: number, g: number, m: number, v: number, pOut: number, mOut: number, vOut: number,
@@ -118,6 +125,17 @@ export function loadNative(opts: NativeOptions = {}): { info: NativeInfo } | { r
   const info = addon.configure(threads, gemm);
   active = { addon, info };
   return { info };
+}
+
+/** The int16 GEMM's micro-kernel in use and those this CPU has; null without the native kernels. */
+export function int16Kernels(): { active: Int16Kernel; available: Int16Kernel[] } | null {
+  return active?.addon.int16Kernels() ?? null;
+}
+
+/** Chooses the int16 GEMM's micro-kernel (tests, benchmarks); throws without the native kernels or for one this CPU lacks. */
+export function setInt16Kernel(name: Int16Kernel): void {
+  if (active == null) throw new Error('setInt16Kernel: the native kernels are not in use');
+  active.addon.setInt16Kernel(name);
 }
 
 /** Stops using the native kernels (the addon stays loaded; a later loadNative re-enables it). */
