@@ -1,5 +1,5 @@
 // How far int16 activations move a LoRA step's adapter gradients and the loss (issue 39): one int8-base model of a
-// preset shape, the same batch, gradients with RLHF_INT8_ACTIVATIONS fp32 and int16 on the same stored weights.
+// preset shape, the same batch, gradients with setLowPrecisionActivations fp32 and int16 on the same stored weights.
 // Prints one JSON line: loss both ways, and the relative error ||g16 - g32|| / ||g32|| over all adapters, the worst
 // single adapter tensor, and the cosine between the two gradient vectors.
 //   node --import tsx tools/int16-gemm/grad-error.ts [--hidden 256 --layers 4 --heads 4 --kv 2 --ffn 704 --vocab 16384 --seq 128 --batch 2]

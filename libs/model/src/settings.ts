@@ -12,14 +12,14 @@ export const baseDtypeField = z
 
 /**
  * How a training stage multiplies its activations with an int8 base (libs/backend LowPrecisionActivations): int16
- * doubles the integer multiply-adds per instruction (LoRA SFT on the 0.5B shape 141 against 86 tokens/s, adapter
- * gradients within 3e-4), fp32 keeps log-probs within 1e-4 of the decode path. No effect on fp32 or bf16 bases.
+ * for speed (adapter gradients within 3e-4), fp32 to keep log-probs within 1e-4 of the decode path (measured:
+ * EXPERIMENTS.md, issue 39). No effect on fp32 or bf16 bases.
  */
 export const int8ActivationsField = (d: LowPrecisionActivations) =>
   z
     .enum(LOW_PRECISION_ACTIVATIONS as [LowPrecisionActivations, ...LowPrecisionActivations[]])
     .default(d)
-    .describe('with --base-dtype int8: the activations multiply the int8 weights as int16 (per row and 512-value block; about 1.6x faster training, gradients within 3e-4) or as fp32 (log-probs within 1e-4 of sampling)');
+    .describe('with --base-dtype int8: the activations multiply the int8 weights as int16 (per row and 512-value block; faster training, gradients within 3e-4) or as fp32 (log-probs within 1e-4 of sampling)');
 
 export const GenerateLogitsSettings = z.strictObject({
   model: z.string().min(1).describe('checkpoint folder (config.json + model.safetensors or a sharded index), or a LoRA adapter folder (its base plus the adapter)'),
