@@ -10,6 +10,12 @@ export interface ExecPrompt {
   setup?: string;
 }
 
+/** A prompt record's tests and setup: `setup`, or MBPP's own `test_setup_code` (problems read from MBPP's schema). */
+export function execPromptOf(r: { prompt: string; tests?: readonly string[]; setup?: unknown; test_setup_code?: unknown }): ExecPrompt {
+  const setup = typeof r.setup === 'string' ? r.setup : typeof r.test_setup_code === 'string' ? r.test_setup_code : '';
+  return { prompt: r.prompt, tests: r.tests, setup: setup || undefined };
+}
+
 /**
  * The program that is run: with the raw template the prompt is code / comments the response continues, so
  * both together; with the chat template the response alone, without a Markdown code fence around it.

@@ -12,3 +12,5 @@ export { lossAggregationField, PpoSettings } from './settings';
 export { loadPpoModels, savePpoCheckpoint } from './ppo-models';
 export { runPpo, type HeldOutPlot } from './stages';
 export { HELDOUT_SVG, type HeldOutRecord } from './heldout';
+export { runRft } from './rft';
+export { RftSettings } from './rft-settings';
