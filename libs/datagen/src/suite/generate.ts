@@ -13,12 +13,18 @@
 // No trivial program passes every test of a problem: the generator draws new inputs until the expected values differ
 // between tests and no stub (None, 0, 1, True, False, [], '', the first argument) equals all of them, compared with
 // Python's own `==` (where False == 0).
+//
+// Groups mean what they say: no program of a more-trained operation (sft before rl before dev before test) solves an
+// rl-only or unseen problem. The alias check (aliasPairs) fails `prep suite` when such a program passes every test of
+// ALIAS_SHARE or more of an operation's problems, on inputs drawn for that operation alone: the two compute the same
+// function on the suite's inputs and ops.ts must change. Below that share the agreement is chance, and the problem
+// draws new inputs until no such program passes all three tests (as for the stubs).
 import { spawnSync } from 'child_process';
 import { promises as fs } from 'fs';
 import * as path from 'path';
 import { dataRandom, shuffle, writeJsonl } from '@rlhf-code/data';
 import { resolvePython } from '@rlhf-code/sandbox';
-import { ARG_NAMES, ARG_NOUNS, NEUTRAL_NAMES, OPERATIONS, type ArgKind, type Family, type Operation, type Seen } from './ops';
+import { ARG_NAMES, ARG_NOUNS, NEUTRAL_NAMES, OPERATIONS, type ArgKind, type Family, type Operation, type Rand, type Seen } from './ops';
 
 export type SuiteSplit = 'sft' | 'rl' | 'dev' | 'test';
 export const SUITE_SPLITS: readonly SuiteSplit[] = ['sft', 'rl', 'dev', 'test'];
@@ -37,10 +43,17 @@ export interface SuiteProblem {
   split: SuiteSplit;
 }
 
+/**
+ * RL prompts per sft operation (new instances, no reference), single and composite. RL should reach the trained
+ * operations too, not only the rl-only ones (25 prompts each): with 4 and 3 a run drew each rl-only operation ~19 times
+ * and each sft operation ~2.7 times (shared/notes/audit-rl-recipe.md, R2).
+ */
+const RL_PROMPTS_PER_SFT_OPERATION: Record<Family, number> = { single: 12, composite: 8 };
+
 /** Problems per operation in each split, by family and who sees the operation. */
 const PER_OPERATION: Record<Family, Partial<Record<Seen, Partial<Record<SuiteSplit, number>>>>> = {
-  single: { sft: { sft: 16, rl: 4, dev: 1, test: 2 }, dev: { dev: 5 }, test: { test: 5 } },
-  composite: { sft: { sft: 10, rl: 3, dev: 1, test: 2 }, rl: { rl: 25, dev: 3, test: 5 }, dev: { dev: 5 }, test: { test: 5 } },
+  single: { sft: { sft: 16, rl: RL_PROMPTS_PER_SFT_OPERATION.single, dev: 1, test: 2 }, dev: { dev: 5 }, test: { test: 5 } },
+  composite: { sft: { sft: 10, rl: RL_PROMPTS_PER_SFT_OPERATION.composite, dev: 1, test: 2 }, rl: { rl: 25, dev: 3, test: 5 }, dev: { dev: 5 }, test: { test: 5 } },
 };
 export const perOperation = (op: Operation, split: SuiteSplit) => PER_OPERATION[op.family ?? 'single'][op.seen]?.[split] ?? 0;
 
@@ -48,6 +61,17 @@ const GROUP: Record<Seen, SuiteGroup> = { sft: 'sft_ops', rl: 'rl_only_ops', dev
 /** task_id = base of the split + running number: never MBPP's 1..974. */
 const ID_BASE: Record<SuiteSplit, number> = { sft: 100000, rl: 200000, dev: 300000, test: 400000 };
 const TESTS_PER_PROBLEM = 3;
+/**
+ * The order in which an operation's shuffled statements are dealt to the splits: rl last, so that the number of RL
+ * prompts can change without moving a problem of sft, dev or test.
+ */
+const DEAL_ORDER: readonly SuiteSplit[] = ['sft', 'dev', 'test', 'rl'];
+/**
+ * A more-trained operation aliases another when its reference passes every test of at least this share of the other's
+ * problems: a clear majority, the same function on the inputs drawn. Chance agreements stay below it (`max_abs_odd`'s
+ * 3 of 5 test problems were passed by three different sft references, none by more than 2) and are drawn again.
+ */
+export const ALIAS_SHARE = 0.6;
 
 /** Ways to ask for the function: {fn} its name, {sig} its parameters, {takes} the arguments in words, {say} the result. */
 const FRAMES = [
@@ -163,6 +187,96 @@ export function stubProof(results: readonly CallResult[]): boolean {
   return true;
 }
 
+// --- aliases: a more-trained operation's reference that passes a problem's tests -------------------------------
+
+/** How much training a class of operations gets, most first: sft (references), rl (rewards), dev (settings), test. */
+const EXPOSURE: Record<Seen, number> = { sft: 0, rl: 1, dev: 2, test: 3 };
+/**
+ * Whether `other`'s program could flatter `op`'s group: `other` is of a class with more training (an sft operation
+ * for an rl-only one; sft and rl for dev; sft, rl and dev for test) and takes as many arguments. The reverse
+ * direction does not flatter anything (`digit_count`, `len(str(n))`, passes `string_length`'s problems: a
+ * generalisation, not the same function), and two operations of one class may alias harmlessly.
+ */
+const moreTrained = (other: Operation, op: Operation) => EXPOSURE[other.seen] < EXPOSURE[op.seen] && other.args.length === op.args.length;
+
+// Each operation's body becomes one function (parameters _arg0, _arg1: no body local has those names), bound to the
+// problem's function name while its asserts run. A call that runs over 50 ms (a factorial of a seven-digit number)
+// counts as failing.
+const OTHER_PASSES = `
+import json, signal, sys
+class Slow(Exception):
+    pass
+def on_alarm(*_):
+    raise Slow()
+signal.signal(signal.SIGALRM, on_alarm)
+job = json.load(sys.stdin)
+funcs = []
+for code in job["codes"]:
+    scope = {}
+    exec(code, scope)
+    funcs.append(scope["candidate"])
+out = []
+for p in job["problems"]:
+    tests = [compile(t, "<test>", "exec") for t in p["tests"]]
+    passing = []
+    for j in p["candidates"]:
+        scope = {p["fn"]: funcs[j]}
+        try:
+            signal.setitimer(signal.ITIMER_REAL, 0.05)
+            try:
+                for t in tests:
+                    exec(t, scope)
+            finally:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+            passing.append(j)
+        except Exception:
+            pass
+    out.append(passing)
+json.dump(out, sys.stdout)
+`;
+
+type Tested = Pick<SuiteProblem, 'op' | 'test_list'>;
+
+/**
+ * For each problem, the operations of more-trained classes (moreTrained) whose reference passes all of its tests,
+ * renamed to the problem's function; one python process for all (trusted code: ours).
+ */
+export function aliasedBy(problems: readonly Tested[], o: { operations?: readonly Operation[]; python?: string } = {}): string[][] {
+  if (problems.length === 0) return [];
+  const operations = o.operations ?? OPERATIONS;
+  const byId = new Map(operations.map((op) => [op.id, op]));
+  const codes = operations.map((op) => referenceCode('candidate', op.args.map((_, i) => `_arg${i}`), op.body));
+  const jobs = problems.map((p) => ({
+    fn: p.test_list[0].match(/^assert (\w+)\(/)![1],
+    tests: p.test_list,
+    candidates: operations.flatMap((other, j) => (moreTrained(other, byId.get(p.op)!) ? [j] : [])),
+  }));
+  const run = spawnSync(resolvePython(o.python), ['-I', '-c', OTHER_PASSES], { input: JSON.stringify({ codes, problems: jobs }), maxBuffer: 1 << 28, encoding: 'utf8' });
+  if (run.status !== 0) throw new Error(`prep suite: python failed running references on other problems' tests: ${run.stderr.trim().split('\n').pop()}`);
+  return (JSON.parse(run.stdout) as number[][]).map((js) => js.map((j) => operations[j].id));
+}
+
+/**
+ * The alias rule: operation B aliases operation A when B is more trained (moreTrained) and its reference passes every
+ * test of ALIAS_SHARE or more of A's problems (all splits), on tests drawn for A alone. One line per alias.
+ */
+export function aliasPairs(problems: readonly Tested[], passing: readonly string[][], operations: readonly Operation[] = OPERATIONS): string[] {
+  const seen = new Map(operations.map((op) => [op.id, op.seen]));
+  const total = new Map<string, number>();
+  const passed = new Map<string, Map<string, number>>();
+  problems.forEach((p, i) => {
+    total.set(p.op, (total.get(p.op) ?? 0) + 1);
+    const by = passed.get(p.op) ?? new Map<string, number>();
+    for (const other of passing[i]) by.set(other, (by.get(other) ?? 0) + 1);
+    passed.set(p.op, by);
+  });
+  return [...passed].flatMap(([op, by]) =>
+    [...by]
+      .filter(([, n]) => n >= ALIAS_SHARE * total.get(op)!)
+      .map(([other, n]) => `${other} (${seen.get(other)}) aliases ${op} (${seen.get(op)}): its reference passes every test of ${n} of the ${total.get(op)} ${op} problems`),
+  );
+}
+
 // --- the suite ---------------------------------------------------------------------------------------------------
 
 export interface SuiteOptions {
@@ -170,31 +284,31 @@ export interface SuiteOptions {
   python?: string;
   /** Draws of fresh inputs for one problem before giving up (a generator that cannot produce stub-proof tests). */
   maxDraws?: number;
+  /** The operations (default: ops.ts's); tests plant aliases here. */
+  operations?: readonly Operation[];
 }
 
-/** The whole suite, in split order (sft, rl, dev, test), each split in operation order. Deterministic for a seed. */
-export function generateSuite(o: SuiteOptions): SuiteProblem[] {
-  const allNames = new Set(OPERATIONS.flatMap((op) => op.names));
-  const planned: { inst: Instance; split: SuiteSplit; k: number }[] = [];
-  for (const op of OPERATIONS) {
-    const pool = instances(op, o.seed, allNames);
-    let next = 0;
-    for (const split of SUITE_SPLITS) {
-      const n = perOperation(op, split);
-      if (next + n > pool.length) throw new Error(`prep suite: operation ${op.id} has ${pool.length} distinct statements, fewer than the ${next + n} its splits need`);
-      for (let k = 0; k < n; k++) planned.push({ inst: pool[next++], split, k });
-    }
-  }
-  // Draw inputs round by round: every problem still lacking stub-proof tests gets fresh inputs, evaluated in one batch.
-  // Each problem has its own stream (by operation, split and rank), so one split's size does not change another's tests.
-  const tests: (string[] | null)[] = planned.map(() => null);
-  const rngs = planned.map((p) => dataRandom(`${o.seed}:${p.inst.op.id}:${p.split}:${p.k}`));
-  const maxDraws = o.maxDraws ?? 50;
-  for (let draw = 0; draw < maxDraws && tests.some((t) => t === null); draw++) {
-    const pending = planned.map((p, i) => ({ p, i })).filter(({ i }) => tests[i] === null);
+type Planned = { inst: Instance; split: SuiteSplit; k: number };
+
+/**
+ * Draws inputs round by round for the problems `pending` (indices into `planned`): every problem still lacking tests
+ * gets fresh inputs from its own stream, evaluated in one batch; its tests are offered to `keep` (one batch a round)
+ * when they are stub-proof, and `keep` returns the problems that take them. Returns the tests taken, by problem.
+ */
+function drawTests(
+  planned: readonly Planned[],
+  rngs: readonly Rand[],
+  pending: readonly number[],
+  o: { maxDraws: number; python?: string },
+  keep: (offered: Map<number, string[]>) => Iterable<number>,
+): Map<number, string[]> {
+  const tests = new Map<number, string[]>();
+  for (let draw = 0; draw < o.maxDraws && tests.size < pending.length; draw++) {
+    const round = pending.filter((i) => !tests.has(i));
     const calls: Call[] = [];
     const argsOf: string[][][] = [];
-    for (const { p, i } of pending) {
+    for (const i of round) {
+      const p = planned[i];
       const seen = new Set<string>();
       const args: string[][] = [];
       for (let tries = 0; args.length < TESTS_PER_PROBLEM && tries < 100; tries++) {
@@ -209,23 +323,68 @@ export function generateSuite(o: SuiteOptions): SuiteProblem[] {
       for (const a of args) calls.push({ code, fn: p.inst.fn, args: a });
     }
     const results = evaluateCalls(calls, o.python);
+    const offered = new Map<number, string[]>();
     let k = 0;
-    pending.forEach(({ p, i }, j) => {
+    round.forEach((i, j) => {
       const args = argsOf[j];
       const rs = results.slice(k, k + args.length);
       k += args.length;
-      if (args.length === TESTS_PER_PROBLEM && stubProof(rs)) tests[i] = args.map((a, t) => `assert ${p.inst.fn}(${a.join(', ')}) == ${rs[t].repr}`);
+      if (args.length === TESTS_PER_PROBLEM && stubProof(rs)) offered.set(i, args.map((a, t) => `assert ${planned[i].inst.fn}(${a.join(', ')}) == ${rs[t].repr}`));
     });
+    for (const i of keep(offered)) tests.set(i, offered.get(i)!);
   }
-  const failed = planned.filter((_, i) => tests[i] === null).map((p) => p.inst.op.id);
-  if (failed.length > 0) throw new Error(`prep suite: no stub-proof tests after ${maxDraws} draws for operations ${[...new Set(failed)].join(', ')}`);
+  return tests;
+}
+
+/** The whole suite, in split order (sft, rl, dev, test), each split in operation order. Deterministic for a seed. */
+export function generateSuite(o: SuiteOptions): SuiteProblem[] {
+  const operations = o.operations ?? OPERATIONS;
+  const allNames = new Set(operations.flatMap((op) => op.names));
+  const planned: Planned[] = [];
+  for (const op of operations) {
+    const pool = instances(op, o.seed, allNames);
+    let next = 0;
+    for (const split of DEAL_ORDER) {
+      const n = perOperation(op, split);
+      if (next + n > pool.length) throw new Error(`prep suite: operation ${op.id} has ${pool.length} distinct statements, fewer than the ${next + n} its splits need`);
+      for (let k = 0; k < n; k++) planned.push({ inst: pool[next++], split, k });
+    }
+  }
+  // Each problem has its own stream of inputs (by operation, split and rank), so one split's size does not change
+  // another's tests.
+  const rngs = planned.map((p) => dataRandom(`${o.seed}:${p.inst.op.id}:${p.split}:${p.k}`));
+  const draws = { maxDraws: o.maxDraws ?? 50, python: o.python };
+  const all = planned.map((_, i) => i);
+  const tests = drawTests(planned, rngs, all, draws, (offered) => offered.keys());
+  const missing = all.filter((i) => !tests.has(i));
+  if (missing.length > 0) throw new Error(`prep suite: no stub-proof tests after ${draws.maxDraws} draws for operations ${[...new Set(missing.map((i) => planned[i].inst.op.id))].join(', ')}`);
+
+  // The alias check, on tests drawn for each operation alone: a more-trained operation that passes a majority of an
+  // operation's problems computes the same function on the suite's inputs, and ops.ts must change.
+  const tested = (is: Iterable<number>) => [...is].map((i) => ({ op: planned[i].inst.op.id, test_list: tests.get(i)! }));
+  const passing = aliasedBy(tested(all), { operations, python: o.python });
+  const aliases = aliasPairs(tested(all), passing, operations);
+  if (aliases.length > 0) throw new Error(`prep suite: operations alias (change ops.ts; the rule: ALIAS_SHARE in generate.ts):\n${aliases.join('\n')}`);
+  // Agreement by chance, below the rule: the problem draws again from its own stream until no more-trained reference
+  // passes all its tests, so no rl-only or unseen problem is solved by a program its group did not have to find.
+  const agreed = all.filter((i) => passing[i].length > 0);
+  const stuck = new Map(agreed.map((i) => [i, passing[i]]));
+  const redrawn = drawTests(planned, rngs, agreed, draws, (offered) => {
+    const ids = [...offered.keys()];
+    const again = aliasedBy(tested(ids).map((p, j) => ({ ...p, test_list: offered.get(ids[j])! })), { operations, python: o.python });
+    ids.forEach((i, j) => stuck.set(i, again[j]));
+    return ids.filter((_, j) => again[j].length === 0);
+  });
+  for (const [i, t] of redrawn) tests.set(i, t);
+  const unresolved = agreed.filter((i) => !redrawn.has(i)).map((i) => `task of ${planned[i].inst.op.id} (${planned[i].split}): ${stuck.get(i)!.join(', ')}`);
+  if (unresolved.length > 0) throw new Error(`prep suite: no tests in ${draws.maxDraws} draws that these more-trained operations fail:\n${unresolved.join('\n')}`);
 
   const counters: Record<SuiteSplit, number> = { sft: 0, rl: 0, dev: 0, test: 0 };
   const problems = planned.map(({ inst, split }, i) => ({
     task_id: ID_BASE[split] + ++counters[split],
     text: inst.text,
     ...(split === 'rl' ? {} : { code: referenceCode(inst.fn, inst.params, inst.op.body) }),
-    test_list: tests[i]!,
+    test_list: tests.get(i)!,
     test_setup_code: '',
     challenge_test_list: [],
     op: inst.op.id,
@@ -290,8 +449,9 @@ by three assert tests that no trivial program (\`pass\`, constant returns, echoi
 ${SUITE_SPLITS.map(row).join('\n')}
 
 - \`sft.jsonl\`: references of the sft operations (what SFT trains on).
-- \`rl.jsonl\`: prompts and tests, no \`code\`: new instances of the sft operations and the rl-only operations
-  (${ops('rl').join(', ')}), which appear with a reference in no training file.
+- \`rl.jsonl\`: prompts and tests, no \`code\`: new instances of the sft operations (${RL_PROMPTS_PER_SFT_OPERATION.single} per single and
+  ${RL_PROMPTS_PER_SFT_OPERATION.composite} per composite operation) and the rl-only operations (${PER_OPERATION.composite.rl!.rl} each:
+  ${ops('rl').join(', ')}), which appear with a reference in no training file.
 - \`dev.jsonl\`: for every setting and design decision: unseen instances of trained operations, and unseen operations
   (${ops('dev').join(', ')}).
 - \`test.jsonl\`: reported figures only: unseen instances of trained operations, and unseen operations that are in no
@@ -301,6 +461,36 @@ ${SUITE_SPLITS.map(row).join('\n')}
 
 No statement or test list is in two splits (checked by libs/datagen's suite test, which also regenerates the files
 and compares).
+
+## Groups mean what they say
+
+No program of a more-trained operation (sft, then rl-only, then dev-only, then test-only) passes every test of an
+rl-only or unseen problem. The alias rule: operation B aliases operation A when B is of a more-trained class, takes
+as many arguments, and its reference (renamed to each problem's function) passes every test of ${ALIAS_SHARE * 100}% or more of A's
+problems over all splits, on inputs drawn for A alone; \`prep suite\` then fails naming the pairs, and ops.ts must
+change. Below that share the agreement is chance (three random lists on which the largest absolute odd number is
+also the largest number), and the problem draws new inputs until no such reference passes all its tests. Aliases
+within a class (two sft operations) are harmless and allowed.
+
+## This regeneration (issue 48: honest groups, RL prompts for the sft operations)
+
+- Aliases resolved (the alias check's findings on the previous operations): max_id_positive (rl-only; = max_id_all and
+  max_abs_positive, sft), min_abs_positive (rl-only; = min_id_positive), min_double_all (rl-only; = min_double_negative
+  on 30 of 33 problems), list_abs_positive (test-only; = list_id_positive), min_id_all (test-only; = min_id_negative,
+  dev-only, on 4 of 5) became sft operations, with min_id_negative (dev-only) as well. Their places went to
+  max_abs_negative, min_abs_odd, min_double_positive (rl-only), min_abs_negative (dev-only), min_abs_even and
+  list_abs_negative (test-only), which were sft: the number of operations of each class is unchanged.
+- Before, 18 of the 100 rl-only and 10 of the 80 unseen test problems passed with the reference of an sft operation;
+  now none does (dev: 14 of 60 and 4 of 60 before, 0 now). 36 rl, 8 dev and 10 test problems drew new inputs for a
+  chance agreement.
+- RL prompts per sft operation: 12 (single) and 8 (composite), were 4 and 3: the rl split has 1448 problems, was 831
+  (948 of sft operations, was 331; rl-only unchanged at 500). Statements are now dealt to rl last, after sft, dev and
+  test, so this count no longer moves other splits.
+- Problems changed (compared by statement): sft 60 of 1234 (the six operations that became sft and the six that left,
+  10 each; the other 1174 are identical, tests too); dev 159 of 214 and test 298 of 368: every problem of an sft or
+  rl-only operation (94 + 60, 188 + 100) got another statement, once, because rl is now dealt last (the input values of
+  each rank stay), and the replaced unseen operations' 5 and 10; the other unseen problems kept their 55 and 70
+  statements, 4 and 5 of them with new inputs.
 `;
 };
 

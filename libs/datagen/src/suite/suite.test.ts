@@ -3,8 +3,8 @@ import * as os from 'os';
 import * as path from 'path';
 import { readProblems, problemParts } from '@rlhf-code/data';
 import { SandboxPool, scoreAll, stubPrograms, STUB_NAMES } from '@rlhf-code/sandbox';
-import { OPERATIONS } from './ops';
-import { generateSuite, perOperation, referenceCode, statementKey, stubProof, SUITE_SPLITS, suiteLeaks, writeSuite, type SuiteProblem } from './generate';
+import { OPERATIONS, type Operation, type Rand, type Seen } from './ops';
+import { aliasedBy, generateSuite, perOperation, referenceCode, statementKey, stubProof, SUITE_SPLITS, suiteLeaks, writeSuite, type SuiteProblem } from './generate';
 
 const SHIPPED = path.join(__dirname, '../../../../data/suite');
 const suite = generateSuite({ seed: 0 });
@@ -55,6 +55,13 @@ describe('generateSuite', () => {
     }
   });
 
+  it('has these split sizes: 12 and 8 RL prompts per single and composite sft operation, 25 per rl-only one', () => {
+    const counts = Object.fromEntries(
+      SUITE_SPLITS.map((s) => [s, ['sft_ops', 'rl_only_ops', 'unseen_ops'].map((g) => bySplit(s).filter((p) => p.group === g).length)]),
+    );
+    expect(counts).toEqual({ sft: [1234, 0, 0], rl: [948, 500, 0], dev: [94, 60, 60], test: [188, 100, 80] });
+  });
+
   it('is deterministic for a seed and different for another', () => {
     expect(generateSuite({ seed: 0 })).toEqual(suite);
     expect(generateSuite({ seed: 1 }).map((p) => p.text)).not.toEqual(suite.map((p) => p.text));
@@ -93,6 +100,53 @@ describe('the leak check', () => {
   });
 });
 
+describe('the alias check', () => {
+  /** A list operation with its own names; `inputs` draws lists of 3 to 6 numbers in lo..hi. */
+  const listOp = (id: string, seen: Seen, body: string, lo = -9, hi = 9): Operation => ({
+    id,
+    seen,
+    family: 'composite',
+    names: ['a', 'b', 'c', 'd', 'e'].map((x) => `${id}_${x}`),
+    args: ['list'],
+    says: [`the ${id} of {0}`, `${id} over {0}`, `the ${id} of the list {0}`],
+    body,
+    inputs: (r: Rand) => [`[${Array.from({ length: 3 + Math.floor(r() * 4) }, () => lo + Math.floor(r() * (hi - lo + 1))).join(', ')}]`],
+  });
+  const suiteOf = (...operations: Operation[]) => generateSuite({ seed: 0, operations });
+
+  it('fails the suite when an unseen operation is a trained one under another name', () => {
+    expect(() => suiteOf(listOp('total', 'sft', 'return sum({0})'), listOp('grand', 'test', 'return sum({0})'))).toThrow(
+      /total \(sft\) aliases grand \(test\): its reference passes every test of 5 of the 5 grand problems/,
+    );
+  });
+
+  it('fails the suite when an rl-only operation takes absolute values of inputs that are never negative', () => {
+    expect(() => suiteOf(listOp('total', 'sft', 'return sum({0})', 0, 9), listOp('abs_total', 'rl', 'return sum(abs(x) for x in {0})', 0, 9))).toThrow(
+      /total \(sft\) aliases abs_total \(rl\)/,
+    );
+  });
+
+  it('allows aliases within a class, and a less-trained operation whose function extends a trained one', () => {
+    expect(() => suiteOf(listOp('total', 'sft', 'return sum({0})'), listOp('grand', 'sft', 'return sum({0})'))).not.toThrow();
+    // sum over every number (test) passes the problems of the sum of positive numbers drawn on non-negative lists (sft).
+    expect(() => suiteOf(listOp('sum_positive', 'sft', 'return sum(x for x in {0} if x > 0)', 0, 9), listOp('total', 'test', 'return sum({0})'))).not.toThrow();
+  });
+
+  it('draws new tests where a trained reference agrees by chance', () => {
+    // The largest absolute value equals the largest value on about half the lists: all three tests, one problem in 8.
+    const ops = [listOp('largest', 'sft', 'return max({0})'), listOp('largest_abs', 'rl', 'return max(abs(x) for x in {0})')];
+    const problems = suiteOf(...ops).filter((p) => p.op === 'largest_abs');
+    expect(problems.length).toBe(33);
+    expect(aliasedBy(problems, { operations: ops })).toEqual(problems.map(() => []));
+  });
+
+  it('finds no rl-only or unseen problem of the suite solved by the reference of a more-trained operation', () => {
+    const outside = suite.filter((p) => p.group !== 'sft_ops');
+    expect(outside.length).toBe(500 + 60 + 60 + 100 + 80);
+    expect(aliasedBy(outside).flatMap((ops, i) => ops.map((op) => `${outside[i].task_id} ${outside[i].op}: ${op}`))).toEqual([]);
+  });
+});
+
 describe('stubProof', () => {
   const r = (repr: string, stubs: boolean[]) => ({ repr, stubs });
   it('refuses tests that one stub passes together, equal expected values, or a call that raised', () => {
@@ -108,7 +162,7 @@ describe('in the sandbox', () => {
   // are rebuilt from the operation (the file has none).
   it('every reference scores 1 and every stub 0', async () => {
     const pool = new SandboxPool({ concurrency: 2 });
-    const sample = suite.filter((_, i) => i % 3 === 0); // a third of the suite keeps the test under a minute
+    const sample = suite.filter((_, i) => i % 4 === 0); // a quarter of the suite (816 problems, every split) keeps the test short
     const opOf = new Map(OPERATIONS.map((op) => [op.id, op]));
     const jobs = sample.flatMap((p) => {
       const parts = problemParts(p);
