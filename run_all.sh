@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
-# The offline pipeline on the shipped base model: SFT -> reward model -> PPO and GRPO -> evaluation, on the task suite
+# The offline pipeline on the shipped base model: SFT -> reward model -> RL (PPO, GRPO, RLOO) -> evaluation, on the task suite
 # (data/suite: small problems in MBPP's schema, at the shipped model's scale) and on MBPP's test split.
 #
 # The headline is pass@1 on the suite's test split (results/eval/suite/eval.md): every model at its own best
 # temperature (greedy or sampled, chosen on the dev split), the trivial programs (stub:pass, constant returns, ...) as
-# baseline rows, PPO and GRPO minus SFT paired per problem with a 95% interval, by group of operations (trained by
+# baseline rows, each RL model minus SFT paired per problem with a 95% interval, by group of operations (trained by
 # SFT, seen only by RL, seen by nobody), and pass@k up to 8. MBPP's table is results/eval/mbpp/eval.md.
 #
 #   bash run_all.sh                 default preset (see guide.md for its time on 2 idle cores)
 #   PRESET=full bash run_all.sh     the default, with MBPP at 200 problems x 4 samples and its own temperature choice
 #   PRESET=smoke bash run_all.sh    a few steps per stage (CI uses it: checks the wiring, not the quality)
-#   RL_ALGOS=grpo bash run_all.sh   only GRPO (default "ppo grpo")
+#   RL_ALGOS=grpo,rloo bash run_all.sh
+#                                   the RL algorithms to run, commas or spaces (default "ppo grpo"; the known ones:
+#                                   `npx nx run rl:algos`), each from the preset's sections `rl` and its own
 #   LORA_RANK=8 GRAD_CHECKPOINTING=1 MODEL_PATH=/models/Qwen2.5-Coder-0.5B bash run_all.sh
 #                                   another model (a checkpoint or a LoRA adapter folder), every training stage a LoRA
 #                                   adapter of rank 8 (alpha LORA_ALPHA, default 2 x rank) with gradient checkpointing
@@ -23,7 +25,8 @@
 # as its --config file (kept as $RESULTS/logs/config/<stage>.json), and the script's own knobs. Every variable below
 # can be given in the environment, and wins over the preset file, e.g.
 #   MODEL_PATH=/models/Qwen2.5-Coder-0.5B SFT_EPOCHS=1 PPO_STEPS=10 bash run_all.sh
-# and free-form extra flags go to a stage through SFT_ARGS, RM_ARGS, PPO_ARGS, GRPO_ARGS, EVAL_ARGS
+# (an RL algorithm's variables carry its name: PPO_STEPS, GRPO_GROUP_SIZE, RLOO_LR, ...; see ALGO_VARS below) and
+# free-form extra flags go to a stage through SFT_ARGS, RM_ARGS, <ALGO>_ARGS (PPO_ARGS, GRPO_ARGS, ...), EVAL_ARGS
 # and PREP_RM_ARGS (see `npx nx run <app>:<target> -- --help`, and guide.md). The script stops at the first failing stage, prints its
 # error and the log file; results go to $RESULTS.
 set -euo pipefail
@@ -31,8 +34,11 @@ cd "$(dirname "$0")"
 
 PRESET="${PRESET:-default}"
 RL_ALGOS="${RL_ALGOS:-ppo grpo}"
+RL_ALGOS="${RL_ALGOS//,/ }"
+# The algorithms the code knows: the registry of libs/rl (algorithms.ts), listed by `rl algos`.
+KNOWN_ALGOS="$(node --import tsx apps/rl/src/main.ts algos | cut -f1)" || { echo "run_all: could not list the RL algorithms (node --import tsx apps/rl/src/main.ts algos)" >&2; exit 1; }
 for algo in $RL_ALGOS; do
-  [[ "$algo" == ppo || "$algo" == grpo ]] || { echo "run_all: unknown algorithm '$algo' in RL_ALGOS (use ppo and/or grpo)" >&2; exit 2; }
+  grep -qxF -- "$algo" <<< "$KNOWN_ALGOS" || { echo "run_all: unknown algorithm '$algo' in RL_ALGOS (known: $(paste -sd, - <<< "$KNOWN_ALGOS" | sed 's/,/, /g'))" >&2; exit 2; }
 done
 SCRIPT_NAME=run_all
 # shellcheck source=tools/stages.sh
@@ -43,9 +49,8 @@ SFT_VARS=(SFT_EPOCHS=--epochs SFT_MAX_STEPS=--max-steps SFT_BATCH=--batch-size S
 RM_VARS=(RM_EPOCHS=--epochs RM_MAX_STEPS=--max-steps RM_BATCH=--batch-size RM_LR=--lr RM_MAX_LEN=--max-len)
 RL_VARS=(RL_MAX_NEW_TOKENS=--max-new-tokens RL_TEMPERATURE=--temperature RL_HELDOUT_EVERY=--heldout-every
   RL_HELDOUT_SAMPLES=--heldout-samples RL_HELDOUT_LIMIT=--heldout-limit)
-PPO_VARS=(PPO_STEPS=--steps PPO_BATCH=--batch-size PPO_EPOCHS=--ppo-epochs PPO_MINI_BATCHES=--mini-batches PPO_LR=--lr)
-GRPO_VARS=(GRPO_STEPS=--steps GRPO_BATCH=--batch-size GRPO_GROUP_SIZE=--group-size GRPO_EPOCHS=--ppo-epochs
-  GRPO_MINI_BATCHES=--mini-batches GRPO_LR=--lr)
+# Each RL algorithm's own, named after it: PPO_STEPS, GRPO_GROUP_SIZE, RLOO_LR, ... (for that algorithm only).
+ALGO_VARS=(STEPS=--steps BATCH=--batch-size GROUP_SIZE=--group-size EPOCHS=--ppo-epochs MINI_BATCHES=--mini-batches LR=--lr)
 EVAL_VARS=(EVAL_BATCH=--batch-size)
 EVAL_DEV_VARS=(EVAL_TEMPERATURES=--temperatures EVAL_DEV_SAMPLES=--dev-samples)
 EVAL_SUITE_VARS=(EVAL_SAMPLES=--samples EVAL_MAX_NEW_TOKENS=--max-new-tokens)
@@ -55,8 +60,6 @@ RESULTS="${RESULTS:-results}"
 SUITE="${SUITE:-data/suite}"
 read -r -a SFT_EXTRA <<< "${SFT_ARGS:-}"
 read -r -a RM_EXTRA <<< "${RM_ARGS:-}"
-read -r -a PPO_EXTRA <<< "${PPO_ARGS:-}"
-read -r -a GRPO_EXTRA <<< "${GRPO_ARGS:-}"
 read -r -a EVAL_EXTRA <<< "${EVAL_ARGS:-}"
 read -r -a PREP_RM_EXTRA <<< "${PREP_RM_ARGS:-}"
 
@@ -124,22 +127,18 @@ env_flags "${RM_VARS[@]}"
 stage rm nxrun rm:train -- --config "$CONFIG" --model "$RESULTS/sft" --data "$RM_DATA" --out "$RESULTS/rm" \
   "${FLAGS[@]}" "${TRAIN_ARGS[@]}" "${RM_EXTRA[@]}"
 
-# 4. PPO and GRPO from the SFT checkpoint on the suite's rl split. The reward is the tests (1 when every test passes, 0
-#    when one fails, -0.1 when the code does not compile); the reward model is scored beside it (rm_score in
-#    metrics.jsonl; in the reward it lowered PPO's dev pass@1, EXPERIMENTS.md) and gives PPO's value head its start.
-#    GRPO samples 16 prompts x 4 and updates on the groups whose rewards differ (--drop-uniform-groups). Measured on
-#    the dev split before and after (heldout.jsonl).
+# 4. Each algorithm of RL_ALGOS (`npx nx run rl:algos`) from the SFT checkpoint on the suite's rl split. The reward is
+#    the tests (1 when every test passes, 0 when one fails, -0.1 when the code does not compile); the reward model is
+#    scored beside it (rm_score in metrics.jsonl; in the reward it lowered PPO's dev pass@1, EXPERIMENTS.md) and gives
+#    PPO's value head its start. GRPO and RLOO sample 16 prompts x 4; GRPO updates on the groups whose rewards differ
+#    (--drop-uniform-groups). Measured on the dev split before and after (heldout.jsonl).
 EVAL_MODELS="sft=$RESULTS/sft"
 for algo in $RL_ALGOS; do
   preset_config "$algo" rl "$algo"
-  if [[ "$algo" == ppo ]]; then
-    env_flags "${RL_VARS[@]}" "${PPO_VARS[@]}"
-    EXTRA=("${PPO_EXTRA[@]}")
-  else
-    env_flags "${RL_VARS[@]}" "${GRPO_VARS[@]}"
-    EXTRA=("${GRPO_EXTRA[@]}")
-  fi
-  stage "$algo" nxrun ppo:train -- --config "$CONFIG" --algo "$algo" --model "$RESULTS/sft" --reward-model "$RESULTS/rm" \
+  env_flags "${RL_VARS[@]}" "${ALGO_VARS[@]/#/${algo^^}_}"
+  extra="${algo^^}_ARGS"
+  read -r -a EXTRA <<< "${!extra:-}"
+  stage "$algo" nxrun rl:train -- --config "$CONFIG" --algo "$algo" --model "$RESULTS/sft" --reward-model "$RESULTS/rm" \
     --data "$SUITE_TRAIN/rl.jsonl" --out "$RESULTS/$algo" --heldout-data "$RESULTS/data/dev.jsonl" "${FLAGS[@]}" "${TRAIN_ARGS[@]}" "${EXTRA[@]}"
   EVAL_MODELS="$EVAL_MODELS,$algo=$RESULTS/$algo"
 done

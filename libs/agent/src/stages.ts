@@ -10,7 +10,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { readToolTasks, shuffle, type ToolTaskRecord } from '@rlhf-code/data';
 import { resumableRng, loadModelAndTokenizer, modelFolderProblem, type Qwen2Model } from '@rlhf-code/model';
-import { loadPpoModels, savePpoCheckpoint } from '@rlhf-code/rl';
+import { loadRlModels, saveRlCheckpoint } from '@rlhf-code/rl';
 import { SandboxPool, STUB_NAMES, stubPrograms } from '@rlhf-code/sandbox';
 import { bestTemperature, meanSe, paired, temperatureKey, type DevPoint, type PairedDiff } from '@rlhf-code/stats';
 import { chatTemplateOf, loadTokenizer, type Tokenizer } from '@rlhf-code/tokenizer';
@@ -133,7 +133,7 @@ export async function runToolGrpo(f: ToolGrpoSettings, log: (line: string) => vo
   if (resumeDir && !(saved && Number.isInteger(saved.iteration) && typeof saved.rng === 'object')) {
     throw new Error(`${f.out}: cannot resume: trainer_state.json has no tool GRPO state (iteration, rng); was it written by tool-rl train?`);
   }
-  const { policy, reference } = await loadPpoModels({ modelDir: f.model, resumeDir, algo: 'grpo', rewardModelDir: null, lora, seed: f.seed });
+  const { policy, reference } = await loadRlModels({ modelDir: f.model, resumeDir, algo: 'grpo', rewardModelDir: null, lora, seed: f.seed });
   const pool = new SandboxPool({ concurrency: f.toolWorkers });
   const rng = resumableRng(`tool-grpo:${f.seed}`, saved?.rng);
   let batch: ToolTaskRecord[] = [];
@@ -158,7 +158,7 @@ export async function runToolGrpo(f: ToolGrpoSettings, log: (line: string) => vo
   if (resumeDir) run.print(`tool-rl train: resuming from ${f.out} at iteration ${done}`);
   else if (f.resume) run.print(`tool-rl train: --resume: no checkpoint in ${f.out} yet, starting from iteration 0`);
   const save = (step: number) =>
-    savePpoCheckpoint(f.out, { policy, valueHead: null }, {
+    saveRlCheckpoint(f.out, { policy, valueHead: null }, {
       tokenizerDir: f.model,
       baseModel: f.model,
       trainingState: RunDir.stateOf(grpo.trainer, { step: grpo.trainer.stepCount, epoch: 0, stepInEpoch: 0 }, { toolGrpo: { iteration: step, rng: rng.state() } satisfies ToolGrpoState }),

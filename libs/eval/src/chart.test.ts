@@ -55,5 +55,5 @@ it('renders heldout.svg: one point and one error bar per (measurement, score sou
   // vega draws each series' line in a group of its own
   expect(svg.match(/<g class="mark-line role-mark[^"]*"[^>]*><path /g)).toHaveLength(3);
   expect(svg).toContain('exec score (ground truth)');
-  expect(svg).toContain('PPO iteration');
+  expect(svg).toContain('RL iteration');
 });

@@ -1,6 +1,6 @@
 // eval.svg: grouped bars of the rate metrics (in 0..1, exec_score down to -0.1) per model with +-1 SE error bars (the
 // stub rows are left out: eval.md has them, and eleven more bars per metric would hide the models); heldout.svg (PPO's
-// folder): the held-out scores against the PPO iteration with +-1 SE bars. Drawn by vega-lite -> vega -> SVG.
+// folder): the held-out scores against the RL iteration with +-1 SE bars. Drawn by vega-lite -> vega -> SVG.
 // vega and vega-lite are ES modules only (with top-level await), so they are loaded with a dynamic import();
 // that works under tsx (the apps) but not inside jest's CommonJS sandbox, where only the spec is tested and
 // chart.test.ts renders through a tsx child process.
@@ -93,7 +93,7 @@ export function heldOutRows(records: readonly HeldOutRecord[]): HeldOutRow[] {
   );
 }
 
-/** A vega-lite spec: x = PPO iteration, one line (with points and +-1 SE bars) per score source. */
+/** A vega-lite spec: x = RL iteration, one line (with points and +-1 SE bars) per score source. */
 export function heldOutSpec(records: readonly HeldOutRecord[]): Record<string, unknown> {
   const first = records[0];
   const what = first ? `${first.prompts} held-out prompts x ${first.samples_per_prompt} samples at temperature ${first.temperature}` : 'no measurements';
@@ -104,7 +104,7 @@ export function heldOutSpec(records: readonly HeldOutRecord[]): Record<string, u
     width: 420,
     height: 240,
     encoding: {
-      x: { field: 'step', type: 'quantitative', title: 'PPO iteration' },
+      x: { field: 'step', type: 'quantitative', title: 'RL iteration' },
       color: { field: 'metric', type: 'nominal', title: null, sort: HELDOUT_CURVES.map((c) => c.label) },
     },
     layer: [

@@ -35,7 +35,7 @@ export type { Comparison, Decoding, DevReport, EvalReport, GreedyMetrics, GroupM
 
 /** Responses sampled per problem by default: enough that per-problem means are not all 0 or 1. */
 export const DEFAULT_EVAL_SAMPLES = 4;
-/** PPO's default sampling temperature (apps/ppo --temperature), so the evaluation sees what PPO optimised. */
+/** RL's default sampling temperature (apps/rl --temperature), so the evaluation sees what RL optimised. */
 export const DEFAULT_EVAL_TEMPERATURE = 0.7;
 /** Candidate temperatures on dev data (0 = greedy). */
 export const DEFAULT_DEV_TEMPERATURES = [0, 0.2, 0.4, 0.6, 0.8, 1];

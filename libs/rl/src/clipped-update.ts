@@ -1,4 +1,4 @@
-// The clipped policy-gradient update shared by PPO / GRPO (ppo-trainer.ts) and the online trainer: `epochs` passes
+// The clipped policy-gradient update shared by the RL algorithms (rl-trainer.ts) and the online trainer: `epochs` passes
 // over the rows, each cut into `miniBatches` contiguous slices of that epoch's order, one optimizer step per slice
 // (the Trainer accumulates the slice's micro-batches); stopped early by the caller's rule (e.g. approximate KL) or at
 // a step whose gradients were not finite. And the policy part of the loss: the clipped surrogate plus, when asked,

@@ -1,5 +1,5 @@
-// PPO's held-out measurement: every few iterations, sample K responses for each of a fixed set of prompts that
-// PPO never trains on, score them with the same sources as the rollouts (reward model, execution), and report
+// RL's held-out measurement: every few iterations, sample K responses for each of a fixed set of prompts that
+// RL never trains on, score them with the same sources as the rollouts (reward model, execution), and report
 // per source the mean over prompts of the per-prompt mean, with its standard error across prompts, plus the
 // paired difference from the first measurement (same prompts: the gain since the start, with its SE and 95% CI).
 //
@@ -9,16 +9,16 @@
 import { resumableRng, Qwen2Model } from '@rlhf-code/model';
 import { meanSe, paired, type MeanSe, type PairedDiff } from '@rlhf-code/stats';
 import { sampleResponses } from './rollout';
-import type { PpoPrompt } from './ppo-trainer';
+import type { RlPrompt } from './rl-trainer';
 import { rolloutSamples, type CombinedScorer } from './scorers';
 
-/** Files of the PPO output folder: the measurements (one JSON line each) and their plot (drawn by the app). */
+/** Files of the RL output folder: the measurements (one JSON line each) and their plot (drawn by the app). */
 export const HELDOUT_FILE = 'heldout.jsonl';
 export const HELDOUT_SVG = 'heldout.svg';
 
 export interface HeldOutOptions {
-  /** Prompts PPO never trains on; `index` is their index in the scorer's prompt list. */
-  prompts: readonly PpoPrompt[];
+  /** Prompts RL never trains on; `index` is their index in the scorer's prompt list. */
+  prompts: readonly RlPrompt[];
   /** Scores with named parts (e.g. rm_score, exec_score), as for the rollouts. */
   scorer: CombinedScorer;
   /** Responses sampled per prompt. */
@@ -35,7 +35,7 @@ export interface HeldOutOptions {
 }
 
 export interface HeldOutRecord {
-  /** PPO iterations done when measured (0 = the starting policy). */
+  /** Iterations done when measured (0 = the starting policy). */
   step: number;
   prompts: number;
   samples_per_prompt: number;
@@ -67,7 +67,7 @@ export class HeldOutProbe {
   async measure(policy: Qwen2Model, step: number): Promise<HeldOutRecord> {
     const o = this.options;
     const K = o.samples;
-    const rows = o.prompts.flatMap((p) => new Array<PpoPrompt>(K).fill(p)); // [P * K], each prompt's K samples together
+    const rows = o.prompts.flatMap((p) => new Array<RlPrompt>(K).fill(p)); // [P * K], each prompt's K samples together
     const gen = await sampleResponses(
       policy,
       rows.map((p) => p.ids),

@@ -5,8 +5,8 @@
 // The learnable reward must show a gain beyond noise; the noise reward must not.
 import { resumableRng, generateBatch, Qwen2Model } from '@rlhf-code/model';
 import { paired, type PairedDiff } from '@rlhf-code/stats';
-import { PpoPrompt, PpoTrainer } from './ppo-trainer';
-import { PpoSettings } from './settings';
+import { RlPrompt, RlTrainer } from './rl-trainer';
+import { RlSettings } from './settings';
 import { combineScorers, Scorer } from './scorers';
 import { createValueHead } from './value-head';
 import { tinyConfig, TINY_EOS, TINY_PAD } from './testing/tiny';
@@ -16,12 +16,12 @@ useTestBackend();
 
 const GOOD = 7;
 const containsGood: Scorer = (s) => s.map((x) => (x.responseIds.includes(GOOD) ? 1 : 0));
-const train: PpoPrompt[] = [[3, 4], [5], [6, 8, 9], [10, 11], [12], [13, 14], [15, 16, 17], [18]].map((ids, index) => ({ index, ids }));
+const train: RlPrompt[] = [[3, 4], [5], [6, 8, 9], [10, 11], [12], [13, 14], [15, 16, 17], [18]].map((ids, index) => ({ index, ids }));
 // Held out: token combinations that never open a training prompt.
 const heldOut = [[19], [20, 21], [22], [23, 2], [2, 19], [21], [22, 23], [20]];
 const SAMPLES = 32;
 
-const config = PpoSettings.parse({ maxNewTokens: 5, temperature: 1, ppoEpochs: 2, miniBatches: 2, microBatchSize: 0, missingEosPenalty: 0, initKlCoef: 0.01, lr: 1e-2, steps: 25 });
+const config = RlSettings.parse({ maxNewTokens: 5, temperature: 1, ppoEpochs: 2, miniBatches: 2, microBatchSize: 0, missingEosPenalty: 0, initKlCoef: 0.01, lr: 1e-2, steps: 25 });
 
 /** Per held-out prompt, the share of SAMPLES sampled responses that contain GOOD. */
 async function goodRate(model: Qwen2Model): Promise<number[]> {
@@ -39,15 +39,15 @@ async function gainAfterTraining(reward: Scorer): Promise<PairedDiff> {
   const policy = Qwen2Model.init(cfg, { seed: 11 });
   const reference = Qwen2Model.init(cfg, { seed: 11, trainable: false });
   const valueHead = createValueHead(cfg.hidden_size, null, 5).head;
-  const ppo = new PpoTrainer({ policy, reference, valueHead }, combineScorers([{ name: 'reward', weight: 1, scorer: reward }]), config, {
+  const rl = new RlTrainer({ policy, reference, valueHead }, combineScorers([{ name: 'reward', weight: 1, scorer: reward }]), config, {
     padId: TINY_PAD,
     stopTokenIds: [TINY_EOS],
   });
   try {
-    for (let i = 0; i < config.steps; i++) await ppo.step(train);
+    for (let i = 0; i < config.steps; i++) await rl.step(train);
     return paired(await goodRate(policy), await goodRate(reference));
   } finally {
-    ppo.dispose();
+    rl.dispose();
     policy.dispose();
     reference.dispose();
     valueHead.dispose();

@@ -1,13 +1,15 @@
-// The settings of an RL run, PPO or GRPO: one schema, a union on `algo` (GRPO has a group size, PPO a critic with its
-// value loss, GAE and value warm-up). PpoTrainer reads its algorithm settings from here; the app reads the files and
-// the reward sources. Defaults and descriptions live here once; flags, --help and --config come from this schema.
+// The settings of an RL run: one schema, a union on `algo` with a variant per algorithm of the registry
+// (algorithms.ts): the settings every run shares, below, and the algorithm's own (PPO's critic and GAE, a group size).
+// RlTrainer reads its algorithm settings from here; the app reads the files and the reward sources. Defaults and
+// descriptions live here and in the records once; flags, --help and --config come from this schema.
 import { z } from 'zod';
 import { PROMPT_TEMPLATES } from '@rlhf-code/tokenizer';
 import { baseDtypeField } from '@rlhf-code/model';
 import { checkMergeExport, checkOptim, loraFields, mergeExportField, optimFields, runFields } from '@rlhf-code/trainer-core';
+import { ALGORITHMS, KlPlacement, RlAlgorithm } from './algorithms';
 import { LOSS_AGGREGATIONS } from './masked';
 
-/** How the per-token policy loss is averaged (PPO, GRPO and the tool GRPO). */
+/** How the per-token policy loss is averaged (every RL algorithm and the tool GRPO). */
 export const lossAggregationField = z.enum(LOSS_AGGREGATIONS as unknown as ['token-mean', 'seq-mean']).default('token-mean').describe('token-mean: every token counts once; seq-mean: every response counts once');
 
 const int = () => z.number().int();
@@ -17,6 +19,17 @@ const { epochs: _epochs, maxSteps: _maxSteps, gradAccum: _gradAccum, ...run } = 
 // first step), as TRL turns dropout off for PPO.
 const lora = loraFields();
 
+const KL_WHERE: Record<KlPlacement, string> = { reward: 'k1 penalty in the reward', loss: 'k3 term in the loss' };
+
+/** Where each algorithm puts the KL, e.g. "ppo, rloo: k1 penalty in the reward; grpo: k3 term in the loss". */
+function klHelp(): string {
+  const by = new Map<string, string[]>();
+  for (const a of ALGORITHMS as readonly RlAlgorithm[]) if (a.kind === 'policy-gradient') by.set(KL_WHERE[a.kl], [...(by.get(KL_WHERE[a.kl]) ?? []), a.name]);
+  return [...by].map(([where, names]) => `${names.join(', ')}: ${where}`).join('; ');
+}
+
+const algoHelp = 'the RL algorithm: ' + ALGORITHMS.map((a) => `${a.name}: ${a.description}`).join('; ');
+
 const shared = {
   model: z.string().min(1).default('results/sft').describe('starting policy (SFT checkpoint, or a LoRA adapter folder: its base plus the adapter); also the frozen reference and the tokenizer').meta({ env: 'MODEL_PATH' }),
   rewardModel: z.string().min(1).default('results/rm').describe('reward model folder (Qwen2ForSequenceClassification, or a LoRA adapter folder of `rm train --lora-rank`); "none" = execution reward only'),
@@ -24,7 +37,7 @@ const shared = {
   steps: int().positive().default(30).describe('iterations (rollout + update)'),
   ...run,
   out: run.out.describe('checkpoint folder (policy + v_head, optimizer and KL state for --resume, metrics.jsonl)'),
-  batchSize: run.batchSize.describe('prompts per iteration (grpo: each sampled --group-size times)'),
+  batchSize: run.batchSize.describe('prompts per iteration (each sampled --group-size times by the algorithms that sample a group)'),
   saveEvery: run.saveEvery.describe('also save every n iterations (0 = only at the end)'),
   seed: run.seed.describe('seed of sampling, prompt order and value-head initialisation'),
   miniBatches: int().positive().default(2).describe('optimizer steps per epoch over the rollout'),
@@ -35,7 +48,7 @@ const shared = {
   temperature: z.number().positive().default(0.7).describe('sampling temperature (pure sampling: top-k 0, top-p 1); log-probs use the same'),
   template: z.enum(PROMPT_TEMPLATES as unknown as ['raw', 'chat']).default('raw').describe('prompt format: raw text (code models) or ChatML (instruct models)'),
   ...optimFields({ lr: 5e-5, schedule: 'constant', warmupSteps: 0, weightDecay: 0, beta2: 0.999 }),
-  initKlCoef: z.number().nonnegative().default(0.05).describe('KL coefficient (ppo: penalty in the reward; grpo: k3 KL term in the loss)'),
+  initKlCoef: z.number().nonnegative().default(0.05).describe(`KL coefficient (${klHelp()})`),
   klTarget: z.number().positive().optional().describe('adapt the KL coefficient towards this KL per response (Ziegler et al.); unset = fixed'),
   klHorizon: z.number().positive().default(10000).describe('adaptive KL: horizon in samples'),
   targetKlStop: z.number().nonnegative().default(0).describe("stop an iteration's epochs when a minibatch's approx KL exceeds this (0 = never)"),
@@ -73,42 +86,16 @@ const shared = {
   heldoutBatchSize: int().positive().default(32).describe('held-out responses decoded together; lower it for big checkpoints (a 0.5B model: 4)'),
 };
 
-const Ppo = z
-  .strictObject({
-    algo: z.literal('ppo').describe('ppo: GAE with a value head; grpo: group-normalised rewards, no critic'),
-    ...shared,
-    cliprangeValue: z.number().positive().default(0.2).describe('value clip around the rollout values'),
-    vfCoef: z.number().nonnegative().default(0.1).describe('weight of the value loss'),
-    valueWarmup: int().nonnegative().default(0).describe('the first n iterations train only the value head (policy frozen), so the advantages mean something when the policy starts to move'),
-    valueWarmupLr: z.number().positive().default(1e-3).describe('learning rate of the value head during --value-warmup'),
-    gamma: z.number().min(0).max(1).default(1).describe('discount'),
-    lam: z.number().min(0).max(1).default(0.95).describe('GAE lambda'),
-    whitenAdvantages: z.boolean().default(true).describe('normalise advantages to mean 0, variance 1'),
-  })
-  .superRefine((s, ctx) => {
+/** The settings of one algorithm: `algo`, the shared settings, the record's own fields. */
+const variant = <A extends (typeof ALGORITHMS)[number]>(a: A) => z.strictObject({ algo: z.literal(a.name as A['name']).describe(algoHelp), ...shared, ...(a.fields as A['fields']) });
+type Variants<T extends readonly (typeof ALGORITHMS)[number][]> = { [K in keyof T]: ReturnType<typeof variant<T[K]>> };
+
+/** The settings of any RL algorithm; without `algo`, the registry's first (PPO). */
+export const RlSettings = z.preprocess(
+  (v) => (typeof v === 'object' && v !== null && !('algo' in v) ? { ...v, algo: ALGORITHMS[0].name } : v),
+  z.discriminatedUnion('algo', ALGORITHMS.map(variant) as unknown as Variants<typeof ALGORITHMS>).superRefine((s, ctx) => {
     checkOptim(s, ctx);
     checkMergeExport(s, ctx);
-  });
-
-const Grpo = z
-  .strictObject({
-    algo: z.literal('grpo'),
-    ...shared,
-    groupSize: int().min(2).default(4).describe('responses sampled per prompt'),
-    dropUniformGroups: z
-      .boolean()
-      .default(false)
-      .describe('leave the groups whose rewards are all equal (advantage 0) out of the update instead of keeping them for the KL term (DAPO: dynamic sampling without refill)'),
-  })
-  .superRefine((s, ctx) => {
-    checkOptim(s, ctx);
-    checkMergeExport(s, ctx);
-  });
-
-/** PPO or GRPO settings; without `algo`, PPO. */
-export const PpoSettings = z.preprocess(
-  (v) => (typeof v === 'object' && v !== null && !('algo' in v) ? { ...v, algo: 'ppo' } : v),
-  z.discriminatedUnion('algo', [Ppo, Grpo]),
+  }),
 );
-export type PpoSettings = z.output<typeof PpoSettings>;
-export type PpoAlgo = PpoSettings['algo'];
+export type RlSettings = z.output<typeof RlSettings>;

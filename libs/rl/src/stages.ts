@@ -1,6 +1,6 @@
-// The RL stage behind `ppo train` (apps/ppo is its command line): runPpo, PPO or GRPO (--algo) of the SFT policy
+// The RL stage behind `rl train` (apps/rl is its command line): runRl, an algorithm of the registry (--algo) on the SFT policy
 // against the tests of the prompts and / or the reward model. It reads the prompts and the held-out prompts, loads
-// the models, builds the reward from its sources, runs the loop (runPpoLoop) and returns the command's result line.
+// the models, builds the reward from its sources, runs the loop (runRlLoop) and returns the command's result line.
 import * as fs from 'fs';
 import { initBackend } from '@rlhf-code/backend';
 import { UsageError } from '@rlhf-code/cli';
@@ -11,11 +11,11 @@ import { encodePrompt, endTokenId, loadTokenizer, stopTokenIds, type Tokenizer }
 import { loraConfigOf, RunDir } from '@rlhf-code/trainer-core';
 import { ExecPrompt, executionScorer } from './execution-scorer';
 import { HeldOutProbe, HeldOutRecord } from './heldout';
-import { loadPpoModels, savePpoCheckpoint } from './ppo-models';
-import { runPpoLoop } from './ppo-run';
-import { PpoTrainer } from './ppo-trainer';
+import { loadRlModels, saveRlCheckpoint } from './rl-models';
+import { runRlLoop } from './rl-run';
+import { RlTrainer } from './rl-trainer';
 import { combineScorers, rewardModelScorer, Scorer } from './scorers';
-import type { PpoSettings } from './settings';
+import type { RlSettings } from './settings';
 
 /** MBPP rows carry `setup`; older files MBPP's own `test_setup_code`. */
 function execPrompt(r: PpoRecord): ExecPrompt {
@@ -27,7 +27,7 @@ function execPrompt(r: PpoRecord): ExecPrompt {
  * The prompts of --heldout-data (null for "none"), checked before any model is loaded: the file exists, has at
  * least 2 prompts, and none of them is a training prompt (that is what makes them held out).
  */
-async function readHeldOut(f: PpoSettings, training: readonly PpoRecord[]): Promise<PpoRecord[] | null> {
+async function readHeldOut(f: RlSettings, training: readonly PpoRecord[]): Promise<PpoRecord[] | null> {
   if (f.heldoutData === 'none') return null;
   if (!fs.existsSync(f.heldoutData)) throw new UsageError(`--heldout-data ${f.heldoutData}: file not found (pass --heldout-data none to train without held-out measurements)`);
   let rs = await readPpoData(f.heldoutData);
@@ -53,7 +53,7 @@ function heldOutSummary(records: readonly HeldOutRecord[]): Record<string, unkno
  * The training prompts and the reward weights they imply, and the held-out prompts: everything checked before a
  * model is loaded.
  */
-async function readPrompts(f: PpoSettings) {
+async function readPrompts(f: RlSettings) {
   let records = await readPpoData(f.data);
   if (f.limit > 0) records = records.slice(0, f.limit);
   if (records.length < f.batchSize) throw new UsageError(`--batch-size ${f.batchSize}: ${f.data} has only ${records.length} prompt${records.length === 1 ? '' : 's'} (after --limit)`);
@@ -71,12 +71,12 @@ async function readPrompts(f: PpoSettings) {
 }
 
 /** The policy, reference, reward model and value head of the run (from --out with --resume), checked against the tokenizer and the lengths. */
-async function loadModels(f: PpoSettings, tok: Tokenizer, useRm: boolean, log: (line: string) => void) {
+async function loadModels(f: RlSettings, tok: Tokenizer, useRm: boolean, log: (line: string) => void) {
   const backend = await initBackend({ backend: f.backend });
   const resumeDir = new RunDir(f.out).resumeFrom(f.resume);
-  if (f.resume && !resumeDir) log(`ppo: --resume: no checkpoint in ${f.out} yet, starting from ${f.model}`);
+  if (f.resume && !resumeDir) log(`rl: --resume: no checkpoint in ${f.out} yet, starting from ${f.model}`);
   const lora = loraConfigOf({ ...f, loraDropout: 0 });
-  const models = await loadPpoModels({ modelDir: f.model, resumeDir, algo: f.algo, rewardModelDir: useRm ? f.rewardModel : null, lora, baseDtype: f.baseDtype, seed: f.seed });
+  const models = await loadRlModels({ modelDir: f.model, resumeDir, algo: f.algo, rewardModelDir: useRm ? f.rewardModel : null, lora, baseDtype: f.baseDtype, seed: f.seed });
   const rm = models.rm;
   models.policy.gradCheckpointing = f.gradCheckpointing; // the update's backward pass; rollouts and scoring have none
   const maxPos = models.policy.config.max_position_embeddings;
@@ -89,7 +89,7 @@ async function loadModels(f: PpoSettings, tok: Tokenizer, useRm: boolean, log: (
   return { backend, lora, models, rm };
 }
 
-export async function runPpo(f: PpoSettings, plot?: HeldOutPlot, log: (line: string) => void = console.error) {
+export async function runRl(f: RlSettings, plot?: HeldOutPlot, log: (line: string) => void = console.error) {
   checkModelFolder(f.model, '--model');
   if (f.rewardModel !== 'none') checkModelFolder(f.rewardModel, '--reward-model', 'reward-model');
   const tok = loadTokenizer(f.model);
@@ -133,7 +133,7 @@ export async function runPpo(f: PpoSettings, plot?: HeldOutPlot, log: (line: str
       }
     : null;
   log(
-    `ppo: backend ${backend.name}; ${f.algo} on ${records.length} prompts from ${f.data} (${withTests} with tests)` +
+    `rl: backend ${backend.name}; ${f.algo} on ${records.length} prompts from ${f.data} (${withTests} with tests)` +
       (heldOut
         ? `, measured ${f.heldoutEvery > 0 ? `every ${f.heldoutEvery} iterations` : 'at the start and the end'} on ${heldOut.probe.options.prompts.length} held-out prompts of ${f.heldoutData}; `
         : '; ') +
@@ -145,17 +145,17 @@ export async function runPpo(f: PpoSettings, plot?: HeldOutPlot, log: (line: str
       `; score = ${sources.map((s) => `${s.weight} x ${s.name}`).join(' + ')}`,
   );
 
-  const ppo = new PpoTrainer(models, combineScorers(sources), f, { padId: tok.padId, stopTokenIds: stops, vocabSize: tok.vocabSize });
+  const rl = new RlTrainer(models, combineScorers(sources), f, { padId: tok.padId, stopTokenIds: stops, vocabSize: tok.vocabSize });
   const trainingArgs = { stage: f.algo, base_model: f.model, reward_model: f.rewardModel, exec_reward_weight: execWeight, rm_weight: rmWeight, value_head: models.valueHeadSource, ...f };
   try {
-    const result = await runPpoLoop({
-      ppo,
+    const result = await runRlLoop({
+      rl,
       prompts,
       batchSize: f.batchSize,
       steps: f.steps,
       outDir: f.out,
       saveEvery: f.saveEvery,
-      save: (trainingState) => savePpoCheckpoint(f.out, models, { tokenizerDir: f.model, baseModel: f.model, trainingState, extraFiles: { 'training_args.json': trainingArgs } }),
+      save: (trainingState) => saveRlCheckpoint(f.out, models, { tokenizerDir: f.model, baseModel: f.model, trainingState, extraFiles: { 'training_args.json': trainingArgs } }),
       resume: f.resume,
       label: f.algo,
       quiet: f.quiet,
@@ -183,7 +183,7 @@ export async function runPpo(f: PpoSettings, plot?: HeldOutPlot, log: (line: str
       heldout: heldOutSummary(result.heldOut),
     };
   } finally {
-    ppo.dispose();
+    rl.dispose();
     rm?.dispose();
   }
 }

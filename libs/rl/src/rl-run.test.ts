@@ -5,11 +5,11 @@ import * as os from 'os';
 import * as path from 'path';
 import * as tf from '@tensorflow/tfjs';
 import { loadMergedWeights, loadTrainingState, Qwen2Model, readConfig, RewardModel, saveCheckpoint, type LoraConfig } from '@rlhf-code/model';
-import { loadPpoModels, savePpoCheckpoint } from './ppo-models';
+import { loadRlModels, saveRlCheckpoint } from './rl-models';
 import { HeldOutProbe, HeldOutRecord } from './heldout';
-import { runPpoLoop } from './ppo-run';
-import { PpoModels, PpoPrompt, PpoTrainer } from './ppo-trainer';
-import { PpoSettings } from './settings';
+import { runRlLoop } from './rl-run';
+import { RlModels, RlPrompt, RlTrainer } from './rl-trainer';
+import { RlSettings } from './settings';
 import { combineScorers } from './scorers';
 import { createValueHead } from './value-head';
 import { tinyConfig, TINY_EOS, TINY_PAD } from './testing/tiny';
@@ -18,7 +18,7 @@ import { useTestBackend } from '@rlhf-code/trainer-core/testing';
 useTestBackend();
 
 const scorer = combineScorers([{ name: 'len', weight: 1, scorer: (s) => s.map((x) => x.responseIds.length / 4) }]);
-const prompts: PpoPrompt[] = [[3, 4], [5], [6, 8, 9], [10, 11], [12], [13, 14]].map((ids, index) => ({ index, ids }));
+const prompts: RlPrompt[] = [[3, 4], [5], [6, 8, 9], [10, 11], [12], [13, 14]].map((ids, index) => ({ index, ids }));
 const settings = {
   maxNewTokens: 4,
   ppoEpochs: 2,
@@ -36,12 +36,12 @@ const settings = {
   steps: 3,
   seed: 4,
 };
-const config = PpoSettings.parse(settings);
+const config = RlSettings.parse(settings);
 
 let tmp: string;
 let sft: string;
 beforeEach(async () => {
-  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ppo-run-'));
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'rl-run-'));
   sft = path.join(tmp, 'sft');
   const m = Qwen2Model.init(tinyConfig(), { seed: 2 });
   await saveCheckpoint(sft, { config: m.config, weights: m.hostWeights() });
@@ -50,42 +50,42 @@ beforeEach(async () => {
 afterEach(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
 // Prompts the runs never train on (the held-out measurement's).
-const heldOutPrompts: PpoPrompt[] = [[7], [15, 16], [17]].map((ids, index) => ({ index, ids }));
+const heldOutPrompts: RlPrompt[] = [[7], [15, 16], [17]].map((ids, index) => ({ index, ids }));
 
 const LORA = { r: 2, alpha: 4, dropout: 0, targets: ['q_proj', 'v_proj', 'down_proj'] as LoraConfig['targets'] };
 
 async function run(out: string, steps: number, resume: boolean, heldOut = false, lora: LoraConfig | null = null) {
-  const models = await loadPpoModels({ modelDir: sft, resumeDir: resume ? out : undefined, algo: 'ppo', seed: 1, lora });
-  const ppo = new PpoTrainer(models, scorer, config, { padId: TINY_PAD, stopTokenIds: [TINY_EOS] });
+  const models = await loadRlModels({ modelDir: sft, resumeDir: resume ? out : undefined, algo: 'ppo', seed: 1, lora });
+  const rl = new RlTrainer(models, scorer, config, { padId: TINY_PAD, stopTokenIds: [TINY_EOS] });
   const probe = new HeldOutProbe({ prompts: heldOutPrompts, scorer, samples: 2, maxNewTokens: 4, temperature: 0.7, padId: TINY_PAD, stopTokenIds: [TINY_EOS], seed: 3 });
   try {
-    const result = await runPpoLoop({
-      ppo,
+    const result = await runRlLoop({
+      rl,
       prompts,
       batchSize: 4, // 6 prompts: one batch per epoch, so the run crosses epochs
       steps,
       outDir: out,
       saveEvery: 1,
-      save: (trainingState) => savePpoCheckpoint(out, models, { trainingState, baseModel: sft }),
+      save: (trainingState) => saveRlCheckpoint(out, models, { trainingState, baseModel: sft }),
       resume,
       quiet: true,
       seed: 4,
       heldOut: heldOut ? { probe, every: 2 } : undefined,
     });
-    return { result, source: models.valueHeadSource, kl: ppo.kl.value, base: models.policy.hostWeights() };
+    return { result, source: models.valueHeadSource, kl: rl.kl.value, base: models.policy.hostWeights() };
   } finally {
-    dispose(models, ppo);
+    dispose(models, rl);
   }
 }
 
-function dispose(m: PpoModels, t: PpoTrainer): void {
+function dispose(m: RlModels, t: RlTrainer): void {
   t.dispose();
   m.policy.dispose();
   m.reference.dispose();
   m.valueHead?.dispose();
 }
 
-describe('runPpoLoop', () => {
+describe('runRlLoop', () => {
   it('saves loadable checkpoints and metrics, and a resumed run continues exactly', async () => {
     const a = path.join(tmp, 'a');
     const full = await run(a, 3, false);
@@ -170,7 +170,7 @@ describe('runPpoLoop', () => {
     const rows = [[3, 4, TINY_EOS], [5, 6, 7, TINY_EOS]];
     const want = rm.score(rows, TINY_PAD);
     rm.dispose();
-    const models = await loadPpoModels({ modelDir: sft, algo: 'ppo', rewardModelDir: rmDir, lora: LORA, seed: 1 });
+    const models = await loadRlModels({ modelDir: sft, algo: 'ppo', rewardModelDir: rmDir, lora: LORA, seed: 1 });
     expect(models.rmSharesBase).toBe(true);
     expect(models.rm!.backbone.params).toBe(models.policy.params); // a view of the policy's base: the same variables
     models.rm!.score(rows, TINY_PAD).forEach((x, i) => expect(x).toBeCloseTo(want[i], 5));
@@ -179,7 +179,7 @@ describe('runPpoLoop', () => {
     models.policy.dispose();
     models.valueHead!.dispose();
     // Full fine-tuning moves the base: the reward model then gets its own copy.
-    const full = await loadPpoModels({ modelDir: sft, algo: 'grpo', rewardModelDir: rmDir });
+    const full = await loadRlModels({ modelDir: sft, algo: 'grpo', rewardModelDir: rmDir });
     expect(full.rmSharesBase).toBe(false);
     expect(full.rm!.backbone.params).not.toBe(full.policy.params);
     full.rm!.score(rows, TINY_PAD).forEach((x, i) => expect(x).toBeCloseTo(want[i], 5));
@@ -187,44 +187,44 @@ describe('runPpoLoop', () => {
   });
 
   it('LoRA GRPO: only the adapter trains (no value head), the reference is the base', async () => {
-    const models = await loadPpoModels({ modelDir: sft, algo: 'grpo', lora: LORA });
+    const models = await loadRlModels({ modelDir: sft, algo: 'grpo', lora: LORA });
     expect(models.valueHead).toBeNull();
     expect(models.reference.params).toBe(models.policy.params);
-    const ppo = new PpoTrainer(models, scorer, PpoSettings.parse({ ...settings, algo: 'grpo', groupSize: 2 }), { padId: TINY_PAD, stopTokenIds: [TINY_EOS] });
+    const rl = new RlTrainer(models, scorer, RlSettings.parse({ ...settings, algo: 'grpo', groupSize: 2 }), { padId: TINY_PAD, stopTokenIds: [TINY_EOS] });
     const base = models.policy.hostWeights();
-    const m1 = await ppo.step(prompts.slice(0, 2));
-    const m2 = await ppo.step(prompts.slice(2, 4));
+    const m1 = await rl.step(prompts.slice(0, 2));
+    const m2 = await rl.step(prompts.slice(2, 4));
     expect(m1['objective/kl']).toBe(0);
     expect(Number.isFinite(m2['ppo/loss/total'])).toBe(true);
-    expect(Object.keys(ppo.trainer.params).every((n) => n.includes('.lora_'))).toBe(true);
+    expect(Object.keys(rl.trainer.params).every((n) => n.includes('.lora_'))).toBe(true);
     for (const [name, t] of models.policy.hostWeights()) expect(Array.from(t.data)).toEqual(Array.from(base.get(name)!.data));
     expect(models.policy.adapterWeights().size).toBeGreaterThan(0);
-    dispose(models, ppo);
+    dispose(models, rl);
   });
 
   it('--base-dtype int8: the LoRA base (and so the reference) is int8 and trains its adapter; with full fine-tuning only the reference is', async () => {
-    const models = await loadPpoModels({ modelDir: sft, algo: 'grpo', lora: LORA, baseDtype: 'int8' });
+    const models = await loadRlModels({ modelDir: sft, algo: 'grpo', lora: LORA, baseDtype: 'int8' });
     expect([models.policy.baseDtype, models.reference.baseDtype]).toEqual(['int8', 'int8']);
-    const ppo = new PpoTrainer(models, scorer, PpoSettings.parse({ ...settings, algo: 'grpo', groupSize: 2 }), { padId: TINY_PAD, stopTokenIds: [TINY_EOS] });
-    const m1 = await ppo.step(prompts.slice(0, 2));
-    const m2 = await ppo.step(prompts.slice(2, 4));
+    const rl = new RlTrainer(models, scorer, RlSettings.parse({ ...settings, algo: 'grpo', groupSize: 2 }), { padId: TINY_PAD, stopTokenIds: [TINY_EOS] });
+    const m1 = await rl.step(prompts.slice(0, 2));
+    const m2 = await rl.step(prompts.slice(2, 4));
     expect(m1['objective/kl']).toBe(0); // the adapter starts at zero: policy = reference
     expect(Number.isFinite(m2['ppo/loss/total'])).toBe(true);
-    expect(Object.keys(ppo.trainer.params).every((n) => n.includes('.lora_'))).toBe(true);
-    dispose(models, ppo);
-    const full = await loadPpoModels({ modelDir: sft, algo: 'grpo', baseDtype: 'int8' });
+    expect(Object.keys(rl.trainer.params).every((n) => n.includes('.lora_'))).toBe(true);
+    dispose(models, rl);
+    const full = await loadRlModels({ modelDir: sft, algo: 'grpo', baseDtype: 'int8' });
     expect([full.policy.baseDtype, full.reference.baseDtype]).toEqual(['fp32', 'int8']);
     full.policy.dispose();
     full.reference.dispose();
   });
 
   it('refuses fewer prompts than a batch', async () => {
-    const models = await loadPpoModels({ modelDir: sft, algo: 'grpo' });
-    const ppo = new PpoTrainer(models, scorer, PpoSettings.parse({ ...settings, algo: 'grpo' }), { padId: TINY_PAD, stopTokenIds: [TINY_EOS] });
+    const models = await loadRlModels({ modelDir: sft, algo: 'grpo' });
+    const rl = new RlTrainer(models, scorer, RlSettings.parse({ ...settings, algo: 'grpo' }), { padId: TINY_PAD, stopTokenIds: [TINY_EOS] });
     await expect(
-      runPpoLoop({ ppo, prompts: prompts.slice(0, 2), batchSize: 4, steps: 1, outDir: path.join(tmp, 'c'), saveEvery: 0, save: async () => {}, quiet: true, seed: 0 }),
+      runRlLoop({ rl, prompts: prompts.slice(0, 2), batchSize: 4, steps: 1, outDir: path.join(tmp, 'c'), saveEvery: 0, save: async () => {}, quiet: true, seed: 0 }),
     ).rejects.toThrow('2 prompts are fewer than one batch of 4');
-    dispose(models, ppo);
+    dispose(models, rl);
   });
 });
 
@@ -243,11 +243,11 @@ describe('value head initialisation', () => {
     other.head.dispose();
   });
 
-  it('loadPpoModels refuses a reward-model folder as the policy', async () => {
+  it('loadRlModels refuses a reward-model folder as the policy', async () => {
     const rm = await RewardModel.fromCausalLM(sft, { padTokenId: TINY_PAD });
     const dir = path.join(tmp, 'rm');
     await rm.save(dir);
     rm.dispose();
-    await expect(loadPpoModels({ modelDir: dir, algo: 'ppo' })).rejects.toThrow('is a reward model');
+    await expect(loadRlModels({ modelDir: dir, algo: 'ppo' })).rejects.toThrow('is a reward model');
   });
 });

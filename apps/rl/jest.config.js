@@ -1,6 +1,6 @@
 module.exports = {
   ...require('../../jest.preset.js'),
-  displayName: 'ppo',
+  displayName: 'rl',
   rootDir: __dirname,
   testMatch: ['<rootDir>/src/**/*.test.ts'],
 };

@@ -1,4 +1,4 @@
-// The PPO stage's outer loop: prompts in a seeded order, one PpoTrainer.step per batch, metrics.jsonl and
+// The RL stage's outer loop (any policy-gradient algorithm): prompts in a seeded order, one RlTrainer.step per batch, metrics.jsonl and
 // the progress bar through TrainingRun, checkpoints every saveEvery steps and at the end (or on Ctrl-C),
 // and --resume from the last checkpoint (optimizer moments, KL coefficient, sampling RNG, prompt position).
 // With a held-out probe it also measures the policy on prompts it never trains on, before the first iteration,
@@ -10,19 +10,19 @@ import type { TrainingState } from '@rlhf-code/model';
 import { dropLinesAfter, RunDir, RunPosition, TrainingRun, yieldToEventLoop } from '@rlhf-code/trainer-core';
 import { formatHeldOut, HELDOUT_FILE, HeldOutProbe, HeldOutRecord } from './heldout';
 import { METRICS, MetricRecord } from './metrics';
-import { PpoPrompt, PpoTrainer } from './ppo-trainer';
+import { RlPrompt, RlTrainer } from './rl-trainer';
 
-export interface PpoRunOptions {
-  ppo: PpoTrainer;
-  prompts: readonly PpoPrompt[];
+export interface RlRunOptions {
+  rl: RlTrainer;
+  prompts: readonly RlPrompt[];
   /** Prompts per iteration (GRPO samples groupSize responses for each). */
   batchSize: number;
-  /** PPO iterations in all (including those done before a resume). */
+  /** Iterations in all (including those done before a resume). */
   steps: number;
   outDir: string;
   /** Also save every n iterations; 0 = only at the end. */
   saveEvery: number;
-  /** Write the checkpoint with this training state (see savePpoCheckpoint). */
+  /** Write the checkpoint with this training state (see saveRlCheckpoint). */
   save: (trainingState: TrainingState) => Promise<void>;
   /** Continue from the training state saved in outDir (when there is one). */
   resume?: boolean;
@@ -37,7 +37,7 @@ export interface PpoRunOptions {
 /** Sources shown in the log line of a held-out measurement, when present. */
 const HELDOUT_SHOWN = ['exec_score', 'rm_score', 'score', 'missing_eos'];
 
-export interface PpoRunResult {
+export interface RlRunResult {
   steps: number;
   interrupted: boolean;
   history: MetricRecord[];
@@ -56,8 +56,8 @@ function resumeHeldOut(file: string, step: number): HeldOutRecord[] {
     .map((line) => JSON.parse(line) as HeldOutRecord);
 }
 
-export async function runPpoLoop(o: PpoRunOptions): Promise<PpoRunResult> {
-  const label = o.label ?? o.ppo.config.algo;
+export async function runRlLoop(o: RlRunOptions): Promise<RlRunResult> {
+  const label = o.label ?? o.rl.config.algo;
   if (o.prompts.length < o.batchSize) {
     throw new Error(`${label}: ${o.prompts.length} prompts are fewer than one batch of ${o.batchSize}; lower --batch-size`);
   }
@@ -66,16 +66,16 @@ export async function runPpoLoop(o: PpoRunOptions): Promise<PpoRunResult> {
   const runDir = new RunDir(o.outDir);
   const resuming = runDir.resumeFrom(o.resume === true) !== undefined;
   if (resuming) {
-    const restored = await runDir.restore(o.ppo.trainer);
+    const restored = await runDir.restore(o.rl.trainer);
     position = restored.position;
-    o.ppo.restore(restored.extra.ppo, `${o.outDir}: trainer_state.json ppo`);
+    o.rl.restore(restored.extra.rl, `${o.outDir}: trainer_state.json rl`);
   }
-  // metrics.jsonl counts PPO iterations: lines logged after the checkpoint's iteration are dropped on resume.
-  const resumeStep = resuming ? o.ppo.ppoStep : undefined;
+  // metrics.jsonl counts iterations: lines logged after the checkpoint's iteration are dropped on resume.
+  const resumeStep = resuming ? o.rl.iteration : undefined;
   const run = new TrainingRun({ outDir: o.outDir, label, totalSteps: o.steps, append: resumeStep !== undefined, resumeStep, quiet: o.quiet });
-  if (resuming) run.print(`${label}: resuming from ${o.outDir} at iteration ${o.ppo.ppoStep}`);
+  if (resuming) run.print(`${label}: resuming from ${o.outDir} at iteration ${o.rl.iteration}`);
   const history: MetricRecord[] = [];
-  const save = () => o.save(RunDir.stateOf(o.ppo.trainer, { ...position, step: o.ppo.trainer.stepCount }, { ppo: o.ppo.state() }));
+  const save = () => o.save(RunDir.stateOf(o.rl.trainer, { ...position, step: o.rl.trainer.stepCount }, { rl: o.rl.state() }));
   let order = shuffle(o.prompts, `${o.seed}:${position.epoch}`);
   let interrupted = false;
 
@@ -84,8 +84,8 @@ export async function runPpoLoop(o: PpoRunOptions): Promise<PpoRunResult> {
   if (o.heldOut && resumeStep === undefined) fs.writeFileSync(heldOutFile, '');
   if (o.heldOut && heldOut.length > 0) o.heldOut.probe.setStart(heldOut[0]);
   const measure = async () => {
-    if (!o.heldOut || heldOut.some((r) => r.step === o.ppo.ppoStep)) return;
-    const record = await o.heldOut.probe.measure(o.ppo.models.policy, o.ppo.ppoStep);
+    if (!o.heldOut || heldOut.some((r) => r.step === o.rl.iteration)) return;
+    const record = await o.heldOut.probe.measure(o.rl.models.policy, o.rl.iteration);
     heldOut.push(record);
     fs.appendFileSync(heldOutFile, JSON.stringify(record) + '\n');
     run.print(formatHeldOut(record, HELDOUT_SHOWN));
@@ -93,28 +93,28 @@ export async function runPpoLoop(o: PpoRunOptions): Promise<PpoRunResult> {
   };
   try {
     await measure();
-    while (o.ppo.ppoStep < o.steps) {
+    while (o.rl.iteration < o.steps) {
       if (position.stepInEpoch >= batchesPerEpoch) {
         position = { ...position, epoch: position.epoch + 1, stepInEpoch: 0 };
         order = shuffle(o.prompts, `${o.seed}:${position.epoch}`);
       }
       const batch = order.slice(position.stepInEpoch * o.batchSize, (position.stepInEpoch + 1) * o.batchSize);
       await yieldToEventLoop(); // lets Ctrl-C and the progress bar's timer in
-      const metrics = await o.ppo.step(batch);
-      position = { ...position, step: o.ppo.trainer.stepCount, stepInEpoch: position.stepInEpoch + 1 };
+      const metrics = await o.rl.step(batch);
+      position = { ...position, step: o.rl.trainer.stepCount, stepInEpoch: position.stepInEpoch + 1 };
       history.push(metrics);
-      run.log(o.ppo.ppoStep, { epoch: position.epoch, ...metrics }, [METRICS.rewardMean, METRICS.kl, METRICS.lossTotal]);
-      const last = o.ppo.ppoStep >= o.steps;
-      if (o.heldOut && (last || (o.heldOut.every > 0 && o.ppo.ppoStep % o.heldOut.every === 0))) await measure();
+      run.log(o.rl.iteration, { epoch: position.epoch, ...metrics }, [METRICS.rewardMean, METRICS.kl, METRICS.lossTotal]);
+      const last = o.rl.iteration >= o.steps;
+      if (o.heldOut && (last || (o.heldOut.every > 0 && o.rl.iteration % o.heldOut.every === 0))) await measure();
       if (run.stopRequested) {
         interrupted = !last;
         break;
       }
-      if (!last && o.saveEvery > 0 && o.ppo.ppoStep % o.saveEvery === 0) await save();
+      if (!last && o.saveEvery > 0 && o.rl.iteration % o.saveEvery === 0) await save();
     }
     await save();
   } finally {
     run.close();
   }
-  return { steps: o.ppo.ppoStep, interrupted, history, heldOut };
+  return { steps: o.rl.iteration, interrupted, history, heldOut };
 }

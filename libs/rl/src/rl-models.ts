@@ -1,4 +1,4 @@
-// The PPO stage's models on disk: load policy + frozen reference (+ value head, + reward model), save the policy in
+// The RL stage's models on disk: load policy + frozen reference (+ value head, + reward model), save the policy in
 // Hugging Face layout with its v_head beside the weights (transformers ignores it; --resume reads it back).
 // With LoRA there is one frozen base in memory: the policy is its "default" adapter, the reference is the base with the
 // adapter off, the value head reads the policy's hidden states, and a reward-model adapter made for the same base is a
@@ -20,16 +20,16 @@ import {
 import type { WeightDtype } from '@rlhf-code/backend';
 import { RunDir } from '@rlhf-code/trainer-core';
 import { HELDOUT_FILE, HELDOUT_SVG } from './heldout';
-import type { PpoModels } from './ppo-trainer';
-import type { PpoAlgo } from './settings';
+import type { RlModels } from './rl-trainer';
+import { hasCritic, type RlAlgo } from './algorithms';
 import { createValueHead, valueHeadFromWeights, ValueHeadSource } from './value-head';
 
-export interface LoadPpoModelsOptions {
+export interface LoadRlModelsOptions {
   /** The starting policy (SFT checkpoint; an adapter folder counts as its merged model): also the frozen reference. */
   modelDir: string;
   /** Continue training the policy (and v_head) saved here instead; the reference still comes from modelDir. */
   resumeDir?: string;
-  algo: PpoAlgo;
+  algo: RlAlgo;
   /** The reward model's folder (null: none). With LoRA, an RM adapter made for modelDir sits on the policy's base. */
   rewardModelDir?: string | null;
   /** Train a LoRA adapter on the frozen modelDir: the reference is then that base with the adapter off. */
@@ -39,7 +39,7 @@ export interface LoadPpoModelsOptions {
   seed?: number;
 }
 
-export interface LoadedPpoModels extends PpoModels {
+export interface LoadedRlModels extends RlModels {
   rm: RewardModel | null;
   valueHeadSource: ValueHeadSource | null;
   /** The reward model is an adapter on the policy's own base (no second copy of the weights). */
@@ -49,10 +49,10 @@ export interface LoadedPpoModels extends PpoModels {
 /** Value-head tensors of a LoRA run's checkpoint (the adapter files hold only what PEFT knows). */
 export const VALUE_HEAD_FILE = 'value_head.safetensors';
 
-export async function loadPpoModels(o: LoadPpoModelsOptions): Promise<LoadedPpoModels> {
+export async function loadRlModels(o: LoadRlModelsOptions): Promise<LoadedRlModels> {
   const policyDir = o.resumeDir ?? o.modelDir;
   // Checked on the config alone (an adapter folder's base), before any weights are read.
-  if (isSequenceClassifier(modelConfigOf(policyDir))) throw new Error(`${policyDir}: is a reward model (Qwen2ForSequenceClassification); PPO needs a causal LM policy`);
+  if (isSequenceClassifier(modelConfigOf(policyDir))) throw new Error(`${policyDir}: is a reward model (Qwen2ForSequenceClassification); RL needs a causal LM policy`);
   const { policy, reference, savedHead } = o.lora ? await loraPolicy(o, policyDir) : await fullPolicy(o, policyDir);
   let rm: RewardModel | null = null;
   let rmSharesBase = false;
@@ -69,14 +69,14 @@ export async function loadPpoModels(o: LoadPpoModelsOptions): Promise<LoadedPpoM
     throw e;
   }
   const common = { policy, reference, rm, rmSharesBase };
-  if (o.algo === 'grpo') return { ...common, valueHead: null, valueHeadSource: null };
+  if (!hasCritic(o.algo)) return { ...common, valueHead: null, valueHeadSource: null };
   if (savedHead) return { ...common, valueHead: savedHead, valueHeadSource: 'checkpoint' };
   const { head, source } = createValueHead(policy.config.hidden_size, rm?.head, o.seed ?? 0);
   return { ...common, valueHead: head, valueHeadSource: source };
 }
 
 /** Full fine-tuning: the policy (and its saved v_head) from policyDir, a second, frozen copy of modelDir as reference. */
-async function fullPolicy(o: LoadPpoModelsOptions, policyDir: string) {
+async function fullPolicy(o: LoadRlModelsOptions, policyDir: string) {
   if (isAdapterFolder(policyDir) && o.resumeDir) throw new Error(`${policyDir}: holds a LoRA adapter; resume with the same --lora-rank`);
   const { config, weights } = await loadMergedWeights(policyDir);
   const policy = Qwen2Model.fromWeights(config, weights);
@@ -86,12 +86,12 @@ async function fullPolicy(o: LoadPpoModelsOptions, policyDir: string) {
     reference.dispose();
     throw new Error(`${policyDir}: the policy's shape differs from the reference in ${o.modelDir}; resume with the same --model`);
   }
-  const savedHead = o.resumeDir && o.algo === 'ppo' ? valueHeadFromWeights(weights, config.hidden_size) : null;
+  const savedHead = o.resumeDir && hasCritic(o.algo) ? valueHeadFromWeights(weights, config.hidden_size) : null;
   return { policy, reference, savedHead };
 }
 
 /** LoRA: modelDir frozen (merged when it is an adapter itself) with a new adapter, or the adapter saved in policyDir. */
-async function loraPolicy(o: LoadPpoModelsOptions, policyDir: string) {
+async function loraPolicy(o: LoadRlModelsOptions, policyDir: string) {
   const lora = o.lora!;
   const policy = await Qwen2Model.load(policyDir, { merge: !o.resumeDir, baseDtype: o.baseDtype });
   try {
@@ -102,7 +102,7 @@ async function loraPolicy(o: LoadPpoModelsOptions, policyDir: string) {
     throw e;
   }
   const headFile = path.join(policyDir, VALUE_HEAD_FILE);
-  const savedHead = o.resumeDir && o.algo === 'ppo' && fs.existsSync(headFile) ? valueHeadFromWeights(await readSafetensors(headFile), policy.config.hidden_size) : null;
+  const savedHead = o.resumeDir && hasCritic(o.algo) && fs.existsSync(headFile) ? valueHeadFromWeights(await readSafetensors(headFile), policy.config.hidden_size) : null;
   return { policy, reference: policy.view(null), savedHead };
 }
 
@@ -110,9 +110,9 @@ const samePath = (a: string, b: string) => fs.existsSync(a) && fs.existsSync(b) 
 
 /** Write the policy (+ v_head) as a checkpoint folder; metrics.jsonl already there is kept. With LoRA: the adapter
  * (base_model_name_or_path = `baseModel`) and value_head.safetensors. */
-export async function savePpoCheckpoint(
+export async function saveRlCheckpoint(
   dir: string,
-  models: Pick<PpoModels, 'policy' | 'valueHead'>,
+  models: Pick<RlModels, 'policy' | 'valueHead'>,
   opts: { tokenizerDir?: string; baseModel?: string; trainingState?: TrainingState; extraFiles?: Record<string, string | object> } = {},
 ): Promise<void> {
   const content = models.policy.checkpointContent(opts.baseModel ?? '');

@@ -1,24 +1,25 @@
-// One PPO (or GRPO) iteration: rollout -> score -> advantages -> a few epochs of clipped updates.
+// One RL iteration of a policy-gradient algorithm (algorithms.ts: PPO, GRPO, RLOO): rollout -> score ->
+// advantages -> a few epochs of clipped updates. The algorithm's record says how many responses a prompt gets,
+// whether a critic trains, where the KL goes and how advantages are made; this file has no branch on its name.
 //
-//   1. sample responses (pure sampling at the temperature) for a batch of prompts (GRPO: n per prompt)
-//   2. forward passes without gradients: the policy's log-probs, entropies and values, the reference's log-probs
+//   1. sample responses (pure sampling at the temperature) for a batch of prompts (samplesPerPrompt each, together)
+//   2. forward passes without gradients: the policy's log-probs, entropies and values (critic), the reference's
 //   3. scores from the scorer, then the missing-EOS penalty and clipping
-//   4. PPO: per-token rewards (KL penalty + score at the end), GAE, whitening.
-//      GRPO: group-normalised advantages per response (0 in zero-variance groups, which stay for the KL term unless
-//      dropUniformGroups leaves them out of the update)
-//   5. ppoEpochs passes over the rollout in miniBatches minibatches, one optimizer step each
-//      (PPO: clipped policy loss + vfCoef * clipped value loss; GRPO: clipped policy loss + klCoef * k3 KL),
-//      stopped early when the approximate KL to the rollout policy passes targetKlStop. During PPO's first
-//      valueWarmup iterations only the value head learns (value loss, its own optimizer): the policy waits
-//      until the critic's advantages mean something.
+//   4. per-token rewards (the score at the last token, minus the k1 KL penalty when the KL goes in the reward), then
+//      the record's advantages (PPO: GAE + whitening; GRPO: group-normalised, maybe dropping uniform groups; RLOO:
+//      leave-one-out on the sequence reward)
+//   5. ppoEpochs passes over the rollout in miniBatches minibatches, one optimizer step each: clipped policy loss
+//      (+ klCoef * k3 KL when the KL goes in the loss, + vfCoef * clipped value loss with a critic), stopped early
+//      when the approximate KL to the rollout policy passes targetKlStop. During a critic's first valueWarmup
+//      iterations only the value head learns (value loss, its own optimizer): the policy waits until the critic's
+//      advantages mean something.
 //   6. the KL controller sees the rollout's KL
-// Everything here is token-id level; text, files and checkpoints belong to the caller (ppo-run.ts, the app).
+// Everything here is token-id level; text, files and checkpoints belong to the caller (rl-run.ts, the app).
 import * as tf from '@tensorflow/tfjs';
 import { resumableRng, Qwen2Model, Rng, ScalarHead } from '@rlhf-code/model';
 import { shuffle } from '@rlhf-code/data';
 import { MicroBatch, Trainer, trainerConfig } from '@rlhf-code/trainer-core';
-import { computeGae } from './gae';
-import { groupAdvantages } from './grpo';
+import { criticOf, CriticSettings, PolicyGradientAlgorithm, policyGradientOf } from './algorithms';
 import { createKlController, KlController, KlControllerState, restoreKlController } from './kl-controller';
 import { LossAggregation, maskedMean } from './masked';
 import { mean, METRICS, MetricRecord, rolloutMetrics } from './metrics';
@@ -27,28 +28,27 @@ import { clippedUpdate, policyLoss } from './clipped-update';
 import { applyMissingEosPenalty, clipScores, perTokenRewards } from './rewards';
 import { chunksByLength, layoutSequences, sampleResponses, selectRows, SequenceBatch, takeRows } from './rollout';
 import { CombinedScorer, rolloutSamples } from './scorers';
-import type { PpoSettings } from './settings';
+import type { RlSettings } from './settings';
 import { clippedValueLoss } from './value-loss';
-import { whiten } from './whiten';
 
-export interface PpoModels {
+export interface RlModels {
   /** Trained. */
   policy: Qwen2Model;
   /** The frozen starting policy: a copy, or with LoRA the policy's own base without its adapter (policy.view(null)). */
   reference: Qwen2Model;
-  /** PPO: the critic's head on the policy's hidden states; GRPO: null. */
+  /** A critic's head on the policy's hidden states (algorithms with a critic); else null. */
   valueHead: ScalarHead | null;
 }
 
-export interface PpoPrompt {
+export interface RlPrompt {
   /** Index in the caller's prompt list (passed on to the scorer). */
   index: number;
   ids: number[];
 }
 
 /** What --resume needs besides weights and optimizer moments. */
-export interface PpoTrainerState {
-  ppoStep: number;
+export interface RlTrainerState {
+  iteration: number;
   kl: KlControllerState;
   rng: object;
 }
@@ -59,74 +59,82 @@ interface Rollout {
   oldLogprobs: number[][];
   refLogprobs: number[][];
   advantages: number[][];
-  /** PPO only. */
+  /** With a critic. */
   oldValues?: number[][];
   returns?: number[][];
   /** The rows the update trains on (default all; GRPO with dropUniformGroups: those of groups with a signal). */
   rows?: number[];
 }
 
-export class PpoTrainer {
+export class RlTrainer {
   readonly trainer: Trainer;
   /** The value head's own optimizer for the warm-up iterations (null without warm-up). */
   readonly valueTrainer: Trainer | null;
+  readonly algorithm: PolicyGradientAlgorithm;
+  /** The critic's settings (algorithms with a critic), else null. */
+  readonly critic: CriticSettings | null;
   kl: KlController;
   rng: Rng;
-  /** PPO iterations done. */
-  ppoStep = 0;
+  /** Iterations done. */
+  iteration = 0;
 
   constructor(
-    readonly models: PpoModels,
+    readonly models: RlModels,
     readonly scorer: CombinedScorer,
-    readonly config: PpoSettings,
+    readonly config: RlSettings,
     readonly tokens: { padId: number; stopTokenIds: number[]; vocabSize?: number },
   ) {
-    checkConfig(config, models);
+    this.algorithm = policyGradientOf(config.algo);
+    this.critic = criticOf(config);
+    checkConfig(this.algorithm, models);
     // With LoRA: the adapter (and the value head); the base has no gradient and no optimizer state.
     const params: Record<string, tf.Variable> = { ...models.policy.trainableParams(), ...(models.valueHead?.params ?? {}) };
     this.trainer = new Trainer(params, trainerConfig(config, config.steps * config.ppoEpochs * config.miniBatches));
-    const warmup = config.algo === 'ppo' && models.valueHead && config.valueWarmup > 0 ? config.valueWarmup * config.ppoEpochs * config.miniBatches : 0;
+    const critic = this.critic;
+    const warmup = critic && models.valueHead && critic.valueWarmup > 0 ? critic.valueWarmup * config.ppoEpochs * config.miniBatches : 0;
     this.valueTrainer =
-      warmup && config.algo === 'ppo'
+      warmup && critic
         ? new Trainer(models.valueHead!.params, {
-            optimizer: { lr: config.valueWarmupLr, weightDecay: 0, beta1: config.beta1, beta2: config.beta2 },
+            optimizer: { lr: critic.valueWarmupLr, weightDecay: 0, beta1: config.beta1, beta2: config.beta2 },
             schedule: { totalSteps: warmup, kind: 'constant' },
             maxGradNorm: config.maxGradNorm,
           })
         : null;
     this.kl = createKlController({ initValue: config.initKlCoef, target: config.klTarget, horizon: config.klHorizon });
-    this.rng = resumableRng(`ppo:${config.seed}`);
+    this.rng = resumableRng(`ppo:${config.seed}`); // the stream keeps its first name: the same seed samples as before
   }
 
   /** True while only the value head learns. */
   get warmingUp(): boolean {
-    return this.valueTrainer !== null && this.config.algo === 'ppo' && this.ppoStep < this.config.valueWarmup;
+    return this.valueTrainer !== null && this.iteration < this.critic!.valueWarmup;
   }
 
-  state(): PpoTrainerState {
-    return { ppoStep: this.ppoStep, kl: this.kl.state(), rng: this.rng.state() };
+  state(): RlTrainerState {
+    return { iteration: this.iteration, kl: this.kl.state(), rng: this.rng.state() };
   }
 
   /** Continue from state(); the optimizer is restored separately (restoreTrainingState). */
-  restore(state: unknown, where = 'PPO trainer state'): void {
-    const s = state as Partial<PpoTrainerState> | null;
-    if (!s || !Number.isInteger(s.ppoStep) || (s.ppoStep as number) < 0 || typeof s.rng !== 'object' || s.rng === null) {
-      throw new Error(`${where}: expected {ppoStep, kl, rng}`);
+  restore(state: unknown, where = 'RL trainer state'): void {
+    const s = state as Partial<RlTrainerState> | null;
+    if (!s || !Number.isInteger(s.iteration) || (s.iteration as number) < 0 || typeof s.rng !== 'object' || s.rng === null) {
+      throw new Error(`${where}: expected {iteration, kl, rng}`);
     }
     this.kl = restoreKlController(s.kl, `${where}: kl`);
     this.rng = resumableRng(`ppo:${this.config.seed}`, s.rng);
-    this.ppoStep = s.ppoStep!;
+    this.iteration = s.iteration!;
   }
 
   /** One iteration on these prompts; returns the step's metrics (TRL names). */
-  async step(prompts: readonly PpoPrompt[]): Promise<MetricRecord> {
-    if (prompts.length === 0) throw new Error('PpoTrainer.step: no prompts');
+  async step(prompts: readonly RlPrompt[]): Promise<MetricRecord> {
+    if (prompts.length === 0) throw new Error('RlTrainer.step: no prompts');
     const cfg = this.config;
+    const algorithm = this.algorithm;
     const { policy, reference, valueHead } = this.models;
 
     const t0 = Date.now();
-    // 1. Rollout. GRPO repeats each prompt groupSize times, the copies next to each other.
-    const rows = cfg.algo === 'grpo' ? prompts.flatMap((p) => new Array<PpoPrompt>(cfg.groupSize).fill(p)) : [...prompts];
+    // 1. Rollout: each prompt samplesPerPrompt times, the copies next to each other.
+    const n = algorithm.samplesPerPrompt(cfg);
+    const rows = prompts.flatMap((p) => new Array<RlPrompt>(n).fill(p));
     const promptIds = rows.map((p) => p.ids);
     const gen = await sampleResponses(policy, promptIds, {
       maxNewTokens: cfg.maxNewTokens,
@@ -154,25 +162,11 @@ export class PpoTrainer {
 
     // 4. Advantages.
     const klCoef = this.kl.value;
-    const shaped = perTokenRewards({ logprobs: pol.logprobs, refLogprobs: ref.logprobs, mask, scores, klCoef: cfg.algo === 'grpo' ? 0 : klCoef });
+    const shaped = perTokenRewards({ logprobs: pol.logprobs, refLogprobs: ref.logprobs, mask, scores, klCoef: algorithm.kl === 'reward' ? klCoef : 0 });
     const kl = shaped.kl;
-    const rollout: Rollout = { batch, oldLogprobs: pol.logprobs, refLogprobs: ref.logprobs, advantages: [] };
-    const extra: MetricRecord = {};
-    let rawAdvantages: number[][];
-    if (cfg.algo === 'grpo') {
-      const g = groupAdvantages(scores, cfg.groupSize);
-      rawAdvantages = mask.map((row, b) => row.map((m) => (m ? g.advantages[b] : 0)));
-      rollout.advantages = rawAdvantages;
-      extra[METRICS.groups] = g.groups;
-      extra[METRICS.zeroVarianceGroups] = g.zeroVarianceGroups;
-      if (cfg.dropUniformGroups) rollout.rows = rows.map((_, b) => b).filter((b) => !g.uniform[Math.floor(b / cfg.groupSize)]);
-    } else {
-      const gae = computeGae(shaped.rewards, pol.values!, mask, cfg.gamma, cfg.lam);
-      rawAdvantages = gae.advantages;
-      rollout.advantages = cfg.whitenAdvantages ? whiten(gae.advantages, mask) : gae.advantages;
-      rollout.oldValues = pol.values;
-      rollout.returns = gae.returns;
-    }
+    const adv = algorithm.advantages({ scores, rewards: shaped.rewards, values: pol.values ?? null, mask }, cfg);
+    const rollout: Rollout = { batch, oldLogprobs: pol.logprobs, refLogprobs: ref.logprobs, advantages: adv.advantages, oldValues: pol.values, returns: adv.returns, rows: adv.rows };
+    const extra: MetricRecord = { ...adv.metrics };
     for (const [name, s] of Object.entries(scored.parts)) extra[`env/${name}_mean`] = mean(s);
     extra[METRICS.logprobMismatch] = mean(gen.samplerLogprobs.flatMap((row, b) => row.map((lp, t) => Math.abs(lp - pol.logprobs[b][t]))));
 
@@ -192,7 +186,7 @@ export class PpoTrainer {
         klCoef,
         values: pol.values,
         returns: rollout.returns,
-        advantages: rawAdvantages,
+        advantages: adv.logged ?? adv.advantages,
       }),
       ...update,
       ...extra,
@@ -201,7 +195,7 @@ export class PpoTrainer {
       [METRICS.timeUpdate]: (t3 - t2) / 1000,
     };
     this.kl.update(metrics[METRICS.kl], rows.length);
-    this.ppoStep++;
+    this.iteration++;
     return metrics;
   }
 
@@ -216,7 +210,7 @@ export class PpoTrainer {
       rows: allRows.length,
       epochs: cfg.ppoEpochs,
       miniBatches: cfg.miniBatches,
-      order: (epoch) => shuffle(allRows, `${cfg.seed}:${this.ppoStep}:${epoch}`),
+      order: (epoch) => shuffle(allRows, `${cfg.seed}:${this.iteration}:${epoch}`),
       microBatches: (rows) => this.microBatches(r, rows, valueOnly),
       stopAfter: (aux) => cfg.targetKlStop > 0 && aux[METRICS.approxKl] > cfg.targetKlStop,
     });
@@ -251,14 +245,15 @@ export class PpoTrainer {
     return tf.tidy(() => {
       const mask = tf.tensor2d(sub.responseMask, [rows.length, R], 'float32');
       const f = forwardResponses(policy, sub, { temperature: cfg.temperature, valueHead });
-      // GRPO: the k3 KL to the reference is in the loss; PPO: the KL is in the rewards instead.
-      const grpoKl = cfg.algo === 'grpo' ? this.kl.value : 0;
-      const pg = policyLoss(f.logprobs, host(r.oldLogprobs), host(r.advantages), mask, { clipRange: cfg.cliprange, aggregation: cfg.lossAggregation, klCoef: grpoKl }, grpoKl > 0 ? host(r.refLogprobs) : undefined);
+      // The k3 KL to the reference in the loss (GRPO); the other algorithms have it in the rewards instead.
+      const lossKl = this.algorithm.kl === 'loss' ? this.kl.value : 0;
+      const pg = policyLoss(f.logprobs, host(r.oldLogprobs), host(r.advantages), mask, { clipRange: cfg.cliprange, aggregation: cfg.lossAggregation, klCoef: lossKl }, lossKl > 0 ? host(r.refLogprobs) : undefined);
       const aux = pg.aux;
       let loss: tf.Scalar = pg.loss;
-      if (cfg.algo === 'ppo') {
-        const v = clippedValueLoss(f.values!, host(r.oldValues!), host(r.returns!), mask, cfg.cliprangeValue, cfg.lossAggregation);
-        loss = valueOnly ? v.loss : tf.add(loss, tf.mul(cfg.vfCoef, v.loss));
+      const critic = this.critic;
+      if (critic) {
+        const v = clippedValueLoss(f.values!, host(r.oldValues!), host(r.returns!), mask, critic.cliprangeValue, cfg.lossAggregation);
+        loss = valueOnly ? v.loss : tf.add(loss, tf.mul(critic.vfCoef, v.loss));
         aux[METRICS.lossValue] = v.loss;
         aux[METRICS.valClipfrac] = v.clipfrac;
         aux[METRICS.vpred] = maskedMean(f.values!, mask);
@@ -275,11 +270,11 @@ export class PpoTrainer {
 }
 
 /** What the settings schema cannot see: the models must fit the algorithm and each other. */
-function checkConfig(c: PpoSettings, models: PpoModels): void {
+function checkConfig(algorithm: PolicyGradientAlgorithm, models: RlModels): void {
   const fail = (msg: string) => {
-    throw new Error(`PPO config: ${msg}`);
+    throw new Error(`${algorithm.name} config: ${msg}`);
   };
-  if (c.algo === 'ppo' && !models.valueHead) fail('PPO needs a value head (GRPO does not)');
+  if (algorithm.critic && !models.valueHead) fail(`${algorithm.name} trains a critic: it needs a value head`);
   if (models.policy.config.vocab_size !== models.reference.config.vocab_size) {
     fail(`policy and reference vocabularies differ (${models.policy.config.vocab_size} vs ${models.reference.config.vocab_size})`);
   }

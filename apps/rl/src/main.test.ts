@@ -1,4 +1,4 @@
-// The ppo CLI end to end (real tsx, real backend, real python3 sandbox) on a tiny random Qwen2 with the shipped
+// The rl CLI end to end (real tsx, real backend, real python3 sandbox) on a tiny random Qwen2 with the shipped
 // 16k tokenizer: --help against the flags schema, the clear errors about prompts and reward sources, and one
 // tiny iteration with execution reward only and with a reward model.
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';
@@ -6,9 +6,9 @@ import * as os from 'os';
 import * as path from 'path';
 import { readSafetensors, RewardModel } from '@rlhf-code/model';
 import { printedConfig, runApp, writeTinyModel } from '@rlhf-code/cli/testing';
-import { PpoSettings } from '@rlhf-code/rl';
+import { ALGORITHMS, RlSettings } from '@rlhf-code/rl';
 
-const ppo = (...args: string[]) => runApp('ppo', args);
+const rl = (...args: string[]) => runApp('rl', args);
 
 const PROMPTS = Array.from({ length: 4 }, (_, i) => ({
   prompt: `# Write a function f${i} that returns ${i}.\ndef f${i}():\n`,
@@ -25,7 +25,7 @@ let withTests: string;
 let noTests: string;
 let heldOut: string;
 beforeAll(async () => {
-  dir = mkdtempSync(path.join(os.tmpdir(), 'ppo-test-'));
+  dir = mkdtempSync(path.join(os.tmpdir(), 'rl-test-'));
   policy = path.join(dir, 'sft');
   await writeTinyModel(policy, 'tiny-policy', 'lm');
   rewardModel = path.join(dir, 'rm');
@@ -46,61 +46,72 @@ const metricLines = (out: string) =>
     .map((l) => JSON.parse(l) as Record<string, number>);
 const lastJson = (stdout: string) => JSON.parse(stdout.trim().split('\n').pop()!);
 
-describe('ppo train: usage errors', () => {
-  it('--print-config: PPO by default, GRPO with --algo grpo, each variant\'s own settings', () => {
-    expect(printedConfig('ppo', ['train'])).toEqual(PpoSettings.parse({}));
-    expect(printedConfig('ppo', ['train', '--algo', 'grpo', '--group-size', '8'])).toEqual(PpoSettings.parse({ algo: 'grpo', groupSize: 8 }));
-    expect(printedConfig('ppo', ['train', '--no-whiten-advantages'])).toMatchObject({ algo: 'ppo', whitenAdvantages: false });
-    const r = ppo('train', '--group-size', '8', '--print-config');
-    expect(r.stderr).toBe('ppo: error: --group-size: only with algo grpo, not algo ppo\n');
-    const m = ppo('train', '--min-lr', '1e-6', '--print-config');
-    expect(m.stderr).toBe('ppo: error: --min-lr: has no effect with a constant schedule (set schedule to cosine or linear)\n');
+describe('rl train: usage errors', () => {
+  it('--print-config: PPO by default, every algorithm of the registry with --algo, each variant\'s own settings', () => {
+    expect(printedConfig('rl', ['train'])).toEqual(RlSettings.parse({}));
+    for (const { name } of ALGORITHMS) expect(printedConfig('rl', ['train', '--algo', name])).toEqual(RlSettings.parse({ algo: name }));
+    expect(printedConfig('rl', ['train', '--algo', 'grpo', '--group-size', '8'])).toEqual(RlSettings.parse({ algo: 'grpo', groupSize: 8 }));
+    expect(printedConfig('rl', ['train', '--no-whiten-advantages'])).toMatchObject({ algo: 'ppo', whitenAdvantages: false });
+    const r = rl('train', '--group-size', '8', '--print-config');
+    expect(r.stderr).toBe('rl: error: --group-size: only with algo grpo or rloo, not algo ppo\n');
+    const v = rl('train', '--algo', 'rloo', '--vf-coef', '1', '--print-config');
+    expect(v.stderr).toBe('rl: error: --vf-coef: only with algo ppo, not algo rloo\n');
+    const m = rl('train', '--min-lr', '1e-6', '--print-config');
+    expect(m.stderr).toBe('rl: error: --min-lr: has no effect with a constant schedule (set schedule to cosine or linear)\n');
+  });
+
+  it('`rl algos` lists the registry, one name and description per line; --help shows each in --algo', () => {
+    const r = rl('algos');
+    expect(r.stdout.trim().split('\n').map((l) => l.split('\t')[0])).toEqual(ALGORITHMS.map((a) => a.name));
+    const help = rl('train', '--help').stdout.replace(/\s+/g, ' ');
+    expect(help).toContain('--algo <name>');
+    for (const a of ALGORITHMS) expect(help).toContain(`${a.name}: ${a.description}`);
   });
 
   it('a --batch-size larger than the prompts is one clear line', () => {
-    const r = ppo('train', '--model', policy, '--reward-model', rewardModel, '--data', withTests, '--batch-size', '5', '--out', path.join(dir, 'x'));
+    const r = rl('train', '--model', policy, '--reward-model', rewardModel, '--data', withTests, '--batch-size', '5', '--out', path.join(dir, 'x'));
     expect(r.code).toBe(1);
-    expect(r.stderr).toBe(`ppo: error: --batch-size 5: ${withTests} has only 4 prompts (after --limit)\n`);
+    expect(r.stderr).toBe(`rl: error: --batch-size 5: ${withTests} has only 4 prompts (after --limit)\n`);
     expect(existsSync(path.join(dir, 'x'))).toBe(false);
   });
 
   it('--reward-model none without tests in the prompts, and an execution weight without tests, are clear lines', () => {
-    const r = ppo('train', '--model', policy, '--reward-model', 'none', '--data', noTests, '--batch-size', '2', '--out', path.join(dir, 'x'));
+    const r = rl('train', '--model', policy, '--reward-model', 'none', '--data', noTests, '--batch-size', '2', '--out', path.join(dir, 'x'));
     expect(r.code).toBe(1);
-    expect(r.stderr).toBe('ppo: error: --reward-model none needs an execution reward: prompts with tests and --exec-reward-weight > 0\n');
+    expect(r.stderr).toBe('rl: error: --reward-model none needs an execution reward: prompts with tests and --exec-reward-weight > 0\n');
 
-    const r2 = ppo('train', '--model', policy, '--reward-model', rewardModel, '--data', noTests, '--exec-reward-weight', '0.5', '--batch-size', '2', '--out', path.join(dir, 'x'));
+    const r2 = rl('train', '--model', policy, '--reward-model', rewardModel, '--data', noTests, '--exec-reward-weight', '0.5', '--batch-size', '2', '--out', path.join(dir, 'x'));
     expect(r2.code).toBe(1);
-    expect(r2.stderr).toBe(`ppo: error: --exec-reward-weight 0.5: no prompt in ${noTests} has tests\n`);
+    expect(r2.stderr).toBe(`rl: error: --exec-reward-weight 0.5: no prompt in ${noTests} has tests\n`);
   });
 
   it('--model and --reward-model: a folder that is not such a checkpoint or adapter folder is one line naming the flag', () => {
-    const r = ppo('train', '--model', rewardModel, '--reward-model', 'none', '--data', withTests, '--out', path.join(dir, 'x'));
-    expect(r.stderr).toBe(`ppo: error: --model: ${rewardModel}: a checkpoint of a reward model (Qwen2ForSequenceClassification), not a causal LM\n`);
-    const r2 = ppo('train', '--model', policy, '--reward-model', policy, '--data', withTests, '--out', path.join(dir, 'x'));
-    expect(r2.stderr).toBe(`ppo: error: --reward-model: ${policy}: a checkpoint of a causal LM, not a reward model (Qwen2ForSequenceClassification); train one with \`rm train\`\n`);
+    const r = rl('train', '--model', rewardModel, '--reward-model', 'none', '--data', withTests, '--out', path.join(dir, 'x'));
+    expect(r.stderr).toBe(`rl: error: --model: ${rewardModel}: a checkpoint of a reward model (Qwen2ForSequenceClassification), not a causal LM\n`);
+    const r2 = rl('train', '--model', policy, '--reward-model', policy, '--data', withTests, '--out', path.join(dir, 'x'));
+    expect(r2.stderr).toBe(`rl: error: --reward-model: ${policy}: a checkpoint of a causal LM, not a reward model (Qwen2ForSequenceClassification); train one with \`rm train\`\n`);
     expect(r2.code).toBe(1);
     expect(existsSync(path.join(dir, 'x'))).toBe(false);
   });
 
   it('held-out prompts that are training prompts, or a missing held-out file, are clear lines', () => {
-    const r = ppo('train', '--model', policy, '--reward-model', 'none', '--data', withTests, '--heldout-data', withTests, '--batch-size', '2', '--out', path.join(dir, 'x'));
+    const r = rl('train', '--model', policy, '--reward-model', 'none', '--data', withTests, '--heldout-data', withTests, '--batch-size', '2', '--out', path.join(dir, 'x'));
     expect(r.code).toBe(1);
-    expect(r.stderr).toBe(`ppo: error: --heldout-data ${withTests}: 4 of its prompts are also in --data ${withTests}; held-out prompts must not be trained on\n`);
+    expect(r.stderr).toBe(`rl: error: --heldout-data ${withTests}: 4 of its prompts are also in --data ${withTests}; held-out prompts must not be trained on\n`);
     const missing = path.join(dir, 'nope.jsonl');
-    const r2 = ppo('train', '--model', policy, '--reward-model', 'none', '--data', withTests, '--heldout-data', missing, '--batch-size', '2', '--out', path.join(dir, 'x'));
+    const r2 = rl('train', '--model', policy, '--reward-model', 'none', '--data', withTests, '--heldout-data', missing, '--batch-size', '2', '--out', path.join(dir, 'x'));
     expect(r2.code).toBe(1);
-    expect(r2.stderr).toBe(`ppo: error: --heldout-data ${missing}: file not found (pass --heldout-data none to train without held-out measurements)\n`);
+    expect(r2.stderr).toBe(`rl: error: --heldout-data ${missing}: file not found (pass --heldout-data none to train without held-out measurements)\n`);
     expect(existsSync(path.join(dir, 'x'))).toBe(false);
   });
 });
 
-describe('ppo train: one tiny iteration', () => {
+describe('rl train: one tiny iteration', () => {
   it('--reward-model none: the score is the execution reward (1 x exec_score), minus the missing-EOS penalty', async () => {
     const out = path.join(dir, 'exec-only');
-    const r = ppo('train', '--model', policy, '--reward-model', 'none', '--data', withTests, '--out', out, ...TINY);
+    const r = rl('train', '--model', policy, '--reward-model', 'none', '--data', withTests, '--out', out, ...TINY);
     expect(r.code).toBe(0);
-    expect(r.stderr).toContain(`ppo: backend wasm; ppo on 4 prompts from ${withTests} (4 with tests); policy ${policy} `);
+    expect(r.stderr).toContain(`rl: backend wasm; ppo on 4 prompts from ${withTests} (4 with tests); policy ${policy} `);
     expect(r.stderr).toContain('value head from random; score = 1 x exec_score\n');
     expect(lastJson(r.stdout)).toMatchObject({ stage: 'ppo', out, step: 1, interrupted: false });
 
@@ -122,7 +133,7 @@ describe('ppo train: one tiny iteration', () => {
 
   it('with a reward model: its score head starts the value head; it is scored beside the tests (weight 0) unless --rm-weight says otherwise', async () => {
     const out = path.join(dir, 'with-rm');
-    const r = ppo('train', '--model', policy, '--reward-model', rewardModel, '--data', withTests, '--out', out, ...TINY, '--lr', '1e-5');
+    const r = rl('train', '--model', policy, '--reward-model', rewardModel, '--data', withTests, '--out', out, ...TINY, '--lr', '1e-5');
     expect(r.code).toBe(0);
     expect(r.stderr).toContain(", value head from reward-model; score = 0 x rm_score + 1 x exec_score\n");
     const [m] = metricLines(out);
@@ -130,7 +141,7 @@ describe('ppo train: one tiny iteration', () => {
     expect(Number.isFinite(m['env/rm_score_mean'])).toBe(true);
     expect(m['env/reward_mean']).toBeCloseTo(m['env/exec_score_mean'] - m['tokens/missing_eos_frac'], 6);
     const both = path.join(dir, 'with-rm-weight');
-    const r2 = ppo('train', '--model', policy, '--reward-model', rewardModel, '--data', withTests, '--out', both, ...TINY, '--lr', '1e-5', '--rm-weight', '0.5');
+    const r2 = rl('train', '--model', policy, '--reward-model', rewardModel, '--data', withTests, '--out', both, ...TINY, '--lr', '1e-5', '--rm-weight', '0.5');
     expect(r2.code).toBe(0);
     expect(r2.stderr).toContain('score = 0.5 x rm_score + 1 x exec_score\n');
     const [m2] = metricLines(both);
@@ -146,7 +157,7 @@ describe('ppo train: one tiny iteration', () => {
   });
 });
 
-describe('ppo train --lora-rank', () => {
+describe('rl train --lora-rank', () => {
   it('one frozen base: the policy adapter, the reference without it, a reward-model adapter on the same base', async () => {
     const rmDir = path.join(dir, 'rm-lora');
     const rmModel = await RewardModel.fromCausalLM(policy, { padTokenId: 0, seed: 3 });
@@ -155,7 +166,7 @@ describe('ppo train --lora-rank', () => {
     rmModel.dispose();
     const out = path.join(dir, 'ppo-lora');
     const merged = path.join(dir, 'ppo-lora-merged');
-    const r = ppo('train', '--model', policy, '--reward-model', rmDir, '--data', withTests, '--out', out, ...TINY, '--lora-rank', '4', '--merge-export', merged);
+    const r = rl('train', '--model', policy, '--reward-model', rmDir, '--data', withTests, '--out', out, ...TINY, '--lora-rank', '4', '--merge-export', merged);
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/, LoRA r=4: [\d,]+ trainable, reference = the base without the adapter\); reward model \S+ \(an adapter on the same base\), value head from reward-model;/);
     const [m] = metricLines(out);
@@ -168,11 +179,11 @@ describe('ppo train --lora-rank', () => {
   });
 });
 
-describe('ppo train: held-out measurements', () => {
+describe('rl train: held-out measurements', () => {
   it('measures the held-out prompts before the first iteration, every --heldout-every and at the end, and plots them', () => {
     const out = path.join(dir, 'held-out');
     const flags = TINY.filter((x, i) => !(x === '--heldout-data' || TINY[i - 1] === '--heldout-data' || x === '--steps' || TINY[i - 1] === '--steps'));
-    const r = ppo('train', '--model', policy, '--reward-model', rewardModel, '--data', withTests, '--out', out, ...flags,
+    const r = rl('train', '--model', policy, '--reward-model', rewardModel, '--data', withTests, '--out', out, ...flags,
       '--steps', '3', '--heldout-data', heldOut, '--heldout-every', '2', '--heldout-samples', '3');
     expect(r.code).toBe(0);
     expect(r.stderr).toContain(`measured every 2 iterations on 2 held-out prompts of ${heldOut}`);
@@ -194,6 +205,6 @@ describe('ppo train: held-out measurements', () => {
     expect(lastJson(r.stdout).heldout).toMatchObject({ first_step: 0, last_step: 3 });
     const svg = readFileSync(path.join(out, 'heldout.svg'), 'utf8');
     expect(svg.startsWith('<svg')).toBe(true);
-    expect(svg).toContain('PPO iteration');
+    expect(svg).toContain('RL iteration');
   });
 });

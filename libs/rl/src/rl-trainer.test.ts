@@ -1,10 +1,10 @@
-// The PPO / GRPO loop end to end on a tiny random policy with a synthetic reward: a response earns 1 when it
+// The RL loop (PPO, GRPO, RLOO) end to end on a tiny random policy with a synthetic reward: a response earns 1 when it
 // contains token GOOD. The loop must raise the reward and keep the tensor count flat.
 import * as tf from '@tensorflow/tfjs';
 import { Qwen2Model } from '@rlhf-code/model';
 import { mean } from './metrics';
-import { PpoModels, PpoPrompt, PpoTrainer } from './ppo-trainer';
-import { PpoSettings } from './settings';
+import { RlModels, RlPrompt, RlTrainer } from './rl-trainer';
+import { RlSettings } from './settings';
 import { combineScorers } from './scorers';
 import { createValueHead } from './value-head';
 import { tinyConfig, TINY_EOS, TINY_PAD } from './testing/tiny';
@@ -14,35 +14,35 @@ useTestBackend();
 
 const GOOD = 7;
 const scorer = combineScorers([{ name: 'contains_good', weight: 1, scorer: (s) => s.map((x) => (x.responseIds.includes(GOOD) ? 1 : 0)) }]);
-const prompts: PpoPrompt[] = [[3, 4], [5], [6, 8, 9], [10, 11], [12], [13, 14], [15, 16, 17], [18]].map((ids, index) => ({ index, ids }));
+const prompts: RlPrompt[] = [[3, 4], [5], [6, 8, 9], [10, 11], [12], [13, 14], [15, 16, 17], [18]].map((ids, index) => ({ index, ids }));
 
 /** The tests' PPO settings: small batches, a high constant learning rate, no missing-EOS penalty. */
-function config(over: Record<string, unknown> = {}): PpoSettings {
-  return PpoSettings.parse({ maxNewTokens: 5, temperature: 1, ppoEpochs: 2, miniBatches: 2, microBatchSize: 0, missingEosPenalty: 0, initKlCoef: 0.01, lr: 1e-2, steps: 25, ...over });
+function config(over: Record<string, unknown> = {}): RlSettings {
+  return RlSettings.parse({ maxNewTokens: 5, temperature: 1, ppoEpochs: 2, miniBatches: 2, microBatchSize: 0, missingEosPenalty: 0, initKlCoef: 0.01, lr: 1e-2, steps: 25, ...over });
 }
 
-function tinyModels(withValueHead: boolean): PpoModels {
+function tinyModels(withValueHead: boolean): RlModels {
   const cfg = tinyConfig();
   const policy = Qwen2Model.init(cfg, { seed: 11 });
   const reference = Qwen2Model.init(cfg, { seed: 11, trainable: false });
   return { policy, reference, valueHead: withValueHead ? createValueHead(cfg.hidden_size, null, 5).head : null };
 }
 
-function disposeAll(m: PpoModels, t: PpoTrainer): void {
+function disposeAll(m: RlModels, t: RlTrainer): void {
   t.dispose();
   m.policy.dispose();
   m.reference.dispose();
   m.valueHead?.dispose();
 }
 
-describe('PpoTrainer', () => {
+describe('RlTrainer', () => {
   it('PPO raises the mean reward of a tiny policy within 25 steps without leaking tensors', async () => {
     const models = tinyModels(true);
-    const ppo = new PpoTrainer(models, scorer, config(), { padId: TINY_PAD, stopTokenIds: [TINY_EOS] });
+    const rl = new RlTrainer(models, scorer, config(), { padId: TINY_PAD, stopTokenIds: [TINY_EOS] });
     const rewards: number[] = [];
     let tensorsAfterFirst = 0;
     for (let i = 0; i < 25; i++) {
-      const m = await ppo.step(prompts);
+      const m = await rl.step(prompts);
       rewards.push(m['env/reward_mean']);
       if (i === 0) {
         tensorsAfterFirst = tf.memory().numTensors;
@@ -59,20 +59,20 @@ describe('PpoTrainer', () => {
     expect(last).toBeGreaterThan(first + 0.3);
     expect(last).toBeGreaterThan(0.7);
     expect(tf.memory().numTensors).toBe(tensorsAfterFirst);
-    expect(ppo.ppoStep).toBe(25);
-    disposeAll(models, ppo);
+    expect(rl.iteration).toBe(25);
+    disposeAll(models, rl);
   });
 
   it('GRPO raises the reward too; groups where every sample scored the same still take part (KL term)', async () => {
     const models = tinyModels(false);
-    const ppo = new PpoTrainer(models, scorer, config({ algo: 'grpo', ppoEpochs: 1, miniBatches: 1 }), {
+    const rl = new RlTrainer(models, scorer, config({ algo: 'grpo', ppoEpochs: 1, miniBatches: 1 }), {
       padId: TINY_PAD,
       stopTokenIds: [TINY_EOS],
     });
     const rewards: number[] = [];
     let zeroVariance = 0;
     for (let i = 0; i < 20; i++) {
-      const m = await ppo.step(prompts.slice(0, 4)); // 4 prompts x 4 samples
+      const m = await rl.step(prompts.slice(0, 4)); // 4 prompts x 4 samples
       rewards.push(m['env/reward_mean']);
       expect(m['grpo/groups']).toBe(4);
       zeroVariance += m['grpo/zero_variance_groups'];
@@ -83,18 +83,41 @@ describe('PpoTrainer', () => {
     expect(zeroVariance).toBeGreaterThan(0); // an all-0 or all-1 group happens at these rewards
     // GRPO learns this reward within a few steps, so it is compared with the untrained policy's (the first step's).
     expect(mean(rewards.slice(-5))).toBeGreaterThan(rewards[0] + 0.3);
-    disposeAll(models, ppo);
+    disposeAll(models, rl);
+  });
+
+  it('RLOO raises the reward with no critic, the KL in the reward, without leaking tensors', async () => {
+    const models = tinyModels(false);
+    const rl = new RlTrainer(models, scorer, config({ algo: 'rloo', ppoEpochs: 1, miniBatches: 1 }), { padId: TINY_PAD, stopTokenIds: [TINY_EOS] });
+    const rewards: number[] = [];
+    let tensorsAfterFirst = 0;
+    for (let i = 0; i < 20; i++) {
+      const m = await rl.step(prompts.slice(0, 4)); // 4 prompts x 4 samples
+      rewards.push(m['env/reward_mean']);
+      if (i === 0) {
+        tensorsAfterFirst = tf.memory().numTensors;
+        expect(m['ppo/updates']).toBe(1);
+        expect(Number.isFinite(m['objective/kl'])).toBe(true);
+        // no critic, no group statistics of GRPO's
+        expect([m['ppo/loss/value'], m['ppo/val/vpred'], m['grpo/groups']]).toEqual([undefined, undefined, undefined]);
+      }
+    }
+    if (process.env.RL_TEST_VERBOSE) console.log('RLOO reward per step', rewards.map((r) => r.toFixed(2)).join(' '));
+    expect(tf.memory().numTensors).toBe(tensorsAfterFirst);
+    expect(mean(rewards.slice(-5))).toBeGreaterThan(rewards[0] + 0.3);
+    expect(rl.iteration).toBe(20);
+    disposeAll(models, rl);
   });
 
   it('GRPO --drop-uniform-groups: only the groups with a reward spread are updated on; an all-uniform rollout updates nothing', async () => {
     const models = tinyModels(false);
-    const ppo = new PpoTrainer(models, scorer, config({ algo: 'grpo', ppoEpochs: 1, miniBatches: 1, dropUniformGroups: true }), { padId: TINY_PAD, stopTokenIds: [TINY_EOS] });
+    const rl = new RlTrainer(models, scorer, config({ algo: 'grpo', ppoEpochs: 1, miniBatches: 1, dropUniformGroups: true }), { padId: TINY_PAD, stopTokenIds: [TINY_EOS] });
     const weights = () => Object.values(models.policy.params).map((p) => p.dataSync().slice());
     let sawSkip = false;
     let sawUpdate = false;
     for (let i = 0; i < 20 && !(sawSkip && sawUpdate); i++) {
       const before = weights();
-      const m = await ppo.step(prompts.slice(0, 2)); // 2 prompts x 4 samples: both groups uniform now and then
+      const m = await rl.step(prompts.slice(0, 2)); // 2 prompts x 4 samples: both groups uniform now and then
       const moved = weights().some((w, k) => w.some((x, j) => x !== before[k][j]));
       const informative = m['grpo/groups'] - m['grpo/zero_variance_groups'];
       expect([m['ppo/updates'], moved]).toEqual(informative === 0 ? [0, false] : [1, true]);
@@ -102,12 +125,12 @@ describe('PpoTrainer', () => {
       else sawUpdate = true;
     }
     expect(sawUpdate).toBe(true);
-    disposeAll(models, ppo);
+    disposeAll(models, rl);
   });
 
   it('--value-warmup: the first iterations train only the value head, then the policy too', async () => {
     const models = tinyModels(true);
-    const ppo = new PpoTrainer(models, scorer, config({ valueWarmup: 2, valueWarmupLr: 1e-2 }), { padId: TINY_PAD, stopTokenIds: [TINY_EOS] });
+    const rl = new RlTrainer(models, scorer, config({ valueWarmup: 2, valueWarmupLr: 1e-2 }), { padId: TINY_PAD, stopTokenIds: [TINY_EOS] });
     const snapshot = () => ({
       policy: Object.fromEntries(Object.entries(models.policy.params).map(([k, v]) => [k, v.dataSync().slice()])),
       head: models.valueHead!.params[Object.keys(models.valueHead!.params)[0]].dataSync().slice(),
@@ -115,65 +138,65 @@ describe('PpoTrainer', () => {
     const changed = (a: ArrayLike<number>, b: ArrayLike<number>) => Array.from(a).some((x, i) => x !== b[i]);
     let before = snapshot();
     for (let i = 0; i < 3; i++) {
-      const m = await ppo.step(prompts);
+      const m = await rl.step(prompts);
       const after = snapshot();
       const policyMoved = Object.keys(before.policy).some((k) => changed(before.policy[k], after.policy[k]));
       expect([i, m['ppo/value_warmup'], policyMoved, changed(before.head, after.head)]).toEqual([i, i < 2 ? 1 : 0, i >= 2, true]);
       expect(m['ppo/updates']).toBe(4);
       before = after;
     }
-    expect(ppo.trainer.stepCount).toBe(4); // the policy's optimizer stepped only in the third iteration
-    disposeAll(models, ppo);
+    expect(rl.trainer.stepCount).toBe(4); // the policy's optimizer stepped only in the third iteration
+    disposeAll(models, rl);
   });
 
   it('stops the update early when the approximate KL passes the bound', async () => {
     const models = tinyModels(true);
     // A huge learning rate moves the policy far in one minibatch.
-    const ppo = new PpoTrainer(models, scorer, config({ targetKlStop: 1e-6, lr: 0.5 }), {
+    const rl = new RlTrainer(models, scorer, config({ targetKlStop: 1e-6, lr: 0.5 }), {
       padId: TINY_PAD,
       stopTokenIds: [TINY_EOS],
     });
     let stopped = false;
     for (let i = 0; i < 3 && !stopped; i++) {
-      const m = await ppo.step(prompts);
+      const m = await rl.step(prompts);
       if (m['ppo/early_stopped'] === 1) {
         stopped = true;
         expect(m['ppo/updates']).toBeLessThan(4);
       }
     }
     expect(stopped).toBe(true);
-    disposeAll(models, ppo);
+    disposeAll(models, rl);
   });
 
   it('recomputes the rollout log-probs exactly as training does: the first update starts at ratio 1', async () => {
     const models = tinyModels(true);
     // One epoch, one minibatch: the only update sees the rollout policy itself, split into micro-batches of 3
     // rows (laid out narrower than the rollout batch).
-    const ppo = new PpoTrainer(models, scorer, config({ ppoEpochs: 1, miniBatches: 1, microBatchSize: 3 }), { padId: TINY_PAD, stopTokenIds: [TINY_EOS] });
-    const m = await ppo.step(prompts);
+    const rl = new RlTrainer(models, scorer, config({ ppoEpochs: 1, miniBatches: 1, microBatchSize: 3 }), { padId: TINY_PAD, stopTokenIds: [TINY_EOS] });
+    const m = await rl.step(prompts);
     expect(m['ppo/policy/approxkl']).toBeLessThan(1e-10);
     expect(m['ppo/policy/clipfrac']).toBe(0);
     expect(m['ppo/val/clipfrac']).toBe(0);
     // KV-cached sampling and the full forward pass agree on the log-probs.
     expect(m['tokens/logprob_mismatch']).toBeLessThan(1e-4);
-    disposeAll(models, ppo);
+    disposeAll(models, rl);
   });
 
   it('applies the missing-EOS penalty to scores', async () => {
     const models = tinyModels(true);
     const zero = combineScorers([{ name: 'zero', weight: 1, scorer: (s) => s.map(() => 0) }]);
-    const ppo = new PpoTrainer(models, zero, config({ maxNewTokens: 2, missingEosPenalty: 1, ppoEpochs: 1 }), {
+    const rl = new RlTrainer(models, zero, config({ maxNewTokens: 2, missingEosPenalty: 1, ppoEpochs: 1 }), {
       padId: TINY_PAD,
       stopTokenIds: [TINY_EOS],
     });
-    const m = await ppo.step(prompts);
+    const m = await rl.step(prompts);
     expect(m['env/reward_mean']).toBeCloseTo(-m['tokens/missing_eos_frac'], 10);
-    disposeAll(models, ppo);
+    disposeAll(models, rl);
   });
 
   it('refuses PPO without a value head', () => {
     const models = tinyModels(false);
-    expect(() => new PpoTrainer(models, scorer, config(), { padId: TINY_PAD, stopTokenIds: [TINY_EOS] })).toThrow('PPO needs a value head');
+    expect(() => new RlTrainer(models, scorer, config(), { padId: TINY_PAD, stopTokenIds: [TINY_EOS] })).toThrow('ppo config: ppo trains a critic: it needs a value head');
     models.policy.dispose();
     models.reference.dispose();
   });
