@@ -36,7 +36,10 @@ PRESET="${PRESET:-default}"
 RL_ALGOS="${RL_ALGOS:-ppo grpo}"
 RL_ALGOS="${RL_ALGOS//,/ }"
 # The algorithms the code knows: the registry of libs/rl (algorithms.ts), listed by `rl algos`.
-KNOWN_ALGOS="$(node --import tsx apps/rl/src/main.ts algos | cut -f1)" || { echo "run_all: could not list the RL algorithms (node --import tsx apps/rl/src/main.ts algos)" >&2; exit 1; }
+ALGO_LIST="$(node --import tsx apps/rl/src/main.ts algos)" || { echo "run_all: could not list the RL algorithms (node --import tsx apps/rl/src/main.ts algos)" >&2; exit 1; }
+KNOWN_ALGOS="$(cut -f1 <<< "$ALGO_LIST")"
+# algo_kind NAME: policy-gradient (RlTrainer's clipped updates) or rejection-sampling (expert iteration's rounds).
+algo_kind() { awk -F'\t' -v a="$1" '$1 == a { print $2 }' <<< "$ALGO_LIST"; }
 for algo in $RL_ALGOS; do
   grep -qxF -- "$algo" <<< "$KNOWN_ALGOS" || { echo "run_all: unknown algorithm '$algo' in RL_ALGOS (known: $(paste -sd, - <<< "$KNOWN_ALGOS" | sed 's/,/, /g'))" >&2; exit 2; }
 done
@@ -51,6 +54,8 @@ RL_VARS=(RL_MAX_NEW_TOKENS=--max-new-tokens RL_TEMPERATURE=--temperature RL_HELD
   RL_HELDOUT_SAMPLES=--heldout-samples RL_HELDOUT_LIMIT=--heldout-limit)
 # Each RL algorithm's own, named after it: PPO_STEPS, GRPO_GROUP_SIZE, RLOO_LR, ... (for that algorithm only).
 ALGO_VARS=(STEPS=--steps BATCH=--batch-size GROUP_SIZE=--group-size EPOCHS=--ppo-epochs MINI_BATCHES=--mini-batches LR=--lr)
+# ... and a rejection-sampling algorithm's (RFT_ROUNDS, RFT_SAMPLES, ...).
+REJECTION_VARS=(ROUNDS=--rounds SAMPLES=--samples TEMPERATURE=--temperature KEEP_PER_PROMPT=--keep-per-prompt EPOCHS=--epochs LR=--lr)
 EVAL_VARS=(EVAL_BATCH=--batch-size)
 EVAL_DEV_VARS=(EVAL_TEMPERATURES=--temperatures EVAL_DEV_SAMPLES=--dev-samples)
 EVAL_SUITE_VARS=(EVAL_SAMPLES=--samples EVAL_MAX_NEW_TOKENS=--max-new-tokens)
@@ -133,15 +138,36 @@ stage rm nxrun rm:train -- --config "$CONFIG" --model "$RESULTS/sft" --data "$RM
 #    PPO's value head its start. GRPO and RLOO sample 16 prompts x 4; GRPO updates on the groups whose rewards differ
 #    (--drop-uniform-groups). Measured on the dev split before and after (heldout.jsonl).
 EVAL_MODELS="sft=$RESULTS/sft"
+RL_MODELS=""
 for algo in $RL_ALGOS; do
-  preset_config "$algo" rl "$algo"
-  env_flags "${RL_VARS[@]}" "${ALGO_VARS[@]/#/${algo^^}_}"
   extra="${algo^^}_ARGS"
   read -r -a EXTRA <<< "${!extra:-}"
-  stage "$algo" nxrun rl:train -- --config "$CONFIG" --algo "$algo" --model "$RESULTS/sft" --reward-model "$RESULTS/rm" \
-    --data "$SUITE_TRAIN/rl.jsonl" --out "$RESULTS/$algo" --heldout-data "$RESULTS/data/dev.jsonl" "${FLAGS[@]}" "${TRAIN_ARGS[@]}" "${EXTRA[@]}"
-  EVAL_MODELS="$EVAL_MODELS,$algo=$RESULTS/$algo"
+  if [[ "$(algo_kind "$algo")" == policy-gradient ]]; then
+    preset_config "$algo" rl "$algo"
+    env_flags "${RL_VARS[@]}" "${ALGO_VARS[@]/#/${algo^^}_}"
+    stage "$algo" nxrun rl:train -- --config "$CONFIG" --algo "$algo" --model "$RESULTS/sft" --reward-model "$RESULTS/rm" \
+      --data "$SUITE_TRAIN/rl.jsonl" --out "$RESULTS/$algo" --heldout-data "$RESULTS/data/dev.jsonl" "${FLAGS[@]}" "${TRAIN_ARGS[@]}" "${EXTRA[@]}"
+  else
+    # Expert iteration: its own section (it shares no policy-gradient setting); its rounds replay the SFT data.
+    preset_config "$algo" "$algo"
+    env_flags "${REJECTION_VARS[@]/#/${algo^^}_}"
+    stage "$algo" nxrun rl:train -- --config "$CONFIG" --algo "$algo" --model "$RESULTS/sft" --data "$SUITE_TRAIN/rl.jsonl" \
+      --replay-data "$SUITE_TRAIN/sft.jsonl" --out "$RESULTS/$algo" "${FLAGS[@]}" "${TRAIN_ARGS[@]}" "${EXTRA[@]}"
+  fi
+  RL_MODELS="$RL_MODELS,$algo=$RESULTS/$algo"
 done
+
+# 4b. The control that RL is more than more SFT: the SFT checkpoint trained on its own data for as many more optimizer
+#     steps as the RL row that took the most (tools/rl-steps.cjs reads them from the RL folders), with the fine-tuning
+#     settings of expert iteration's rounds (the preset's sft-more section). SFT_MORE=0 leaves it out.
+if [[ "$SFT_MORE" != 0 && -n "$RL_ALGOS" ]]; then
+  MORE_STEPS="$(node tools/rl-steps.cjs "$RESULTS" $RL_ALGOS)"
+  preset_config sft_more sft sft-more
+  stage sft_more nxrun sft:train -- --config "$CONFIG" --model "$RESULTS/sft" --data "$SUITE_TRAIN/sft.jsonl" --out "$RESULTS/sft_more" \
+    --max-steps "$MORE_STEPS" "${TRAIN_ARGS[@]}"
+  EVAL_MODELS="$EVAL_MODELS,sft_more=$RESULTS/sft_more"
+fi
+EVAL_MODELS="$EVAL_MODELS$RL_MODELS"
 
 # 5. Evaluation. The suite's test split: each model's temperature chosen on the dev split (greedy or one of
 #    EVAL_TEMPERATURES), pass@1 at it, pass@k from EVAL_SAMPLES samples at its best sampling temperature, stubs as rows.

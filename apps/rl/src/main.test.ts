@@ -60,9 +60,9 @@ describe('rl train: usage errors', () => {
     expect(m.stderr).toBe('rl: error: --min-lr: has no effect with a constant schedule (set schedule to cosine or linear)\n');
   });
 
-  it('`rl algos` lists the registry, one name and description per line; --help shows each in --algo', () => {
+  it('`rl algos` lists the registry, one name, kind and description per line; --help shows each in --algo', () => {
     const r = rl('algos');
-    expect(r.stdout.trim().split('\n').map((l) => l.split('\t')[0])).toEqual(ALGORITHMS.map((a) => a.name));
+    expect(r.stdout.trim().split('\n').map((l) => l.split('\t'))).toEqual(ALGORITHMS.map((a) => [a.name, a.kind, a.description]));
     const help = rl('train', '--help').stdout.replace(/\s+/g, ' ');
     expect(help).toContain('--algo <name>');
     for (const a of ALGORITHMS) expect(help).toContain(`${a.name}: ${a.description}`);

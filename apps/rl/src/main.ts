@@ -37,9 +37,9 @@ settingsCommand(
 
 program
   .command('algos')
-  .description('the RL algorithms, one line each: name, then its description (--algo takes the name)')
+  .description('the RL algorithms, one line each: name, kind (policy-gradient or rejection-sampling), description (--algo takes the name)')
   .action(() => {
-    for (const a of ALGORITHMS) process.stdout.write(`${a.name}\t${a.description}\n`);
+    for (const a of ALGORITHMS) process.stdout.write(`${a.name}\t${a.kind}\t${a.description}\n`);
   });
 
 runCli(program, shutdownBackend);

@@ -21,7 +21,7 @@ import * as path from 'path';
 import * as tf from '@tensorflow/tfjs';
 import type { WeightDtype } from '@rlhf-code/backend';
 import { expectedParameterShapes, headDim, isFrozenMatrix, LORA_TARGETS, Qwen2Model, RewardModel, saveCheckpoint, type LoraConfig, type Qwen2Config } from '@rlhf-code/model';
-import { createValueHead, RlSettings, RlTrainer } from '@rlhf-code/rl';
+import { createValueHead, policyGradientSettings, RlTrainer } from '@rlhf-code/rl';
 import { padLmBatch, rmLoss, SftSettings, RmSettings, lmMicroBatch } from '@rlhf-code/train';
 import { Trainer } from '@rlhf-code/trainer-core';
 import { parseOnlineConfig } from '@rlhf-code/online';
@@ -98,7 +98,7 @@ function stageDefaults(stage: MemoryStage): { batchSize: number; seqLen: number;
       return { batchSize: s.batchSize, seqLen: s.maxLen, responseLen: 0 };
     }
     case 'ppo': {
-      const s = RlSettings.parse({});
+      const s = policyGradientSettings({});
       return { batchSize: s.microBatchSize, seqLen: s.maxPromptLen + s.maxNewTokens, responseLen: s.maxNewTokens };
     }
     case 'online': {
@@ -275,7 +275,7 @@ export async function measureStepPeak(i: MemoryPlanInput): Promise<number> {
       disposers.push(() => reference.dispose());
       const valueHead = createValueHead(i.config.hidden_size, null, 1).head;
       disposers.push(() => valueHead.dispose());
-      const settings = RlSettings.parse({ microBatchSize: B, batchSize: B, maxNewTokens: plan.response_len, ppoEpochs: 1, miniBatches: 1, lr: 1e-5, heldoutData: 'none' });
+      const settings = policyGradientSettings({ microBatchSize: B, batchSize: B, maxNewTokens: plan.response_len, ppoEpochs: 1, miniBatches: 1, lr: 1e-5, heldoutData: 'none' });
       let n = 0;
       const scorer = async (s: readonly unknown[]) => ({ scores: s.map(() => Math.sin(++n)), parts: {} });
       const ppo = new RlTrainer({ policy, reference, valueHead }, scorer, settings, { padId: 0, stopTokenIds: [] });

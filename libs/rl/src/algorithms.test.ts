@@ -24,14 +24,15 @@ describe('ALGORITHMS', () => {
   it('the facts of each record', () => {
     const facts = ALGORITHMS.map((a) => {
       const s = RlSettings.parse({ algo: a.name });
-      return [a.name, a.kind, a.critic, a.kl, a.samplesPerPrompt(s as never), criticOf(s) !== null];
+      return a.kind === 'policy-gradient' ? [a.name, a.kind, a.critic, a.kl, a.samplesPerPrompt(s as never), criticOf(s) !== null] : [a.name, a.kind, a.samplesPerPrompt(s as never), criticOf(s) !== null];
     });
     expect(facts).toEqual([
       ['ppo', 'policy-gradient', true, 'reward', 1, true],
       ['grpo', 'policy-gradient', false, 'loss', 4, false],
       ['rloo', 'policy-gradient', false, 'reward', 4, false],
+      ['rft', 'rejection-sampling', 8, false],
     ]);
-    expect(() => algorithmOf('a2c')).toThrow('unknown RL algorithm "a2c" (known: ppo, grpo, rloo)');
+    expect(() => algorithmOf('a2c')).toThrow('unknown RL algorithm "a2c" (known: ppo, grpo, rloo, rft)');
   });
 
   it('an algorithm\'s own settings are refused with another --algo', () => {

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { computeGae } from './gae';
 import { groupAdvantages } from './grpo';
 import { METRICS, MetricRecord } from './metrics';
+import { RFT_FIELDS } from './rft-settings';
 import { leaveOneOutAdvantages } from './rloo';
 import { whiten } from './whiten';
 
@@ -154,8 +155,17 @@ const rloo = policyGradient({
   },
 });
 
+// Expert iteration: its runner is rft.ts (sample, keep the programs that pass, the SFT step on them with replay).
+const rft: RejectionSamplingAlgorithm<'rft', typeof RFT_FIELDS> = {
+  name: 'rft',
+  description: 'expert iteration (rejection-sampling fine-tuning; STaR, ReST-EM): sample k per prompt, keep the programs that pass, fine-tune on them with SFT data replayed',
+  kind: 'rejection-sampling',
+  fields: RFT_FIELDS,
+  samplesPerPrompt: (s) => s.samples,
+};
+
 /** Every RL algorithm; the first is the default of --algo. */
-export const ALGORITHMS = [ppo, grpo, rloo] as const;
+export const ALGORITHMS = [ppo, grpo, rloo, rft] as const;
 export type RlAlgo = (typeof ALGORITHMS)[number]['name'];
 
 /** The record of `name`; an unknown name is an error listing the known ones. */

@@ -10,9 +10,7 @@ export { chunksByLength, layoutSequences, selectRows, takeRows, type SequenceBat
 export { forwardResponses, forwardResponsesToHost, responseLogProbs } from './policy-forward';
 export { RlTrainer } from './rl-trainer';
 export { createValueHead } from './value-head';
-export { lossAggregationField, RlSettings } from './settings';
+export { lossAggregationField, policyGradientSettings, RlSettings } from './settings';
 export { loadRlModels, saveRlCheckpoint } from './rl-models';
 export { runRl, type HeldOutPlot } from './stages';
 export { HELDOUT_SVG, type HeldOutRecord } from './heldout';
-export { runRft } from './rft';
-export { RftSettings } from './rft-settings';

@@ -6,7 +6,7 @@
 import { resumableRng, generateBatch, Qwen2Model } from '@rlhf-code/model';
 import { paired, type PairedDiff } from '@rlhf-code/stats';
 import { RlPrompt, RlTrainer } from './rl-trainer';
-import { RlSettings } from './settings';
+import { policyGradientSettings, type PolicyGradientSettings } from './settings';
 import { combineScorers, Scorer } from './scorers';
 import { createValueHead } from './value-head';
 import { tinyConfig, TINY_EOS, TINY_PAD } from './testing/tiny';
@@ -21,7 +21,7 @@ const train: RlPrompt[] = [[3, 4], [5], [6, 8, 9], [10, 11], [12], [13, 14], [15
 const heldOut = [[19], [20, 21], [22], [23, 2], [2, 19], [21], [22, 23], [20]];
 const SAMPLES = 32;
 
-const config = RlSettings.parse({ maxNewTokens: 5, temperature: 1, ppoEpochs: 2, miniBatches: 2, microBatchSize: 0, missingEosPenalty: 0, initKlCoef: 0.01, lr: 1e-2, steps: 25 });
+const config = policyGradientSettings({ maxNewTokens: 5, temperature: 1, ppoEpochs: 2, miniBatches: 2, microBatchSize: 0, missingEosPenalty: 0, initKlCoef: 0.01, lr: 1e-2, steps: 25 });
 
 /** Per held-out prompt, the share of SAMPLES sampled responses that contain GOOD. */
 async function goodRate(model: Qwen2Model): Promise<number[]> {

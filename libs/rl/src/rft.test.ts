@@ -1,6 +1,6 @@
 // Expert iteration: which samples a round keeps, and the settings' defaults and checks.
 import { keepPassing } from './rft';
-import { RftSettings } from './rft-settings';
+import { RlSettings } from './settings';
 
 describe('keepPassing', () => {
   it('keeps passing samples only, at most keepPerPrompt distinct programs per prompt, in order', () => {
@@ -23,14 +23,15 @@ describe('keepPassing', () => {
   });
 });
 
-describe('RftSettings', () => {
+describe('rft settings', () => {
   it('defaults: one round of 8 samples at T 0.7, 2 kept per prompt, replay 1:1, 2 epochs at a cosine 3e-4', () => {
-    const s = RftSettings.parse({});
+    const s = RlSettings.parse({ algo: 'rft' });
     expect(s).toMatchObject({ rounds: 1, samples: 8, temperature: 0.7, keepPerPrompt: 2, replayRatio: 1, epochs: 2, lr: 3e-4, schedule: 'cosine', out: 'results/rft' });
   });
 
   it('rejects a low-precision base without LoRA and unknown keys', () => {
-    expect(RftSettings.safeParse({ baseDtype: 'int8' }).success).toBe(false);
-    expect(RftSettings.safeParse({ maxSteps: 3 }).success).toBe(false); // rounds are whole epochs: no --max-steps
+    expect(RlSettings.safeParse({ algo: 'rft', baseDtype: 'int8' }).success).toBe(false);
+    expect(RlSettings.safeParse({ algo: 'rft', maxSteps: 3 }).success).toBe(false); // rounds are whole epochs: no --max-steps
+    expect(RlSettings.safeParse({ algo: 'rft', cliprange: 0.2 }).success).toBe(false); // no policy-gradient settings
   });
 });

@@ -25,7 +25,7 @@ import { runSft, SftSettings } from '@rlhf-code/train';
 import { execPromptOf, executionScorer } from './execution-scorer';
 import { sampleResponses } from './rollout';
 import { rolloutSamples } from './scorers';
-import type { RftSettings } from './rft-settings';
+import type { RftSettings } from './settings';
 
 /** What one round did, a line of rft.jsonl in --out. */
 export interface RftRound {

@@ -9,7 +9,7 @@ import { loadRlModels, saveRlCheckpoint } from './rl-models';
 import { HeldOutProbe, HeldOutRecord } from './heldout';
 import { runRlLoop } from './rl-run';
 import { RlModels, RlPrompt, RlTrainer } from './rl-trainer';
-import { RlSettings } from './settings';
+import { policyGradientSettings, type PolicyGradientSettings } from './settings';
 import { combineScorers } from './scorers';
 import { createValueHead } from './value-head';
 import { tinyConfig, TINY_EOS, TINY_PAD } from './testing/tiny';
@@ -36,7 +36,7 @@ const settings = {
   steps: 3,
   seed: 4,
 };
-const config = RlSettings.parse(settings);
+const config = policyGradientSettings(settings);
 
 let tmp: string;
 let sft: string;
@@ -190,7 +190,7 @@ describe('runRlLoop', () => {
     const models = await loadRlModels({ modelDir: sft, algo: 'grpo', lora: LORA });
     expect(models.valueHead).toBeNull();
     expect(models.reference.params).toBe(models.policy.params);
-    const rl = new RlTrainer(models, scorer, RlSettings.parse({ ...settings, algo: 'grpo', groupSize: 2 }), { padId: TINY_PAD, stopTokenIds: [TINY_EOS] });
+    const rl = new RlTrainer(models, scorer, policyGradientSettings({ ...settings, algo: 'grpo', groupSize: 2 }), { padId: TINY_PAD, stopTokenIds: [TINY_EOS] });
     const base = models.policy.hostWeights();
     const m1 = await rl.step(prompts.slice(0, 2));
     const m2 = await rl.step(prompts.slice(2, 4));
@@ -205,7 +205,7 @@ describe('runRlLoop', () => {
   it('--base-dtype int8: the LoRA base (and so the reference) is int8 and trains its adapter; with full fine-tuning only the reference is', async () => {
     const models = await loadRlModels({ modelDir: sft, algo: 'grpo', lora: LORA, baseDtype: 'int8' });
     expect([models.policy.baseDtype, models.reference.baseDtype]).toEqual(['int8', 'int8']);
-    const rl = new RlTrainer(models, scorer, RlSettings.parse({ ...settings, algo: 'grpo', groupSize: 2 }), { padId: TINY_PAD, stopTokenIds: [TINY_EOS] });
+    const rl = new RlTrainer(models, scorer, policyGradientSettings({ ...settings, algo: 'grpo', groupSize: 2 }), { padId: TINY_PAD, stopTokenIds: [TINY_EOS] });
     const m1 = await rl.step(prompts.slice(0, 2));
     const m2 = await rl.step(prompts.slice(2, 4));
     expect(m1['objective/kl']).toBe(0); // the adapter starts at zero: policy = reference
@@ -220,7 +220,7 @@ describe('runRlLoop', () => {
 
   it('refuses fewer prompts than a batch', async () => {
     const models = await loadRlModels({ modelDir: sft, algo: 'grpo' });
-    const rl = new RlTrainer(models, scorer, RlSettings.parse({ ...settings, algo: 'grpo' }), { padId: TINY_PAD, stopTokenIds: [TINY_EOS] });
+    const rl = new RlTrainer(models, scorer, policyGradientSettings({ ...settings, algo: 'grpo' }), { padId: TINY_PAD, stopTokenIds: [TINY_EOS] });
     await expect(
       runRlLoop({ rl, prompts: prompts.slice(0, 2), batchSize: 4, steps: 1, outDir: path.join(tmp, 'c'), saveEvery: 0, save: async () => {}, quiet: true, seed: 0 }),
     ).rejects.toThrow('2 prompts are fewer than one batch of 4');

@@ -4,7 +4,7 @@ import * as tf from '@tensorflow/tfjs';
 import { Qwen2Model } from '@rlhf-code/model';
 import { mean } from './metrics';
 import { RlModels, RlPrompt, RlTrainer } from './rl-trainer';
-import { RlSettings } from './settings';
+import { policyGradientSettings, type PolicyGradientSettings } from './settings';
 import { combineScorers } from './scorers';
 import { createValueHead } from './value-head';
 import { tinyConfig, TINY_EOS, TINY_PAD } from './testing/tiny';
@@ -17,8 +17,8 @@ const scorer = combineScorers([{ name: 'contains_good', weight: 1, scorer: (s) =
 const prompts: RlPrompt[] = [[3, 4], [5], [6, 8, 9], [10, 11], [12], [13, 14], [15, 16, 17], [18]].map((ids, index) => ({ index, ids }));
 
 /** The tests' PPO settings: small batches, a high constant learning rate, no missing-EOS penalty. */
-function config(over: Record<string, unknown> = {}): RlSettings {
-  return RlSettings.parse({ maxNewTokens: 5, temperature: 1, ppoEpochs: 2, miniBatches: 2, microBatchSize: 0, missingEosPenalty: 0, initKlCoef: 0.01, lr: 1e-2, steps: 25, ...over });
+function config(over: Record<string, unknown> = {}): PolicyGradientSettings {
+  return policyGradientSettings({ maxNewTokens: 5, temperature: 1, ppoEpochs: 2, miniBatches: 2, microBatchSize: 0, missingEosPenalty: 0, initKlCoef: 0.01, lr: 1e-2, steps: 25, ...over });
 }
 
 function tinyModels(withValueHead: boolean): RlModels {

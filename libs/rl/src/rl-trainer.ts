@@ -28,7 +28,7 @@ import { clippedUpdate, policyLoss } from './clipped-update';
 import { applyMissingEosPenalty, clipScores, perTokenRewards } from './rewards';
 import { chunksByLength, layoutSequences, sampleResponses, selectRows, SequenceBatch, takeRows } from './rollout';
 import { CombinedScorer, rolloutSamples } from './scorers';
-import type { RlSettings } from './settings';
+import type { PolicyGradientSettings } from './settings';
 import { clippedValueLoss } from './value-loss';
 
 export interface RlModels {
@@ -81,7 +81,7 @@ export class RlTrainer {
   constructor(
     readonly models: RlModels,
     readonly scorer: CombinedScorer,
-    readonly config: RlSettings,
+    readonly config: PolicyGradientSettings,
     readonly tokens: { padId: number; stopTokenIds: number[]; vocabSize?: number },
   ) {
     this.algorithm = policyGradientOf(config.algo);

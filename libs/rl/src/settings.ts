@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { PROMPT_TEMPLATES } from '@rlhf-code/tokenizer';
 import { baseDtypeField } from '@rlhf-code/model';
-import { checkMergeExport, checkOptim, loraFields, mergeExportField, optimFields, runFields } from '@rlhf-code/trainer-core';
+import { checkBaseDtype, checkMergeExport, checkOptim, loraFields, mergeExportField, optimFields, runFields } from '@rlhf-code/trainer-core';
 import { ALGORITHMS, KlPlacement, RlAlgorithm } from './algorithms';
 import { LOSS_AGGREGATIONS } from './masked';
 
@@ -86,16 +86,41 @@ const shared = {
   heldoutBatchSize: int().positive().default(32).describe('held-out responses decoded together; lower it for big checkpoints (a 0.5B model: 4)'),
 };
 
-/** The settings of one algorithm: `algo`, the shared settings, the record's own fields. */
-const variant = <A extends (typeof ALGORITHMS)[number]>(a: A) => z.strictObject({ algo: z.literal(a.name as A['name']).describe(algoHelp), ...shared, ...(a.fields as A['fields']) });
-type Variants<T extends readonly (typeof ALGORITHMS)[number][]> = { [K in keyof T]: ReturnType<typeof variant<T[K]>> };
+/** A policy-gradient algorithm's settings: `algo`, the shared settings, the record's own fields. */
+const policyGradientVariant = <A extends PolicyGradientRecord>(a: A) => z.strictObject({ algo: z.literal(a.name as A['name']).describe(algoHelp), ...shared, ...(a.fields as A['fields']) });
+/** A rejection-sampling algorithm's settings: `algo` and the record's own fields (its update is the SFT step). */
+const rejectionSamplingVariant = <A extends RejectionSamplingRecord>(a: A) => z.strictObject({ algo: z.literal(a.name as A['name']).describe(algoHelp), ...(a.fields as A['fields']) });
+
+type Record_ = (typeof ALGORITHMS)[number];
+type PolicyGradientRecord = Extract<Record_, { kind: 'policy-gradient' }>;
+type RejectionSamplingRecord = Extract<Record_, { kind: 'rejection-sampling' }>;
+type Variant<A> = A extends PolicyGradientRecord
+  ? ReturnType<typeof policyGradientVariant<A>>
+  : A extends RejectionSamplingRecord
+    ? ReturnType<typeof rejectionSamplingVariant<A>>
+    : never;
+type Variants<T extends readonly Record_[]> = { [K in keyof T]: Variant<T[K]> };
+
+const variant = (a: Record_) => (a.kind === 'policy-gradient' ? policyGradientVariant(a) : rejectionSamplingVariant(a));
 
 /** The settings of any RL algorithm; without `algo`, the registry's first (PPO). */
 export const RlSettings = z.preprocess(
   (v) => (typeof v === 'object' && v !== null && !('algo' in v) ? { ...v, algo: ALGORITHMS[0].name } : v),
   z.discriminatedUnion('algo', ALGORITHMS.map(variant) as unknown as Variants<typeof ALGORITHMS>).superRefine((s, ctx) => {
     checkOptim(s, ctx);
-    checkMergeExport(s, ctx);
+    if ('mergeExport' in s) checkMergeExport(s, ctx);
+    else checkBaseDtype(s, ctx); // a rejection-sampling round fine-tunes: a low-precision base only under LoRA
   }),
 );
 export type RlSettings = z.output<typeof RlSettings>;
+/** The settings of expert iteration (rft.ts). */
+export type RftSettings = Extract<RlSettings, { algo: 'rft' }>;
+/** The settings of the algorithms RlTrainer runs. */
+export type PolicyGradientSettings = Exclude<RlSettings, { algo: 'rft' }>;
+
+/** Settings of an algorithm RlTrainer runs (the policy-gradient ones), parsed; another algorithm is an error. */
+export function policyGradientSettings(v: unknown): PolicyGradientSettings {
+  const s = RlSettings.parse(v);
+  if (s.algo === 'rft') throw new Error(`algo ${s.algo}: not a policy-gradient algorithm (it has its own runner)`);
+  return s;
+}

@@ -9,25 +9,20 @@ import { checkModelFolder, checkVocabulary, loadMergedWeights, parameterCount, s
 import { SandboxPool } from '@rlhf-code/sandbox';
 import { encodePrompt, endTokenId, loadTokenizer, stopTokenIds, type Tokenizer } from '@rlhf-code/tokenizer';
 import { loraConfigOf, RunDir } from '@rlhf-code/trainer-core';
-import { ExecPrompt, executionScorer } from './execution-scorer';
+import { execPromptOf, executionScorer } from './execution-scorer';
 import { HeldOutProbe, HeldOutRecord } from './heldout';
 import { loadRlModels, saveRlCheckpoint } from './rl-models';
 import { runRlLoop } from './rl-run';
 import { RlTrainer } from './rl-trainer';
 import { combineScorers, rewardModelScorer, Scorer } from './scorers';
-import type { RlSettings } from './settings';
-
-/** MBPP rows carry `setup`; older files MBPP's own `test_setup_code`. */
-function execPrompt(r: PpoRecord): ExecPrompt {
-  const setup = typeof r.setup === 'string' ? r.setup : r.test_setup_code;
-  return { prompt: r.prompt, tests: r.tests, setup: setup || undefined };
-}
+import type { PolicyGradientSettings, RlSettings } from './settings';
+import { runRft } from './rft';
 
 /**
  * The prompts of --heldout-data (null for "none"), checked before any model is loaded: the file exists, has at
  * least 2 prompts, and none of them is a training prompt (that is what makes them held out).
  */
-async function readHeldOut(f: RlSettings, training: readonly PpoRecord[]): Promise<PpoRecord[] | null> {
+async function readHeldOut(f: PolicyGradientSettings, training: readonly PpoRecord[]): Promise<PpoRecord[] | null> {
   if (f.heldoutData === 'none') return null;
   if (!fs.existsSync(f.heldoutData)) throw new UsageError(`--heldout-data ${f.heldoutData}: file not found (pass --heldout-data none to train without held-out measurements)`);
   let rs = await readPpoData(f.heldoutData);
@@ -53,7 +48,7 @@ function heldOutSummary(records: readonly HeldOutRecord[]): Record<string, unkno
  * The training prompts and the reward weights they imply, and the held-out prompts: everything checked before a
  * model is loaded.
  */
-async function readPrompts(f: RlSettings) {
+async function readPrompts(f: PolicyGradientSettings) {
   let records = await readPpoData(f.data);
   if (f.limit > 0) records = records.slice(0, f.limit);
   if (records.length < f.batchSize) throw new UsageError(`--batch-size ${f.batchSize}: ${f.data} has only ${records.length} prompt${records.length === 1 ? '' : 's'} (after --limit)`);
@@ -71,7 +66,7 @@ async function readPrompts(f: RlSettings) {
 }
 
 /** The policy, reference, reward model and value head of the run (from --out with --resume), checked against the tokenizer and the lengths. */
-async function loadModels(f: RlSettings, tok: Tokenizer, useRm: boolean, log: (line: string) => void) {
+async function loadModels(f: PolicyGradientSettings, tok: Tokenizer, useRm: boolean, log: (line: string) => void) {
   const backend = await initBackend({ backend: f.backend });
   const resumeDir = new RunDir(f.out).resumeFrom(f.resume);
   if (f.resume && !resumeDir) log(`rl: --resume: no checkpoint in ${f.out} yet, starting from ${f.model}`);
@@ -89,7 +84,12 @@ async function loadModels(f: RlSettings, tok: Tokenizer, useRm: boolean, log: (l
   return { backend, lora, models, rm };
 }
 
+/** The stage behind `rl train`: the algorithm's own runner (expert iteration) or the policy-gradient loop. */
 export async function runRl(f: RlSettings, plot?: HeldOutPlot, log: (line: string) => void = console.error) {
+  return f.algo === 'rft' ? runRft(f, log) : runPolicyGradient(f, plot, log);
+}
+
+async function runPolicyGradient(f: PolicyGradientSettings, plot?: HeldOutPlot, log: (line: string) => void = console.error) {
   checkModelFolder(f.model, '--model');
   if (f.rewardModel !== 'none') checkModelFolder(f.rewardModel, '--reward-model', 'reward-model');
   const tok = loadTokenizer(f.model);
@@ -109,7 +109,7 @@ export async function runRl(f: RlSettings, plot?: HeldOutPlot, log: (line: strin
     const sources: { name: string; weight: number; scorer: Scorer }[] = [];
     if (rm) sources.push({ name: 'rm_score', weight: rmWeight, scorer: rewardModelScorer(rm, { padId: tok.padId, endId: endTokenId(tok, f.template), batchSize: 8 }) });
     if (execWeight > 0 || (execAlways && rs.some((r) => r.tests && r.tests.length > 0))) {
-      sources.push({ name: 'exec_score', weight: execWeight, scorer: executionScorer({ pool, prompts: rs.map(execPrompt), decode, stopTokenIds: stops, template: f.template }) });
+      sources.push({ name: 'exec_score', weight: execWeight, scorer: executionScorer({ pool, prompts: rs.map(execPromptOf), decode, stopTokenIds: stops, template: f.template }) });
     }
     return sources;
   };
