@@ -10,9 +10,11 @@
 #   bash run_all.sh                 default preset (see guide.md for its time on 2 idle cores)
 #   PRESET=full bash run_all.sh     the default, with MBPP at 200 problems x 4 samples and its own temperature choice
 #   PRESET=smoke bash run_all.sh    a few steps per stage (CI uses it: checks the wiring, not the quality)
-#   RL_ALGOS=grpo,rloo bash run_all.sh
-#                                   the RL algorithms to run, commas or spaces (default "ppo grpo"; the known ones:
-#                                   `npx nx run rl:algos`), each from the preset's sections `rl` and its own
+#   SEEDS=3 bash run_all.sh         the whole pipeline once per seed, averaged per problem (PRESET=full: 3 seeds)
+#   RL_ALGOS=ppo,grpo,rloo,rft bash run_all.sh
+#                                   the RL algorithms to run, commas or spaces (the preset's: rft by default, all four
+#                                   in full; the known ones: `npx nx run rl:algos`), each from the preset's sections
+#                                   (`rl` and its own; rft its own only)
 #   LORA_RANK=8 GRAD_CHECKPOINTING=1 MODEL_PATH=/models/Qwen2.5-Coder-0.5B bash run_all.sh
 #                                   another model (a checkpoint or a LoRA adapter folder), every training stage a LoRA
 #                                   adapter of rank 8 (alpha LORA_ALPHA, default 2 x rank) with gradient checkpointing
@@ -33,7 +35,10 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 PRESET="${PRESET:-default}"
-RL_ALGOS="${RL_ALGOS:-ppo grpo}"
+SCRIPT_NAME=run_all
+# shellcheck source=tools/stages.sh
+source tools/stages.sh
+load_preset # the script's own knobs: RL_ALGOS, SFT_MORE, SEEDS, EVAL_LIMIT, EVAL_DEV_LIMIT, MBPP_DEV, RM_PROBLEMS, RM_SFT_SAMPLES
 RL_ALGOS="${RL_ALGOS//,/ }"
 # The algorithms the code knows: the registry of libs/rl (algorithms.ts), listed by `rl algos`.
 ALGO_LIST="$(node --import tsx apps/rl/src/main.ts algos)" || { echo "run_all: could not list the RL algorithms (node --import tsx apps/rl/src/main.ts algos)" >&2; exit 1; }
@@ -43,10 +48,6 @@ algo_kind() { awk -F'\t' -v a="$1" '$1 == a { print $2 }' <<< "$ALGO_LIST"; }
 for algo in $RL_ALGOS; do
   grep -qxF -- "$algo" <<< "$KNOWN_ALGOS" || { echo "run_all: unknown algorithm '$algo' in RL_ALGOS (known: $(paste -sd, - <<< "$KNOWN_ALGOS" | sed 's/,/, /g'))" >&2; exit 2; }
 done
-SCRIPT_NAME=run_all
-# shellcheck source=tools/stages.sh
-source tools/stages.sh
-load_preset # the script's own knobs: EVAL_LIMIT, EVAL_DEV_LIMIT, MBPP_DEV, RM_PROBLEMS, RM_SFT_SAMPLES
 # Each stage's variables, and the flag each sets over its section of the preset file.
 SFT_VARS=(SFT_EPOCHS=--epochs SFT_MAX_STEPS=--max-steps SFT_BATCH=--batch-size SFT_LR=--lr SFT_MAX_LEN=--max-len)
 RM_VARS=(RM_EPOCHS=--epochs RM_MAX_STEPS=--max-steps RM_BATCH=--batch-size RM_LR=--lr RM_MAX_LEN=--max-len)
@@ -67,6 +68,28 @@ read -r -a SFT_EXTRA <<< "${SFT_ARGS:-}"
 read -r -a RM_EXTRA <<< "${RM_ARGS:-}"
 read -r -a EVAL_EXTRA <<< "${EVAL_ARGS:-}"
 read -r -a PREP_RM_EXTRA <<< "${PREP_RM_ARGS:-}"
+
+# SEEDS=N (N > 1): the whole pipeline once per seed 0..N-1 (every stage's --seed), each into $RESULTS/seed-<k>, then
+# eval:seeds averages their suite evaluations per problem into $RESULTS/eval/suite (pass_at_1_by_seed, the seed-to-seed
+# SD, vs_sft on the seed-averaged outcomes). A run of one seed is seed SEED (default 0).
+if [[ "$SEEDS" -gt 1 && -z "${SEED:-}" ]]; then
+  T_ALL=$SECONDS
+  runs=()
+  for ((k = 0; k < SEEDS; k++)); do
+    SEED=$k RESULTS="$RESULTS/seed-$k" bash "$0" || exit $?
+    runs+=("$RESULTS/seed-$k/eval/suite")
+  done
+  LOG_DIR="$RESULTS/logs"
+  mkdir -p "$LOG_DIR"
+  export NX_DAEMON=false NX_NO_CLOUD=true NX_TUI=false
+  stage eval-seeds nxrun eval:seeds -- --runs "$(IFS=,; echo "${runs[*]}")" --out "$RESULTS/eval/suite"
+  echo
+  echo "=== run_all [$PRESET] $SEEDS seeds finished in $((SECONDS - T_ALL)) s; results in $RESULTS/ ==="
+  cat "$RESULTS/eval/suite/eval.md"
+  exit 0
+fi
+SEED="${SEED:-0}"
+SEED_ARGS=(--seed "$SEED")
 
 LOG_DIR="$RESULTS/logs"
 start_run
@@ -116,7 +139,7 @@ take "$SUITE/dev.jsonl" "$EVAL_DEV_LIMIT" "$RESULTS/data/dev.jsonl"
 preset_config sft sft
 env_flags "${SFT_VARS[@]}"
 stage sft nxrun sft:train -- --config "$CONFIG" --model "$MODEL_PATH" --data "$SUITE_TRAIN/sft.jsonl" --out "$RESULTS/sft" \
-  "${FLAGS[@]}" "${TRAIN_ARGS[@]}" "${SFT_EXTRA[@]}"
+  "${SEED_ARGS[@]}" "${FLAGS[@]}" "${TRAIN_ARGS[@]}" "${SFT_EXTRA[@]}"
 
 # 2b. Another model's reward-model data: the suite's references, mutants and stubs, and samples of its SFT checkpoint.
 if [[ "$REBUILD_RM_DATA" == 1 ]]; then
@@ -130,7 +153,7 @@ fi
 preset_config rm rm
 env_flags "${RM_VARS[@]}"
 stage rm nxrun rm:train -- --config "$CONFIG" --model "$RESULTS/sft" --data "$RM_DATA" --out "$RESULTS/rm" \
-  "${FLAGS[@]}" "${TRAIN_ARGS[@]}" "${RM_EXTRA[@]}"
+  "${SEED_ARGS[@]}" "${FLAGS[@]}" "${TRAIN_ARGS[@]}" "${RM_EXTRA[@]}"
 
 # 4. Each algorithm of RL_ALGOS (`npx nx run rl:algos`) from the SFT checkpoint on the suite's rl split. The reward is
 #    the tests (1 when every test passes, 0 when one fails, -0.1 when the code does not compile); the reward model is
@@ -146,13 +169,13 @@ for algo in $RL_ALGOS; do
     preset_config "$algo" rl "$algo"
     env_flags "${RL_VARS[@]}" "${ALGO_VARS[@]/#/${algo^^}_}"
     stage "$algo" nxrun rl:train -- --config "$CONFIG" --algo "$algo" --model "$RESULTS/sft" --reward-model "$RESULTS/rm" \
-      --data "$SUITE_TRAIN/rl.jsonl" --out "$RESULTS/$algo" --heldout-data "$RESULTS/data/dev.jsonl" "${FLAGS[@]}" "${TRAIN_ARGS[@]}" "${EXTRA[@]}"
+      --data "$SUITE_TRAIN/rl.jsonl" --out "$RESULTS/$algo" --heldout-data "$RESULTS/data/dev.jsonl" "${SEED_ARGS[@]}" "${FLAGS[@]}" "${TRAIN_ARGS[@]}" "${EXTRA[@]}"
   else
     # Expert iteration: its own section (it shares no policy-gradient setting); its rounds replay the SFT data.
     preset_config "$algo" "$algo"
     env_flags "${REJECTION_VARS[@]/#/${algo^^}_}"
     stage "$algo" nxrun rl:train -- --config "$CONFIG" --algo "$algo" --model "$RESULTS/sft" --data "$SUITE_TRAIN/rl.jsonl" \
-      --replay-data "$SUITE_TRAIN/sft.jsonl" --out "$RESULTS/$algo" "${FLAGS[@]}" "${TRAIN_ARGS[@]}" "${EXTRA[@]}"
+      --replay-data "$SUITE_TRAIN/sft.jsonl" --out "$RESULTS/$algo" "${SEED_ARGS[@]}" "${FLAGS[@]}" "${TRAIN_ARGS[@]}" "${EXTRA[@]}"
   fi
   RL_MODELS="$RL_MODELS,$algo=$RESULTS/$algo"
 done
@@ -164,7 +187,7 @@ if [[ "$SFT_MORE" != 0 && -n "$RL_ALGOS" ]]; then
   MORE_STEPS="$(node tools/rl-steps.cjs "$RESULTS" $RL_ALGOS)"
   preset_config sft_more sft sft-more
   stage sft_more nxrun sft:train -- --config "$CONFIG" --model "$RESULTS/sft" --data "$SUITE_TRAIN/sft.jsonl" --out "$RESULTS/sft_more" \
-    --max-steps "$MORE_STEPS" "${TRAIN_ARGS[@]}"
+    --max-steps "$MORE_STEPS" "${SEED_ARGS[@]}" "${TRAIN_ARGS[@]}"
   EVAL_MODELS="$EVAL_MODELS,sft_more=$RESULTS/sft_more"
 fi
 EVAL_MODELS="$EVAL_MODELS$RL_MODELS"
@@ -176,7 +199,7 @@ LIMIT_ARGS=()
 preset_config eval-suite eval eval-dev eval-suite
 env_flags "${EVAL_VARS[@]}" "${EVAL_DEV_VARS[@]}" "${EVAL_SUITE_VARS[@]}"
 stage eval-suite nxrun eval:run -- --config "$CONFIG" --models "$EVAL_MODELS" --reward-model "$RESULTS/rm" --data "$SUITE/test.jsonl" \
-  --dev-data "$RESULTS/data/dev.jsonl" --out "$RESULTS/eval/suite" "${LIMIT_ARGS[@]}" "${FLAGS[@]}" "${BASE_DTYPE_ARGS[@]}" "${EVAL_EXTRA[@]}"
+  --dev-data "$RESULTS/data/dev.jsonl" --out "$RESULTS/eval/suite" "${LIMIT_ARGS[@]}" "${SEED_ARGS[@]}" "${FLAGS[@]}" "${BASE_DTYPE_ARGS[@]}" "${EVAL_EXTRA[@]}"
 
 #    MBPP's test split (tasks 11-510, never trained on): what a real checkpoint is judged on. The shipped model solves
 #    none of it; the default preset samples answers of a sample of its problems at temperature 0.7 beside greedy, the
@@ -191,8 +214,9 @@ else
   env_flags "${EVAL_VARS[@]}" "${EVAL_MBPP_VARS[@]}"
 fi
 stage eval-mbpp nxrun eval:run -- --config "$CONFIG" --models "$EVAL_MODELS" --reward-model "$RESULTS/rm" --data data/eval_mbpp_test.jsonl \
-  --out "$RESULTS/eval/mbpp" "${MBPP_DEV_ARGS[@]}" "${FLAGS[@]}" "${BASE_DTYPE_ARGS[@]}" "${EVAL_EXTRA[@]}"
+  --out "$RESULTS/eval/mbpp" "${MBPP_DEV_ARGS[@]}" "${SEED_ARGS[@]}" "${FLAGS[@]}" "${BASE_DTYPE_ARGS[@]}" "${EVAL_EXTRA[@]}"
 
 echo
-echo "=== run_all [$PRESET] finished in $((SECONDS - T0)) s; results in $RESULTS/ ==="
+echo "=== run_all [$PRESET] seed $SEED finished in $((SECONDS - T0)) s; results in $RESULTS/ ==="
+stage_times
 cat "$RESULTS/eval/suite/eval.md"

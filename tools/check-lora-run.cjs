@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Checks what a LoRA run of run_all.sh wrote (CI's LoRA smoke test, after `LORA_RANK=R MODEL_PATH=<another model>
-// bash run_all.sh`): every training stage an adapter folder of rank R (sft on MODEL_PATH; rm, ppo and grpo on the SFT
-// adapter; the RM a SEQ_CLS adapter), the reward-model data rebuilt for the model in RESULTS/data (the samples of its
+// bash run_all.sh` with the smoke preset's RL_ALGOS): every training stage an adapter folder of rank R (sft on
+// MODEL_PATH; rm, the RL rows and sft_more on the SFT adapter; the RM a SEQ_CLS adapter), the reward-model data rebuilt for the model in RESULTS/data (the samples of its
 // SFT checkpoint are kept only when they differ from the stubs, so their count is not checked), and the evaluations of
 // the adapters with the RM adapter's scores; with BASE_DTYPE, every training stage ran on a base in that dtype.
 // Usage: node tools/check-lora-run.cjs RESULTS RANK MODEL_PATH [BASE_DTYPE]. Prints one line per problem and exits 1 when
@@ -24,14 +24,24 @@ const json = (file) => {
   }
 };
 const sft = path.join(results, 'sft');
-const adapters = { sft: ['CAUSAL_LM', model], rm: ['SEQ_CLS', sft], ppo: ['CAUSAL_LM', sft], grpo: ['CAUSAL_LM', sft] };
-for (const [stage, [task, base]] of Object.entries(adapters)) {
+// rft's base is the SFT adapter when a round trained, or the model when no sample passed (its folder is then the SFT
+// adapter as it was; the smoke preset's few steps rarely pass a test).
+const adapters = {
+  sft: ['CAUSAL_LM', [model]],
+  rm: ['SEQ_CLS', [sft]],
+  ppo: ['CAUSAL_LM', [sft]],
+  grpo: ['CAUSAL_LM', [sft]],
+  rloo: ['CAUSAL_LM', [sft]],
+  rft: ['CAUSAL_LM', [sft, model]],
+  sft_more: ['CAUSAL_LM', [sft]],
+};
+for (const [stage, [task, bases]] of Object.entries(adapters)) {
   if (fs.existsSync(path.join(results, stage, 'config.json'))) problems.push(`${stage}: a full checkpoint (config.json), not an adapter folder`);
   const a = json(path.join(stage, 'adapter_config.json'));
   if (!a) continue;
   if (a.r !== Number(rank)) problems.push(`${stage}/adapter_config.json: r is ${a.r}, expected ${rank}`);
   if (a.task_type !== task) problems.push(`${stage}/adapter_config.json: task_type is ${a.task_type}, expected ${task}`);
-  if (path.resolve(a.base_model_name_or_path) !== path.resolve(base)) problems.push(`${stage}/adapter_config.json: base ${a.base_model_name_or_path}, expected ${base}`);
+  if (!bases.some((b) => path.resolve(a.base_model_name_or_path) === path.resolve(b))) problems.push(`${stage}/adapter_config.json: base ${a.base_model_name_or_path}, expected ${bases.join(' or ')}`);
   const args = json(path.join(stage, 'training_args.json'));
   if (args && args.baseDtype !== baseDtype) problems.push(`${stage}/training_args.json: baseDtype is ${args.baseDtype}, expected ${baseDtype}`);
 }
@@ -40,12 +50,12 @@ const rows = fs.existsSync(rmData) ? fs.readFileSync(rmData, 'utf8').trim().spli
 if (!rows.some((r) => r.source === 'reference')) problems.push(`${rmData}: no reward-model data rebuilt for the model`);
 for (const split of ['suite', 'mbpp']) {
   const e = json(path.join('eval', split, 'eval.json'));
-  for (const name of ['sft', 'ppo', 'grpo']) {
+  for (const name of Object.keys(adapters).filter((n) => n !== 'rm')) {
     const m = e?.models?.[name];
     if (e && !m) problems.push(`eval/${split}/eval.json: no model ${name}`);
     else if (m && typeof m.rm_score !== 'number') problems.push(`eval/${split}/eval.json: ${name} has no rm_score`);
   }
 }
 for (const p of problems) console.log(`check-lora-run: ${p}`);
-if (problems.length === 0) console.log(`check-lora-run: ${results}: sft, rm, ppo and grpo adapters of rank ${rank} on the base in ${baseDtype}, ${rows.length} rows of rebuilt RM data, both evaluations scored`);
+if (problems.length === 0) console.log(`check-lora-run: ${results}: ${Object.keys(adapters).join(', ')} adapters of rank ${rank} on the base in ${baseDtype}, ${rows.length} rows of rebuilt RM data, both evaluations scored`);
 process.exit(problems.length === 0 ? 0 : 1);

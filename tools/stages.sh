@@ -12,6 +12,7 @@ stage() {
   echo "+ $*"
   if "$@" 2>&1 | tee "$log"; then
     echo "=== $name done in $((SECONDS - t)) s ==="
+    printf '%s\t%s\n' "$name" "$((SECONDS - t))" >> "$LOG_DIR/times.tsv"
   else
     local code=${PIPESTATUS[0]}
     echo
@@ -19,6 +20,12 @@ stage() {
     grep -iE 'error|failed' "$log" | grep -v '^ *at ' | tail -5 >&2 || tail -5 "$log" >&2
     exit "$code"
   fi
+}
+
+# stage_times: the run's stages and their seconds (from $LOG_DIR/times.tsv), one line each.
+stage_times() {
+  echo "stage times (s):"
+  awk -F'\t' '{ printf "  %-14s %6d\n", $1, $2; total += $2 } END { printf "  %-14s %6d\n", "total", total }' "$LOG_DIR/times.tsv"
 }
 
 # nxrun TARGET ARGS...: an nx target, never from nx's cache, its output streamed.
@@ -130,6 +137,7 @@ start_run() {
     training="$training, gradient checkpointing"
   fi
   mkdir -p "$LOG_DIR"
+  : > "$LOG_DIR/times.tsv"
   export NX_DAEMON=false NX_NO_CLOUD=true NX_TUI=false
   echo "=== $SCRIPT_NAME [$PRESET]: MODEL_PATH=$MODEL_PATH; $training ==="
   T0=$SECONDS
