@@ -53,12 +53,12 @@ afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 describe('evaluate', () => {
   it('eval.json has exactly the agreed shape, with rates in 0..1 and an SE for each', () => {
     const { report } = result;
-    expect(Object.keys(report)).toEqual(['n_problems', 'samples_per_problem', 'temperature', 'models']);
-    expect(report).toMatchObject({ n_problems: 3, samples_per_problem: 2, temperature: 0.7 });
+    expect(Object.keys(report)).toEqual(['n_problems', 'n_seeds', 'samples_per_problem', 'temperature', 'models']);
+    expect(report).toMatchObject({ n_problems: 3, n_seeds: 1, samples_per_problem: 2, temperature: 0.7 });
     expect(Object.keys(report.models)).toEqual(['base', 'sft', 'ppo', ...STUB_NAMES]);
     for (const [name, m] of Object.entries(report.models)) {
       const stub = STUB_NAMES.includes(name);
-      const extra = ['se', 'temperature', 'sampling_temperature', ...(name === 'sft' ? [] : ['vs_sft']), ...(stub ? [] : ['pass_at_k', 'greedy'])];
+      const extra = ['se', 'pass_at_1_by_seed', 'seed_sd', 'temperature', 'sampling_temperature', ...(name === 'sft' ? [] : ['vs_sft']), ...(stub ? [] : ['pass_at_k', 'greedy'])];
       expect(Object.keys(m).sort()).toEqual([...METRIC_KEYS, ...extra].sort());
       expect(Object.keys(m.se).sort()).toEqual([...METRIC_KEYS].sort());
       for (const k of ['syntax_valid', 'pass_at_1', 'tests_passed', 'defines_called_function', 'distinct_1', 'distinct_2'] as const) {

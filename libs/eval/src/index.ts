@@ -11,7 +11,7 @@ export { parseModelsFlag, checkModelDirs, resolveKlReference, ModelsFlagError } 
 export { formatSeeds, formatTable, METRIC_DESCRIPTIONS } from './report';
 export { chartSpec, heldOutSpec, renderSvg } from './chart';
 export { writeEvalOutputs } from './write';
-export { averageSeeds, readSeedRun, SeedRunsError, writeSeeds } from './seeds';
+export { SeedRunsError, writeSeeds } from './seeds';
 export { evaluateBase, completeFim, selectFimCases, withFileContext, cursorInCode, defaultSeqLen, syntaxChecker, fimSamples, functionSamples, writeBaseEval, BASE_METRIC_DESCRIPTIONS, type FimCase } from './base-eval';
 export { completeBatched } from './batched';
 export { functionCases, selectFunctionCases, compilingCases, cutBody, functionSource, type FunctionCase } from './function-eval';

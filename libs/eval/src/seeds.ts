@@ -72,7 +72,7 @@ function checkRuns(runs: readonly SeedRun[]): void {
     }
     if (r === first) continue;
     const [a, b] = [first.perProblem.task_ids, r.perProblem.task_ids];
-    const at = a.findIndex((id, i) => id !== b[i]);
+    const at = a.findIndex((id, i) => i < b.length && id !== b[i]);
     if (a.length !== b.length || at >= 0) {
       const where = at >= 0 ? `; problem ${at + 1} is task ${JSON.stringify(b[at])} against ${JSON.stringify(a[at])}` : '';
       throw new SeedRunsError(`${r.dir}: ${b.length} problems against ${a.length} in ${first.dir}${where}; every run must evaluate the same problems`);
