@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { printedConfig, runApp } from '@rlhf-code/cli/testing';
-import { EvalBaseSettings, EvalRunSettings } from '@rlhf-code/eval';
+import { EvalBaseSettings, EvalRunSettings, EvalSeedsSettings } from '@rlhf-code/eval';
 import { Qwen2Model, RewardModel, saveCheckpoint } from '@rlhf-code/model';
 import { saveTinyAdapter, saveTinyModel } from '@rlhf-code/model/testing';
 
@@ -32,6 +32,19 @@ describe('eval settings', () => {
     expect(d.stderr).toBe('eval: error: --dev-data: needs sampled answers (a chosen temperature above 0 is sampled): not with --greedy or --samples 0\n');
     const t = runApp('eval', ['run', '--models', 'a=b', '--temperatures', '0.2,0,0.2', '--print-config']);
     expect(t.stderr).toBe('eval: error: --temperatures: lists a temperature twice\n');
+  });
+
+  it('seeds: --runs is a list of folders, each once; a folder that is no eval:run output is named', () => {
+    expect(printedConfig('eval', ['seeds', '--runs', 'a/eval,b/eval'])).toEqual(EvalSeedsSettings.parse({ runs: ['a/eval', 'b/eval'] }));
+    expect(runApp('eval', ['seeds', '--runs', 'a,b,a', '--print-config']).stderr).toBe('eval: error: --runs: lists a folder twice\n');
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'eval-seeds-'));
+    try {
+      const r = runApp('eval', ['seeds', '--runs', dir, '--out', path.join(dir, 'out')]);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toBe(`eval: error: --runs: ${dir}: no eval.json (give folders that eval:run --out wrote)\n`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

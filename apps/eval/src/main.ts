@@ -1,5 +1,5 @@
 // eval: compare checkpoints (e.g. base, SFT, PPO) on held-out coding problems and write eval.json, eval.md,
-// eval.svg and samples.jsonl (`run`); measure the pretrained base model's held-out loss and FIM quality (`base`).
+// eval.svg, per_problem.json and samples.jsonl (`run`); average the runs of several seeds (`seeds`); measure the pretrained base model's held-out loss and FIM quality (`base`).
 // All the work is in libs/eval; this file reads flags and prints.
 import { Command } from 'commander';
 import { runCli, settingsCommand, stagedProgress, UsageError } from '@rlhf-code/cli';
@@ -13,7 +13,9 @@ import {
   evaluateBase,
   EvalBaseSettings,
   EvalRunSettings,
+  EvalSeedsSettings,
   fimSamples,
+  formatSeeds,
   formatTable,
   functionCases,
   functionSamples,
@@ -24,10 +26,12 @@ import {
   renderSvg,
   resolveKlReference,
   sandboxExecutor,
+  SeedRunsError,
   selectFimCases,
   withFileContext,
   writeBaseEval,
   writeEvalOutputs,
+  writeSeeds,
 } from '@rlhf-code/eval';
 import { initBackend, shutdownBackend } from '@rlhf-code/backend';
 import { modelFolderProblem } from '@rlhf-code/model';
@@ -121,6 +125,17 @@ async function runCommand(flags: EvalRunSettings): Promise<void> {
   process.stdout.write(formatTable(result.report) + '\n');
 }
 
+async function seedsCommand(flags: EvalSeedsSettings): Promise<void> {
+  let result;
+  try {
+    result = await writeSeeds(flags.runs, flags.out);
+  } catch (e) {
+    throw e instanceof SeedRunsError ? new UsageError(`--runs: ${e.message}`) : e;
+  }
+  process.stderr.write(`eval seeds: ${flags.runs.length} runs averaged; wrote ${result.written.join(', ')}\n`);
+  process.stdout.write([formatTable(result.report), formatSeeds(result.report)].filter(Boolean).join('\n\n') + '\n');
+}
+
 // ---------------------------------------------------------------------------------------------
 // base: the pretrained base model's held-out loss and FIM figures
 
@@ -201,6 +216,15 @@ settingsCommand(
   EvalRunSettings,
   runCommand,
 ).addHelpText('after', '\nMetrics (eval.json / eval.md):\n' + Object.entries(METRIC_DESCRIPTIONS).map(([k, d]) => `  ${k}: ${d}`).join('\n'));
+settingsCommand(
+  program
+    .command('seeds')
+    .description(
+      'average eval:run output folders of the same problems and models, one per seed: pass@1 the mean of the runs (pass_at_1_by_seed, seed_sd), vs_sft and flips on the per-problem outcomes averaged over the runs; writes <out>/eval.{json,md} + per_problem.json',
+    ),
+  EvalSeedsSettings,
+  seedsCommand,
+);
 settingsCommand(
   program
     .command('base')

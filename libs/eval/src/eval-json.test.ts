@@ -2,7 +2,7 @@
 // checked against numbers computed by hand from the per-response facts below.
 import { meanSe, paired } from '@rlhf-code/stats';
 import type { EvalProblem } from './data';
-import { assembleReport, Row } from './eval-json';
+import { assembleReport, perProblemReport, Row } from './eval-json';
 import { ProblemOutcome, summarize } from './metrics';
 
 /** A response that passed or not, with its share of tests passed and a log-ratio. */
@@ -91,21 +91,54 @@ describe('assembleReport', () => {
     expect(report.models.sft.vs_sft).toBeUndefined();
   });
 
+  it('flips: the problems whose pass@1 is above and below SFT\'s, with the exact sign test', () => {
+    // ppo (greedy) 1, 0, 1, 0 against sft (sampled) 0.5, 1, 0, 0: up problems 1 and 3, down problem 2; 2 P(X <= 1), X ~ Bin(3, 1/2) = 1
+    expect(report.models.ppo.vs_sft!.flips).toEqual({ up: 2, down: 1, p: 1 });
+    // the stub's 0, 0, 0, 0: down problems 1 and 2; 2 P(X = 0), X ~ Bin(2, 1/2) = 0.5
+    expect(report.models['stub:return-0'].vs_sft!.flips).toEqual({ up: 0, down: 2, p: 0.5 });
+  });
+
+  it('one seed: pass_at_1_by_seed is [pass_at_1], seed_sd null', () => {
+    expect(report.n_seeds).toBe(1);
+    expect(report.models.ppo).toMatchObject({ pass_at_1_by_seed: [0.5], seed_sd: null });
+    expect(report.groups!.a.models.sft).toMatchObject({ pass_at_1_by_seed: [0.75], seed_sd: null });
+  });
+
+  it('per_problem.json: each row\'s headline pass@1 and tests_passed per problem, the groups and the SFT row', () => {
+    expect(perProblemReport([sft, ppo, stub], { problems, samples: 2, sftName: 'sft' })).toEqual({
+      task_ids: [1, 2, 3, 4],
+      groups: ['a', 'a', 'b', null],
+      sft: 'sft',
+      models: {
+        sft: { pass_at_1: [0.5, 1, 0, 0], tests_passed: [0.75, 1, 0.25, 0] },
+        ppo: { pass_at_1: [1, 0, 1, 0], tests_passed: [1, 0.5, 1, 0] },
+        'stub:return-0': { pass_at_1: [0, 0, 0, 0], tests_passed: [0.5, 0, 0.5, 1 / 3] },
+      },
+    });
+    const bare = perProblemReport([ppo], { problems: problems.map(({ group: _, ...p }) => p), samples: 2, sftName: 'results/sft' });
+    expect(bare).not.toHaveProperty('groups');
+    expect(bare.sft).toBeNull(); // the KL reference was a folder, not a row
+  });
+
   it('groups: the same per-problem values on each group\'s problems; problems without a group are in none', () => {
     expect(Object.keys(report.groups!)).toEqual(['a', 'b']);
     const a = report.groups!.a;
     expect(a.n_problems).toBe(2);
-    expect(a.models.sft).toEqual({ pass_at_1: 0.75, se: 0.25, tests_passed: (0.75 + 1) / 2, pass_at_k: { '1': { mean: 0.75, se: 0.25 }, '2': { mean: 1, se: 0 } } });
+    expect(a.models.sft).toEqual({
+      pass_at_1: 0.75, se: 0.25, tests_passed: (0.75 + 1) / 2, pass_at_1_by_seed: [0.75], seed_sd: null, pass_at_k: { '1': { mean: 0.75, se: 0.25 }, '2': { mean: 1, se: 0 } },
+    });
     expect(a.models.sft).not.toHaveProperty('vs_sft');
     expect(a.models.ppo.pass_at_1).toBe(0.5);
     expect(a.models.ppo.se).toBe(meanSe([1, 0]).se);
     expect(a.models.ppo.tests_passed).toBe(0.75);
-    expect(a.models.ppo.vs_sft).toEqual(paired([1, 0], [0.5, 1]));
+    expect(a.models.ppo.vs_sft).toEqual({ ...paired([1, 0], [0.5, 1]), flips: { up: 1, down: 1, p: 1 } });
     expect(a.models.ppo.pass_at_k).toEqual({ '1': meanSe([0.5, 0]), '2': meanSe([1, 0]) });
-    expect(a.models['stub:return-0']).toEqual({ pass_at_1: 0, se: 0, tests_passed: 0.25, vs_sft: paired([0, 0], [0.5, 1]) });
+    expect(a.models['stub:return-0']).toEqual({
+      pass_at_1: 0, se: 0, tests_passed: 0.25, pass_at_1_by_seed: [0], seed_sd: null, vs_sft: { ...paired([0, 0], [0.5, 1]), flips: { up: 0, down: 2, p: 0.5 } },
+    });
     const b = report.groups!.b;
     expect(b.n_problems).toBe(1);
-    expect(b.models.ppo).toMatchObject({ pass_at_1: 1, se: null, tests_passed: 1, vs_sft: { diff: 1, se: null, ci95: null } });
+    expect(b.models.ppo).toMatchObject({ pass_at_1: 1, se: null, tests_passed: 1, vs_sft: { diff: 1, se: null, ci95: null, flips: { up: 1, down: 0, p: 1 } } });
     expect(assembleReport([sft], { problems: problems.map(({ group: _, ...p }) => p), samples: 2, sftName: 'sft' })).not.toHaveProperty('groups');
   });
 });

@@ -8,7 +8,7 @@ import * as tf from '@tensorflow/tfjs';
 import { RewardModel } from '@rlhf-code/model';
 import { initBackend } from '@rlhf-code/backend';
 import { STUB_NAMES, stubPrograms } from '@rlhf-code/sandbox';
-import { meanSe } from '@rlhf-code/stats';
+import { flips, meanSe } from '@rlhf-code/stats';
 import { encodePair, loadTokenizer } from '@rlhf-code/tokenizer';
 import { EvalProblem, readEvalProblems } from './data';
 import { evaluate, EvalOptions, EvalResult, Sample } from './evaluate';
@@ -53,12 +53,12 @@ afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 describe('evaluate', () => {
   it('eval.json has exactly the agreed shape, with rates in 0..1 and an SE for each', () => {
     const { report } = result;
-    expect(Object.keys(report)).toEqual(['n_problems', 'samples_per_problem', 'temperature', 'models']);
-    expect(report).toMatchObject({ n_problems: 3, samples_per_problem: 2, temperature: 0.7 });
+    expect(Object.keys(report)).toEqual(['n_problems', 'n_seeds', 'samples_per_problem', 'temperature', 'models']);
+    expect(report).toMatchObject({ n_problems: 3, n_seeds: 1, samples_per_problem: 2, temperature: 0.7 });
     expect(Object.keys(report.models)).toEqual(['base', 'sft', 'ppo', ...STUB_NAMES]);
     for (const [name, m] of Object.entries(report.models)) {
       const stub = STUB_NAMES.includes(name);
-      const extra = ['se', 'temperature', 'sampling_temperature', ...(name === 'sft' ? [] : ['vs_sft']), ...(stub ? [] : ['pass_at_k', 'greedy'])];
+      const extra = ['se', 'pass_at_1_by_seed', 'seed_sd', 'temperature', 'sampling_temperature', ...(name === 'sft' ? [] : ['vs_sft']), ...(stub ? [] : ['pass_at_k', 'greedy'])];
       expect(Object.keys(m).sort()).toEqual([...METRIC_KEYS, ...extra].sort());
       expect(Object.keys(m.se).sort()).toEqual([...METRIC_KEYS].sort());
       for (const k of ['syntax_valid', 'pass_at_1', 'tests_passed', 'defines_called_function', 'distinct_1', 'distinct_2'] as const) {
@@ -92,7 +92,8 @@ describe('evaluate', () => {
     expect(models.ppo.kl_to_sft).toBeCloseTo(0, 4);
     expect(Math.abs(models.base.kl_to_sft!)).toBeGreaterThan(0.1);
     // Same weights, same seed: identical samples, so every paired difference is 0 with SE 0.
-    const { pass_at_k: passAtK, ...metrics } = models.ppo.vs_sft!;
+    const { pass_at_k: passAtK, flips, ...metrics } = models.ppo.vs_sft!;
+    expect(flips).toEqual({ up: 0, down: 0, p: 1 }); // no problem changed
     for (const d of [...Object.values(metrics), ...Object.values(passAtK!)]) {
       if (d === null) continue;
       expect(d.diff).toBeCloseTo(0, 4);
@@ -131,11 +132,25 @@ describe('evaluate', () => {
     rm.dispose();
   });
 
-  it('writes eval.json, eval.md and samples.jsonl', async () => {
+  it('writes eval.json, per_problem.json, eval.md and samples.jsonl', async () => {
     const out = path.join(tmp, 'out');
     const settings = { data: 'fixture', decoding: 'greedy', maxNewTokens: 12, rewardModel: dirs.rm, klReference: dirs.sft };
     await writeEvalOutputs(out, result, settings, null);
     expect(JSON.parse(fs.readFileSync(path.join(out, 'eval.json'), 'utf8'))).toEqual(result.report);
+    // per_problem.json: each row's headline pass@1 and tests_passed per problem, what eval.json's means and flips come from
+    const perProblem = JSON.parse(fs.readFileSync(path.join(out, 'per_problem.json'), 'utf8'));
+    expect(perProblem).toEqual(result.perProblem);
+    expect(perProblem.sft).toBe('sft');
+    expect(Object.keys(perProblem.models)).toEqual(Object.keys(result.report.models));
+    for (const [name, m] of Object.entries(result.report.models)) {
+      const rows = perProblem.models[name];
+      expect(rows.pass_at_1).toHaveLength(perProblem.task_ids.length);
+      expect(meanSe(rows.pass_at_1).mean).toBeCloseTo(m.pass_at_1, 12);
+      expect(meanSe(rows.tests_passed).mean).toBeCloseTo(m.tests_passed, 12);
+      expect(m.pass_at_1_by_seed).toEqual([m.pass_at_1]);
+      expect(m.seed_sd).toBeNull();
+      if (name !== 'sft') expect(m.vs_sft!.flips).toEqual(flips(rows.pass_at_1, perProblem.models.sft.pass_at_1));
+    }
     expect(fs.readFileSync(path.join(out, 'eval.md'), 'utf8')).toContain('| ppo ');
     const lines = fs.readFileSync(path.join(out, 'samples.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     expect(lines).toEqual(result.samples);

@@ -26,12 +26,12 @@ import { calledFunctions, STUB_NAMES, stubPrograms } from '@rlhf-code/sandbox';
 import { bestSamplingTemperature, bestTemperature, meanSe, temperatureKey, type DevPoint } from '@rlhf-code/stats';
 import { encodePair, encodePrompt, loadTokenizer, PromptTemplate, Tokenizer } from '@rlhf-code/tokenizer';
 import type { EvalProblem } from './data';
-import { assembleReport, type Decoding, type DevReport, type EvalReport, type Row } from './eval-json';
+import { assembleReport, perProblemReport, type Decoding, type DevReport, type EvalReport, type PerProblemReport, type Row } from './eval-json';
 import type { CodeExecutor, TestOutcome } from './executor';
 import { byProblem, definesCalledFunctions, ModelSummary, problemPassAtK, ProblemOutcome, sequenceLogRatio, summarize } from './metrics';
 import type { KlReference, NamedModel } from './models-flag';
 
-export type { Comparison, Decoding, DevReport, EvalReport, GreedyMetrics, GroupModelReport, GroupReport, ModelReport, PassAtKReport } from './eval-json';
+export type { Comparison, Decoding, DevReport, EvalReport, GreedyMetrics, GroupModelReport, GroupReport, ModelReport, PassAt1VsSft, PassAtKReport, PerProblemReport } from './eval-json';
 
 /** Responses sampled per problem by default: enough that per-problem means are not all 0 or 1. */
 export const DEFAULT_EVAL_SAMPLES = 4;
@@ -116,6 +116,8 @@ export interface ModelTiming {
 
 export interface EvalResult {
   report: EvalReport;
+  /** per_problem.json */
+  perProblem: PerProblemReport;
   samples: Sample[];
   timings: ModelTiming[];
 }
@@ -473,6 +475,6 @@ export async function evaluate(opts: EvalOptions): Promise<EvalResult> {
       timings.push({ model: run.name, generateSeconds: run.generateSeconds, testSeconds: start ? (end - start) / 1000 : 0 });
     }
   }
-  const report = assembleReport(rows, { problems: opts.problems, samples: opts.samples, sftName: opts.klReference?.name ?? null });
-  return { report, samples, timings };
+  const ctx = { problems: opts.problems, samples: opts.samples, sftName: opts.klReference?.name ?? null };
+  return { report: assembleReport(rows, ctx), perProblem: perProblemReport(rows, ctx), samples, timings };
 }

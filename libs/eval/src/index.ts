@@ -1,16 +1,18 @@
 // @rlhf-code/eval: compare checkpoints on held-out coding problems (pass@1 and pass@k in the sandbox, each model at a
 // temperature chosen on dev problems, syntax-valid rate, share of tests passed, reward-model score, distinct-n, length,
-// KL to the SFT model, trivial programs as stub rows, per-group tables) and write eval.json / eval.md / eval.svg; and the base
+// KL to the SFT model, trivial programs as stub rows, per-group tables, problems up and down against SFT) and write
+// eval.json / eval.md / eval.svg / per_problem.json; average the runs of several seeds (seeds.ts); and the base
 // model's own figures (held-out loss, FIM first-line exact match, FIM syntax-valid rate: base-eval.ts; function bodies written after a held-out signature + docstring:
 // function-eval.ts).
 export { evaluate } from './evaluate';
 export { sandboxExecutor } from './executor';
 export { readEvalProblems } from './data';
 export { parseModelsFlag, checkModelDirs, resolveKlReference, ModelsFlagError } from './models-flag';
-export { formatTable, METRIC_DESCRIPTIONS } from './report';
+export { formatSeeds, formatTable, METRIC_DESCRIPTIONS } from './report';
 export { chartSpec, heldOutSpec, renderSvg } from './chart';
 export { writeEvalOutputs } from './write';
+export { SeedRunsError, writeSeeds } from './seeds';
 export { evaluateBase, completeFim, selectFimCases, withFileContext, cursorInCode, defaultSeqLen, syntaxChecker, fimSamples, functionSamples, writeBaseEval, BASE_METRIC_DESCRIPTIONS, type FimCase } from './base-eval';
 export { completeBatched } from './batched';
 export { functionCases, selectFunctionCases, compilingCases, cutBody, functionSource, type FunctionCase } from './function-eval';
-export { EvalBaseSettings, EvalRunSettings } from './settings';
+export { EvalBaseSettings, EvalRunSettings, EvalSeedsSettings } from './settings';

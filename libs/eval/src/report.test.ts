@@ -5,39 +5,41 @@ import { formatComparisons, formatDev, formatGreedy, formatGroups, formatMarkdow
 const se = { syntax_valid: 0.05, pass_at_1: 0.01, exec_score: 0.02, tests_passed: 0.03, defines_called_function: 0.04, rm_score: 0.1, distinct_1: 0.01, distinct_2: null, mean_len: 2.5, kl_to_sft: 0.5 };
 const report: EvalReport = {
   n_problems: 200,
+  n_seeds: 1,
   samples_per_problem: 4,
   temperature: 0.7,
   models: {
     base: {
       syntax_valid: 0.625, pass_at_1: 0, exec_score: -0.05, tests_passed: 0.3, defines_called_function: 0.5, rm_score: -0.12345, distinct_1: 0.25, distinct_2: null,
-      mean_len: 63.25, kl_to_sft: 12.345, se, temperature: 0.7, sampling_temperature: 0.7,
+      mean_len: 63.25, kl_to_sft: 12.345, se, pass_at_1_by_seed: [0], seed_sd: null, temperature: 0.7, sampling_temperature: 0.7,
       pass_at_k: { '1': { mean: 0, se: 0.01 }, '2': { mean: 0.1, se: 0.02 }, '4': { mean: 0.2, se: 0.03 } },
       vs_sft: {
         syntax_valid: { diff: -0.275, se: 0.03, ci95: [-0.334, -0.216] }, pass_at_1: { diff: -0.075, se: 0.02, ci95: [-0.114, -0.036] },
         exec_score: { diff: -0.1, se: 0.01, ci95: [-0.12, -0.08] }, tests_passed: null, defines_called_function: null, rm_score: null, distinct_1: null,
-        distinct_2: null, mean_len: { diff: 22.25, se: 3, ci95: [16.33, 28.17] }, kl_to_sft: null,
+        distinct_2: null, mean_len: { diff: 22.25, se: 3, ci95: [16.33, 28.17] }, kl_to_sft: null, flips: { up: 3, down: 18, p: 0.00073 },
         pass_at_k: { '1': { diff: -0.075, se: 0.02, ci95: [-0.114, -0.036] }, '2': { diff: -0.05, se: 0.02, ci95: [-0.09, -0.01] }, '4': { diff: 0, se: null, ci95: null } },
       },
       greedy: { syntax_valid: 0.5, pass_at_1: 0, exec_score: 0.35, tests_passed: 0.2, defines_called_function: 0.4, rm_score: 0.1, distinct_1: 0.2, distinct_2: 0.3, mean_len: 50, greedy_log_ratio: -2.5 },
     },
     sft: {
       syntax_valid: 0.9, pass_at_1: 0.075, exec_score: 0.5, tests_passed: 0.6, defines_called_function: 0.9, rm_score: 0.5, distinct_1: 0.3, distinct_2: 0.55, mean_len: 41,
-      kl_to_sft: null, se: { ...se, kl_to_sft: null }, temperature: 0.7, sampling_temperature: 0.7,
+      kl_to_sft: null, se: { ...se, kl_to_sft: null }, pass_at_1_by_seed: [0.075], seed_sd: null, temperature: 0.7, sampling_temperature: 0.7,
       pass_at_k: { '1': { mean: 0.075, se: 0.01 }, '2': { mean: 0.15, se: 0.02 }, '4': { mean: 0.2, se: 0.03 } },
     },
   },
 };
 
 describe('eval.md', () => {
-  it('one aligned row per model, mean ± SE, n/a for null', () => {
+  it('one aligned row per model, mean ± SE, n/a for null; the problems up and down against SFT beside pass@1', () => {
     expect(formatTable(report)).toBe(
       [
-        '| model | temperature |  syntax_valid |        pass@1 |     exec_score |  tests_passed |    defines_fn |       rm_score |    distinct-1 | distinct-2 |   mean_len |    kl_to_sft |',
-        '|-------|------------:|--------------:|--------------:|---------------:|--------------:|--------------:|---------------:|--------------:|-----------:|-----------:|-------------:|',
-        '| base  |         0.7 | 0.625 ± 0.050 | 0.000 ± 0.010 | -0.050 ± 0.020 | 0.300 ± 0.030 | 0.500 ± 0.040 | -0.123 ± 0.100 | 0.250 ± 0.010 |        n/a | 63.3 ± 2.5 | 12.35 ± 0.50 |',
-        '| sft   |         0.7 | 0.900 ± 0.050 | 0.075 ± 0.010 |  0.500 ± 0.020 | 0.600 ± 0.030 | 0.900 ± 0.040 |  0.500 ± 0.100 | 0.300 ± 0.010 |      0.550 | 41.0 ± 2.5 |          n/a |',
+        '| model | temperature |  syntax_valid |        pass@1 |   up / down (p) |     exec_score |  tests_passed |    defines_fn |       rm_score |    distinct-1 | distinct-2 |   mean_len |    kl_to_sft |',
+        '|-------|------------:|--------------:|--------------:|----------------:|---------------:|--------------:|--------------:|---------------:|--------------:|-----------:|-----------:|-------------:|',
+        '| base  |         0.7 | 0.625 ± 0.050 | 0.000 ± 0.010 | 3 / 18 (7.3e-4) | -0.050 ± 0.020 | 0.300 ± 0.030 | 0.500 ± 0.040 | -0.123 ± 0.100 | 0.250 ± 0.010 |        n/a | 63.3 ± 2.5 | 12.35 ± 0.50 |',
+        '| sft   |         0.7 | 0.900 ± 0.050 | 0.075 ± 0.010 |             n/a |  0.500 ± 0.020 | 0.600 ± 0.030 | 0.900 ± 0.040 |  0.500 ± 0.100 | 0.300 ± 0.010 |      0.550 | 41.0 ± 2.5 |          n/a |',
       ].join('\n'),
     );
+    expect(formatTable({ ...report, models: { sft: report.models.sft } })).not.toContain('up / down'); // nothing compared with SFT
   });
 
   it('paired differences against the SFT model, with their intervals; greedy figures beside', () => {
@@ -71,7 +73,9 @@ describe('eval.md', () => {
     expect(md).not.toContain('## Temperature');
     expect(md).not.toContain('## Groups');
     expect(md).not.toContain('stub:');
-    for (const h of ['syntax_valid', 'pass@1', 'exec_score', 'tests_passed', 'defines_fn', 'rm_score', 'distinct-1', 'distinct-2', 'mean_len', 'kl_to_sft']) expect(md).toContain(`- **${h}**: `);
+    for (const h of ['syntax_valid', 'pass@1', 'exec_score', 'tests_passed', 'defines_fn', 'rm_score', 'distinct-1', 'distinct-2', 'mean_len', 'kl_to_sft', 'up / down (p)']) expect(md).toContain(`- **${h}**: `);
+    expect(md).toContain("For 0/1 outcomes (greedy) it is McNemar's exact test; with fractional outcomes (sampled pass@1, or the mean over seeds) any difference");
+    expect(md).not.toContain('## Seeds'); // one run
     expect(formatMarkdown(report, { data: 'd', decoding: 'g', maxNewTokens: 1, rewardModel: null, klReference: null, chart: null })).not.toContain('![');
   });
 });
@@ -88,8 +92,20 @@ describe('eval.md: pass@k, temperatures chosen on dev data, stubs, groups', () =
       'stub:pass': stub,
     },
     groups: {
-      easy: { n_problems: 3, models: { base: { pass_at_1: 0.5, se: 0.25, tests_passed: 0.75, vs_sft: { diff: -0.25, se: 0.1, ci95: [-0.68, 0.18] } }, sft: { pass_at_1: 0.75, se: 0.2, tests_passed: 0.8 } } },
-      hard: { n_problems: 1, models: { base: { pass_at_1: 0, se: null, tests_passed: 0, vs_sft: { diff: 0, se: null, ci95: null } }, sft: { pass_at_1: 0, se: null, tests_passed: 0.5 } } },
+      easy: {
+        n_problems: 3,
+        models: {
+          base: { pass_at_1: 0.5, se: 0.25, tests_passed: 0.75, pass_at_1_by_seed: [0.5], seed_sd: null, vs_sft: { diff: -0.25, se: 0.1, ci95: [-0.68, 0.18], flips: { up: 0, down: 1, p: 1 } } },
+          sft: { pass_at_1: 0.75, se: 0.2, tests_passed: 0.8, pass_at_1_by_seed: [0.75], seed_sd: null },
+        },
+      },
+      hard: {
+        n_problems: 1,
+        models: {
+          base: { pass_at_1: 0, se: null, tests_passed: 0, pass_at_1_by_seed: [0], seed_sd: null, vs_sft: { diff: 0, se: null, ci95: null, flips: { up: 0, down: 0, p: 1 } } },
+          sft: { pass_at_1: 0, se: null, tests_passed: 0.5, pass_at_1_by_seed: [0], seed_sd: null },
+        },
+      },
     },
   };
 
@@ -126,22 +142,22 @@ describe('eval.md: pass@k, temperatures chosen on dev data, stubs, groups', () =
     expect(formatDev(report)).toBe('');
   });
 
-  it('one table per group: pass@1 ± SE, tests_passed, the paired difference with SFT', () => {
+  it('one table per group: pass@1 ± SE, tests_passed, the paired difference with SFT and the flips', () => {
     expect(formatGroups(dev)).toBe(
       [
         '### easy (3 problems)',
         '',
-        '| model |        pass@1 | tests_passed |                   pass@1 - sft |',
-        '|-------|--------------:|-------------:|-------------------------------:|',
-        '| base  | 0.500 ± 0.250 |        0.750 | -0.250 ± 0.100 [-0.680, 0.180] |',
-        '| sft   | 0.750 ± 0.200 |        0.800 |                            n/a |',
+        '| model |        pass@1 | tests_passed |                   pass@1 - sft | up / down (p) |',
+        '|-------|--------------:|-------------:|-------------------------------:|--------------:|',
+        '| base  | 0.500 ± 0.250 |        0.750 | -0.250 ± 0.100 [-0.680, 0.180] | 0 / 1 (1.000) |',
+        '| sft   | 0.750 ± 0.200 |        0.800 |                            n/a |           n/a |',
         '',
         '### hard (1 problem)',
         '',
-        '| model | pass@1 | tests_passed | pass@1 - sft |',
-        '|-------|-------:|-------------:|-------------:|',
-        '| base  |  0.000 |        0.000 |       +0.000 |',
-        '| sft   |  0.000 |        0.500 |          n/a |',
+        '| model | pass@1 | tests_passed | pass@1 - sft | up / down (p) |',
+        '|-------|-------:|-------------:|-------------:|--------------:|',
+        '| base  |  0.000 |        0.000 |       +0.000 | 0 / 0 (1.000) |',
+        '| sft   |  0.000 |        0.500 |          n/a |           n/a |',
       ].join('\n'),
     );
     expect(formatGroups(report)).toBe('');

@@ -1,10 +1,11 @@
 // eval.md: the settings, the table of means with standard errors (each model at its chosen temperature, the stubs
-// beside them), pass@k, the dev pass@1 each temperature was chosen by, the paired differences against the SFT model,
-// the greedy figures, one pass@1 table per group of problems, and what each column means.
+// beside them, the problems up and down against SFT), the seeds table (eval:seeds), pass@k, the dev pass@1 each
+// temperature was chosen by, the paired differences against the SFT model, the greedy figures, one pass@1 table per
+// group of problems, and what each column means.
 import type { EvalReport, ModelReport } from './evaluate';
 import { isStubName } from './eval-json';
 import { METRIC_KEYS, MetricKey } from './metrics';
-import type { MeanSe, PairedDiff } from '@rlhf-code/stats';
+import type { Flips, MeanSe, PairedDiff } from '@rlhf-code/stats';
 
 /** Column header and number format of each metric. */
 const COLUMNS: Record<MetricKey, { header: string; digits: number }> = {
@@ -56,6 +57,16 @@ const diffCell = (d: PairedDiff | null | undefined, digits: number) => {
   return `${d.diff >= 0 ? '+' : ''}${d.diff.toFixed(digits)}${d.se === null ? '' : ` ± ${d.se.toFixed(digits)}`}${ci}`;
 };
 
+/** Flips against SFT: `up / down (p)`. */
+const flipsCell = (f: Flips | undefined) => (f ? `${f.up} / ${f.down} (${f.p < 0.001 ? f.p.toExponential(1) : f.p.toFixed(3)})` : 'n/a');
+
+const FLIPS_HEADER = 'up / down (p)';
+
+const FLIPS_DESCRIPTION =
+  "problems whose pass@1 is above (up) and below (down) the SFT model's, each at its chosen temperature (ties left out), " +
+  "and p, the exact two-sided sign test of up against down, p = min(1, 2 P(X <= min(up, down))), X ~ Bin(up + down, 1/2). For 0/1 outcomes " +
+  "(greedy) it is McNemar's exact test; with fractional outcomes (sampled pass@1, or the mean over seeds) any difference of a problem's rate counts.";
+
 /** A decoding temperature as a table cell: 0 is greedy; null (stubs) is n/a. */
 const temperatureCell = (t: number | null | undefined) => (t === null || t === undefined ? 'n/a' : t === 0 ? 'greedy' : String(t));
 
@@ -79,10 +90,22 @@ export function formatTable(report: EvalReport): string {
   const models = Object.entries(report.models);
   const keys = METRIC_KEYS.filter((k) => k !== 'kl_to_sft' || report.samples_per_problem > 0);
   const logRatio = models.some(([, m]) => m.greedy_log_ratio !== undefined);
-  const cell = (m: ModelReport, k: MetricKey) => withSe(m[k], m.se[k], COLUMNS[k].digits);
+  const vsSft = models.some(([, m]) => m.vs_sft);
+  const cells = (m: ModelReport) =>
+    keys.flatMap((k) => [withSe(m[k], m.se[k], COLUMNS[k].digits), ...(k === 'pass_at_1' && vsSft ? [flipsCell(m.vs_sft?.flips)] : [])]);
   return table(
-    ['model', 'temperature', ...keys.map((k) => COLUMNS[k].header), ...(logRatio ? ['log_ratio'] : [])],
-    models.map(([name, m]) => [name, temperatureCell(m.temperature), ...keys.map((k) => cell(m, k)), ...(logRatio ? [fmt(m.greedy_log_ratio, 2)] : [])]),
+    ['model', 'temperature', ...keys.flatMap((k) => [COLUMNS[k].header, ...(k === 'pass_at_1' && vsSft ? [FLIPS_HEADER] : [])]), ...(logRatio ? ['log_ratio'] : [])],
+    models.map(([name, m]) => [name, temperatureCell(m.temperature), ...cells(m), ...(logRatio ? [fmt(m.greedy_log_ratio, 2)] : [])]),
+  );
+}
+
+/** pass@1 of every run (eval:seeds) per model, their mean and seed-to-seed SD; '' for a single run. */
+export function formatSeeds(report: EvalReport): string {
+  if (report.n_seeds < 2) return '';
+  const runs = Array.from({ length: report.n_seeds }, (_, i) => `run ${i + 1}`);
+  return table(
+    ['model', ...runs, 'mean', 'seed sd'],
+    Object.entries(report.models).map(([name, m]) => [name, ...m.pass_at_1_by_seed.map((x) => fmt(x, 3)), fmt(m.pass_at_1, 3), fmt(m.seed_sd, 3)]),
   );
 }
 
@@ -141,8 +164,8 @@ export function formatGroups(report: EvalReport): string {
       const rows = Object.entries(g.models);
       const vsSft = rows.some(([, m]) => m.vs_sft);
       const t = table(
-        ['model', 'pass@1', 'tests_passed', ...(vsSft ? ['pass@1 - sft'] : [])],
-        rows.map(([model, m]) => [model, withSe(m.pass_at_1, m.se, 3), fmt(m.tests_passed, 3), ...(vsSft ? [diffCell(m.vs_sft, 3)] : [])]),
+        ['model', 'pass@1', 'tests_passed', ...(vsSft ? ['pass@1 - sft', FLIPS_HEADER] : [])],
+        rows.map(([model, m]) => [model, withSe(m.pass_at_1, m.se, 3), fmt(m.tests_passed, 3), ...(vsSft ? [diffCell(m.vs_sft, 3), flipsCell(m.vs_sft?.flips)] : [])]),
       );
       return [`### ${name} (${g.n_problems} problem${g.n_problems === 1 ? '' : 's'})`, '', t].join('\n');
     })
@@ -161,6 +184,11 @@ export interface ReportSettings {
   dev?: { data: string; problems: number; samples: number } | null;
 }
 
+/** eval:seeds' eval.md: the run folders averaged (each run's own eval.md has its settings). */
+export interface SeedsReportSettings {
+  runs: string[];
+}
+
 /** What the main table's answers are. */
 function decodingSummary(report: EvalReport): string {
   const k = report.samples_per_problem;
@@ -172,14 +200,28 @@ function decodingSummary(report: EvalReport): string {
 /** A section: its heading, an explanation and its table; nothing when the table is empty. */
 const section = (heading: string, text: string, body: string) => (body ? [heading, '', text, '', body, ''] : []);
 
-/** The whole eval.md. */
-export function formatMarkdown(report: EvalReport, s: ReportSettings): string {
+/** The first lines of eval.md: what was evaluated, how. */
+function intro(report: EvalReport, s: ReportSettings | SeedsReportSettings): string[] {
+  if ('runs' in s) {
+    return [
+      `${report.n_problems} problems; the mean of ${s.runs.length} runs of the pipeline (one per seed): ${s.runs.map((d) => `\`${d}\``).join(', ')} (each run's eval.md has its settings).`,
+      "Per problem, a model's outcome is its mean over the runs: pass@1 and tests_passed ± SE, the differences against SFT and the flips are over problems of these means; the other figures are the runs' means, without SE or comparison.",
+    ];
+  }
+  return [
+    `${report.n_problems} problems from \`${s.data}\`, ${decodingSummary(report)} (${s.decoding}, at most ${s.maxNewTokens} new tokens, stop at the end token).`,
+    `Reward model: ${s.rewardModel ? `\`${s.rewardModel}\`` : 'none'}. KL reference: ${s.klReference ? `\`${s.klReference}\`` : 'none'}.`,
+  ];
+}
+
+/** The whole eval.md: of one eval:run (ReportSettings) or of eval:seeds (SeedsReportSettings). */
+export function formatMarkdown(report: EvalReport, s: ReportSettings | SeedsReportSettings): string {
   const stubs = Object.keys(report.models).some(isStubName);
+  const run = 'runs' in s ? null : s;
   const lines = [
     '# Evaluation',
     '',
-    `${report.n_problems} problems from \`${s.data}\`, ${decodingSummary(report)} (${s.decoding}, at most ${s.maxNewTokens} new tokens, stop at the end token).`,
-    `Reward model: ${s.rewardModel ? `\`${s.rewardModel}\`` : 'none'}. KL reference: ${s.klReference ? `\`${s.klReference}\`` : 'none'}.`,
+    ...intro(report, s),
     'Each cell is the mean over problems ± its standard error across problems.',
     ...(stubs
       ? ['Rows `stub:*` are trivial programs (nothing, the called function with `pass` or a constant return, echoing its first argument, the prompt itself): a metric on which a stub comes close to a model measures something other than solving the problem.']
@@ -188,8 +230,13 @@ export function formatMarkdown(report: EvalReport, s: ReportSettings): string {
     formatTable(report),
     '',
     ...section(
+      '## Seeds',
+      "pass@1 of each run, their mean (the table's pass@1) and the seed-to-seed standard deviation (n - 1): how far one run of one seed moves the figure.",
+      formatSeeds(report),
+    ),
+    ...section(
       '## Temperature',
-      `Each model's temperature is the one with the best pass@1 on ${s.dev ? `${s.dev.problems} dev problems from \`${s.dev.data}\` (${s.dev.samples} samples per temperature above 0, greedy once)` : 'dev problems'}; ties go to the lower temperature. * = chosen.`,
+      `Each model's temperature is the one with the best pass@1 on ${run?.dev ? `${run.dev.problems} dev problems from \`${run.dev.data}\` (${run.dev.samples} samples per temperature above 0, greedy once)` : 'dev problems'}; ties go to the lower temperature. * = chosen.`,
       formatDev(report),
     ),
     ...section(
@@ -199,17 +246,18 @@ export function formatMarkdown(report: EvalReport, s: ReportSettings): string {
     ),
     ...section(
       '## Against the SFT model',
-      'Paired per problem, each model at its chosen temperature: mean difference ± SE [95% confidence interval]. An interval that excludes 0 is a difference beyond noise.',
+      `Paired per problem, each model at its chosen temperature: mean difference ± SE [95% confidence interval]. An interval that excludes 0 is a difference beyond noise. The problems up and down are the main table's \`${FLIPS_HEADER}\`.`,
       formatComparisons(report),
     ),
     ...section('## Greedy decoding', 'One greedy response per problem (log_ratio: log p_model - log p_sft of the greedy response, not a KL estimate).', formatGreedy(report)),
     ...section('## Groups', 'The problems of each group alone: pass@1 ± SE, tests_passed, and pass@1 minus the SFT model\'s, paired per problem, ± SE [95% CI].', formatGroups(report)),
-    ...(s.chart ? [`![rates per model](${s.chart})`, ''] : []),
+    ...(run?.chart ? [`![rates per model](${run.chart})`, ''] : []),
     '## Metrics',
     '',
     ...METRIC_KEYS.map((key) => `- **${COLUMNS[key].header}**: ${METRIC_DESCRIPTIONS[key]}`),
+    `- **${FLIPS_HEADER}**: ${FLIPS_DESCRIPTION}`,
     '',
-    'Per-response outcomes are in `samples.jsonl`.',
+    run ? 'Per-response outcomes are in `samples.jsonl`.' : "Per-response outcomes are in each run's `samples.jsonl`.",
     '',
   ];
   return lines.join('\n');

@@ -1,5 +1,6 @@
-// The settings of `eval run` (checkpoints compared on held-out coding problems) and `eval base` (the pretrained base
-// model's held-out loss and FIM figures), declared once: flags, --help and --config come from these schemas.
+// The settings of `eval run` (checkpoints compared on held-out coding problems), `eval seeds` (several runs of the
+// pipeline, one per seed, averaged) and `eval base` (the pretrained base model's held-out loss and FIM figures),
+// declared once: flags, --help and --config come from these schemas.
 import { z } from 'zod';
 import { backendField } from '@rlhf-code/cli';
 import { baseDtypeField } from '@rlhf-code/model';
@@ -65,6 +66,16 @@ export const EvalRunSettings = z
     }
   });
 export type EvalRunSettings = z.output<typeof EvalRunSettings>;
+
+export const EvalSeedsSettings = z.strictObject({
+  runs: z
+    .array(z.string().min(1))
+    .min(1)
+    .refine((dirs) => new Set(dirs).size === dirs.length, { error: 'lists a folder twice' })
+    .describe('eval:run output folders (eval.json + per_problem.json), one per seed, e.g. results/seed-1/eval/suite,results/seed-2/eval/suite; same problems and models in each'),
+  out: z.string().min(1).default('results/eval-seeds').describe('output folder: eval.json, eval.md and per_problem.json of the seed-averaged evaluation'),
+});
+export type EvalSeedsSettings = z.output<typeof EvalSeedsSettings>;
 
 export const EvalBaseSettings = z.strictObject({
   model: z.string().min(1).default('models/base').describe('checkpoint folder (Hugging Face layout with tokenizer.json)').meta({ env: 'MODEL_PATH' }),

@@ -1,4 +1,4 @@
-import { clusterBootstrap, fisherExact, jackknife, jackknifeDiff, meanSe, paired, passAtK, signFlipTest, wilson } from './stats';
+import { clusterBootstrap, fisherExact, flips, jackknife, jackknifeDiff, meanSe, paired, passAtK, signFlipTest, signTest, wilson } from './stats';
 
 describe('meanSe', () => {
   it('is the mean and sd / sqrt(n) with the n - 1 variance', () => {
@@ -148,5 +148,38 @@ describe('signFlipTest', () => {
     expect(p).toBeGreaterThan(0.5034 - 0.02);
     expect(p).toBeLessThan(0.5034 + 0.02);
     expect(signFlipTest(mixed, { seed: 2 }).p).toBe(p);
+  });
+});
+
+describe('signTest', () => {
+  it('is the exact two-sided binomial test at 1/2 (scipy.stats.binomtest; exact sums of math.comb)', () => {
+    expect(signTest(3, 7)).toBeCloseTo(0.34375, 12); // binomtest(3, 10): 2 * 176 / 1024
+    expect(signTest(7, 3)).toBeCloseTo(0.34375, 12);
+    expect(signTest(0, 5)).toBeCloseTo(0.0625, 12); // 2 / 32
+    expect(signTest(10, 10)).toBe(1); // 2 P(X <= 10) > 1 is capped
+    expect(signTest(38, 22)).toBeCloseTo(0.051893895928921435, 10); // issue 48's GRPO flips against SFT
+    expect(signTest(41, 29)).toBeCloseTo(0.18821620302302766, 10); // and PPO's
+    expect(signTest(200, 150)).toBeCloseTo(0.008720036530555949, 10);
+  });
+  it('is 1 with nothing to test, and refuses counts that are not integers >= 0', () => {
+    expect(signTest(0, 0)).toBe(1);
+    expect(signTest(1, 0)).toBe(1);
+    expect(() => signTest(1.5, 2)).toThrow('signTest: counts must be integers >= 0, got 1.5, 2');
+    expect(() => signTest(-1, 2)).toThrow('signTest: counts must be integers >= 0, got -1, 2');
+  });
+});
+
+describe('flips', () => {
+  it('counts the items up and down on 0/1 outcomes (McNemar\'s discordant pairs), ties left out', () => {
+    // a - b per item: +1, 0, -1, +1, 0, +1, +1, 0: 4 up, 1 down; binomtest(1, 5) = 2 * 6 / 32 = 0.375
+    expect(flips([1, 1, 0, 1, 0, 1, 1, 0], [0, 1, 1, 0, 0, 0, 0, 0])).toEqual({ up: 4, down: 1, p: 0.375 });
+  });
+  it('counts any difference of fractional rates (per-problem pass@1 over samples or seeds) as a flip', () => {
+    // 0.25 > 0, 0.5 = 0.5, 0.75 < 1, 1 > 0.75, 0 = 0, 1/3 > 0: 3 up, 1 down; binomtest(1, 4) = 2 * 5 / 16 = 0.625
+    expect(flips([0.25, 0.5, 0.75, 1, 0, 1 / 3], [0, 0.5, 1, 0.75, 0, 0])).toEqual({ up: 3, down: 1, p: 0.625 });
+    expect(flips([0.5, 0.5], [0.5, 0.5])).toEqual({ up: 0, down: 0, p: 1 });
+  });
+  it('refuses lists of different lengths', () => {
+    expect(() => flips([1, 0], [1])).toThrow('flips: 2 values against 1; both must cover the same items');
   });
 });

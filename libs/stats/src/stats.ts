@@ -1,8 +1,10 @@
 // The statistics of an evaluation with error bars: the mean of per-problem values with its standard error, a
 // paired comparison of two models on the same problems, the jackknife for pooled ratios (distinct-n), and the
-// unbiased pass@k estimator, and for rates of successes: the Wilson interval and Fisher's exact test; for paired
+// unbiased pass@k estimator, and for rates of successes: the Wilson interval and Fisher's exact test; for two models'
+// paired per-problem outcomes: the flips (problems up and down) and their exact sign test (McNemar's); for paired
 // measurements clustered in groups (positions in files): the cluster bootstrap and the sign-flip permutation test.
 // Pure functions (the resampling ones seeded), checked against hand-computed values in stats.test.ts.
+import binomialCdf from '@stdlib/stats-base-dists-binomial-cdf';
 import hypergeometricPmf from '@stdlib/stats-base-dists-hypergeometric-pmf';
 import tQuantile from '@stdlib/stats-base-dists-t-quantile';
 import seedrandom from 'seedrandom';
@@ -121,6 +123,37 @@ export function fisherExact(a: number, b: number, c: number, d: number): number 
     if (px <= observed * (1 + 1e-7)) p += px;
   }
   return Math.min(1, p);
+}
+
+/**
+ * The exact two-sided sign test of `up` successes against `down` failures (ties left out): with X ~ Bin(up + down,
+ * 1/2), p = min(1, 2 P(X <= min(up, down))); 1 when there is nothing to test. On the discordant pairs of two 0/1
+ * outcomes per item this is McNemar's exact test (scipy.stats.binomtest(up, up + down) two-sided gives the same).
+ */
+export function signTest(up: number, down: number): number {
+  if (!(Number.isInteger(up) && Number.isInteger(down) && up >= 0 && down >= 0)) throw new Error(`signTest: counts must be integers >= 0, got ${up}, ${down}`);
+  const n = up + down;
+  if (n === 0) return 1;
+  return Math.min(1, 2 * binomialCdf(Math.min(up, down), n, 0.5));
+}
+
+/** Items on which one model did better than another (up), worse (down), and the sign test of the two counts. */
+export interface Flips {
+  up: number;
+  down: number;
+  p: number;
+}
+
+/**
+ * The flips of `a` against `b`, paired per item: up = items where a[i] > b[i], down = a[i] < b[i], ties left out,
+ * p = signTest(up, down). Values may be fractional (a problem's pass rate over samples or seeds): then a flip is any
+ * difference in rate; for 0/1 outcomes the counts are McNemar's discordant pairs and p is McNemar's exact test.
+ */
+export function flips(a: readonly number[], b: readonly number[]): Flips {
+  if (a.length !== b.length) throw new Error(`flips: ${a.length} values against ${b.length}; both must cover the same items`);
+  const up = a.filter((x, i) => x > b[i]).length;
+  const down = a.filter((x, i) => x < b[i]).length;
+  return { up, down, p: signTest(up, down) };
 }
 
 /** The p-quantile (0..1) of sorted values, linear between order statistics (R's type 7). */
