@@ -157,6 +157,33 @@ describe('rl train: one tiny iteration', () => {
   });
 });
 
+describe('rl train --algo rft', () => {
+  it('prompts without tests, and a replay file with nothing to replay, are clear lines', () => {
+    const r = rl('train', '--algo', 'rft', '--model', policy, '--data', noTests, '--out', path.join(dir, 'x'));
+    expect(r.stderr).toBe(`rl: error: --data ${noTests}: no prompt has tests; rft keeps the programs that pass them\n`);
+    const empty = path.join(dir, 'fim-only.jsonl');
+    writeFileSync(empty, JSON.stringify({ prompt: 'a = ', suffix: '\n', response: '1' }) + '\n');
+    const r2 = rl('train', '--algo', 'rft', '--model', policy, '--data', withTests, '--replay-data', empty, '--out', path.join(dir, 'x'));
+    expect(r2.stderr).toBe(`rl: error: --replay-data ${empty}: no {prompt, response} row to replay (or set --replay-ratio 0)\n`);
+    expect(existsSync(path.join(dir, 'x'))).toBe(false);
+  });
+
+  it('a round where no sample passes leaves the policy as it is, says so, and logs the round', () => {
+    const out = path.join(dir, 'rft');
+    const replay = path.join(dir, 'replay.jsonl');
+    writeFileSync(replay, PROMPTS.map((p, i) => JSON.stringify({ prompt: p.prompt, response: `    return ${i}\n` })).join('\n') + '\n');
+    const r = rl('train', '--algo', 'rft', '--model', policy, '--data', withTests, '--replay-data', replay, '--samples', '2', '--max-new-tokens', '4', '--max-prompt-len', '32', '--out', out, '--quiet');
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('no sample of');
+    const result = lastJson(r.stdout);
+    expect(result).toMatchObject({ stage: 'rft', out, rounds: 1, optimizer_steps: 0, kept: 0 });
+    const rounds = readFileSync(path.join(out, 'rft.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(rounds).toEqual([expect.objectContaining({ round: 1, prompts: 4, samples: 8, kept: 0, replayed: 0, optimizer_steps: 0 })]);
+    // the policy's own weights, unchanged
+    expect(readFileSync(path.join(out, 'model.safetensors'))).toEqual(readFileSync(path.join(policy, 'model.safetensors')));
+  });
+});
+
 describe('rl train --lora-rank', () => {
   it('one frozen base: the policy adapter, the reference without it, a reward-model adapter on the same base', async () => {
     const rmDir = path.join(dir, 'rm-lora');
