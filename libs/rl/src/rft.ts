@@ -117,14 +117,13 @@ async function sampleRound(f: RftSettings, policyDir: string, records: readonly 
   const pool = new SandboxPool({ concurrency: 2, timeoutMs: f.execTimeoutMs });
   const rng = resumableRng(`rft:${f.seed}:${round}`);
   const scorer = executionScorer({ pool, prompts: records.map(execPromptOf), decode: (ids) => tok.decode(ids), stopTokenIds: stops, template: f.template });
-  const kept: { prompt: string; response: string }[] = [];
-  const keptAt: Record<number, typeof kept> = {};
+  let kept: { prompt: string; response: string }[] = [];
   const passes = new Array<number>(records.length).fill(0);
   try {
     // A chunk of whole prompts at a time: the copies of a prompt are prefilled once (generateBatch). A chunk's programs
     // run in the sandbox while the next chunk is sampled.
     const per = Math.max(1, Math.floor(f.sampleBatchSize / f.samples));
-    const scoring: Promise<void>[] = [];
+    const scoring: Promise<typeof kept>[] = [];
     for (let start = 0; start < prompts.length; start += per) {
       const rows = prompts.slice(start, start + per).flatMap((p) => new Array(f.samples).fill(p) as typeof prompts);
       const gen = await sampleResponses(policy, rows.map((r) => r.ids), {
@@ -144,13 +143,12 @@ async function sampleRound(f: RftSettings, policyDir: string, records: readonly 
           rows.forEach((row, i) => (passes[row.index] += Number(passed[i])));
           // the stop token is left out: SFT appends EOS itself
           const chunk = keepPassing(rows.map((row, i) => ({ prompt: row.index, response: tok.decode(gen.responseIds[i].slice(0, -1)), passed: passed[i] })), f.keepPerPrompt);
-          keptAt[start] = chunk.map((k) => ({ prompt: records[k.prompt].prompt, response: k.response }));
           if (!f.quiet) log(`rft: round ${round}: scored the samples of ${done} / ${prompts.length} prompts`);
+          return chunk.map((k) => ({ prompt: records[k.prompt].prompt, response: k.response }));
         })(),
       );
     }
-    await Promise.all(scoring);
-    for (const start of Object.keys(keptAt).map(Number).sort((a, b) => a - b)) kept.push(...keptAt[start]); // prompt order, whatever finished first
+    kept = (await Promise.all(scoring)).flat(); // prompt order, whatever finished first
   } finally {
     policy.dispose();
   }
@@ -205,11 +203,12 @@ export async function runRft(f: RftSettings, log: (line: string) => void = conso
     for (let round = 1; round <= f.rounds; round++) {
       const t0 = Date.now();
       const s = await sampleRound(f, policy, records, round, log);
+      const sampled = { round, policy, prompts: records.length, samples: records.length * f.samples, pass_rate: s.passRate, prompts_solved: s.solved, ...(s.byGroup ? { pass_rate_by_group: s.byGroup } : {}) };
       if (s.kept.length === 0) {
         // Nothing verified to learn from: the round leaves the policy as it is (said loudly, and in rft.jsonl).
         log(`rft: round ${round}: warning: no sample of ${policy} passed its tests; the policy stays as it is (a stronger --model, more --samples or another --temperature)`);
         if (path.resolve(policy) !== path.resolve(f.out)) copyCheckpoint(policy, f.out);
-        rounds.push({ round, policy, prompts: records.length, samples: records.length * f.samples, pass_rate: s.passRate, prompts_solved: 0, kept: 0, replayed: 0, ...(s.byGroup ? { pass_rate_by_group: s.byGroup } : {}), optimizer_steps: 0, time_sample_s: (Date.now() - t0) / 1000, time_train_s: 0 });
+        rounds.push({ ...sampled, kept: 0, replayed: 0, optimizer_steps: 0, time_sample_s: (Date.now() - t0) / 1000, time_train_s: 0 });
         policy = f.out;
         continue;
       }
@@ -222,20 +221,7 @@ export async function runRft(f: RftSettings, log: (line: string) => void = conso
       // Every round writes --out: the next round samples from it and the last one is the result.
       const result = await runSft(roundSftSettings(f, policy, dataFile, f.out, round), log);
       if (result.interrupted) throw new Error(`rft: round ${round}: the fine-tuning was interrupted`);
-      rounds.push({
-        round,
-        policy,
-        prompts: records.length,
-        samples: records.length * f.samples,
-        pass_rate: s.passRate,
-        prompts_solved: s.solved,
-        kept: s.kept.length,
-        replayed: replayed.length,
-        ...(s.byGroup ? { pass_rate_by_group: s.byGroup } : {}),
-        optimizer_steps: result.step,
-        time_sample_s: (t1 - t0) / 1000,
-        time_train_s: (Date.now() - t1) / 1000,
-      });
+      rounds.push({ ...sampled, kept: s.kept.length, replayed: replayed.length, optimizer_steps: result.step, time_sample_s: (t1 - t0) / 1000, time_train_s: (Date.now() - t1) / 1000 });
       log(`rft: round ${round}: pass rate ${s.passRate.toFixed(3)} at T ${f.temperature}, ${s.solved} / ${records.length} prompts solved, ${s.kept.length} programs + ${replayed.length} replayed rows, ${result.step} optimizer steps`);
       policy = f.out;
     }
