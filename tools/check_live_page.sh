@@ -5,7 +5,7 @@
 # 401 and that the page refreshes itself; writes OUT/live-page.png (a screenshot of the whole page).
 #   tools/check_live_page.sh [OUT] [--serve]     --serve: keep the service up afterwards and print the page's URL
 # Needs Chromium (Debian: apt-get install -y chromium; or CHROMIUM=/path/to/chrome). About 30 s. For manual use: the
-# jest test (libs/online/src/live-page.test.ts) checks the same page's SVG without a browser.
+# jest test (libs/online/src/live-run.test.ts) checks the same page's SVG without a browser.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BROWSER=${CHROMIUM:-$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)}

@@ -9,7 +9,8 @@ import { buildFimDataset, fimSftRecords, PrepFimSettings } from '@rlhf-code/data
 import { corpusDirs, type FimRecord, readFimData, writeJsonl } from '@rlhf-code/data';
 import { initBackend, shutdownBackend } from '@rlhf-code/backend';
 import { checkModelFolder } from '@rlhf-code/model';
-import { EXPERIMENT_ARMS, OnlineConfigSchema, ServeSettings, startOnlineService, type OnlineConfigInput } from '@rlhf-code/online';
+import { startOnlineService } from '@rlhf-code/online';
+import { EXPERIMENT_ARMS, OnlineConfigSchema, ServeSettings, type OnlineConfigInput } from '@rlhf-code/online-core';
 import { ExperimentSettings, formatExperiment, LatencySettings, LoadSettings, measureLatency, runLoad, runOnlineExperiment } from '@rlhf-code/online-bench';
 import { formatSummary, runSimulation, SimulateSettings, simUser } from '@rlhf-code/continue';
 import { loadTokenizer } from '@rlhf-code/tokenizer';

@@ -24,7 +24,7 @@ import { expectedParameterShapes, headDim, isFrozenMatrix, LORA_TARGETS, Qwen2Mo
 import { createValueHead, policyGradientSettings, RlTrainer } from '@rlhf-code/rl';
 import { padLmBatch, rmLoss, SftSettings, RmSettings, lmMicroBatch } from '@rlhf-code/train';
 import { Trainer } from '@rlhf-code/trainer-core';
-import { parseOnlineConfig } from '@rlhf-code/online';
+import { parseOnlineConfig } from '@rlhf-code/online-core';
 
 export const MEMORY_STAGES = ['sft', 'rm', 'ppo', 'online'] as const;
 export type MemoryStage = (typeof MEMORY_STAGES)[number];

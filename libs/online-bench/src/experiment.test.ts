@@ -2,9 +2,9 @@
 // model with itself and report 1.00x), and a run that trains compares the six arms on the held-out positions.
 import { initBackend } from '@rlhf-code/backend';
 import { tempDir } from '@rlhf-code/model/testing';
-import { EXPERIMENT_ARMS } from '@rlhf-code/online';
+import { EXPERIMENT_ARMS } from '@rlhf-code/online-core';
 import { formatExperiment, runOnlineExperiment } from './experiment';
-import { makeTinyModelDir } from '@rlhf-code/online/testing';
+import { makeTinyModelDir } from '@rlhf-code/online-core/testing';
 
 beforeAll(() => initBackend({ quiet: true }));
 

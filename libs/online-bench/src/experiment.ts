@@ -2,10 +2,10 @@
 //   1. train: the service (starting model, live updates, the show gate) serves `events` requests on the train files,
 //      the simulated user judges what Continue displays, and the outcomes train the policy and the gate;
 //   2. held out: ONE service serves the trained policy (the newest checkpoint, with its gate.json) and the starting
-//      model, no training, no exploring, through the six arms of EXPERIMENT_ARMS (arms.ts) with blocked routing: every
+//      model, no training, no exploring, through the six arms of EXPERIMENT_ARMS (libs/online-core arms.ts) with blocked routing: every
 //      held-out position is sent once per arm, consecutively (the same prompt, Continue's temperature 0.01, one
 //      sampling seed per position), so each position gets every arm exactly once, in a random order; no feedback;
-//   3. the comparison (ab-analysis.ts): per arm, accepted and Cursor's utility per request and the acceptance of shown
+//   3. the comparison (libs/online-core ab-analysis.ts): per arm, accepted and Cursor's utility per request and the acceptance of shown
 //      suggestions; each arm minus `start`, and the mechanism contrasts rank - hold-cut, hide - hold-cut and
 //      all - update, as paired differences over positions with a cluster bootstrap interval over files and a sign-flip
 //      permutation test over positions.
@@ -14,7 +14,9 @@
 // cut by when it would arrive, the same for every arm that holds.
 import { RLINF_EXAMPLE, runSimulation, simUser, type PromptForm, type SimulationRecord, type SimulationSummary, type SimUserName } from '@rlhf-code/continue';
 import { shuffle, type FimRecord } from '@rlhf-code/data';
-import { analyseArms, EXPERIMENT_ARMS, formatArmAnalysis, listCheckpoints, parseOnlineConfig, startMeasuringService, startOnlineService, type ArmAnalysis, type OnlineConfigInput, type OnlineStatus } from '@rlhf-code/online';
+import { startMeasuringService, startOnlineService } from '@rlhf-code/online';
+import { analyseArms, EXPERIMENT_ARMS, formatArmAnalysis, parseOnlineConfig, type ArmAnalysis, type OnlineConfigInput, type OnlineStatus } from '@rlhf-code/online-core';
+import { listCheckpoints } from '@rlhf-code/online-learning';
 
 export const EXPERIMENT_PACES = ['free', 'trainer'] as const;
 export type ExperimentPace = (typeof EXPERIMENT_PACES)[number];

@@ -11,7 +11,8 @@ import { Worker } from 'worker_threads';
 import { quantileSeq } from 'mathjs';
 import { continueHeaders, continueRequestBody, type PromptForm } from '@rlhf-code/continue';
 import { loadTokenizer } from '@rlhf-code/tokenizer';
-import { CompletionServerSchema, startMeasuringService, type OnlineConfigInput } from '@rlhf-code/online';
+import { startMeasuringService } from '@rlhf-code/online';
+import { CompletionServerSchema, type OnlineConfigInput } from '@rlhf-code/online-core';
 import { continueShapedPrompt, type FimCase } from './prompts';
 
 export interface LatencyOptions {

@@ -1,11 +1,11 @@
 // The settings of the measuring commands around the online service: `online latency` (Continue-shaped requests
 // timed against a served model), `online load` (Continue's mixed load against `online serve`) and `online experiment`
 // (does online learning raise a simulated user's acceptance on held-out files). The service's own configuration is
-// libs/online config.ts.
+// @rlhf-code/online-core config.ts.
 import { z } from 'zod';
 import { backendField } from '@rlhf-code/cli';
 import { PROMPT_FORMS, SIM_USERS } from '@rlhf-code/continue';
-import { CompletionServerSchema, TrainingSchema } from '@rlhf-code/online';
+import { CompletionServerSchema, TrainingSchema } from '@rlhf-code/online-core';
 import { EXPERIMENT_PACES } from './experiment';
 
 const int = () => z.number().int();

@@ -6,11 +6,10 @@ import * as path from 'path';
 import { initBackend } from '@rlhf-code/backend';
 import { tempDir } from '@rlhf-code/model/testing';
 import { formatFim } from '@rlhf-code/tokenizer';
-import { parseOnlineConfig } from './config';
-import { FeedbackLog } from './feedback-log';
+import { parseOnlineConfig } from '@rlhf-code/online-core';
+import { jsonOf, makeTinyModelDir } from '@rlhf-code/online-core/testing';
+import { FeedbackLog } from '@rlhf-code/online-feedback';
 import { startOnlineService, type OnlineService } from './service';
-import { jsonOf } from './testing/http';
-import { makeTinyModelDir } from './testing/tiny-model';
 
 beforeAll(() => initBackend({ quiet: true }));
 

@@ -2,17 +2,14 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { initBackend } from '@rlhf-code/backend';
 import { formatFim } from '@rlhf-code/tokenizer';
-import { parseOnlineConfig, type OnlineConfigInput } from './config';
-import { continueHeaders, continueRequestBody, streamCompletion } from '@rlhf-code/continue';
-import { startMeasuringService, startOnlineService, type OnlineService } from './service';
-import { runSimulation } from '@rlhf-code/continue';
-import { jsonOf } from './testing/http';
+import { continueHeaders, continueRequestBody, runSimulation, streamCompletion } from '@rlhf-code/continue';
 import { loadMergedWeights, type HostTensor } from '@rlhf-code/model';
 import { saveTinyAdapter, tempDir } from '@rlhf-code/model/testing';
-import { makeTinyModelDir } from './testing/tiny-model';
-import { loadGateModel } from './gate';
-import { GATE_FEATURES } from './python-features';
-import { listCheckpoints } from './policy-checkpoints';
+import { parseOnlineConfig, type OnlineConfigInput } from '@rlhf-code/online-core';
+import { jsonOf, makeTinyModelDir } from '@rlhf-code/online-core/testing';
+import { GATE_FEATURES, loadGateModel } from '@rlhf-code/online-gate';
+import { listCheckpoints } from '@rlhf-code/online-learning';
+import { startMeasuringService, startOnlineService, type OnlineService } from './service';
 
 beforeAll(() => initBackend({ quiet: true }));
 

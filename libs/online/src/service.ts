@@ -1,20 +1,22 @@
-// The online service: both servers, the feedback log and the trainer, wired together.
+// The online service: both servers, the feedback log and the trainer, wired together from the online libs.
 //
 //   completion server ──served record──> stats, <stateDir>/requests.jsonl, silent samples -> feedback log
-//   feedback server ──outcome──> credentials removed (scrub.ts) -> feedback log (fsync) -> stats -> trainer (every `batchSize` pending events)
+//     (online-serving)
+//   feedback server ──outcome──> credentials removed (scrub.ts) -> feedback log (fsync) -> stats -> trainer (every
+//     (online-feedback)          `batchSize` pending events)
 //                   (upstream Continue's dev-data event or the fork's outcome: one record; level noCode is stored with
 //                    skip 'noCode' and never trained on; other event types are only counted)
-//   trainer (a thread of its own, training-thread.ts) ──new weights──> generation thread (generation-thread.ts: the
-//            served models; swapped in between decoding steps), checkpoint every K updates, <stateDir>/metrics.jsonl,
-//            one log line per update
-// This thread only answers requests and keeps the books: decoding, training and the gate's refits run in threads of
-// their own, so no compute holds up an acknowledgement or a status call.
+//   trainer ──new weights──> generation thread (online-serving generation-thread.ts: the served models; swapped in
+//     (online-learning, a thread of its own: training-thread.ts)   between decoding steps), checkpoint every K updates,
+//                            <stateDir>/metrics.jsonl, one log line per update
+// This thread only answers requests and keeps the books: decoding, training and the show gate's refits (online-gate)
+// run in threads of their own, so no compute holds up an acknowledgement or a status call.
 //
-// The feedback server also serves the live page (GET /, live-page.ts) and its series (GET /api/training/history),
-// from a bounded in-memory history (history.ts) of the same records.
+// The feedback server also serves the live page (GET /, online-page live-page.ts) and its series
+// (GET /api/training/history), from a bounded in-memory history (online-page history.ts) of the same records.
 // <stateDir> holds everything a run owns (two services with different state dirs share nothing):
-//   feedback.jsonl   durable feedback log (feedback-log.ts)      requests.jsonl  one line per served completion
-//   metrics.jsonl    one line per update                          checkpoints/    policy checkpoints (policy-checkpoints.ts)
+//   feedback.jsonl   durable feedback log (online-feedback)     requests.jsonl  one line per served completion
+//   metrics.jsonl    one line per update                        checkpoints/    policy checkpoints (online-learning)
 // On start the newest checkpoint (if any) is the policy; untrained feedback is replayed; statistics are rebuilt.
 import * as fs from 'fs';
 import * as os from 'os';
@@ -22,80 +24,24 @@ import * as path from 'path';
 import type { FastifyInstance } from 'fastify';
 import { initBackend } from '@rlhf-code/backend';
 import { loadTokenizer, type Tokenizer } from '@rlhf-code/tokenizer';
-import { ArmRouter } from './arms';
-import { listCheckpoints, loadOnlineState } from './policy-checkpoints';
-import { TrainingThread, type TrainingWorker } from './training-thread';
-import { buildCompletionServer, type GateChoice } from './completion-server';
-import { parseOnlineConfig, type OnlineConfig, type OnlineConfigInput } from './config';
-import { loadGateModel, ShowGate, type GateModel, type Validation } from './gate';
-import { GateFitThread } from './gate-fit-thread';
-import { gateFeatures } from './python-features';
-import { readJsonLines } from './json-lines';
-import { FeedbackLog, type LoggedEvent, type SkipReason, type ServedRef } from './feedback-log';
-import { RunHistory } from './history';
-import { LivePage } from './live-page';
-import { buildFeedbackServer, type PostedOutcome, type SubmitResult } from './feedback-server';
-import type { UpdateMetrics } from './online-trainer';
 import type { AutocompleteOutcome } from '@rlhf-code/continue';
-import type { Generator } from './generation';
-import { GenerationThread } from './generation-thread';
-import { scrubOutcome } from './scrub';
-import { ServedIndex } from './served-index';
-import { AcceptanceCounts, type CountsWithRates, type ServedRecord, type UpstreamCounts } from './acceptance-counts';
-
-export interface OnlineStatus {
-  policy_version: number;
-  model: string;
-  events_received: number;
-  events_trained: number;
-  events_pending: number;
-  events_skipped: number;
-  events_discarded: number;
-  duplicates: number;
-  updates: number;
-  discarded_updates: number;
-  training: boolean;
-  /**
-   * How far behind training is: the untrained events (events_pending), the updates they make, and how long ago the
-   * oldest of them was received (null: none). Outcomes that arrive faster than updates consume them wait on disk.
-   */
-  backlog: { events: number; updates: number; oldest_s: number | null };
-  /** Completion requests answered at once with an empty completion: every generation slot was taken (completion.maxConcurrent). */
-  completions_shed: number;
-  batch_size: number;
-  ab_fraction: number;
-  acceptance_by_version: Record<string, CountsWithRates>;
-  acceptance_by_arm: Record<string, CountsWithRates>;
-  /** Outcomes that matched no served completion (e.g. served before a restart, or never by this server). */
-  unmatched_outcomes: number;
-  /**
-   * Upstream Continue's dev-data events (its config.yaml `data:` destination), see UpstreamCounts in acceptance-counts.ts:
-   * `autocomplete` outcomes with code (trained like the fork's), `no_code` ones (level noCode: stored, counted in
-   * events_received and events_skipped, never trained on), `ignored_events` of other types per name (not stored;
-   * since this process started).
-   */
-  upstream: UpstreamCounts;
-  last_losses: { update: number; policy_version: number | null; loss: number; kl: number; clipfrac: number; reward_mean: number; discarded: string | null }[];
-  last_error: string | null;
-  /**
-   * The show gate (gate.ts): fitted or not, validated or not (active = enabled, fitted and validated), on how many
-   * outcomes, its cross-validation, its threshold on P(accept) and what it did.
-   */
-  gate: {
-    enabled: boolean;
-    active: boolean;
-    outcomes: number;
-    validated: boolean | null;
-    validation: Validation | null;
-    threshold: number | null;
-    /** The L2 penalty of the fit (chosen by cross-validation unless configured). */
-    l2: number | null;
-    judged: number;
-    hidden: number;
-    explored: number;
-    weights: Record<string, number> | null;
-  };
-}
+import { ArmRouter, parseOnlineConfig, readJsonLines, type OnlineConfig, type OnlineConfigInput, type OnlineStatus, type ServedRecord } from '@rlhf-code/online-core';
+import {
+  AcceptanceCounts,
+  buildFeedbackServer,
+  FeedbackLog,
+  scrubOutcome,
+  ServedIndex,
+  type LoggedEvent,
+  type PostedOutcome,
+  type ServedRef,
+  type SkipReason,
+  type SubmitResult,
+} from '@rlhf-code/online-feedback';
+import { GateFitThread, gateFeatures, loadGateModel, ShowGate, type GateModel } from '@rlhf-code/online-gate';
+import { listCheckpoints, loadOnlineState, TrainingThread, type TrainingWorker, type UpdateMetrics } from '@rlhf-code/online-learning';
+import { LivePage, RunHistory } from '@rlhf-code/online-page';
+import { buildCompletionServer, GenerationThread, type GateChoice, type Generator } from '@rlhf-code/online-serving';
 
 export interface StartOptions {
   /** One line per update and lifecycle messages; default: stdout. */
@@ -138,7 +84,7 @@ export class OnlineService {
   readonly feedbackServer: FastifyInstance;
   /** Decodes the completions on the served models (a thread of its own); its versions are the policy's. */
   readonly generator: Generator;
-  /** The trainer, in a thread of its own (training-thread.ts); null when the service only serves. */
+  /** The trainer, in a thread of its own (libs/online-learning training-thread.ts); null when the service only serves. */
   readonly trainer: TrainingThread | null;
   readonly log: FeedbackLog;
   readonly tokenizer: Tokenizer;
@@ -273,17 +219,7 @@ export class OnlineService {
       upstream: this.stats.upstreamCounts(),
       last_losses: this.lastLosses.slice(),
       last_error: this.lastError,
-      gate: {
-        enabled: this.config.gate.enabled,
-        active: this.gate.active,
-        outcomes: this.gate.outcomes,
-        validated: this.gate.model?.validated ?? null,
-        validation: this.gate.model?.validation ?? null,
-        threshold: this.gate.model?.threshold ?? null,
-        l2: this.gate.model?.l2 ?? null,
-        ...this.gate.counts,
-        weights: this.gate.model ? Object.fromEntries(['bias', ...this.gate.model.features].map((f, i) => [f, this.gate.model!.weights[i]])) : null,
-      },
+      gate: this.gate.status(),
     };
   }
 

@@ -4,9 +4,9 @@ import { initBackend } from '@rlhf-code/backend';
 import { continueHeaders, continueRequestBody, streamCompletion } from '@rlhf-code/continue';
 import { tempDir } from '@rlhf-code/model/testing';
 import { formatFim } from '@rlhf-code/tokenizer';
-import { parseOnlineConfig } from './config';
+import { parseOnlineConfig } from '@rlhf-code/online-core';
 import { startOnlineService, type OnlineService } from './service';
-import { makeTinyModelDir } from './testing/tiny-model';
+import { makeTinyModelDir } from '@rlhf-code/online-core/testing';
 
 beforeAll(() => initBackend({ quiet: true }));
 

@@ -1,4 +1,4 @@
-// A fake training thread for tests (speaks training-worker.ts's messages): its update blocks the whole thread
+// A fake training thread for tests (speaks libs/online-learning training-worker.ts's messages): its update blocks the whole thread
 // (Atomics.wait, as a long synchronous training step would) until the test releases it, then discards the update.
 //   workerData.data.test  an Int32Array over a SharedArrayBuffer: [0] set to 1 while an update is blocked (notified),
 //                    [1] the test sets to 1 to release it (and notifies)

@@ -14,10 +14,10 @@ import * as os from 'os';
 import * as path from 'path';
 import { initBackend } from '@rlhf-code/backend';
 import { tempDir } from '@rlhf-code/model/testing';
-import type { HistorySeries } from '../history';
-import type { OnlineStatus } from '../service';
+import type { OnlineStatus } from '@rlhf-code/online-core';
+import { makeTinyModelDir } from '@rlhf-code/online-core/testing';
+import type { HistorySeries } from '@rlhf-code/online-page';
 import { driveLiveRun, startLiveRun } from './live-run';
-import { makeTinyModelDir } from './tiny-model';
 
 function args(): { browser: string; out: string; serve: boolean } {
   const a = process.argv.slice(2);

@@ -3,7 +3,7 @@
 // and a simulated user that accepts the policy's suggestions more often than the start model's.
 import { continueHeaders, continueRequestBody, streamCompletion } from '@rlhf-code/continue';
 import { formatFim } from '@rlhf-code/tokenizer';
-import { parseOnlineConfig, type OnlineConfigInput } from '../config';
+import { parseOnlineConfig, type OnlineConfigInput } from '@rlhf-code/online-core';
 import { startOnlineService, type OnlineService } from '../service';
 
 /** The start arm's name: odd on purpose, so that the checks see it escaped in the page. */

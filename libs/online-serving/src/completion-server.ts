@@ -1,0 +1,279 @@
+// The completion server (port 8081): OpenAI's legacy completions API as Continue's "openai" provider uses it.
+//
+//   POST /v1/completions  {model, prompt, max_tokens, min_tokens, temperature, top_p, n, stop, stream, seed, ...}
+//     stream: true  -> text/event-stream, one `data: {...}` chunk per piece of text as tokens are decoded
+//                      (object "text_completion", choices[0].text, finish_reason on each choice's last chunk),
+//                      then `data: [DONE]`
+//     stream: false -> {id, object, created, model, choices: [{text, index, logprobs, finish_reason}], usage}
+//   POST /completions  the same (for an apiBase without /v1)
+//   GET /v1/models   the served model, named by config modelName (a request naming any other model is served by it all
+//                    the same); a prompt may start with upstream Continue's <|repo_name|> / <|file_sep|> header
+//
+// A FIM prompt's suggestion ends where Continue would end it (line-rule.ts: one line or several, the 150 ms rule) and
+// streams as whole lines. Every answer carries the completion id (`id`, header x-completion-id) and the policy version that produced it
+// (`policy_version`, header x-policy-version; every stream chunk carries the version of the step that produced it),
+// and the A/B arm (`arm`, libs/online-core arms.ts). With completion.clock "simulated" the line rule is timed by the latency model
+// (libs/continue latency.ts) instead of the wall clock, and every stream chunk carries `sim_ms`, the simulated
+// milliseconds after the request at which it counts as arriving. Generation ends at max_tokens (capped by config), a stop string, or a control token that
+// ends a completion (the stop set 'fim': <|endoftext|>, <|fim_*|>, <|file_sep|>, ...); the control tokens cannot be
+// chosen before min_tokens (vLLM's extension; default config minTokens, 1). Unknown request fields are ignored.
+// Past completion.maxConcurrent generations in progress, a request is answered at once with an empty completion
+// (header x-shed; counted in the status as completions_shed): it would otherwise wait beyond Continue's budget.
+// The parts: completion-request.ts reads a request into a job, completion-scheduling.ts admits and generates it,
+// completion-gating.ts applies the show gate; this file answers (JSON or SSE) and records what was served.
+// Sampling follows generateBatch's seeding rule: the request's seed (or `${seed}:${counter}`) seeds the root stream,
+// which gives each choice a stream of its own.
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { sampledIds, type Completion } from '@rlhf-code/model';
+import type { Tokenizer } from '@rlhf-code/tokenizer';
+import { randomUUID } from 'crypto';
+import { bearerToken, errorBody, hashPrompt, installJsonHandling, sendError, type ArmRouter, type ServedRecord } from '@rlhf-code/online-core';
+import { choicesOf, jobClock, parseCompletionBody, readCompletionRequest, stepsOf, type CompletionRequest, type CompletionServerConfig, type Job, type Sampling } from './completion-request';
+import { choiceId, CompletionGating, type ServingGate } from './completion-gating';
+import { Aborted, CompletionScheduler } from './completion-scheduling';
+import type { Generator } from './generation';
+
+export { CompletionRequestSchema, type CompletionRequest } from './completion-request';
+export type { GateChoice } from './completion-gating';
+
+export interface CompletionServerOptions {
+  config: CompletionServerConfig;
+  tokenizer: Tokenizer;
+  /** Decodes on the trained policy (arms with model "policy") or the frozen starting model (arms with model "start"). */
+  generator: Generator;
+  router: ArmRouter;
+  /** Seed of sampling for requests without one (each request seeds generateBatch's root stream with `${seed}:${counter}`). */
+  seed?: number;
+  /**
+   * Called once per choice after the answer is sent, or when the client went away (finish_reason "abort", `text` what
+   * it had received): Continue shows and reports what it kept of an aborted stream too.
+   */
+  onServed?: (record: ServedRecord, prompt: string, text: string, logprobs: readonly number[]) => void | Promise<void>;
+  /**
+   * The show gate (libs/online-gate gate.ts), for the FIM suggestions of arms with gate mechanisms (arms.ts): while `active()`, their
+   * suggestions are held until complete; an arm that ranks samples `candidates().n` suggestions per choice (the first
+   * as the request asks, the others at least at `candidates().temperature`); `choose` picks, per choice, the candidate
+   * to send whole (its index in the group: the one it rates best when `rank`), or null when `hide` and the gate hides
+   * it: replaced by an empty completion (Continue shows nothing). An arm that only holds (holdCut) is not judged.
+   */
+  gate?: ServingGate;
+  /**
+   * Tokens before the end token may be chosen on the policy once an update has trained it, for a request without
+   * min_tokens (the RL objective's training.userRm.minTokens); null or absent: completion.minTokens on every model.
+   */
+  trainedMinTokens?: number | null;
+  /** Called for each request answered at once with an empty completion (shed: every generation slot was taken). */
+  onShed?: () => void;
+}
+
+
+export function buildCompletionServer(opts: CompletionServerOptions): FastifyInstance {
+  const { config, tokenizer: tok } = opts;
+  const app = Fastify({ bodyLimit: config.bodyLimitBytes });
+  installJsonHandling(app);
+  const { generator } = opts;
+  const window = config.contextWindow ?? generator.modelWindow;
+  let counter = 0;
+  const clock = jobClock(config);
+  const gating = new CompletionGating({ config, tokenizer: tok, clock, gate: opts.gate });
+  const scheduler = new CompletionScheduler({ config, generator, clock, judgeMs: gating.judgeMs });
+
+  if (config.apiKeys.length > 0) {
+    app.addHook('onRequest', async (req, reply) => {
+      const token = bearerToken(req) ?? (typeof req.headers['api-key'] === 'string' ? req.headers['api-key'] : null);
+      if (token === null || !config.apiKeys.includes(token)) {
+        return sendError(reply, 401, 'invalid_api_key', token === null ? 'missing API key (Authorization: Bearer <key>)' : 'invalid API key');
+      }
+    });
+  }
+
+  app.get('/v1/models', async () => ({
+    object: 'list',
+    data: [{ id: config.modelName, object: 'model', created: 0, owned_by: 'rlhf-code', policy_version: generator.version }],
+  }));
+
+  // POST /completions too: Continue posts to `${apiBase}completions`, so an apiBase written without /v1 lands here.
+  app.post('/v1/completions', (req, reply) => completions(req, reply));
+  app.post('/completions', (req, reply) => completions(req, reply));
+
+  async function completions(req: FastifyRequest, reply: FastifyReply) {
+    const parsed = parseCompletionBody(req.body);
+    if (!parsed.ok) return sendError(reply, 400, 'invalid_request_error', parsed.problem.message, parsed.problem.field);
+    const { body } = parsed;
+    // Admission before the prompts are encoded: a request that cannot be served in time costs next to nothing.
+    if (!scheduler.admit()) {
+      opts.onShed?.();
+      return shed(reply, body);
+    }
+    try {
+      const read = readCompletionRequest(body, config, tok, window);
+      if (!('job' in read)) return sendError(reply, 400, 'invalid_request_error', read.message, read.field);
+      const routed = opts.router.route();
+      const job: Job = { ...read.job, arm: routed.arm, trainedMinTokens: body.min_tokens === undefined ? (opts.trainedMinTokens ?? null) : null };
+      const sampling: Sampling = {
+        temperature: Math.max(body.temperature ?? 1, config.temperatureFloor),
+        topP: body.top_p ?? 1,
+        // Blocked routing: the arms of a block sample from one seed (common random numbers: they differ by their arm only).
+        seed: body.seed ?? (routed.block === null ? `${opts.seed ?? 0}:${counter++}` : `${opts.seed ?? 0}:block:${routed.block}`),
+      };
+      return await (body.stream ? stream(reply, job, read.stops, sampling) : complete(reply, job, read.stops, sampling));
+    } finally {
+      scheduler.release();
+    }
+  }
+
+  /**
+   * A request beyond what can be served in Continue's budget: an empty completion at once (Continue shows nothing and
+   * reports no outcome), marked by the header x-shed; never recorded as served (it is no sample of the policy).
+   */
+  function shed(reply: FastifyReply, body: CompletionRequest) {
+    const id = `cmpl-${randomUUID()}`;
+    const choices = Array.from({ length: choicesOf(body) }, (_, index) => ({ text: '', index, logprobs: null, finish_reason: 'stop' }));
+    const head = { id, object: 'text_completion', created: Math.floor(Date.now() / 1000), model: body.model ?? config.modelName };
+    if (!body.stream) {
+      reply.header('x-completion-id', id).header('x-shed', '1');
+      return { ...head, choices, usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 }, shed: true };
+    }
+    reply.hijack();
+    reply.raw.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-completion-id': id, 'x-shed': '1' });
+    for (const c of choices) reply.raw.write(`data: ${JSON.stringify({ ...head, choices: [c], shed: true })}\n\n`);
+    reply.raw.end('data: [DONE]\n\n');
+  }
+
+  /** Version that produced the first token (the version at the start when nothing was generated). */
+  const startVersion = (job: Job) => job.versions[0] ?? (job.arm.model === 'policy' ? generator.version : 0);
+  const distinct = (v: number[]) => [...new Set(v)];
+
+  type Served = Pick<Completion, 'text' | 'finishReason' | 'stopId' | 'modelLogprobs'> & { tokens: number; aborted?: boolean; gated?: boolean };
+  const servedOf = (g: Completion): Served => ({ ...g, tokens: sampledIds(g).length });
+
+  function record(job: Job, gens: Served[]): void {
+    if (!opts.onServed) return;
+    gens.forEach((g, i) => {
+      const rec: ServedRecord = {
+        id: choiceId(job, i),
+        version: startVersion(job),
+        versions: distinct(job.versions.length > 0 ? job.versions : [startVersion(job)]),
+        arm: job.arm.name,
+        promptHash: hashPrompt(job.prompts[i].text),
+        blank: g.text.trim() === '',
+        ...(g.gated ? { gated: true } : {}),
+        finishReason: g.aborted ? 'abort' : g.finishReason,
+        endedByModel: !g.aborted && g.stopId !== null, // a stop string, the line rule or an abort end it before any stop token
+        promptTokens: job.prompts[i].ids.length,
+        completionTokens: g.tokens,
+        time: new Date().toISOString(),
+        durationMs: Date.now() - job.t0,
+      };
+      Promise.resolve(opts.onServed!(rec, job.prompts[i].text, g.text, g.modelLogprobs ?? [])).catch((e) =>
+        process.stderr.write(`[online] recording completion ${rec.id} failed: ${(e as Error).message}\n`),
+      );
+    });
+  }
+
+  const usage = (job: Job, gens: Completion[]) => {
+    const prompt = job.promptTokens;
+    const completion = gens.reduce((s, g) => s + sampledIds(g).length, 0); // every sampled token, the stop token included
+    return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+  };
+
+  function stamp(reply: FastifyReply, job: Job): void {
+    reply.header('x-completion-id', job.id).header('x-policy-version', String(startVersion(job))).header('x-ab-arm', job.arm.name);
+  }
+
+  async function complete(reply: FastifyReply, job: Job, stops: string[], s: Sampling) {
+    gating.hold(job);
+    let gens: (Completion & { gated?: boolean })[] = await scheduler.run(job, stops, s);
+    if (job.held) gens = await gating.judge(job, gens);
+    stamp(reply, job);
+    const answer = {
+      id: job.id,
+      object: 'text_completion',
+      created: job.created,
+      model: job.model,
+      choices: gens.map((g, i) => ({ text: g.text, index: i, logprobs: null, finish_reason: g.finishReason })),
+      usage: usage(job, gens),
+      policy_version: startVersion(job),
+      policy_versions: distinct(job.versions),
+      arm: job.arm.name,
+    };
+    record(job, gens.map(servedOf));
+    return answer;
+  }
+
+  async function stream(reply: FastifyReply, job: Job, stops: string[], s: Sampling) {
+    reply.hijack();
+    const raw = reply.raw;
+    let closed = false;
+    const gone = new AbortController(); // the client went away: generation stops between decoding steps
+    raw.on('close', () => {
+      closed = true;
+      gone.abort();
+    });
+    raw.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+      'x-completion-id': job.id,
+      'x-policy-version': String(job.arm.model === 'policy' ? generator.latestVersion : 0),
+      'x-ab-arm': job.arm.name,
+    });
+    const send = (data: unknown) => {
+      if (!closed) raw.write(`data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`);
+    };
+    const chunk = (index: number, text: string, finish: string | null) => ({
+      id: job.id,
+      object: 'text_completion',
+      created: job.created,
+      model: job.model,
+      choices: [{ text, index, logprobs: null, finish_reason: finish }],
+      policy_version: job.versions[job.versions.length - 1] ?? startVersion(job),
+      arm: job.arm.name,
+      ...(clock.simulated ? { sim_ms: job.simMs[index] } : {}),
+    });
+    gating.hold(job); // the gate judges whole suggestions: nothing leaves before it has
+    // Line chunks: a choice's text is sent one finished line at a time, the newline in front of the next line, so a
+    // chunk never ends mid-line and the stream never holds a newline the final text drops (see line-rule.ts).
+    const received = job.prompts.map(() => '');
+    const sent = job.prompts.map(() => 0);
+    const emit = (row: number, delta: string) => {
+      received[row] += delta;
+      if (!config.lineChunks || !job.prompts[row].rule) return send(chunk(row, delta, null));
+      for (let end = received[row].indexOf('\n', sent[row] + 1); end >= 0; end = received[row].indexOf('\n', sent[row] + 1)) {
+        send(chunk(row, received[row].slice(sent[row], end), null));
+        sent[row] = end;
+      }
+    };
+    try {
+      let gens: (Completion & { gated?: boolean })[] = await scheduler.run(job, stops, s, job.held ? undefined : emit, gone.signal);
+      if (job.held) {
+        gens = await gating.judge(job, gens);
+        gens.forEach((g, i) => emit(i, g.text));
+      } else if (clock.simulated) {
+        const end = clock.simAt(job, stepsOf(gens)); // the rest arrives once the batch is done
+        job.simMs = job.prompts.map(() => end);
+      }
+      gens.forEach((g, i) => {
+        if (config.lineChunks && job.prompts[i].rule && g.text.length > sent[i]) send(chunk(i, g.text.slice(sent[i]), null));
+        send({ ...chunk(i, '', g.finishReason), policy_versions: distinct(job.versions) });
+      });
+      send('[DONE]');
+      raw.end();
+      record(job, gens.map(servedOf));
+    } catch (e) {
+      if (e instanceof Aborted) {
+        // What the client had received is what Continue may still show (it keeps the chunks it got); a held job's
+        // candidates sent nothing.
+        if (job.per > 1) gating.keepRows(job, Array.from({ length: job.prompts.length / job.per }, (_, c) => c * job.per));
+        const got = job.prompts.map((_, i) => (config.lineChunks && job.prompts[i].rule ? received[i].slice(0, sent[i]) : received[i]));
+        record(job, got.map((text) => ({ text, finishReason: 'length', stopId: null, tokens: 0, aborted: true })));
+      } else {
+        process.stderr.write(`[online] generation ${job.id} failed: ${(e as Error).message}\n`);
+        send(errorBody('server_error', `generation failed: ${(e as Error).message}`));
+      }
+      if (!closed) raw.end();
+    }
+  }
+
+  return app;
+}
