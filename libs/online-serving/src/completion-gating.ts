@@ -1,14 +1,16 @@
-// The show gate's part in serving (libs/online-gate gate.ts decides; this file applies it to a job). A held job is a FIM request of an
-// arm with gate mechanisms (libs/online-core arms.ts) while the gate is active: its suggestions are held until complete and sent whole
-// (so Continue sees every line arrive at that moment), judged unless the arm only holds; when the arm ranks, each
-// choice becomes the gate's `candidates().n` rows of the decoding batch (the first as asked, the others hotter). A
-// hidden choice becomes an empty completion that says so (gated). What is judged and recorded is what Continue will
-// display: cut by its line rule at the moment the suggestion arrives.
+// The show gate's part in serving (@rlhf-code/online-gate decides; this file applies it to a request). A held request
+// is a FIM request of an arm with gate mechanisms (libs/online-core arms.ts) while the gate is active: its suggestions are held until
+// complete and sent whole (so Continue sees every line arrive at that moment), judged unless the arm only holds; when
+// the arm ranks, each choice becomes the gate's `candidates().n` rows of the decoding batch (the first as asked, the
+// others hotter). A hidden choice becomes an empty completion that says so (gated). What is judged and recorded is what
+// Continue will display: cut by its line rule at the moment the suggestion arrives.
+// Both steps return what they decide (plan: how the request is held and its decoding batch; judge: one completion per
+// choice and when it arrives); the only state here is the gate's own, how long its last verdicts took.
 import { sampledIds, type Completion } from '@rlhf-code/model';
 import type { Tokenizer } from '@rlhf-code/tokenizer';
-import { LineRule, wholeCut } from '@rlhf-code/continue';
+import { wholeCut, type LineRuleOptions } from '@rlhf-code/continue';
 import { holds, type GateInput } from '@rlhf-code/online-core';
-import { stepsOf, type CompletionServerConfig, type Job, type JobClock } from './completion-request';
+import { stepsOf, type ChoicePrompt, type CompletionServerConfig, type ServingClock, type ServingRequest } from './completion-request';
 
 /** A finished suggestion the gate judges; `id` is the completion id its outcome will carry. */
 export type GateChoice = GateInput & { id: string };
@@ -20,31 +22,51 @@ export interface ServingGate {
   choose(groups: GateChoice[][], how: { rank: boolean; hide: boolean }): Promise<(number | null)[]>;
 }
 
-/** The completion id of choice i of a job (the request's id when it has one choice). */
-export const choiceId = (job: Job, i: number) => (job.prompts.length / job.per > 1 ? `${job.id}-${i}` : job.id);
+/** How a request is served with respect to the gate, decided before it is generated. */
+export interface GatePlan {
+  /** Held for the gate: sent whole once judged (so Continue sees every line arrive at that moment). */
+  readonly held: boolean;
+  /** Rows of the decoding batch per choice: the gate's candidates when the arm ranks, else 1. */
+  readonly per: number;
+  /** The lowest temperature of a choice's candidates after its first. */
+  readonly alternativeTemperature: number;
+  /** How long the gate is expected to take: a held suggestion's lines count as arriving that much later (0: not held). */
+  readonly delayMs: number;
+  /** The decoding batch: each choice's prompt, `per` times. */
+  readonly rows: readonly ChoicePrompt[];
+}
+
+/** The gate's verdict on a held request: one completion per choice, and when they arrive. */
+export interface Judged {
+  completions: (Completion & { gated?: boolean })[];
+  /** On the simulated clock, the ms after the request at which every choice arrives (its chunks' `sim_ms`); else 0. */
+  arrivalMs: number;
+}
+
+/** The completion id of choice i of a request (the request's id when it has one choice). */
+export const choiceId = (r: ServingRequest, i: number) => (r.prompts.length > 1 ? `${r.id}-${i}` : r.id);
 
 export class CompletionGating {
   /** The last 32 verdicts' durations (ms). */
   private readonly judgeTimes: number[] = [];
 
   constructor(
-    private readonly o: { config: CompletionServerConfig; tokenizer: Tokenizer; clock: JobClock; gate?: ServingGate },
+    private readonly o: { config: CompletionServerConfig; tokenizer: Tokenizer; clock: ServingClock; gate?: ServingGate },
   ) {}
 
-  /** Mark a job held when its arm has gate mechanisms and the gate is active; a ranking arm's choices become candidates. */
-  hold(job: Job): void {
+  /** Held when the request's arm has gate mechanisms and the gate is active; a ranking arm's choices become candidates. */
+  plan(r: ServingRequest): GatePlan {
     const gate = this.o.gate;
-    job.held = holds(job.arm) && gate?.active() === true && job.prompts.every((p) => p.rule !== null);
-    const c = job.held && job.arm.rank ? gate!.candidates() : { n: 1, temperature: 0 };
-    job.per = Math.max(1, c.n);
-    job.alternativeTemperature = c.temperature;
-    if (job.per > 1) job.prompts = job.prompts.flatMap((p) => Array.from({ length: job.per }, () => ({ ...p, rule: p.line && new LineRule(p.line) })));
-  }
-
-  /** Keep row rows[c] for choice c (one row per choice from here on). */
-  keepRows(job: Job, rows: number[]): void {
-    job.prompts = rows.map((r) => job.prompts[r]);
-    job.per = 1;
+    const held = holds(r.arm) && gate?.active() === true && r.prompts.every((p) => p.line !== null);
+    const c = held && r.arm.rank ? gate!.candidates() : { n: 1, temperature: 0 };
+    const per = Math.max(1, c.n);
+    return {
+      held,
+      per,
+      alternativeTemperature: c.temperature,
+      delayMs: held ? this.judgeMs() : 0,
+      rows: per > 1 ? r.prompts.flatMap((p) => Array.from({ length: per }, () => p)) : r.prompts,
+    };
   }
 
   /**
@@ -58,9 +80,9 @@ export class CompletionGating {
   };
 
   /** A held choice as Continue will show it when it arrives whole `elapsedMs` after the request (line-rule.ts wholeCut). */
-  private heldCut(job: Job, i: number, g: Completion, elapsedMs: number): Completion {
+  private heldCut(line: LineRuleOptions, g: Completion, elapsedMs: number): Completion {
     const tok = this.o.tokenizer;
-    const cut = wholeCut(g.text, job.prompts[i].line!, elapsedMs);
+    const cut = wholeCut(g.text, line, elapsedMs);
     if (cut === g.text.length) return g;
     const text = g.text.slice(0, cut);
     // Cut by the line rule, not ended by the model; the model's log-probs of the generated tokens that make up the text.
@@ -70,30 +92,33 @@ export class CompletionGating {
   }
 
   /**
-   * The gate's choice among each choice's finished candidates, judged as Continue will display them (cut to the first
-   * line when they will arrive past the line rule's deadline); a hidden choice becomes an empty completion that says so.
-   * An arm that only holds is not judged: each choice is cut as it arrives. On the simulated clock every choice arrives
-   * at the end of decoding + judgeMs (also its chunks' `sim_ms`).
+   * The gate's choice among each choice's finished candidates (`gens`, one per row of the plan), judged as Continue will
+   * display them (cut to the first line when they will arrive past the line rule's deadline); a hidden choice becomes an
+   * empty completion that says so. An arm that only holds is not judged: each choice is cut as it arrives. On the
+   * simulated clock every choice arrives at the end of decoding + judgeMs.
    */
-  async judge(job: Job, gens: Completion[]): Promise<(Completion & { gated?: boolean })[]> {
+  async judge(r: ServingRequest, plan: GatePlan, gens: Completion[]): Promise<Judged> {
     const { clock } = this.o;
     const started = Date.now();
-    const k = job.per;
-    const arrival = clock.simulated ? clock.simAt(job, stepsOf(gens)) + this.judgeMs() : null;
-    job.simMs = job.prompts.map(() => arrival ?? 0);
-    if (!job.arm.rank && !job.arm.hide) return gens.map((g, i) => this.heldCut(job, i, g, arrival ?? Date.now() - job.t0));
-    const cut = gens.map((g, i) => this.heldCut(job, i, g, arrival ?? started - job.t0 + this.judgeMs()));
+    const k = plan.per;
+    const arrival = clock.simulated ? clock.simAt(r, stepsOf(gens)) + this.judgeMs() : null;
+    const arrivalMs = arrival ?? 0;
+    const lineOf = (row: number) => plan.rows[row].line!; // held: every prompt is a FIM prompt
+    if (!r.arm.rank && !r.arm.hide) return { completions: gens.map((g, i) => this.heldCut(lineOf(i), g, arrival ?? Date.now() - r.t0)), arrivalMs };
+    const cut = gens.map((g, i) => this.heldCut(lineOf(i), g, arrival ?? started - r.t0 + this.judgeMs()));
     const groups = Array.from({ length: cut.length / k }, (_, c) =>
       cut.slice(c * k, (c + 1) * k).map((g, j) => ({
-        id: choiceId(job, c), prompt: job.prompts[c * k + j].text, text: g.text, tokens: sampledIds(g).length, endedByModel: g.stopId !== null, logprobs: g.modelLogprobs ?? [],
+        id: choiceId(r, c), prompt: plan.rows[c * k + j].text, text: g.text, tokens: sampledIds(g).length, endedByModel: g.stopId !== null, logprobs: g.modelLogprobs ?? [],
       })),
     );
-    const picked = await this.o.gate!.choose(groups, { rank: job.arm.rank, hide: job.arm.hide });
+    const picked = await this.o.gate!.choose(groups, { rank: r.arm.rank, hide: r.arm.hide });
     this.judgeTimes.push(Date.now() - started);
     if (this.judgeTimes.length > 32) this.judgeTimes.shift();
     const rows = picked.map((j, c) => c * k + (j ?? 0));
-    this.keepRows(job, rows);
     // A verdict slower than expected: cut again at the real time (what Continue shows is what is recorded).
-    return rows.map((r, c) => (picked[c] !== null || cut[r].text.trim() === '' ? this.heldCut(job, c, cut[r], arrival ?? Date.now() - job.t0) : { ...cut[r], text: '', gated: true }));
+    const completions = rows.map((row, c) =>
+      picked[c] !== null || cut[row].text.trim() === '' ? this.heldCut(r.prompts[c].line!, cut[row], arrival ?? Date.now() - r.t0) : { ...cut[row], text: '', gated: true },
+    );
+    return { completions, arrivalMs };
   }
 }

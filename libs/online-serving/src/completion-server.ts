@@ -19,8 +19,10 @@
 // chosen before min_tokens (vLLM's extension; default config minTokens, 1). Unknown request fields are ignored.
 // Past completion.maxConcurrent generations in progress, a request is answered at once with an empty completion
 // (header x-shed; counted in the status as completions_shed): it would otherwise wait beyond Continue's budget.
-// The parts: completion-request.ts reads a request into a job, completion-scheduling.ts admits and generates it,
-// completion-gating.ts applies the show gate; this file answers (JSON or SSE) and records what was served.
+// The parts: completion-request.ts reads a request (fixed once read and routed), completion-gating.ts plans how the show
+// gate holds it and judges what was generated, completion-scheduling.ts admits it and generates its rows; each returns
+// what it finds out. This file keeps what one answer needs while it is sent (the versions of its decoding steps, what
+// has streamed), answers (JSON or SSE) and records what was served.
 // Sampling follows generateBatch's seeding rule: the request's seed (or `${seed}:${counter}`) seeds the root stream,
 // which gives each choice a stream of its own.
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
@@ -28,10 +30,10 @@ import { sampledIds, type Completion } from '@rlhf-code/model';
 import type { Tokenizer } from '@rlhf-code/tokenizer';
 import { randomUUID } from 'crypto';
 import { bearerToken, errorBody, hashPrompt, installJsonHandling, sendError, type ArmRouter, type ServedRecord } from '@rlhf-code/online-core';
-import { choicesOf, jobClock, parseCompletionBody, readCompletionRequest, stepsOf, type CompletionRequest, type CompletionServerConfig, type Job, type Sampling } from './completion-request';
+import { choicesOf, parseCompletionBody, readCompletionRequest, servingClock, stepsOf, type CompletionRequest, type CompletionServerConfig, type Sampling, type ServingRequest } from './completion-request';
 import { choiceId, CompletionGating, type ServingGate } from './completion-gating';
 import { Aborted, CompletionScheduler } from './completion-scheduling';
-import type { Generator } from './generation';
+import type { Generator, TextEvent } from './generation';
 
 export { CompletionRequestSchema, type CompletionRequest } from './completion-request';
 export type { GateChoice } from './completion-gating';
@@ -74,9 +76,9 @@ export function buildCompletionServer(opts: CompletionServerOptions): FastifyIns
   const { generator } = opts;
   const window = config.contextWindow ?? generator.modelWindow;
   let counter = 0;
-  const clock = jobClock(config);
+  const clock = servingClock(config);
   const gating = new CompletionGating({ config, tokenizer: tok, clock, gate: opts.gate });
-  const scheduler = new CompletionScheduler({ config, generator, clock, judgeMs: gating.judgeMs });
+  const scheduler = new CompletionScheduler({ config, generator, clock });
 
   if (config.apiKeys.length > 0) {
     app.addHook('onRequest', async (req, reply) => {
@@ -107,16 +109,16 @@ export function buildCompletionServer(opts: CompletionServerOptions): FastifyIns
     }
     try {
       const read = readCompletionRequest(body, config, tok, window);
-      if (!('job' in read)) return sendError(reply, 400, 'invalid_request_error', read.message, read.field);
+      if (!('request' in read)) return sendError(reply, 400, 'invalid_request_error', read.message, read.field);
       const routed = opts.router.route();
-      const job: Job = { ...read.job, arm: routed.arm, trainedMinTokens: body.min_tokens === undefined ? (opts.trainedMinTokens ?? null) : null };
+      const request: ServingRequest = { ...read.request, arm: routed.arm, trainedMinTokens: body.min_tokens === undefined ? (opts.trainedMinTokens ?? null) : null };
       const sampling: Sampling = {
         temperature: Math.max(body.temperature ?? 1, config.temperatureFloor),
         topP: body.top_p ?? 1,
         // Blocked routing: the arms of a block sample from one seed (common random numbers: they differ by their arm only).
         seed: body.seed ?? (routed.block === null ? `${opts.seed ?? 0}:${counter++}` : `${opts.seed ?? 0}:block:${routed.block}`),
       };
-      return await (body.stream ? stream(reply, job, read.stops, sampling) : complete(reply, job, read.stops, sampling));
+      return await (body.stream ? stream(reply, request, read.stops, sampling) : complete(reply, request, read.stops, sampling));
     } finally {
       scheduler.release();
     }
@@ -140,68 +142,70 @@ export function buildCompletionServer(opts: CompletionServerOptions): FastifyIns
     reply.raw.end('data: [DONE]\n\n');
   }
 
-  /** Version that produced the first token (the version at the start when nothing was generated). */
-  const startVersion = (job: Job) => job.versions[0] ?? (job.arm.model === 'policy' ? generator.version : 0);
-  const distinct = (v: number[]) => [...new Set(v)];
+  /** Version that produced the first token (`versions`: of each decoding step; the version at the start when there were none). */
+  const startVersion = (r: ServingRequest, versions: readonly number[]) => versions[0] ?? (r.arm.model === 'policy' ? generator.version : 0);
+  const distinct = (v: readonly number[]) => [...new Set(v)];
 
   type Served = Pick<Completion, 'text' | 'finishReason' | 'stopId' | 'modelLogprobs'> & { tokens: number; aborted?: boolean; gated?: boolean };
   const servedOf = (g: Completion): Served => ({ ...g, tokens: sampledIds(g).length });
 
-  function record(job: Job, gens: Served[]): void {
+  /** Record each choice as served: `gens` one per choice, `versions` those of the decoding steps that made them. */
+  function record(r: ServingRequest, versions: readonly number[], gens: Served[]): void {
     if (!opts.onServed) return;
     gens.forEach((g, i) => {
       const rec: ServedRecord = {
-        id: choiceId(job, i),
-        version: startVersion(job),
-        versions: distinct(job.versions.length > 0 ? job.versions : [startVersion(job)]),
-        arm: job.arm.name,
-        promptHash: hashPrompt(job.prompts[i].text),
+        id: choiceId(r, i),
+        version: startVersion(r, versions),
+        versions: distinct(versions.length > 0 ? versions : [startVersion(r, versions)]),
+        arm: r.arm.name,
+        promptHash: hashPrompt(r.prompts[i].text),
         blank: g.text.trim() === '',
         ...(g.gated ? { gated: true } : {}),
         finishReason: g.aborted ? 'abort' : g.finishReason,
         endedByModel: !g.aborted && g.stopId !== null, // a stop string, the line rule or an abort end it before any stop token
-        promptTokens: job.prompts[i].ids.length,
+        promptTokens: r.prompts[i].ids.length,
         completionTokens: g.tokens,
         time: new Date().toISOString(),
-        durationMs: Date.now() - job.t0,
+        durationMs: Date.now() - r.t0,
       };
-      Promise.resolve(opts.onServed!(rec, job.prompts[i].text, g.text, g.modelLogprobs ?? [])).catch((e) =>
+      Promise.resolve(opts.onServed!(rec, r.prompts[i].text, g.text, g.modelLogprobs ?? [])).catch((e) =>
         process.stderr.write(`[online] recording completion ${rec.id} failed: ${(e as Error).message}\n`),
       );
     });
   }
 
-  const usage = (job: Job, gens: Completion[]) => {
-    const prompt = job.promptTokens;
+  const usage = (r: ServingRequest, gens: Completion[]) => {
+    const prompt = r.promptTokens;
     const completion = gens.reduce((s, g) => s + sampledIds(g).length, 0); // every sampled token, the stop token included
     return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
   };
 
-  function stamp(reply: FastifyReply, job: Job): void {
-    reply.header('x-completion-id', job.id).header('x-policy-version', String(startVersion(job))).header('x-ab-arm', job.arm.name);
+  function stamp(reply: FastifyReply, r: ServingRequest, versions: readonly number[]): void {
+    reply.header('x-completion-id', r.id).header('x-policy-version', String(startVersion(r, versions))).header('x-ab-arm', r.arm.name);
   }
 
-  async function complete(reply: FastifyReply, job: Job, stops: string[], s: Sampling) {
-    gating.hold(job);
-    let gens: (Completion & { gated?: boolean })[] = await scheduler.run(job, stops, s);
-    if (job.held) gens = await gating.judge(job, gens);
-    stamp(reply, job);
+  async function complete(reply: FastifyReply, r: ServingRequest, stops: string[], s: Sampling) {
+    const plan = gating.plan(r);
+    const generated = await scheduler.run(r, plan, stops, s);
+    const { versions } = generated;
+    const gens: (Completion & { gated?: boolean })[] = plan.held ? (await gating.judge(r, plan, generated.completions)).completions : generated.completions;
+    stamp(reply, r, versions);
     const answer = {
-      id: job.id,
+      id: r.id,
       object: 'text_completion',
-      created: job.created,
-      model: job.model,
+      created: r.created,
+      model: r.model,
       choices: gens.map((g, i) => ({ text: g.text, index: i, logprobs: null, finish_reason: g.finishReason })),
-      usage: usage(job, gens),
-      policy_version: startVersion(job),
-      policy_versions: distinct(job.versions),
-      arm: job.arm.name,
+      usage: usage(r, gens),
+      policy_version: startVersion(r, versions),
+      policy_versions: distinct(versions),
+      arm: r.arm.name,
     };
-    record(job, gens.map(servedOf));
+    record(r, versions, gens.map(servedOf));
     return answer;
   }
 
-  async function stream(reply: FastifyReply, job: Job, stops: string[], s: Sampling) {
+  async function stream(reply: FastifyReply, r: ServingRequest, stops: string[], s: Sampling) {
     reply.hijack();
     const raw = reply.raw;
     let closed = false;
@@ -214,61 +218,74 @@ export function buildCompletionServer(opts: CompletionServerOptions): FastifyIns
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache',
       connection: 'keep-alive',
-      'x-completion-id': job.id,
-      'x-policy-version': String(job.arm.model === 'policy' ? generator.latestVersion : 0),
-      'x-ab-arm': job.arm.name,
+      'x-completion-id': r.id,
+      'x-policy-version': String(r.arm.model === 'policy' ? generator.latestVersion : 0),
+      'x-ab-arm': r.arm.name,
     });
     const send = (data: unknown) => {
       if (!closed) raw.write(`data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`);
     };
+    // This answer's own state while it is sent: the version of each decoding step so far (consecutive repeats once),
+    // then every step's once generated; per choice, when its latest text counts as arriving (the simulated clock).
+    let versions: number[] = [];
+    let simMs: number[] = [];
     const chunk = (index: number, text: string, finish: string | null) => ({
-      id: job.id,
+      id: r.id,
       object: 'text_completion',
-      created: job.created,
-      model: job.model,
+      created: r.created,
+      model: r.model,
       choices: [{ text, index, logprobs: null, finish_reason: finish }],
-      policy_version: job.versions[job.versions.length - 1] ?? startVersion(job),
-      arm: job.arm.name,
-      ...(clock.simulated ? { sim_ms: job.simMs[index] } : {}),
+      policy_version: versions[versions.length - 1] ?? startVersion(r, versions),
+      arm: r.arm.name,
+      ...(clock.simulated ? { sim_ms: simMs[index] } : {}),
     });
-    gating.hold(job); // the gate judges whole suggestions: nothing leaves before it has
+    const plan = gating.plan(r); // the gate judges whole suggestions: nothing leaves before it has
     // Line chunks: a choice's text is sent one finished line at a time, the newline in front of the next line, so a
-    // chunk never ends mid-line and the stream never holds a newline the final text drops (see line-rule.ts).
-    const received = job.prompts.map(() => '');
-    const sent = job.prompts.map(() => 0);
-    const emit = (row: number, delta: string) => {
-      received[row] += delta;
-      if (!config.lineChunks || !job.prompts[row].rule) return send(chunk(row, delta, null));
-      for (let end = received[row].indexOf('\n', sent[row] + 1); end >= 0; end = received[row].indexOf('\n', sent[row] + 1)) {
-        send(chunk(row, received[row].slice(sent[row], end), null));
-        sent[row] = end;
+    // chunk never ends mid-line and the stream never holds a newline the final text drops (see line-rule.ts). What
+    // streams is one row per choice: a held request's rows stream only once the gate has chosen.
+    const received = r.prompts.map(() => '');
+    const sent = r.prompts.map(() => 0);
+    const emit = (choice: number, delta: string) => {
+      received[choice] += delta;
+      if (!config.lineChunks || r.prompts[choice].line === null) return send(chunk(choice, delta, null));
+      for (let end = received[choice].indexOf('\n', sent[choice] + 1); end >= 0; end = received[choice].indexOf('\n', sent[choice] + 1)) {
+        send(chunk(choice, received[choice].slice(sent[choice], end), null));
+        sent[choice] = end;
       }
     };
+    const decoded = (e: TextEvent) => {
+      if (versions[versions.length - 1] !== e.version) versions.push(e.version);
+      if (e.simMs !== null) simMs[e.row] = e.simMs;
+      if (!plan.held) emit(e.row, e.delta);
+    };
     try {
-      let gens: (Completion & { gated?: boolean })[] = await scheduler.run(job, stops, s, job.held ? undefined : emit, gone.signal);
-      if (job.held) {
-        gens = await gating.judge(job, gens);
+      const generated = await scheduler.run(r, plan, stops, s, decoded, gone.signal);
+      versions = generated.versions;
+      let gens: (Completion & { gated?: boolean })[] = generated.completions;
+      if (plan.held) {
+        const judged = await gating.judge(r, plan, gens);
+        gens = judged.completions;
+        simMs = r.prompts.map(() => judged.arrivalMs);
         gens.forEach((g, i) => emit(i, g.text));
       } else if (clock.simulated) {
-        const end = clock.simAt(job, stepsOf(gens)); // the rest arrives once the batch is done
-        job.simMs = job.prompts.map(() => end);
+        const end = clock.simAt(r, stepsOf(gens)); // the rest arrives once the batch is done
+        simMs = r.prompts.map(() => end);
       }
       gens.forEach((g, i) => {
-        if (config.lineChunks && job.prompts[i].rule && g.text.length > sent[i]) send(chunk(i, g.text.slice(sent[i]), null));
-        send({ ...chunk(i, '', g.finishReason), policy_versions: distinct(job.versions) });
+        if (config.lineChunks && r.prompts[i].line !== null && g.text.length > sent[i]) send(chunk(i, g.text.slice(sent[i]), null));
+        send({ ...chunk(i, '', g.finishReason), policy_versions: distinct(versions) });
       });
       send('[DONE]');
       raw.end();
-      record(job, gens.map(servedOf));
+      record(r, versions, gens.map(servedOf));
     } catch (e) {
       if (e instanceof Aborted) {
-        // What the client had received is what Continue may still show (it keeps the chunks it got); a held job's
+        // What the client had received is what Continue may still show (it keeps the chunks it got); a held request's
         // candidates sent nothing.
-        if (job.per > 1) gating.keepRows(job, Array.from({ length: job.prompts.length / job.per }, (_, c) => c * job.per));
-        const got = job.prompts.map((_, i) => (config.lineChunks && job.prompts[i].rule ? received[i].slice(0, sent[i]) : received[i]));
-        record(job, got.map((text) => ({ text, finishReason: 'length', stopId: null, tokens: 0, aborted: true })));
+        const got = r.prompts.map((p, i) => (config.lineChunks && p.line !== null ? received[i].slice(0, sent[i]) : received[i]));
+        record(r, versions, got.map((text) => ({ text, finishReason: 'length', stopId: null, tokens: 0, aborted: true })));
       } else {
-        process.stderr.write(`[online] generation ${job.id} failed: ${(e as Error).message}\n`);
+        process.stderr.write(`[online] generation ${r.id} failed: ${(e as Error).message}\n`);
         send(errorBody('server_error', `generation failed: ${(e as Error).message}`));
       }
       if (!closed) raw.end();

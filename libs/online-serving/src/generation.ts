@@ -10,7 +10,7 @@
 import { generateBatch, type Completion, type HostTensor, type Qwen2Model } from '@rlhf-code/model';
 import type { Tokenizer } from '@rlhf-code/tokenizer';
 import { LineRule, type LineRuleOptions } from '@rlhf-code/continue';
-import { jobClock, type CompletionServerConfig } from './completion-request';
+import { servingClock, type CompletionServerConfig } from './completion-request';
 import type { PolicyHolder } from './policy';
 
 /** The client went away mid-stream: generation stopped. */
@@ -110,7 +110,7 @@ export class LocalGenerator implements Generator {
     const model = onPolicy ? policy.model : this.o.start;
     // A trained policy may end first (silence, an action RL teaches it); the start model and v0 keep the server's rule.
     const minNewTokens = onPolicy && req.trainedMinNewTokens !== null && policy.version > 0 ? req.trainedMinNewTokens : req.minNewTokens;
-    const clock = jobClock(req.serving);
+    const clock = servingClock(req.serving);
     const timed = { t0: req.t0, prompts: req.rows };
     const rules = req.rows.map((r) => r.line && new LineRule(r.line));
     const steps = req.rows.map(() => 0);
