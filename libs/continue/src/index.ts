@@ -10,5 +10,6 @@ export { parseOutcome, type AutocompleteOutcome } from './outcome';
 export { isDevDataEvent, parseDevDataEvent, type NoCodeOutcome } from './dev-data';
 export { withRates, zeroCounts, type Counts, type CountsWithRates } from './counts';
 export { simUser, SIM_USERS, type SimUserName } from './sim-users';
-export { runSimulation, formatSummary, contextSnippet, type SimulationRecord, type SimulationSummary } from './simulator';
+export { runSimulation, contextSnippet, type SimulationRecord, type SimulationSummary } from './simulator';
 export { RLINF_EXAMPLE, SimulateSettings } from './settings';
+export { runSimulate } from './simulate';

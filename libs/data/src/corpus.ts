@@ -4,6 +4,7 @@ import { isUtf8 } from 'buffer';
 import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
+import type { FimRecord } from './schemas';
 
 export interface CorpusFile {
   /** Path relative to the corpus folder, with "/" separators (the key of the train/test split). */
@@ -61,6 +62,23 @@ export function readCorpus(dir: string): { train: CorpusFile[]; test: CorpusFile
 /** A --corpus flag's folders: comma separated, blanks around names and empty entries ignored. */
 export function corpusDirs(flag: string): string[] {
   return flag.split(',').map((d) => d.trim()).filter((d) => d !== '');
+}
+
+/**
+ * The whole source file of a FIM example, from the corpus folder `dir` it was cut from (null when it is not there);
+ * each file is read once. (The simulated user and the learning experiment show a user the file around the cursor.)
+ */
+export function corpusFiles(dir: string): (e: Pick<FimRecord, 'path'>) => string | null {
+  const cache = new Map<string, string | null>();
+  return (e) => {
+    const rel = typeof e.path === 'string' ? e.path : null;
+    if (rel === null) return null;
+    if (!cache.has(rel)) {
+      const file = path.join(dir, rel);
+      cache.set(rel, fs.existsSync(file) ? fs.readFileSync(file, 'utf8').replace(/\r\n/g, '\n') : null);
+    }
+    return cache.get(rel)!;
+  };
 }
 
 export function readCorpora(dirs: readonly string[]): { train: CorpusFile[]; test: CorpusFile[] } {

@@ -6,7 +6,7 @@ export { readJsonlRecords, writeJsonl } from './jsonl';
 export { readFimData, readPpoData, readRmData, readSftData, readToolTasks } from './datasets';
 export { dataRandom, shuffle, type Seed } from './random';
 export { groupByLength, splitHeldOut } from './split';
-export { copyStdlibCorpus, corpusDirs, isHeldOut, listFiles, readCorpora, readCorpus, type CorpusFile } from './corpus';
+export { copyStdlibCorpus, corpusDirs, corpusFiles, isHeldOut, listFiles, readCorpora, readCorpus, type CorpusFile } from './corpus';
 export { codeQuestion, problemOr, readProblems, problemParts, ProblemRecordSchema } from './problems';
 export { mbppReadme, MbppLeakGuard, mbppDatasets, normalizeCode, readMbpp } from './mbpp';
 export { CorpusSettings } from './settings';

@@ -13,7 +13,9 @@
 //   maxSuffixChars at line boundaries (the parts nearest the cursor are kept). CRLF becomes LF.
 import * as fs from 'fs';
 import * as path from 'path';
-import { isHeldOut, listFiles, dataRandom } from '@rlhf-code/data';
+import { UsageError } from '@rlhf-code/cli';
+import { corpusDirs, dataRandom, isHeldOut, listFiles, writeJsonl } from '@rlhf-code/data';
+import type { PrepFimSettings } from './settings';
 
 export type FimKind = 'rest-of-line' | 'lines';
 
@@ -159,4 +161,22 @@ export interface FimSftRecord {
 /** The train-split examples as `sft train` records (test-split examples are never training data). */
 export function fimSftRecords(examples: readonly FimExample[]): FimSftRecord[] {
   return examples.filter((e) => e.split === 'train').map((e) => ({ prompt: e.prefix, suffix: e.suffix, response: e.middle, path: e.path, kind: e.kind }));
+}
+
+/** `online prep-fim`: the examples of the --src folders written to --out (with --format sft, the train split as sft records). */
+export async function runPrepFim(f: PrepFimSettings): Promise<void> {
+  let built;
+  try {
+    built = buildFimDataset(corpusDirs(f.src), { perFile: f.perFile, seed: f.seed, maxPrefixChars: f.maxPrefixChars, maxSuffixChars: f.maxSuffixChars });
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  const { examples, files } = built;
+  const test = examples.filter((e) => e.split === 'test').length;
+  const rows = f.format === 'sft' ? fimSftRecords(examples) : examples;
+  await writeJsonl(f.out, rows);
+  process.stdout.write(
+    `${f.out}: ${examples.length} examples (${examples.length - test} train from ${files.train} files, ${test} test from ${files.test} files)` +
+      (f.format === 'sft' ? `; wrote the ${rows.length} train examples as sft records\n` : '\n'),
+  );
 }

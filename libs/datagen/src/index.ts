@@ -8,7 +8,7 @@ export { PrepDataSettings, PrepFimSettings, PrepRmSettings, PrepSuiteSettings, P
 export { writeMbppData } from './mbpp-data';
 export { buildRmData } from './rm-data';
 export { runFimSyntaxData, runSyntaxData } from './syntax-prep';
-export { buildFimDataset, fimExamplesFromText, fimSftRecords } from './fim-dataset';
+export { fimExamplesFromText, runPrepFim } from './fim-dataset';
 export { maxLineRepeat } from './syntax-data';
 export { writeToolTasks } from './tool-tasks';
 export { writeSuite } from './suite/generate';
