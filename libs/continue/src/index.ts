@@ -2,7 +2,8 @@
 // prompts it builds (1.3.9 and upstream forms), the request it sends, what it displays of a streamed answer and where
 // it ends a suggestion (line-rule.ts, which the completion server follows too), the AutocompleteOutcome its
 // completion-tracking fork posts, the dev-data events upstream Continue posts to its `data:` destinations (dev-data.ts),
-// and simulated users who judge its suggestions. No server here: the online lib serves, this lib is the client.
+// and simulated users who judge its suggestions (`online simulate`: simulate.ts). No server here: the online libs
+// serve, this lib is the client.
 export { CONTINUE_STOP_STRINGS, PROMPT_FORMS, continuePrompt, continueRequestBody, continueHeaders, streamCompletion, showCompletion, acceptsCompletion, type PromptForm } from './continue-client';
 export { LineRule, lineRuleFor, wholeCut, MULTILINE_MODES, type LineRuleOptions } from './line-rule';
 export { DEFAULT_LATENCY, simulatedMs } from './latency';
