@@ -81,6 +81,7 @@ async function runCommand(flags: EvalRunSettings): Promise<void> {
   warn(`eval: ${models.length} models x ${problems.length} problems from ${flags.data} (${decoding}, max ${flags.maxNewTokens} new tokens)`);
   const bars = stagedProgress(() => 'responses', 19);
   const t0 = performance.now();
+  const executor = sandboxExecutor({ concurrency: flags.concurrency, timeoutMs: flags.timeoutMs });
   let result;
   try {
     result = await evaluate({
@@ -89,7 +90,7 @@ async function runCommand(flags: EvalRunSettings): Promise<void> {
       rewardModelDir: rewardModel,
       klReference,
       baseDtype: flags.baseDtype,
-      executor: sandboxExecutor({ concurrency: flags.concurrency, timeoutMs: flags.timeoutMs }),
+      executor,
       maxNewTokens: flags.maxNewTokens,
       batchSize: flags.batchSize,
       samples,
@@ -107,6 +108,8 @@ async function runCommand(flags: EvalRunSettings): Promise<void> {
   for (const t of result.timings) {
     warn(`eval: ${t.model}: generation ${t.generateSeconds.toFixed(1)} s (${((t.generateSeconds / problems.length) * 1000).toFixed(0)} ms/problem), tests ${t.testSeconds.toFixed(1)} s`);
   }
+  const runs = executor.runCounts?.();
+  if (runs) warn(`eval: test runs: ${runs.executed} in python, ${runs.reused} answered by an identical earlier run`);
   const svg = flags.chart ? await renderSvg(chartSpec(result.report)) : null;
   const written = await writeEvalOutputs(
     flags.out,

@@ -24,8 +24,8 @@ export function sandboxJobs(n: number): { code: string; tests: string[] }[] {
 /** Runs per second of both pools, `repetitions` alternated pairs, and the ratio batched / one process per run per pair. */
 export async function benchSandbox(f: SandboxBenchSettings, log: (msg: string) => void = () => undefined): Promise<Record<string, unknown>> {
   const jobs = sandboxJobs(f.runs);
-  const single = new SandboxPool({ concurrency: f.concurrency, batchSize: 1, python: f.python });
-  const batched = new SandboxPool({ concurrency: f.concurrency, batchSize: f.batchSize, python: f.python });
+  const single = new SandboxPool({ concurrency: f.concurrency, batchSize: 1, python: f.python, memoSize: 0 });
+  const batched = new SandboxPool({ concurrency: f.concurrency, batchSize: f.batchSize, python: f.python, memoSize: 0 });
   let reference: number[] | undefined;
   const measure = async (pool: SandboxPool): Promise<number> => {
     const t0 = performance.now();

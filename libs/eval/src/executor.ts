@@ -16,6 +16,8 @@ export interface CodeExecutor {
   checkSyntax(codes: string[]): Promise<boolean[]>;
   /** Run the code, then `setup`, then each test. */
   runTests(code: string, tests: string[], setup?: string): Promise<TestOutcome>;
+  /** Test runs made in python / answered from an earlier identical run (the sandbox pool's memo), so far. */
+  runCounts?(): { executed: number; reused: number };
 }
 
 export function sandboxExecutor(opts: SandboxOptions & { concurrency?: number } = {}): CodeExecutor {
@@ -29,5 +31,6 @@ export function sandboxExecutor(opts: SandboxOptions & { concurrency?: number } 
       const r = await pool.run(code, tests, setup);
       return { passed: passedAll(r) && r.total === tests.length, execScore: executionScore(r, code), testsPassed: testsPassedShare(r) };
     },
+    runCounts: () => ({ executed: pool.executed, reused: pool.reused }),
   };
 }

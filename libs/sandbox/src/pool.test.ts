@@ -20,7 +20,8 @@ describe('SandboxPool', () => {
 
   async function runJobs(pool: SandboxPool, n: number, file: string): Promise<[number, number][]> {
     const code = `import time\ndef job():\n    t0 = time.monotonic()\n    time.sleep(0.3)\n    open(${JSON.stringify(file)}, 'a').write('%f %f\\n' % (t0, time.monotonic()))\n    return True\n`;
-    const results = await Promise.all(Array.from({ length: n }, () => pool.run(code, ['assert job()'])));
+    // Each job's code differs by a comment: the same code would be run once and its result shared (the memo).
+    const results = await Promise.all(Array.from({ length: n }, (_, i) => pool.run(`${code}# job ${i}\n`, ['assert job()'])));
     expect(results.every((r) => r.passed === 1)).toBe(true);
     return readFileSync(file, 'utf8').trim().split('\n').map((l) => l.split(' ').map(Number) as [number, number]);
   }
@@ -50,6 +51,58 @@ describe('SandboxPool', () => {
   it('rejects a bad concurrency or batch size', () => {
     expect(() => new SandboxPool({ concurrency: 0 })).toThrow('SandboxPool: concurrency must be a positive integer, got 0');
     expect(() => new SandboxPool({ batchSize: 1.5 })).toThrow('SandboxPool: batchSize must be a positive integer, got 1.5');
+    expect(() => new SandboxPool({ memoSize: -1 })).toThrow('SandboxPool: memoSize must be a non-negative integer, got -1');
+  });
+});
+
+describe('SandboxPool memo', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'sandbox-memo-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** Code that appends a line to `file` each time it runs, so the file counts the python runs. */
+  const counting = (file: string, body = 'return 1') => `open(${JSON.stringify(file)}, 'a').write('x\\n')\ndef f():\n    ${body}\n`;
+  const runsIn = (file: string) => readFileSync(file, 'utf8').trim().split('\n').length;
+
+  it('runs the same code, tests and setup once, in flight or done, and shares the result', async () => {
+    const file = path.join(dir, 'same.txt');
+    const pool = new SandboxPool();
+    const first = await Promise.all([1, 2, 3].map(() => pool.run(counting(file), ['assert f() == 1'])));
+    const later = await pool.run(counting(file), ['assert f() == 1']);
+    expect([...first, later].map((r) => r.passed)).toEqual([1, 1, 1, 1]);
+    expect(runsIn(file)).toBe(1);
+    expect([pool.executed, pool.reused]).toEqual([1, 3]);
+    // Other tests or another setup are another run.
+    await pool.run(counting(file), ['assert f() == 2']);
+    await pool.run(counting(file), ['assert f() == 1'], 'y = 1');
+    expect(runsIn(file)).toBe(3);
+  });
+
+  it('runs again what hit a limit (a timeout depends on the machine), and everything with memoSize 0', async () => {
+    const slow = path.join(dir, 'slow.txt');
+    const pool = new SandboxPool({ timeoutMs: 500 });
+    for (let i = 0; i < 2; i++) expect((await pool.run(counting(slow, 'while True: pass'), ['f()'])).timedOut).toBe(true);
+    expect(runsIn(slow)).toBe(2);
+    const off = path.join(dir, 'off.txt');
+    const noMemo = new SandboxPool({ memoSize: 0 });
+    for (let i = 0; i < 2; i++) await noMemo.run(counting(off), ['assert f() == 1']);
+    expect(runsIn(off)).toBe(2);
+  });
+
+  it('keeps the memoSize most recently used runs', async () => {
+    const file = path.join(dir, 'lru.txt');
+    const pool = new SandboxPool({ memoSize: 2 });
+    const run = (t: number) => pool.run(counting(file), [`assert f() == 1 or ${t}`]);
+    await run(1);
+    await run(2);
+    await run(1); // reused: 1 is now the most recent
+    await run(3); // evicts 2
+    await run(1); // still kept
+    expect(runsIn(file)).toBe(3);
+    await run(2); // run again
+    expect(runsIn(file)).toBe(4);
   });
 });
 

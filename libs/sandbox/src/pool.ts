@@ -3,6 +3,12 @@
 // line is a test run, the slot takes it and the test runs queued right behind it, up to `batchSize`, and runs them in
 // one python process (runPythonBatch: a fork per run instead of a python start). A run that finds a slot free starts
 // at once, alone. Callers see no difference: every run gets its own result, as runPython's.
+//
+// Runs are memoised: the same code, tests and setup asked again (sampled answers repeat: an evaluation's 8 samples of
+// one problem are often one program) share one run, in flight or done, so long as that run was clean (no timeout,
+// memory or output limit hit: those depend on the machine's load, and are run again). The `memoSize` most recent
+// runs are kept; 0 turns it off (a benchmark that times the same jobs again).
+import { createHash } from 'crypto';
 import type { SandboxOptions } from './options';
 import { runPython, runPythonBatch, type ExecResult, type PythonJob } from './run';
 
@@ -25,13 +31,21 @@ export class SandboxPool {
   private readonly opts: SandboxOptions;
   private active = 0;
   private readonly waiting: (QueuedRun | QueuedSlot)[] = [];
+  /** Runs kept for reuse, keyed by a hash of (code, tests, setup), oldest first. */
+  readonly memoSize: number;
+  private readonly memo = new Map<string, Promise<ExecResult>>();
+  /** Runs answered from the memo / run in python, since the pool was made. */
+  reused = 0;
+  executed = 0;
 
-  constructor(opts: SandboxOptions & { concurrency?: number; batchSize?: number } = {}) {
-    const { concurrency = 2, batchSize = 16, ...rest } = opts;
+  constructor(opts: SandboxOptions & { concurrency?: number; batchSize?: number; memoSize?: number } = {}) {
+    const { concurrency = 2, batchSize = 16, memoSize = 10_000, ...rest } = opts;
     if (!Number.isInteger(concurrency) || concurrency < 1) throw new Error(`SandboxPool: concurrency must be a positive integer, got ${concurrency}`);
     if (!Number.isInteger(batchSize) || batchSize < 1) throw new Error(`SandboxPool: batchSize must be a positive integer, got ${batchSize}`);
+    if (!Number.isInteger(memoSize) || memoSize < 0) throw new Error(`SandboxPool: memoSize must be a non-negative integer, got ${memoSize}`);
     this.concurrency = concurrency;
     this.batchSize = batchSize;
+    this.memoSize = memoSize;
     this.opts = rest;
   }
 
@@ -44,6 +58,30 @@ export class SandboxPool {
   }
 
   run(code: string, tests: readonly string[], setup?: string): Promise<ExecResult> {
+    if (this.memoSize === 0) return this.execute(code, tests, setup);
+    const key = createHash('sha256').update(JSON.stringify([code, tests, setup ?? null])).digest('hex');
+    const known = this.memo.get(key);
+    if (known) {
+      this.reused++;
+      this.memo.delete(key); // most recently used goes last
+      this.memo.set(key, known);
+      return known;
+    }
+    const run = this.execute(code, tests, setup);
+    this.memo.set(key, run);
+    if (this.memo.size > this.memoSize) this.memo.delete(this.memo.keys().next().value as string);
+    const forget = () => {
+      if (this.memo.get(key) === run) this.memo.delete(key);
+    };
+    run.then((r) => {
+      if (r.timedOut || r.memoryExceeded || r.outputExceeded) forget();
+    }, forget);
+    return run;
+  }
+
+  /** One run in python (queued for a slot). */
+  private execute(code: string, tests: readonly string[], setup?: string): Promise<ExecResult> {
+    this.executed++;
     return new Promise<ExecResult>((resolve, reject) => {
       const queued: QueuedRun = { kind: 'run', job: { code, tests, setup }, resolve, reject };
       if (this.active < this.concurrency) {
