@@ -14,7 +14,7 @@
 // interval, and the answer time p50 / p95; over the policy arms' requests, the gate's verdicts; the points where a new
 // policy version was first served; the updates. Memory: the newest MAX_ROWS rows and MAX_UPDATES updates (older ones
 // are dropped; request numbers stay those of requests.jsonl, counted from the first line).
-import { meanSe, wilson } from '@rlhf-code/stats';
+import { meanSe, quantile, wilson } from '@rlhf-code/stats';
 import { UTILITY, type Arm, type ServedRecord } from '@rlhf-code/online-core';
 import type { LoggedEvent } from '@rlhf-code/online-feedback';
 import type { GateDecision } from '@rlhf-code/online-gate';
@@ -118,12 +118,6 @@ export interface HistorySeries {
 const iso = (t: number) => (Number.isFinite(t) ? new Date(t).toISOString() : '');
 const num = (x: unknown): number | null => (typeof x === 'number' && Number.isFinite(x) ? x : null);
 
-/** The q-quantile (0..1) of sorted values, by the nearest rank. */
-function quantile(sorted: readonly number[], q: number): number | null {
-  if (sorted.length === 0) return null;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
-}
-
 const utilityOf = (r: Row) => UTILITY.accepted * r.accepted + UTILITY.rejected * r.rejected;
 
 function armWindow(rows: readonly Row[]): ArmWindow {
@@ -138,7 +132,7 @@ function armWindow(rows: readonly Row[]): ArmWindow {
   }
   const shown = accepted + rejected;
   const u = meanSe(rows.map(utilityOf));
-  const ms = rows.flatMap((r) => (r.ms === null ? [] : [r.ms])).sort((a, b) => a - b);
+  const ms = rows.flatMap((r) => (r.ms === null ? [] : [r.ms]));
   return {
     from: rows[0].at,
     to: last.at,
