@@ -1,7 +1,7 @@
 // The `--models name=DIR,name=DIR` flag: which checkpoints to compare, and under which names they appear
 // in eval.json and the table. Errors name the flag and the offending entry. A folder is a checkpoint or a LoRA adapter
-// folder (its base plus the adapter), as every command that takes a model reads it (@rlhf-code/model modelFolderProblem).
-import { modelFolderProblem } from '@rlhf-code/model';
+// folder (its base plus the adapter), as every command that takes a model reads it (@rlhf-code/model checkpointProblem).
+import { checkpointProblem } from '@rlhf-code/model';
 
 export interface NamedModel {
   name: string;
@@ -35,7 +35,7 @@ export function parseModelsFlag(text: string, flag = '--models'): NamedModel[] {
 /** Every folder must be a causal LM's checkpoint or LoRA adapter folder; one message lists all that are not. */
 export function checkModelDirs(models: readonly NamedModel[], flag = '--models'): void {
   const bad = models.flatMap(({ name, dir }) => {
-    const problem = modelFolderProblem(dir);
+    const problem = checkpointProblem(dir);
     return problem === null ? [] : [`${name}=${dir}: ${problem}`];
   });
   if (bad.length > 0) throw new ModelsFlagError(bad.map((b) => `${flag}: ${b}`).join('\n'));
@@ -59,7 +59,7 @@ export function resolveKlReference(models: readonly NamedModel[], sftRef: string
   if (sftRef === 'none') return null;
   const named = models.find((m) => m.name === sftRef);
   if (named) return { dir: named.dir, name: named.name };
-  const problem = modelFolderProblem(sftRef);
+  const problem = checkpointProblem(sftRef);
   if (problem !== null) {
     const names = models.map((m) => m.name).join(', ');
     throw new ModelsFlagError(`${flag}: "${sftRef}" is not a model name from --models (${names}), and as a folder: ${problem}`);
