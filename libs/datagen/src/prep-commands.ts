@@ -15,11 +15,16 @@ import { writeToolTasks } from './tool-tasks';
 
 const seconds = (t0: number) => ((Date.now() - t0) / 1000).toFixed(1);
 
-export async function runPrepData(s: PrepDataSettings): Promise<void> {
-  const t0 = Date.now();
-  const summary = await writeMbppData(s);
-  process.stdout.write(`prep data: ${summary} (${seconds(t0)} s)\n`);
-}
+/** A command that writes its files and prints `prep <name>: <the writer's summary> (<seconds> s)`. */
+const summarised =
+  <S>(name: string, write: (s: S) => Promise<string>) =>
+  async (s: S): Promise<void> => {
+    const t0 = Date.now();
+    const summary = await write(s);
+    process.stdout.write(`prep ${name}: ${summary} (${seconds(t0)} s)\n`);
+  };
+
+export const runPrepData = summarised<PrepDataSettings>('data', writeMbppData);
 
 export async function runPrepRm(s: PrepRmSettings): Promise<void> {
   const t0 = Date.now();
@@ -68,14 +73,5 @@ export async function runPrepSyntax(s: PrepSyntaxSettings): Promise<void> {
   process.stdout.write(`prep syntax: ${s.out} ${r.examples.length} examples from ${from} (${seconds(t0)} s)\n`);
 }
 
-export async function runPrepSuite(s: PrepSuiteSettings): Promise<void> {
-  const t0 = Date.now();
-  const summary = await writeSuite(s);
-  process.stdout.write(`prep suite: ${summary} (${seconds(t0)} s)\n`);
-}
-
-export async function runPrepTools(s: PrepToolsSettings): Promise<void> {
-  const t0 = Date.now();
-  const summary = await writeToolTasks(s);
-  process.stdout.write(`prep tools: ${summary} (${seconds(t0)} s)\n`);
-}
+export const runPrepSuite = summarised<PrepSuiteSettings>('suite', writeSuite);
+export const runPrepTools = summarised<PrepToolsSettings>('tools', writeToolTasks);
