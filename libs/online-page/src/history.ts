@@ -118,6 +118,9 @@ export interface HistorySeries {
 const iso = (t: number) => (Number.isFinite(t) ? new Date(t).toISOString() : '');
 const num = (x: unknown): number | null => (typeof x === 'number' && Number.isFinite(x) ? x : null);
 
+/** A latency percentile as the page shows answer times: whole milliseconds. */
+const wholeMs = (x: number | null) => (x === null ? null : Math.round(x));
+
 const utilityOf = (r: Row) => UTILITY.accepted * r.accepted + UTILITY.rejected * r.rejected;
 
 function armWindow(rows: readonly Row[]): ArmWindow {
@@ -147,8 +150,8 @@ function armWindow(rows: readonly Row[]): ArmWindow {
     utility_per_request: u.mean,
     utility_ci95: u.se === null ? null : [u.mean - 1.96 * u.se, u.mean + 1.96 * u.se],
     latency_n: ms.length,
-    latency_ms_p50: quantile(ms, 0.5),
-    latency_ms_p95: quantile(ms, 0.95),
+    latency_ms_p50: wholeMs(quantile(ms, 0.5)),
+    latency_ms_p95: wholeMs(quantile(ms, 0.95)),
   };
 }
 
