@@ -5,7 +5,7 @@
 import { initBackend } from '@rlhf-code/backend';
 import { stagedProgress, UsageError } from '@rlhf-code/cli';
 import { readCorpus, readFimData } from '@rlhf-code/data';
-import { checkpointProblem } from '@rlhf-code/model';
+import { checkpointOr, type Checkpoint } from '@rlhf-code/model';
 import { defaultSeqLen, evaluateBase, fimSamples, functionSamples, selectFimCases, withFileContext, writeBaseEval } from './base-eval';
 import { chartSpec, renderSvg } from './chart';
 import { readEvalProblems } from './data';
@@ -33,15 +33,15 @@ function usage<T>(read: () => T): T {
 
 /**
  * --reward-model: an explicit folder (a reward model's checkpoint or LoRA adapter folder), "none", or the default
- * results/rm when it exists.
+ * results/rm when it exists; checked.
  */
-function rewardModelDir(flag: string | undefined): string | null {
+function rewardModelAt(flag: string | undefined): Checkpoint<'reward-model'> | null {
   if (flag === 'none') return null;
   const dir = flag ?? DEFAULT_REWARD_MODEL;
-  const problem = checkpointProblem(dir, 'reward-model');
-  if (problem === null) return dir;
-  if (flag !== undefined) throw new UsageError(`--reward-model: ${dir}: ${problem}; pass "none" to skip rm_score`);
-  warn(`eval: no reward model at ${dir} (${problem}; train one with \`npx nx run rm:train\`); rm_score will be null`);
+  const r = checkpointOr(dir, '--reward-model', 'reward-model');
+  if (!('problem' in r)) return r;
+  if (flag !== undefined) throw new UsageError(`--reward-model: ${dir}: ${r.problem}; pass "none" to skip rm_score`);
+  warn(`eval: no reward model at ${dir} (${r.problem}; train one with \`npx nx run rm:train\`); rm_score will be null`);
   return null;
 }
 
@@ -50,11 +50,10 @@ export async function runEval(flags: EvalRunSettings): Promise<void> {
   if (flags.models === undefined) throw new UsageError('--models: required (give --models, or "models" in a --config file)');
   const spec = flags.models;
   const { models, klReference } = usage(() => {
-    const models = parseModelsFlag(spec);
-    checkModelDirs(models);
+    const models = checkModelDirs(parseModelsFlag(spec));
     return { models, klReference: resolveKlReference(models, flags.sftRef) };
   });
-  const rewardModel = rewardModelDir(flags.rewardModel);
+  const rewardModel = rewardModelAt(flags.rewardModel);
   if (!klReference) warn('eval: no model named "sft" and no --sft-ref; kl_to_sft will be null');
   const problems = await readEvalProblems(flags.data, flags.limit);
   const dev = flags.devData === undefined ? undefined : { problems: await readEvalProblems(flags.devData), temperatures: flags.temperatures, samples: flags.devSamples };
@@ -106,7 +105,7 @@ export async function runEval(flags: EvalRunSettings): Promise<void> {
       data: flags.data,
       decoding,
       maxNewTokens: flags.maxNewTokens,
-      rewardModel,
+      rewardModel: rewardModel?.dir ?? null,
       klReference: klReference?.dir ?? null,
       dev: dev ? { data: flags.devData!, problems: dev.problems.length, samples: flags.devSamples } : null,
     },
@@ -130,7 +129,8 @@ export async function runSeeds(flags: EvalSeedsSettings): Promise<void> {
 
 /** `eval base`: the pretrained base model's held-out loss and FIM figures; every input read before the model loads. */
 export async function runBaseEval(f: EvalBaseSettings): Promise<void> {
-  usage(() => checkModelDirs([{ name: 'base', dir: f.model }], '--model'));
+  const base = checkpointOr(f.model, '--model');
+  if ('problem' in base) throw new UsageError(`--model: base=${f.model}: ${base.problem}`);
   // Read every input before loading the model, so a wrong path fails at once.
   let heldout;
   try {
@@ -163,6 +163,7 @@ export async function runBaseEval(f: EvalBaseSettings): Promise<void> {
   try {
     result = await evaluateBase({
       modelDir: f.model,
+      checkpoint: base,
       heldoutTexts: heldout.map((h) => h.text),
       fimCases: cases,
       seqLen,

@@ -20,7 +20,7 @@ import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 import type { WeightDtype } from '@rlhf-code/backend';
-import { checkpointAt, Completion, generateBatch, openCheckpoint, Qwen2Model, sampledIds } from '@rlhf-code/model';
+import { checkpointAt, Completion, generateBatch, openCheckpoint, Qwen2Model, sampledIds, type Checkpoint } from '@rlhf-code/model';
 import { responseLogProbs } from '@rlhf-code/rl';
 import { calledFunctions, STUB_NAMES, stubPrograms } from '@rlhf-code/sandbox';
 import { bestSamplingTemperature, bestTemperature, meanSe, temperatureKey, type DevPoint } from '@rlhf-code/stats';
@@ -71,7 +71,8 @@ export interface EvalOptions {
   models: NamedModel[];
   problems: EvalProblem[];
   /** Reward-model folder, or null for rm_score = null. */
-  rewardModelDir: string | null;
+  /** The reward model's folder, or its Checkpoint as the command checked it; null: no rm_score. */
+  rewardModelDir: string | Checkpoint<'reward-model'> | null;
   klReference: KlReference | null;
   /** How every loaded model holds its matrices (default fp32). */
   baseDtype?: WeightDtype;
@@ -296,9 +297,9 @@ const testPasses = (opts: EvalOptions, c: Choice): PassSpec[] => [
 ];
 
 /** 1. Load one model, choose its temperature (on dev data), answer the test problems, take its own log-probs for KL. */
-async function runModel(opts: EvalOptions, { name, dir }: NamedModel): Promise<RowRun> {
+async function runModel(opts: EvalOptions, { name, dir, checkpoint }: NamedModel): Promise<RowRun> {
   const t0 = performance.now();
-  const { model, tokenizer: tok } = await openCheckpoint(dir, { flag: `--models ${name}`, trainable: false, baseDtype: opts.baseDtype });
+  const { model, tokenizer: tok } = await openCheckpoint(checkpoint ?? dir, { flag: `--models ${name}`, trainable: false, baseDtype: opts.baseDtype });
   try {
     const maxPrompt = Math.max(1, model.config.max_position_embeddings - opts.maxNewTokens);
     const a: Answerer = { name, model, tok, prompts: (ps) => ps.map((q) => encodePrompt(tok, q.prompt, opts.template).slice(-maxPrompt)) };
@@ -350,7 +351,7 @@ async function referenceLogRatios(opts: EvalOptions, runs: readonly RowRun[]): P
   const needKl = runs.filter((r) => r.passes.some((p) => p.ownLogProbs !== null));
   if (!ref || needKl.length === 0) return logRatios;
   const refHash = tokenizerHash(ref.dir);
-  const { model: refModel, tokenizer: refTok } = await openCheckpoint(ref.dir, { flag: ref.name === null ? '--sft-ref' : `--models ${ref.name}`, trainable: false, baseDtype: opts.baseDtype });
+  const { model: refModel, tokenizer: refTok } = await openCheckpoint(ref.checkpoint ?? ref.dir, { flag: ref.name === null ? '--sft-ref' : `--models ${ref.name}`, trainable: false, baseDtype: opts.baseDtype });
   try {
     for (const run of needKl) {
       if (run.tokenizerHash !== refHash) {
@@ -382,8 +383,9 @@ const isReported = (run: RowRun, p: PassRun) => p.decoding === run.headline || p
  */
 async function rewardScores(opts: EvalOptions, runs: readonly RowRun[]): Promise<Map<PassRun, number[]>> {
   const rmScores = new Map<PassRun, number[]>();
-  if (!opts.rewardModelDir) return rmScores;
-  const { model: rm, tokenizer: rmTok } = await openCheckpoint(checkpointAt(opts.rewardModelDir, '--reward-model', 'reward-model'), { trainable: false, baseDtype: opts.baseDtype });
+  const at = opts.rewardModelDir;
+  if (!at) return rmScores;
+  const { model: rm, tokenizer: rmTok } = await openCheckpoint(typeof at === 'string' ? checkpointAt(at, '--reward-model', 'reward-model') : at, { trainable: false, baseDtype: opts.baseDtype });
   try {
     const maxLen = rm.config.max_position_embeddings;
     for (const run of runs) {

@@ -3,7 +3,7 @@
 // model comes with the folder's tokenizer, checked to fit it.
 import * as fs from 'fs';
 import * as path from 'path';
-import { checkpointAt, checkpointProblem, openCheckpoint } from './open-checkpoint';
+import { checkpointAt, checkpointOr, openCheckpoint } from './open-checkpoint';
 import { saveTinyAdapter, saveTinyModel, tempDir } from './testing/tiny-model';
 
 let dir: string;
@@ -26,8 +26,9 @@ beforeAll(async () => {
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 test('checkpoints and adapter folders (an adapter on an adapter too) pass for their role', () => {
-  for (const name of ['lm', 'sft', 'ppo']) expect(checkpointProblem(at(name))).toBeNull();
-  for (const name of ['rm', 'rm-lora']) expect(checkpointProblem(at(name), 'reward-model')).toBeNull();
+  for (const name of ['lm', 'sft', 'ppo']) expect(checkpointOr(at(name), '--model')).toMatchObject({ dir: at(name), kind: 'causal-lm', isAdapter: name !== 'lm' });
+  for (const name of ['rm', 'rm-lora']) expect(checkpointOr(at(name), '--reward-model', 'reward-model')).toMatchObject({ kind: 'reward-model' });
+  expect(checkpointOr(at('rm'), '--model')).toEqual({ problem: 'a checkpoint of a reward model (Qwen2ForSequenceClassification), not a causal LM' });
   expect(() => checkpointAt(at('ppo'), '--model')).not.toThrow();
 });
 

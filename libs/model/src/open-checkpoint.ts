@@ -2,7 +2,8 @@
 // A checkpoint is a Hugging Face model folder (config.json, the weights, the tokenizer files) or a LoRA adapter folder
 // (PEFT's adapter_config.json and adapter weights, on the base its base_model_name_or_path names).
 //   checkpointAt(dir, flag, kind)   what a flag names, checked from config files alone (no weights) before anything slow:
-//                                   one error naming the flag and the folder. Returns the Checkpoint, checked once.
+//                                   one error naming the flag and the folder. Returns the Checkpoint, checked once
+//                                   (checkpointOr: the Checkpoint or the problem, for a command that words it itself).
 //   openCheckpoint(at, options)     the model (a causal LM; a reward model for a Checkpoint of that kind) and the
 //                                   folder's tokenizer, checked to fit each other: every token id the tokenizer can
 //                                   produce must have a row in the model's embedding (the model may have more rows: Qwen
@@ -37,7 +38,13 @@ function adapterTaskType(dir: string): string | null {
   }
 }
 
-/** The folder's config and whether it holds an adapter, or why it cannot be a checkpoint of `kind`. */
+/**
+ * The folder's config and whether it holds an adapter, or why `dir` cannot be a `kind` checkpoint of a command: it must
+ * be a Hugging Face checkpoint folder (config.json) or a LoRA adapter folder (PEFT's adapter_config.json) whose base
+ * resolves (base_model_name_or_path, an adapter on an adapter included), and a reward model
+ * (Qwen2ForSequenceClassification, an adapter of task SEQ_CLS) for the reward-model kind, a causal LM otherwise. Reads
+ * config files only, no weights.
+ */
 function inspect(dir: string, kind: CheckpointKind): { problem: string } | { config: Qwen2Config; adapter: boolean } {
   if (!fs.existsSync(dir)) return { problem: 'folder not found' };
   if (!fs.statSync(dir).isDirectory()) return { problem: 'not a folder' };
@@ -59,18 +66,6 @@ function inspect(dir: string, kind: CheckpointKind): { problem: string } | { con
   }
   if (kind === 'causal-lm' && classifier) return { problem: `${what} of a reward model (${adapter ? 'task_type SEQ_CLS' : 'Qwen2ForSequenceClassification'}), not a causal LM` };
   return { config, adapter };
-}
-
-/**
- * Why `dir` cannot be a `kind` checkpoint of a command, or null when it can: it must be a Hugging Face checkpoint folder
- * (config.json) or a LoRA adapter folder (PEFT's adapter_config.json) whose base resolves (base_model_name_or_path, an
- * adapter on an adapter included), and a reward model (Qwen2ForSequenceClassification, an adapter of task SEQ_CLS) for
- * the reward-model kind, a causal LM otherwise. Reads config files only, no weights. For a command that words the
- * error itself (a list of folders, an optional default); checkpointAt throws it.
- */
-export function checkpointProblem(dir: string, kind: CheckpointKind = 'causal-lm'): string | null {
-  const r = inspect(dir, kind);
-  return 'problem' in r ? r.problem : null;
 }
 
 /** A checkpoint folder that a flag names, checked (checkpointAt): what openCheckpoint opens. */
@@ -101,14 +96,19 @@ export class Checkpoint<K extends CheckpointKind = CheckpointKind> {
 }
 
 /**
- * The checkpoint in `dir` that `flag` names, checked as a `kind` checkpoint (checkpointProblem); otherwise one error
+ * The checkpoint in `dir` that `flag` names, checked as a `kind` checkpoint (inspect); otherwise one error
  * naming the flag and the folder, e.g. `--model: results/sft: folder not found`.
  */
 export function checkpointAt<K extends CheckpointKind = 'causal-lm'>(dir: string, flag: string, kind: K = 'causal-lm' as K): Checkpoint<K> {
+  const r = checkpointOr(dir, flag, kind);
+  if ('problem' in r) throw new Error(`${flag ? `${flag}: ${dir}` : dir}: ${r.problem}`);
+  return r;
+}
+
+/** checkpointAt without the throw, for a command that words the error itself: the Checkpoint, or why `dir` is none. */
+export function checkpointOr<K extends CheckpointKind = 'causal-lm'>(dir: string, flag: string, kind: K = 'causal-lm' as K): Checkpoint<K> | { problem: string } {
   const r = inspect(dir, kind);
-  const where = flag ? `${flag}: ${dir}` : dir;
-  if ('problem' in r) throw new Error(`${where}: ${r.problem}`);
-  return new Checkpoint(dir, flag, kind, r.config, r.adapter);
+  return 'problem' in r ? r : new Checkpoint(dir, flag, kind, r.config, r.adapter);
 }
 
 export interface OpenCheckpointOptions extends LoadOptions {
