@@ -444,25 +444,32 @@ void gemm(const Gemm& g, const float* a, const float* b, float* c, bool parallel
   }
 }
 
-double fmaFlops(double seconds) {
-  // 12 independent chains: 2 FMA pipes x 4 cycles of latency need 8.
-  __m256 acc[12];
-  for (int j = 0; j < 12; j++) acc[j] = _mm256_set1_ps(float(j) * 0.01f);
+/**
+ * `iters` rounds of 12 independent ymm FMAs (2 pipes x 4 cycles of latency need 8 chains); the empty asm keeps every
+ * accumulator in its register (a compiler would otherwise keep some on the stack) and the loop alive.
+ */
+static __attribute__((noinline)) float fmaRounds(int64_t iters) {
   const __m256 x = _mm256_set1_ps(0.999f), y = _mm256_set1_ps(0.001f);
+  __m256 a0 = _mm256_set1_ps(0.01f), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0, a8 = a0, a9 = a0, a10 = a0, a11 = a0;
+  for (int64_t it = 0; it < iters; it++) {
+    a0 = _mm256_fmadd_ps(a0, x, y), a1 = _mm256_fmadd_ps(a1, x, y), a2 = _mm256_fmadd_ps(a2, x, y), a3 = _mm256_fmadd_ps(a3, x, y);
+    a4 = _mm256_fmadd_ps(a4, x, y), a5 = _mm256_fmadd_ps(a5, x, y), a6 = _mm256_fmadd_ps(a6, x, y), a7 = _mm256_fmadd_ps(a7, x, y);
+    a8 = _mm256_fmadd_ps(a8, x, y), a9 = _mm256_fmadd_ps(a9, x, y), a10 = _mm256_fmadd_ps(a10, x, y), a11 = _mm256_fmadd_ps(a11, x, y);
+    __asm__ volatile("" : "+x"(a0), "+x"(a1), "+x"(a2), "+x"(a3), "+x"(a4), "+x"(a5), "+x"(a6), "+x"(a7), "+x"(a8), "+x"(a9), "+x"(a10), "+x"(a11));
+  }
+  return hsum(_mm256_add_ps(_mm256_add_ps(a0, a5), a11));
+}
+
+double fmaFlops(double seconds) {
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
+  constexpr int64_t kRounds = int64_t(1) << 16;
   double flops = 0;
+  volatile float sink = 0;
   do {
-    for (int64_t it = 0; it < (int64_t(1) << 16); it++) {
-      for (int j = 0; j < 12; j++) acc[j] = _mm256_fmadd_ps(acc[j], x, y);
-      __asm__ volatile("" : "+x"(acc[0]), "+x"(acc[1]), "+x"(acc[2]), "+x"(acc[3]), "+x"(acc[4]), "+x"(acc[5]));
-    }
-    flops += 12.0 * 16.0 * double(int64_t(1) << 16);
+    sink = sink + fmaRounds(kRounds);
+    flops += 12.0 * 16.0 * double(kRounds);
   } while (std::chrono::duration<double>(Clock::now() - start).count() < seconds);
-  __m256 sum = acc[0];
-  for (int j = 1; j < 12; j++) sum = _mm256_add_ps(sum, acc[j]);
-  volatile float sink = hsum(sum);
-  (void)sink;
   return flops;
 }
 

@@ -367,14 +367,47 @@ int64_t chunkSize(int64_t total, int64_t align, int parts) {
 
 // ---- register-only loops for the peak (no memory traffic: the multiply-adds alone) ----
 
-template <typename Step>
-inline double timedLoop(double seconds, int64_t flopsPerIter, Step step) {
+/**
+ * `iters` rounds of 16 independent multiply-adds `OP(acc, x, y)` (two pipes x up to 6 cycles of latency need 12 chains);
+ * the empty asm keeps every accumulator in its register (a compiler would otherwise keep some on the stack) and the
+ * loop alive. Returns a sum of the accumulators for the caller to discard.
+ */
+#define RLHF_PEAK_LOOP(OP, x, y)                                                                                              \
+  __m512 a0 = _mm512_set1_ps(0.01f), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0, a8 = a0, a9 = a0,        \
+         a10 = a0, a11 = a0, a12 = a0, a13 = a0, a14 = a0, a15 = a0;                                                         \
+  for (int64_t it = 0; it < iters; it++) {                                                                                   \
+    a0 = OP(a0, x, y), a1 = OP(a1, x, y), a2 = OP(a2, x, y), a3 = OP(a3, x, y), a4 = OP(a4, x, y), a5 = OP(a5, x, y);      \
+    a6 = OP(a6, x, y), a7 = OP(a7, x, y), a8 = OP(a8, x, y), a9 = OP(a9, x, y), a10 = OP(a10, x, y), a11 = OP(a11, x, y);  \
+    a12 = OP(a12, x, y), a13 = OP(a13, x, y), a14 = OP(a14, x, y), a15 = OP(a15, x, y);                                    \
+    __asm__ volatile("" : "+v"(a0), "+v"(a1), "+v"(a2), "+v"(a3), "+v"(a4), "+v"(a5), "+v"(a6), "+v"(a7));                 \
+    __asm__ volatile("" : "+v"(a8), "+v"(a9), "+v"(a10), "+v"(a11), "+v"(a12), "+v"(a13), "+v"(a14), "+v"(a15));            \
+  }                                                                                                                          \
+  return _mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(a0, a7), a15));
+
+/** 16 x 32 FLOPs per round: vfmadd zmm. */
+__attribute__((noinline)) float fmaRounds(int64_t iters) {
+  const __m512 x = _mm512_set1_ps(0.999f), y = _mm512_set1_ps(0.001f);
+  RLHF_PEAK_LOOP(_mm512_fmadd_ps, x, y)
+}
+
+/** 16 x 64 FLOPs per round: vdpbf16ps zmm (16 lanes x 2 products x 2 FLOPs). */
+__attribute__((noinline)) float bf16Rounds(int64_t iters) {
+  const __m512bh x = _mm512_cvtne2ps_pbh(_mm512_set1_ps(0.001f), _mm512_set1_ps(-0.001f));
+  const __m512bh y = _mm512_cvtne2ps_pbh(_mm512_set1_ps(0.5f), _mm512_set1_ps(0.25f));
+  RLHF_PEAK_LOOP(_mm512_dpbf16_ps, x, y)
+}
+#undef RLHF_PEAK_LOOP
+
+/** FLOPs of rounds(2^16) calls, repeated for about `seconds`. */
+double timedRounds(float (*rounds)(int64_t), double flopsPerRound, double seconds) {
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
+  constexpr int64_t kRounds = int64_t(1) << 16;
   double flops = 0;
+  volatile float sink = 0;
   do {
-    step(int64_t(1) << 16);
-    flops += double(flopsPerIter) * double(int64_t(1) << 16);
+    sink = sink + rounds(kRounds);
+    flops += flopsPerRound * double(kRounds);
   } while (std::chrono::duration<double>(Clock::now() - start).count() < seconds);
   return flops;
 }
@@ -397,42 +430,9 @@ void gemm(const Gemm& g, const float* a, const float* b, float* c, bool parallel
   }
 }
 
-double fmaFlops(double seconds) {
-  // 16 independent chains: 2 FMA pipes x 4 cycles of latency need 8; 16 leaves room.
-  __m512 acc[16];
-  for (int j = 0; j < 16; j++) acc[j] = _mm512_set1_ps(float(j) * 0.01f);
-  const __m512 x = _mm512_set1_ps(0.999f), y = _mm512_set1_ps(0.001f);
-  const double flops = timedLoop(seconds, 16 * 32, [&](int64_t iters) {
-    for (int64_t it = 0; it < iters; it++) {
-      for (int j = 0; j < 16; j++) acc[j] = _mm512_fmadd_ps(acc[j], x, y);
-      __asm__ volatile("" : "+v"(acc[0]), "+v"(acc[1]), "+v"(acc[2]), "+v"(acc[3]), "+v"(acc[4]), "+v"(acc[5]), "+v"(acc[6]), "+v"(acc[7]));
-    }
-  });
-  __m512 sum = acc[0];
-  for (int j = 1; j < 16; j++) sum = _mm512_add_ps(sum, acc[j]);
-  volatile float sink = _mm512_reduce_add_ps(sum);
-  (void)sink;
-  return flops;
-}
+double fmaFlops(double seconds) { return timedRounds(fmaRounds, 16 * 32, seconds); }
 
-double bf16Flops(double seconds) {
-  // vdpbf16ps: 16 lanes x 2 products x 2 FLOPs = 64 per instruction; 16 independent chains.
-  __m512 acc[16];
-  for (int j = 0; j < 16; j++) acc[j] = _mm512_set1_ps(float(j) * 0.01f);
-  const __m512bh x = _mm512_cvtne2ps_pbh(_mm512_set1_ps(0.001f), _mm512_set1_ps(-0.001f));
-  const __m512bh y = _mm512_cvtne2ps_pbh(_mm512_set1_ps(0.5f), _mm512_set1_ps(0.25f));
-  const double flops = timedLoop(seconds, 16 * 64, [&](int64_t iters) {
-    for (int64_t it = 0; it < iters; it++) {
-      for (int j = 0; j < 16; j++) acc[j] = _mm512_dpbf16_ps(acc[j], x, y);
-      __asm__ volatile("" : "+v"(acc[0]), "+v"(acc[1]), "+v"(acc[2]), "+v"(acc[3]), "+v"(acc[4]), "+v"(acc[5]), "+v"(acc[6]), "+v"(acc[7]));
-    }
-  });
-  __m512 sum = acc[0];
-  for (int j = 1; j < 16; j++) sum = _mm512_add_ps(sum, acc[j]);
-  volatile float sink = _mm512_reduce_add_ps(sum);
-  (void)sink;
-  return flops;
-}
+double bf16Flops(double seconds) { return timedRounds(bf16Rounds, 16 * 64, seconds); }
 
 }  // namespace avx512
 }  // namespace rlhf
