@@ -135,40 +135,52 @@ void roundToBf16(float* x, int64_t count) {
 /** Packs rows [i0, i0+mc) x cols [p0, p0+kc) of op(A) into MR-row panels, zero-padded: panel[p * MR + i]. */
 void packA(const View& A, int64_t i0, int64_t mc, int64_t p0, int64_t kc, float* out) {
   constexpr __mmask16 tile = (1u << MR) - 1;
+  if (A.colStride != 1) {
+    // Stored transposed: row p of the stored matrix holds the block's mc values contiguously. Read it once, front to
+    // back, into every panel (panel by panel, each row would be revisited mc / MR times: with a long row, a
+    // dlogits^T of 16384 columns, that walked 64 KB strides across hundreds of pages per panel).
+    for (int64_t p = 0; p < kc; p++) {
+      const float* src = A.ptr(i0, p0 + p);
+      for (int64_t ir = 0; ir < mc; ir += MR) {
+        _mm512_mask_storeu_ps(out + ir * kc + p * MR, tile, _mm512_maskz_loadu_ps(firstLanes(mc - ir), src + ir));
+      }
+    }
+    return;
+  }
   for (int64_t ir = 0; ir < mc; ir += MR) {
     const int64_t rows = std::min<int64_t>(MR, mc - ir);
     float* panel = out + ir * kc;
-    if (A.colStride == 1) {  // rows contiguous along p: 16 x 16 blocks transposed in registers
-      int64_t p = 0;
-      for (; p + 16 <= kc; p += 16) {
-        __m512 r[16];
-        for (int i = 0; i < 16; i++) r[i] = i < rows ? _mm512_loadu_ps(A.ptr(i0 + ir + i, p0 + p)) : _mm512_setzero_ps();
-        transpose16(r);
-        for (int q = 0; q < 16; q++) _mm512_mask_storeu_ps(panel + (p + q) * MR, tile, r[q]);
-      }
-      for (; p < kc; p++) {
-        for (int i = 0; i < MR; i++) panel[p * MR + i] = i < rows ? A.at(i0 + ir + i, p0 + p) : 0.f;
-      }
-    } else {  // stored transposed: a panel row is MR contiguous values
-      const __mmask16 valid = firstLanes(rows);
-      for (int64_t p = 0; p < kc; p++) {
-        _mm512_mask_storeu_ps(panel + p * MR, tile, _mm512_maskz_loadu_ps(valid, A.ptr(i0 + ir, p0 + p)));
-      }
+    // Rows contiguous along p: 16 x 16 blocks transposed in registers.
+    int64_t p = 0;
+    for (; p + 16 <= kc; p += 16) {
+      __m512 r[16];
+      for (int i = 0; i < 16; i++) r[i] = i < rows ? _mm512_loadu_ps(A.ptr(i0 + ir + i, p0 + p)) : _mm512_setzero_ps();
+      transpose16(r);
+      for (int q = 0; q < 16; q++) _mm512_mask_storeu_ps(panel + (p + q) * MR, tile, r[q]);
+    }
+    for (; p < kc; p++) {
+      for (int i = 0; i < MR; i++) panel[p * MR + i] = i < rows ? A.at(i0 + ir + i, p0 + p) : 0.f;
     }
   }
 }
 
 /** Packs rows [p0, p0+kc) x cols [j0, j0+nc) of op(B) into NR-column panels, zero-padded: panel[p * NR + j]. */
 void packB(const View& B, int64_t p0, int64_t kc, int64_t j0, int64_t nc, float* out) {
+  if (B.colStride == 1) {  // contiguous along j: each row of the block read once, front to back, into every panel
+    for (int64_t p = 0; p < kc; p++) {
+      const float* src = B.ptr(p0 + p, j0);
+      for (int64_t jr = 0; jr < nc; jr += NR) {
+        for (int v = 0; v < NV; v++) {
+          _mm512_storeu_ps(out + jr * kc + p * NR + 16 * v, _mm512_maskz_loadu_ps(firstLanes(nc - jr - 16 * v), src + jr + 16 * v));
+        }
+      }
+    }
+    return;
+  }
   for (int64_t jr = 0; jr < nc; jr += NR) {
     const int64_t cols = std::min<int64_t>(NR, nc - jr);
     float* panel = out + jr * kc;
-    if (B.colStride == 1) {  // contiguous along j
-      for (int64_t p = 0; p < kc; p++) {
-        const float* src = B.ptr(p0 + p, j0 + jr);
-        for (int v = 0; v < NV; v++) _mm512_storeu_ps(panel + p * NR + 16 * v, _mm512_maskz_loadu_ps(firstLanes(cols - 16 * v), src + 16 * v));
-      }
-    } else {  // stored transposed (contiguous along p): 16 x 16 blocks transposed in registers
+    {  // stored transposed (contiguous along p): 16 x 16 blocks transposed in registers
       int64_t p = 0;
       for (; p + 16 <= kc; p += 16) {
         for (int v = 0; v < NV; v++) {
@@ -194,10 +206,22 @@ void packB(const View& B, int64_t p0, int64_t kc, int64_t j0, int64_t nc, float*
 void packABf16(const View& A, int64_t i0, int64_t mc, int64_t p0, int64_t kc, uint32_t* out) {
   constexpr __mmask16 tile = (1u << MR) - 1;
   const int64_t kq = (kc + 1) / 2;
+  if (A.colStride != 1) {  // stored transposed: two rows of k (mc contiguous values each) read once, interleaved
+    for (int64_t q = 0; q < kq; q++) {
+      const float* lo = A.ptr(i0, p0 + 2 * q);
+      const float* hi = 2 * q + 1 < kc ? A.ptr(i0, p0 + 2 * q + 1) : nullptr;
+      for (int64_t ir = 0; ir < mc; ir += MR) {
+        const __mmask16 valid = firstLanes(mc - ir);
+        const __m512 l = _mm512_maskz_loadu_ps(valid, lo + ir), h = hi ? _mm512_maskz_loadu_ps(valid, hi + ir) : _mm512_setzero_ps();
+        _mm512_mask_storeu_epi32(out + ir * kq + q * MR, tile, interleavePairs(l, h));
+      }
+    }
+    return;
+  }
   for (int64_t ir = 0; ir < mc; ir += MR) {
     const int64_t rows = std::min<int64_t>(MR, mc - ir);
     uint32_t* panel = out + ir * kq;
-    if (A.colStride == 1) {  // rows contiguous along p: 32 values = 16 pairs per row, 16 x 16 words transposed
+    {  // rows contiguous along p: 32 values = 16 pairs per row, 16 x 16 words transposed
       int64_t p = 0;
       for (; p + 32 <= kc; p += 32) {
         __m512 r[16];
@@ -210,13 +234,6 @@ void packABf16(const View& A, int64_t i0, int64_t mc, int64_t p0, int64_t kc, ui
           panel[(p / 2) * MR + i] = i < rows ? pairWord(A.at(i0 + ir + i, p0 + p), p + 1 < kc ? A.at(i0 + ir + i, p0 + p + 1) : 0.f) : 0u;
         }
       }
-    } else {  // stored transposed: two rows of k, MR contiguous values each, interleaved
-      const __mmask16 valid = firstLanes(rows);
-      for (int64_t q = 0; q < kq; q++) {
-        const __m512 lo = _mm512_maskz_loadu_ps(valid, A.ptr(i0 + ir, p0 + 2 * q));
-        const __m512 hi = 2 * q + 1 < kc ? _mm512_maskz_loadu_ps(valid, A.ptr(i0 + ir, p0 + 2 * q + 1)) : _mm512_setzero_ps();
-        _mm512_mask_storeu_epi32(panel + q * MR, tile, interleavePairs(lo, hi));
-      }
     }
   }
 }
@@ -224,19 +241,26 @@ void packABf16(const View& A, int64_t i0, int64_t mc, int64_t p0, int64_t kc, ui
 /** Packs rows [p0, p0+kc) x cols [j0, j0+nc) of op(B) as pairs: panel[q * NR + j] = (B[2q, j], B[2q+1, j]), zero-padded. */
 void packBBf16(const View& B, int64_t p0, int64_t kc, int64_t j0, int64_t nc, uint32_t* out) {
   const int64_t kq = (kc + 1) / 2;
+  if (B.colStride == 1) {  // contiguous along j: two rows of k (nc values each) read once, interleaved
+    for (int64_t q = 0; q < kq; q++) {
+      const float* lo = B.ptr(p0 + 2 * q, j0);
+      const float* hi = 2 * q + 1 < kc ? B.ptr(p0 + 2 * q + 1, j0) : nullptr;
+      for (int64_t j = 0; j < nc; j += 16) {
+        const __mmask16 valid = firstLanes(nc - j);
+        const __m512 l = _mm512_maskz_loadu_ps(valid, lo + j), h = hi ? _mm512_maskz_loadu_ps(valid, hi + j) : _mm512_setzero_ps();
+        _mm512_storeu_si512(out + (j / NR) * NR * kq + q * NR + j % NR, interleavePairs(l, h));
+      }
+    }
+    // Whole vectors of columns past nc in the last panel: zero.
+    for (int64_t j = (nc + 15) / 16 * 16; j < (nc + NR - 1) / NR * NR; j += 16) {
+      for (int64_t q = 0; q < kq; q++) _mm512_storeu_si512(out + (j / NR) * NR * kq + q * NR + j % NR, _mm512_setzero_si512());
+    }
+    return;
+  }
   for (int64_t jr = 0; jr < nc; jr += NR) {
     const int64_t cols = std::min<int64_t>(NR, nc - jr);
     uint32_t* panel = out + jr * kq;
-    if (B.colStride == 1) {  // contiguous along j: two rows of k interleaved
-      for (int64_t q = 0; q < kq; q++) {
-        for (int v = 0; v < NV; v++) {
-          const __mmask16 valid = firstLanes(cols - 16 * v);
-          const __m512 lo = _mm512_maskz_loadu_ps(valid, B.ptr(p0 + 2 * q, j0 + jr + 16 * v));
-          const __m512 hi = 2 * q + 1 < kc ? _mm512_maskz_loadu_ps(valid, B.ptr(p0 + 2 * q + 1, j0 + jr + 16 * v)) : _mm512_setzero_ps();
-          _mm512_storeu_si512(panel + q * NR + 16 * v, interleavePairs(lo, hi));
-        }
-      }
-    } else {  // contiguous along p: 32 values = 16 pairs per column, 16 x 16 words transposed
+    {  // contiguous along p: 32 values = 16 pairs per column, 16 x 16 words transposed
       int64_t p = 0;
       for (; p + 32 <= kc; p += 32) {
         for (int v = 0; v < NV; v++) {
@@ -260,17 +284,36 @@ void packBBf16(const View& B, int64_t p0, int64_t kc, int64_t j0, int64_t nc, ui
 
 // ---- micro-kernels ----
 
-/** C[0:mr, 0:nr] (+)= the MR x NR tile acc: full rows stored whole, a partial tile with masks. */
+/**
+ * C[0:mr, 0:nr] (+)= the MR x NR tile acc. Every index into acc is a constant once the loops unroll, so the
+ * accumulators stay in registers (an index that depends on mr would put the whole tile on the stack, in the k loop too):
+ * a full tile is stored directly, a partial one goes through a buffer.
+ */
 inline void storeTile(__m512 (&acc)[MR][NV], float* c, int64_t ldc, int mr, int nr, bool accumulate) {
-  __mmask16 mask[NV];
-  for (int v = 0; v < NV; v++) mask[v] = firstLanes(nr - 16 * v);
+  if (mr == MR && nr == NR) {
+#pragma GCC unroll 16
+    for (int i = 0; i < MR; i++) {
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; v++) {
+        float* at = c + i * ldc + 16 * v;
+        _mm512_storeu_ps(at, accumulate ? _mm512_add_ps(acc[i][v], _mm512_loadu_ps(at)) : acc[i][v]);
+      }
+    }
+    return;
+  }
+  alignas(64) float tile[MR][NR];
+#pragma GCC unroll 16
   for (int i = 0; i < MR; i++) {
-    if (i >= mr) break;
-    float* row = c + i * ldc;
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; v++) _mm512_store_ps(&tile[i][16 * v], acc[i][v]);
+  }
+  for (int i = 0; i < mr; i++) {
     for (int v = 0; v < NV; v++) {
-      __m512 x = acc[i][v];
-      if (accumulate) x = _mm512_add_ps(x, _mm512_maskz_loadu_ps(mask[v], row + 16 * v));
-      _mm512_mask_storeu_ps(row + 16 * v, mask[v], x);
+      const __mmask16 mask = firstLanes(nr - 16 * v);
+      float* at = c + i * ldc + 16 * v;
+      __m512 x = _mm512_load_ps(&tile[i][16 * v]);
+      if (accumulate) x = _mm512_add_ps(x, _mm512_maskz_loadu_ps(mask, at));
+      _mm512_mask_storeu_ps(at, mask, x);
     }
   }
 }
@@ -279,7 +322,9 @@ inline void storeTile(__m512 (&acc)[MR][NV], float* c, int64_t ldc, int mr, int 
 __attribute__((noinline)) void microKernel(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, int mr, int nr,
                                            bool accumulate) {
   __m512 acc[MR][NV];
+#pragma GCC unroll 16
   for (int i = 0; i < MR; i++)
+#pragma GCC unroll 4
     for (int v = 0; v < NV; v++) acc[i][v] = _mm512_setzero_ps();
   for (int i = 0; i < MR; i++) _mm_prefetch(reinterpret_cast<const char*>(c + i * ldc), _MM_HINT_T0);
   for (int64_t p = 0; p < kc; p++) {
@@ -298,7 +343,9 @@ __attribute__((noinline)) void microKernel(int64_t kc, const float* a, const flo
 __attribute__((noinline)) void microKernelBf16(int64_t kq, const uint32_t* a, const uint32_t* b, float* c, int64_t ldc, int mr,
                                                int nr, bool accumulate) {
   __m512 acc[MR][NV];
+#pragma GCC unroll 16
   for (int i = 0; i < MR; i++)
+#pragma GCC unroll 4
     for (int v = 0; v < NV; v++) acc[i][v] = _mm512_setzero_ps();
   for (int i = 0; i < MR; i++) _mm_prefetch(reinterpret_cast<const char*>(c + i * ldc), _MM_HINT_T0);
   for (int64_t q = 0; q < kq; q++) {
