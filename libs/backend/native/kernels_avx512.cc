@@ -81,6 +81,18 @@ inline void transpose16(__m512 r[16]) {
   }
 }
 
+/**
+ * Prefetches the `count` floats at `row` into L1 (a pack loop that reads a short segment of one row after another, rows
+ * far apart: too short a stream for the hardware prefetcher to ramp up on, so each row would wait on L3 or memory).
+ */
+inline void prefetchRow(const float* row, int64_t count) {
+  const char* p = reinterpret_cast<const char*>(row);
+  for (int64_t b = 0; b < count * int64_t(sizeof(float)); b += 64) _mm_prefetch(p + b, _MM_HINT_T0);
+}
+
+/** Rows ahead that the row-at-a-time pack loops prefetch. */
+constexpr int64_t kPrefetchRows = 6;
+
 // ---- bf16 rounding ----
 
 /** float32 -> bf16 bits, round to nearest even, a NaN kept a quiet NaN: the scalar twin of vcvtne2ps2bf16 for tails. */
@@ -141,6 +153,7 @@ void packA(const View& A, int64_t i0, int64_t mc, int64_t p0, int64_t kc, float*
     // dlogits^T of 16384 columns, that walked 64 KB strides across hundreds of pages per panel).
     for (int64_t p = 0; p < kc; p++) {
       const float* src = A.ptr(i0, p0 + p);
+      if (p + kPrefetchRows < kc) prefetchRow(A.ptr(i0, p0 + p + kPrefetchRows), mc);
       for (int64_t ir = 0; ir < mc; ir += MR) {
         _mm512_mask_storeu_ps(out + ir * kc + p * MR, tile, _mm512_maskz_loadu_ps(firstLanes(mc - ir), src + ir));
       }
@@ -169,6 +182,7 @@ void packB(const View& B, int64_t p0, int64_t kc, int64_t j0, int64_t nc, float*
   if (B.colStride == 1) {  // contiguous along j: each row of the block read once, front to back, into every panel
     for (int64_t p = 0; p < kc; p++) {
       const float* src = B.ptr(p0 + p, j0);
+      if (p + kPrefetchRows < kc) prefetchRow(B.ptr(p0 + p + kPrefetchRows, j0), nc);
       for (int64_t jr = 0; jr < nc; jr += NR) {
         for (int v = 0; v < NV; v++) {
           _mm512_storeu_ps(out + jr * kc + p * NR + 16 * v, _mm512_maskz_loadu_ps(firstLanes(nc - jr - 16 * v), src + jr + 16 * v));
@@ -210,6 +224,7 @@ void packABf16(const View& A, int64_t i0, int64_t mc, int64_t p0, int64_t kc, ui
     for (int64_t q = 0; q < kq; q++) {
       const float* lo = A.ptr(i0, p0 + 2 * q);
       const float* hi = 2 * q + 1 < kc ? A.ptr(i0, p0 + 2 * q + 1) : nullptr;
+      for (int64_t r = 2 * q + kPrefetchRows; r < std::min(kc, 2 * q + kPrefetchRows + 2); r++) prefetchRow(A.ptr(i0, p0 + r), mc);
       for (int64_t ir = 0; ir < mc; ir += MR) {
         const __mmask16 valid = firstLanes(mc - ir);
         const __m512 l = _mm512_maskz_loadu_ps(valid, lo + ir), h = hi ? _mm512_maskz_loadu_ps(valid, hi + ir) : _mm512_setzero_ps();
@@ -245,6 +260,7 @@ void packBBf16(const View& B, int64_t p0, int64_t kc, int64_t j0, int64_t nc, ui
     for (int64_t q = 0; q < kq; q++) {
       const float* lo = B.ptr(p0 + 2 * q, j0);
       const float* hi = 2 * q + 1 < kc ? B.ptr(p0 + 2 * q + 1, j0) : nullptr;
+      for (int64_t r = 2 * q + kPrefetchRows; r < std::min(kc, 2 * q + kPrefetchRows + 2); r++) prefetchRow(B.ptr(p0 + r, j0), nc);
       for (int64_t j = 0; j < nc; j += 16) {
         const __mmask16 valid = firstLanes(nc - j);
         const __m512 l = _mm512_maskz_loadu_ps(valid, lo + j), h = hi ? _mm512_maskz_loadu_ps(valid, hi + j) : _mm512_setzero_ps();
