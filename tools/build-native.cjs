@@ -17,9 +17,13 @@ const srcDir = path.join(root, 'libs/backend/native');
 const outDir = path.join(srcDir, 'build');
 const outFile = path.join(outDir, 'rlhf_native.node');
 const stampFile = path.join(outDir, 'rlhf_native.json');
-// kernels_avx2.cc alone gets -mavx2 -mfma; the glue checks the CPU before calling into it, so the addon
-// loads on any x86-64 (no -march=native: the build machine's CPU is not the user's).
-const sources = { 'addon.cc': [], 'pool.cc': [], 'openblas.cc': [], 'kernels_avx2.cc': ['-mavx2', '-mfma'] };
+// kernels_avx2.cc alone gets -mavx2 -mfma and kernels_avx512.cc alone the AVX-512 flags (F, BW, VL, DQ, BF16: GCC 9 or
+// clang 9 and later); the glue checks the CPU before calling into either, so the addon loads on any x86-64 (no
+// -march=native: the build machine's CPU is not the user's).
+const sources = {
+  'addon.cc': [], 'pool.cc': [], 'openblas.cc': [], 'kernels_avx2.cc': ['-mavx2', '-mfma'],
+  'kernels_avx512.cc': ['-mavx512f', '-mavx512bw', '-mavx512vl', '-mavx512dq', '-mavx512bf16', '-mfma'],
+};
 
 function warn(message) {
   process.stderr.write(`[rlhf-code] native kernels not built: ${message}; the wasm kernels will be used\n`);

@@ -1,4 +1,4 @@
-// Where the time of one LoRA SFT step goes (issue 39): every wasm kernel is wrapped with a timer, keyed by kernel name
+// Where the time of one LoRA SFT step goes: every wasm kernel is wrapped with a timer, keyed by kernel name
 // (low-precision products also by orientation and shape), and the step's wall time not inside a kernel is reported as
 // tfjs overhead. Same model and step as `bench train` (libs/bench speed.ts), plus --grad-checkpointing.
 //   node --import tsx tools/profile-lora-step.ts --hidden 896 --layers 24 --heads 14 --kv 2 --ffn 4864 --vocab 151936 \

@@ -1,4 +1,4 @@
-// Microbenchmark of issue 39: the int16-activation x int8-weight GEMM (int16_gemm.h) with each micro-kernel this CPU
+// Microbenchmark of the int16-activation x int8-weight GEMM (int16_gemm.h) with each micro-kernel this CPU
 // has (AVX2, AVX-VNNI, AVX-512 VNNI) against the engine's int8 path with fp32 activations (avx2::lowPrecisionMatMul:
 // dequantise into the fp32 GEMM's packing) and the fp32 GEMM, on the layer shapes of Qwen2.5-Coder-0.5B, both
 // orientations, 2 threads. Also the error of each against a double-precision reference over the same int8 weights.

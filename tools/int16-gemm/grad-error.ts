@@ -1,4 +1,4 @@
-// How far int16 activations move a LoRA step's adapter gradients and the loss (issue 39): one int8-base model of a
+// How far int16 activations move a LoRA step's adapter gradients and the loss: one int8-base model of a
 // preset shape, the same batch, gradients with setLowPrecisionActivations fp32 and int16 on the same stored weights.
 // Prints one JSON line: loss both ways, and the relative error ||g16 - g32|| / ||g32|| over all adapters, the worst
 // single adapter tensor, and the cosine between the two gradient vectors.

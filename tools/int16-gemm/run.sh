@@ -1,5 +1,5 @@
 #!/bin/sh
-# Builds and runs the int16 x int8 GEMM microbenchmark (issue 39): every micro-kernel of int16_gemm.h this CPU has
+# Builds and runs the int16 x int8 GEMM microbenchmark: every micro-kernel of int16_gemm.h this CPU has
 # (AVX2, AVX-VNNI, AVX-512 VNNI; chosen at run time). Arguments: [threads (2)] [outliers]. Heavy: run under the
 # machine lock.
 set -e

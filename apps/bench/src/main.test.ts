@@ -1,6 +1,9 @@
-// bench's command line: its settings, and the one-line errors for a python without torch and a missing torch script.
+// bench's command line: its settings, the one-line errors for a python without torch and a missing torch script, and
+// bench gemm's table and JSON line on a tiny model.
+import * as fs from 'fs';
+import * as path from 'path';
 import { printedConfig, runApp } from '@rlhf-code/cli/testing';
-import { BenchCompareSettings, BenchSettings, InterpreterBenchSettings, SandboxBenchSettings, TORCH_INSTALL } from '@rlhf-code/bench';
+import { BenchCompareSettings, BenchSettings, GemmBenchSettings, InterpreterBenchSettings, SandboxBenchSettings, TORCH_INSTALL } from '@rlhf-code/bench';
 
 const bench = (...args: string[]) => runApp('bench', args);
 const stackLines = (stderr: string) => stderr.split('\n').filter((l) => /^\s+at /.test(l));
@@ -91,5 +94,39 @@ describe('bench interpreter: CLI', () => {
       expect.stringMatching(/^bench interpreter: pair 2\/2: spawn stateless: /),
       expect.stringMatching(/^bench interpreter: pair 2\/2: spawn stateful: /),
     ]);
+  });
+});
+
+// Where the native addon is built (as in libs/backend's tests): bench gemm needs it.
+const nativeBuilt = process.platform === 'linux' && process.arch === 'x64' && process.env.RLHF_NATIVE !== '0' &&
+  fs.existsSync(path.join(__dirname, '../../../libs/backend/native/build/rlhf_native.node'));
+
+describe('bench gemm: CLI', () => {
+  it('--print-config: the settings of libs/bench', () => {
+    expect(printedConfig('bench', ['gemm'])).toEqual(GemmBenchSettings.parse({}));
+    expect(printedConfig('bench', ['gemm', '--threads', '1,2', '--reps', '3'])).toEqual(GemmBenchSettings.parse({ threads: [1, 2], reps: 3 }));
+    expect(bench('gemm', '--reps', '2', '--print-config').stderr).toBe('bench: error: --reps: Too small: expected number to be >=3\n');
+  });
+
+  (nativeBuilt ? it : it.skip)('a tiny model: the table on stderr, one JSON line on stdout with every product, peak and achieved GFLOP/s', () => {
+    const r = bench('gemm', '--model', 'test-fixtures/qwen2-tiny-f32-untied', '--batch', '2', '--seq', '16', '--threads', '1', '--reps', '3', '--peak-seconds', '0.01');
+    expect(r.code).toBe(0);
+    const line = JSON.parse(r.stdout.trim());
+    expect(line).toMatchObject({ model: 'test-fixtures/qwen2-tiny-f32-untied', rows: 32, threads: [1] });
+    const kernels = Object.keys(line.peak_gflops['1']);
+    expect(kernels[0]).toBe('avx2');
+    for (const k of kernels) expect(line.peak_gflops['1'][k]).toBeGreaterThan(0);
+    // hidden 64, 4 heads of 16, 2 kv heads, ffn 160, vocab 1024, 2 layers: q/o, k/v, gate/up, down and the LM head, 3 products each.
+    const names = [...new Set(line.products.map((p: { name: string }) => p.name))];
+    expect(names).toEqual([
+      'q/o x W^T', 'q/o dy W', 'q/o dy^T x', 'k/v x W^T', 'k/v dy W', 'k/v dy^T x', 'gate/up x W^T', 'gate/up dy W', 'gate/up dy^T x',
+      'down x W^T', 'down dy W', 'down dy^T x', 'lm_head x W^T', 'lm_head dy W', 'lm_head dy^T x',
+    ]);
+    expect(line.products).toHaveLength(names.length * kernels.length);
+    expect(line.products[0]).toMatchObject({ name: 'q/o x W^T', m: 32, n: 64, k: 64, trans_a: false, trans_b: true, per_step: 4, dtype: 'fp32', kernel: 'avx2', threads: 1 });
+    expect(Object.keys(line.achieved_gflops['1'])).toEqual(['fp32 avx2', 'fp32 avx512', 'bf16 avx512bf16'].slice(0, kernels.length));
+    expect(r.stderr).toMatch(/^peak GFLOP\/s \(register-only loops\) 1 thread: avx2 [\d.]+/m);
+    expect(r.stderr).toMatch(/^product +m x k x n +per step +dtype +kernel +threads +GFLOP\/s +% of peak$/m);
+    expect(r.stderr).toMatch(/^a step's GEMMs +32 rows +fp32 +avx2 +1 +[\d.]+ +[\d.]+$/m);
   });
 });

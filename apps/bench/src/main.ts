@@ -2,10 +2,12 @@
 // The preset matches tools/torch_ref_bench.py so the two can be compared in one run: `bench compare`.
 // `bench sandbox`: test runs per second of the sandbox, one python process per run against batched runs.
 // `bench interpreter`: interpreter tool calls per second, each process spawned against forked from the fork server.
+// `bench gemm`: the native GEMM at a model's training shapes per kernel and precision, against the measured peak.
 // The benchmarks live in libs/bench; this file reads the settings and prints.
 import { Command } from 'commander';
 import { runCli, settingsCommand, UsageError } from '@rlhf-code/cli';
 import {
+  benchGemm,
   benchGenerate,
   BenchCompareSettings,
   benchInterpreter,
@@ -14,7 +16,9 @@ import {
   BenchSettings,
   benchTrain,
   compare,
+  formatGemmTable,
   formatPlan,
+  GemmBenchSettings,
   InterpreterBenchSettings,
   measureStepPeak,
   MemorySettings,
@@ -76,6 +80,12 @@ async function interpreter(f: InterpreterBenchSettings): Promise<void> {
   print(await benchInterpreter(f, (msg) => process.stderr.write(`bench interpreter: ${msg}\n`)));
 }
 
+function gemm(f: GemmBenchSettings): void {
+  const record = benchGemm(f, (line) => process.stderr.write(`bench gemm: ${line}\n`));
+  process.stderr.write(formatGemmTable(record) + '\n');
+  print(record as unknown as Record<string, unknown>);
+}
+
 const program = new Command('bench').description('Speed of the Qwen2 model and of the sandbox: one JSON line per benchmark.');
 settingsCommand(program.command('train').description('training step (forward, loss, backward, AdamW): {"backend", "params", "step_s", "tokens_per_s"}'), BenchSettings, train);
 settingsCommand(program.command('generate').description('greedy generation with a KV cache, batch 1: {"backend", "ttft_ms", "total_ms", "decode_tokens_per_s"}'), BenchSettings, generate);
@@ -130,6 +140,22 @@ settingsCommand(
     ),
   InterpreterBenchSettings,
   interpreter,
+);
+
+settingsCommand(
+  program
+    .command('gemm')
+    .description(
+      'the native GEMM at the training shapes of --model (N = batch x seq rows; every projection\'s forward x W^T, input ' +
+        'gradient dy W and weight gradient dy^T x, and the LM head\'s) per micro-kernel and precision (fp32 avx2, fp32 avx512, ' +
+        'bf16 avx512bf16, those this CPU has), on each --threads count, beside the peak of a register-only loop of the ' +
+        'kernel\'s multiply-add; progress on stderr, then a table (product, shape, dtype, kernel, threads, GFLOP/s, % of peak), ' +
+        'then one JSON line on stdout {"model", "rows", "threads", "peak_gflops", "achieved_gflops", "percent_of_peak", ' +
+        '"products"}: peak_gflops[threads][instruction], achieved_gflops[threads]["dtype kernel"] = a step\'s GEMMs (each product ' +
+        'weighted by how often a step runs it)',
+    ),
+  GemmBenchSettings,
+  gemm,
 );
 
 void runCli(program, shutdownBackend);

@@ -9,8 +9,9 @@ import { Qwen2Model, RewardModel, saveCheckpoint } from '@rlhf-code/model';
 import { saveTinyAdapter, saveTinyModel } from '@rlhf-code/model/testing';
 
 describe('eval settings', () => {
-  it('--print-config: run needs --models; base takes the schema defaults', () => {
+  it('--print-config: run prints its settings with or without --models (running needs them); base takes the schema defaults', () => {
     expect(printedConfig('eval', ['run', '--models', 'sft=results/sft'])).toEqual(EvalRunSettings.parse({ models: 'sft=results/sft' }));
+    expect(printedConfig('eval', ['run'])).toEqual(EvalRunSettings.parse({}));
     expect(printedConfig('eval', ['base', '--limit', '10'])).toEqual(EvalBaseSettings.parse({ limit: 10 }));
   });
 
@@ -23,7 +24,7 @@ describe('eval settings', () => {
   });
 
   it('errors name the flag, one line each', () => {
-    const r = runApp('eval', ['run', '--print-config']);
+    const r = runApp('eval', ['run']);
     expect(r.code).toBe(1);
     expect(r.stderr).toBe('eval: error: --models: required (give --models, or "models" in a --config file)\n');
     const s = runApp('eval', ['run', '--models', 'a=b', '--samples', '0', '--no-greedy-pass', '--print-config']);

@@ -3,9 +3,9 @@ import { Command } from 'commander';
 import { z } from 'zod';
 import * as tf from '@tensorflow/tfjs';
 import { parseJsonFlag, runCli, settingsCommand, UsageError } from '@rlhf-code/cli';
-import { checkModelFolder, checkVocabulary, generateBatch, GenerateLogitsSettings, GenerateRunSettings, Qwen2Model, sampledIds } from '@rlhf-code/model';
+import { checkpointAt, generateBatch, GenerateLogitsSettings, GenerateRunSettings, openCheckpoint, sampledIds } from '@rlhf-code/model';
 import { initBackend, shutdownBackend } from '@rlhf-code/backend';
-import { encodeFim, loadTokenizer, parseFim } from '@rlhf-code/tokenizer';
+import { encodeFim, parseFim, type Tokenizer } from '@rlhf-code/tokenizer';
 
 const tokenIds = z.array(z.number().int().nonnegative()).min(1);
 
@@ -25,9 +25,9 @@ async function logitsCommand(flags: GenerateLogitsSettings): Promise<void> {
   if (mask && (mask.length !== ids.length || mask.some((r, b) => r.length !== ids[b].length))) {
     throw new UsageError(`--mask: must have the shape of --ids, [${ids.length}, ${ids[0].length}]`);
   }
-  checkModelFolder(flags.model, '--model');
+  const checkpoint = checkpointAt(flags.model, '--model');
   await initBackend({ backend: flags.backend });
-  const model = await Qwen2Model.load(flags.model, { trainable: false, baseDtype: flags.baseDtype });
+  const { model } = await openCheckpoint(checkpoint, { trainable: false, baseDtype: flags.baseDtype, tokenizer: false });
   checkVocab('--ids', ids, model.config.vocab_size);
   const logits = tf.tidy(() => model.logits(tf.tensor2d(ids, undefined, 'int32'), { mask: mask && tf.tensor2d(mask) }));
   process.stdout.write(JSON.stringify({ logits: await logits.array() }) + '\n');
@@ -37,7 +37,7 @@ async function logitsCommand(flags: GenerateLogitsSettings): Promise<void> {
  * --prompt text -> ids. A prompt in Qwen's FIM text form (<|fim_prefix|>p<|fim_suffix|>s<|fim_middle|>) is laid out in
  * the order the checkpoint was trained on (its tokenizer_config.json "fim_mode"), as the online server does.
  */
-function promptFlagIds(tok: ReturnType<typeof loadTokenizer>, text: string): number[] {
+function promptFlagIds(tok: Tokenizer, text: string): number[] {
   let fim;
   try {
     fim = parseFim(text);
@@ -49,12 +49,11 @@ function promptFlagIds(tok: ReturnType<typeof loadTokenizer>, text: string): num
 
 async function runCommand(flags: GenerateRunSettings): Promise<void> {
   const idsFlag = flags.ids === undefined ? undefined : parseJsonFlag('--ids', flags.ids, tokenIds);
-  checkModelFolder(flags.model, '--model');
+  const checkpoint = checkpointAt(flags.model, '--model');
   await initBackend({ backend: flags.backend });
-  const model = await Qwen2Model.load(flags.model, { trainable: false, baseDtype: flags.baseDtype });
   // Text needs the checkpoint's tokenizer; with --ids --json and no stop strings we can do without one.
-  const tokenizer = idsFlag && flags.json && flags.stop.length === 0 ? undefined : await loadTokenizer(flags.model);
-  if (tokenizer) checkVocabulary(tokenizer, model.config.vocab_size, flags.model);
+  const opts = { trainable: false, baseDtype: flags.baseDtype };
+  const { model, tokenizer } = idsFlag && flags.json && flags.stop.length === 0 ? { ...(await openCheckpoint(checkpoint, { ...opts, tokenizer: false })), tokenizer: undefined } : await openCheckpoint(checkpoint, opts);
   const prompt = idsFlag ?? promptFlagIds(tokenizer!, flags.prompt!);
   checkVocab('--ids', [prompt], model.config.vocab_size);
   const sampling = flags.temperature !== undefined || flags.topP !== undefined || flags.topK !== undefined;

@@ -2,7 +2,8 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { BASE_MODEL, printedConfig, runApp, writeTinyModel } from '@rlhf-code/cli/testing';
+import { BASE_MODEL, printedConfig, runApp } from '@rlhf-code/cli/testing';
+import { saveTinyAppModel } from '@rlhf-code/model/testing';
 import { isHeldOut, readCorpus, readPpoData, readRmData, readSftData } from '@rlhf-code/data';
 import { fimExamplesFromText, maxLineRepeat, PrepRmSettings, PrepSyntaxSettings } from '@rlhf-code/datagen';
 import { cursorInCode, functionCases, functionSource, withFileContext } from '@rlhf-code/eval';
@@ -188,7 +189,7 @@ describe('prep syntax', () => {
 
   it('says so in one line, writing nothing, when no body was kept (a random model never ends a function)', async () => {
     const tiny = path.join(dir, 'tiny');
-    await writeTinyModel(tiny, 'prep-syntax');
+    await saveTinyAppModel(tiny, 'prep-syntax');
     const out = path.join(dir, 'never.jsonl');
     const r = runApp('prep', ['syntax', '--model', tiny, '--corpus', corpus, '--out', out, ...FLAGS, '--samples', '1', '--max-new-tokens', '8']);
     expect(r.code).toBe(1);

@@ -5,7 +5,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs
 import * as os from 'os';
 import * as path from 'path';
 import { readSafetensors, RewardModel } from '@rlhf-code/model';
-import { printedConfig, runApp, writeTinyModel } from '@rlhf-code/cli/testing';
+import { printedConfig, runApp } from '@rlhf-code/cli/testing';
+import { saveTinyAppModel } from '@rlhf-code/model/testing';
 import { ALGORITHMS, RlSettings } from '@rlhf-code/rl';
 
 const rl = (...args: string[]) => runApp('rl', args);
@@ -27,9 +28,9 @@ let heldOut: string;
 beforeAll(async () => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'rl-test-'));
   policy = path.join(dir, 'sft');
-  await writeTinyModel(policy, 'tiny-policy', 'lm');
+  await saveTinyAppModel(policy, 'tiny-policy', 'lm');
   rewardModel = path.join(dir, 'rm');
-  await writeTinyModel(rewardModel, 'tiny-rm', 'rm');
+  await saveTinyAppModel(rewardModel, 'tiny-rm', 'rm');
   withTests = path.join(dir, 'prompts.jsonl');
   writeFileSync(withTests, PROMPTS.map((p) => JSON.stringify(p)).join('\n') + '\n');
   noTests = path.join(dir, 'prompts-no-tests.jsonl');

@@ -4,7 +4,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { readSafetensors, RewardModel } from '@rlhf-code/model';
-import { BASE_MODEL as BASE, printedConfig, runApp, writeTinyModel } from '@rlhf-code/cli/testing';
+import { BASE_MODEL as BASE, printedConfig, runApp } from '@rlhf-code/cli/testing';
+import { saveTinyAppModel } from '@rlhf-code/model/testing';
 import { RmSettings } from '@rlhf-code/train';
 
 const rm = (...args: string[]) => runApp('rm', args);
@@ -21,7 +22,7 @@ let data: string;
 beforeAll(async () => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'rm-test-'));
   model = path.join(dir, 'sft');
-  await writeTinyModel(model, 'tiny-rm');
+  await saveTinyAppModel(model, 'tiny-rm');
   data = path.join(dir, 'rm.jsonl');
   writeFileSync(data, ROWS.map((r) => JSON.stringify(r)).join('\n') + '\n');
 });

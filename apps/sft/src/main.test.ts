@@ -6,7 +6,8 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import * as os from 'os';
 import * as path from 'path';
 import { isHeldOut } from '@rlhf-code/data';
-import { BASE_MODEL as BASE, printedConfig, REPO_ROOT as ROOT, runApp, writeTinyModel } from '@rlhf-code/cli/testing';
+import { BASE_MODEL as BASE, printedConfig, REPO_ROOT as ROOT, runApp } from '@rlhf-code/cli/testing';
+import { saveTinyAppModel } from '@rlhf-code/model/testing';
 import { PretrainSettings, SftSettings } from '@rlhf-code/train';
 import { readSafetensors, readSafetensorsHeader } from '@rlhf-code/model';
 
@@ -38,7 +39,7 @@ let data: string;
 beforeAll(async () => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'sft-test-'));
   model = path.join(dir, 'tiny');
-  await writeTinyModel(model, 'tiny-sft');
+  await saveTinyAppModel(model, 'tiny-sft');
   data = path.join(dir, 'sft.jsonl');
   writeFileSync(data, ROWS.map((r) => JSON.stringify(r)).join('\n') + '\n');
 });

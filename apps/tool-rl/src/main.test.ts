@@ -3,7 +3,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { printedConfig, runApp, writeTinyModel } from '@rlhf-code/cli/testing';
+import { printedConfig, runApp } from '@rlhf-code/cli/testing';
+import { saveTinyAppModel } from '@rlhf-code/model/testing';
 
 const toolRl = (...args: string[]) => runApp('tool-rl', args);
 let dir: string;
@@ -29,7 +30,7 @@ test('--help lists the flags; bad input is one clear line', async () => {
   const tasks = path.join(dir, 'tasks.jsonl');
   writeFileSync(tasks, '{"question": "What is 1 + 1?", "answer": "2"}\n{"question": "What?"}\n');
   const model = path.join(dir, 'model');
-  await writeTinyModel(model, 'tiny', 'lm');
+  await saveTinyAppModel(model, 'tiny', 'lm');
   const r = toolRl('train', '--model', model, '--data', tasks, '--out', path.join(dir, 'out'), '--steps', '1');
   expect(r.code).not.toBe(0);
   expect(r.stderr).toContain(`${tasks}:2`);

@@ -11,7 +11,7 @@
 //                 minus 0.1 when it does not compile; so no stub earns anything). Code the model ran in its tool
 //                 calls does not count, only the final turn's.
 //
-// Why (issue 36): the judge before accepted the answer as a whole token anywhere in the episode's last turn, whatever
+// Why: the judge before accepted the answer as a whole token anywhere in the episode's last turn, whatever
 // that turn was. On all 32 held-out kth_smallest tasks the answer is an element of the question's own list, so a turn
 // that echoed the list counted as solved; so did a turn naming several candidates, a turn cut by the token limit,
 // and a tool call left unanswered at the turn limit.

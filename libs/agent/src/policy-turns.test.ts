@@ -4,7 +4,7 @@ import * as tf from '@tensorflow/tfjs';
 import { initBackend } from '@rlhf-code/backend';
 import { resumableRng } from '@rlhf-code/model';
 import { saveTinyModel, tempDir, TOKENIZER_DIR } from '@rlhf-code/model/testing';
-import { loadModelAndTokenizer } from '@rlhf-code/model';
+import { openCheckpoint } from '@rlhf-code/model';
 import { forwardResponses } from '@rlhf-code/rl';
 import { chatTemplateOf } from '@rlhf-code/tokenizer';
 import { interpreterTools, runEpisodes } from './episode';
@@ -16,7 +16,7 @@ beforeAll(() => initBackend({ quiet: true }));
 test('sampled episodes: ended by a rule; recomputed log-probs at the marked tokens equal the sampler\'s', async () => {
   const dir = tempDir('agent-');
   await saveTinyModel(dir, { seed: 3, tokenizerDir: TOKENIZER_DIR });
-  const { model, tokenizer } = await loadModelAndTokenizer(dir);
+  const { model, tokenizer } = await openCheckpoint(dir);
   const template = chatTemplateOf(tokenizer);
   const prompts = [[{ role: 'user' as const, content: 'Compute 2**10.' }], [{ role: 'user' as const, content: 'Reverse "abc".' }]];
   const episodes = await runEpisodes(policyTurns(model, { tokenizer, temperature: 1, rng: resumableRng('agent-test') }), prompts, {
@@ -40,7 +40,7 @@ test('sampled episodes: ended by a rule; recomputed log-probs at the marked toke
 test('common random numbers: an episode\'s turn k is drawn from its own stream (root seed, episode, turn), whatever else is sampled', async () => {
   const dir = tempDir('agent-');
   await saveTinyModel(dir, { seed: 5, tokenizerDir: TOKENIZER_DIR });
-  const { model, tokenizer } = await loadModelAndTokenizer(dir);
+  const { model, tokenizer } = await openCheckpoint(dir);
   const seqs = ['Compute 2**10.', 'Reverse "abc".', 'Sum 1..9.'].map((q) => tokenizer.encode(`<|im_start|>user\n${q}<|im_end|>\n<|im_start|>assistant\n`));
   const make = (seed: string) => policyTurns(model, { tokenizer, temperature: 1, rng: resumableRng(seed) });
   const a = make('crn');

@@ -1,4 +1,4 @@
-// The settings of the tool-use stages (issue 18), one schema each, with defaults and descriptions here once; the
+// The settings of the tool-use stages, one schema each, with defaults and descriptions here once; the
 // tool-rl app's flags, --help and --config come from them.
 //   ToolWarmStartSettings  SFT on synthetic tool-use traces (the format, before RL)
 //   ToolGrpoSettings       GRPO over multi-turn episodes with the Python interpreter

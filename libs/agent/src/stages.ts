@@ -9,11 +9,12 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { readToolTasks, shuffle, type ToolTaskRecord } from '@rlhf-code/data';
-import { resumableRng, loadModelAndTokenizer, modelFolderProblem, type Qwen2Model } from '@rlhf-code/model';
+import { initBackend } from '@rlhf-code/backend';
+import { checkpointAt, openCheckpoint, resumableRng, type Checkpoint, type Qwen2Model } from '@rlhf-code/model';
 import { loadRlModels, saveRlCheckpoint } from '@rlhf-code/rl';
 import { SandboxPool, STUB_NAMES, stubPrograms } from '@rlhf-code/sandbox';
 import { bestTemperature, meanSe, paired, temperatureKey, type DevPoint, type PairedDiff } from '@rlhf-code/stats';
-import { chatTemplateOf, loadTokenizer, type Tokenizer } from '@rlhf-code/tokenizer';
+import { chatTemplateOf, type Tokenizer } from '@rlhf-code/tokenizer';
 import { loadLmStageModel, runLmStage } from '@rlhf-code/train';
 import { loraConfigOf, RunDir, trainerConfig, TrainingRun, yieldToEventLoop } from '@rlhf-code/trainer-core';
 import { interpreterTools, runEpisodes, taskMessages, type Episode } from './episode';
@@ -53,7 +54,9 @@ export async function readTasks(files: readonly string[], o: { limit: number; se
 }
 
 export async function runToolWarmStart(f: ToolWarmStartSettings, log: (line: string) => void = console.error) {
-  const tok = loadTokenizer(f.model);
+  const base = checkpointAt(f.model, '--model');
+  await initBackend({ backend: f.backend });
+  const tok = base.tokenizer();
   const template = chatTemplateOf(tok);
   const records = await readTasks(f.data, { limit: 0, seed: f.seed, flag: '--data' });
   const tasks = solvedTasks(records, resumableRng(`warmstart:${f.seed}`), f).filter((t) => t !== null);
@@ -79,7 +82,7 @@ export async function runToolWarmStart(f: ToolWarmStartSettings, log: (line: str
     `tool-rl warmstart: ${records.length} tasks in ${f.data.join(',')}: ${tasks.length} with a trace (${code} programming, ${tasks.length - code} questions; ${records.length - tasks.length} without, skipped); ` +
       `${direct} traces answer without the tool, ${fixes} first run a wrong attempt (${unseen.size} whose attempt passed the shown check dropped); ${tooLong} longer than --max-len ${f.maxLen} dropped; ${examples.length} training / ${heldOut.length} held-out traces`,
   );
-  const model = await loadLmStageModel(f, new RunDir(f.out).resumeFrom(f.resume), (line) => log(`tool-rl warmstart: ${line}`));
+  const model = await loadLmStageModel(f, new RunDir(f.out).resumeFrom(f.resume), (line) => log(`tool-rl warmstart: ${line}`), base);
   try {
     const result = await runLmStage({
       label: 'tool warm-start',
@@ -120,8 +123,10 @@ interface ToolGrpoState {
 }
 
 export async function runToolGrpo(f: ToolGrpoSettings, log: (line: string) => void = console.error) {
+  const base = checkpointAt(f.model, '--model');
+  await initBackend({ backend: f.backend });
   const tasks = await readTasks(f.data, { limit: f.limit, seed: f.seed, flag: '--data' });
-  const tok = loadTokenizer(f.model);
+  const tok = base.tokenizer();
   const template = chatTemplateOf(tok);
   const lora = loraConfigOf({ ...f, loraDropout: 0 }); // no dropout in RL: rollout and update log-probs must agree
   // --resume: the policy (or adapter) saved in --out, the reference still from --model; then the optimizer, the
@@ -367,8 +372,16 @@ async function evalRow(
  * One row on the test tasks at its temperature: its own `@T`; else, with dev tasks, the candidate temperature with the
  * best dev success (ties to the lower: greedy first), the dev figures kept in the row; else --temperature.
  */
-async function evalRowAtItsTemperature(r: EvalRun, tasks: readonly ToolTaskRecord[], dev: readonly ToolTaskRecord[] | null, f: ToolEvalSettings, pool: SandboxPool, log: (line: string) => void) {
-  const { model, tokenizer } = await loadModelAndTokenizer(r.dir, { trainable: false, merge: true });
+async function evalRowAtItsTemperature(
+  r: EvalRun,
+  checkpoint: Checkpoint<'causal-lm'>,
+  tasks: readonly ToolTaskRecord[],
+  dev: readonly ToolTaskRecord[] | null,
+  f: ToolEvalSettings,
+  pool: SandboxPool,
+  log: (line: string) => void,
+) {
+  const { model, tokenizer } = await openCheckpoint(checkpoint, { trainable: false, merge: true });
   try {
     if (r.temperature !== undefined || dev === null) return await evalRow({ ...r, temperature: r.temperature ?? f.temperature }, tasks, f, pool, model, tokenizer);
     const points: (DevPoint & { se: number | null })[] = [];
@@ -403,12 +416,10 @@ async function stubRows(tasks: readonly ToolTaskRecord[], pool: SandboxPool): Pr
 }
 
 export async function runToolEval(f: ToolEvalSettings, log: (line: string) => void = console.error) {
+  await initBackend({ backend: f.backend });
   const runs = parseEvalRuns(f.runs);
   if (!runs.some((r) => r.name === f.baseline)) throw new Error(`--baseline ${f.baseline}: no such row in --runs (rows: ${runs.map((r) => r.name).join(', ')})`);
-  for (const r of runs) {
-    const problem = modelFolderProblem(r.dir);
-    if (problem !== null) throw new Error(`--runs ${r.name}: ${r.dir}: ${problem}`);
-  }
+  const checkpoints = runs.map((r) => checkpointAt(r.dir, `--runs ${r.name}`));
   const tasks = await readTasks(f.data, { limit: f.limit, seed: f.seed, flag: '--data', min: 2 });
   const dev = f.devData ? await readTasks(f.devData, { limit: 0, seed: f.seed, flag: '--dev-data', min: 2 }) : null;
   if (dev) {
@@ -421,8 +432,8 @@ export async function runToolEval(f: ToolEvalSettings, log: (line: string) => vo
   const pool = new SandboxPool({ concurrency: f.toolWorkers });
   const models: Record<string, EvalRow> = {};
   const perTask: Record<string, PerTask> = {};
-  for (const r of runs) {
-    const { row, perTask: p } = await evalRowAtItsTemperature(r, tasks, dev, f, pool, log);
+  for (const [i, r] of runs.entries()) {
+    const { row, perTask: p } = await evalRowAtItsTemperature(r, checkpoints[i], tasks, dev, f, pool, log);
     models[r.name] = row;
     perTask[r.name] = p;
     log(`tool-rl eval: ${r.name.padEnd(16)} success ${row.success.toFixed(3)} ± ${row.se?.toFixed(3) ?? 'n/a'} at T=${row.temperature}  calls ${row.tool_calls.toFixed(2)}  turns ${row.turns.toFixed(2)}  malformed ${row.malformed.toFixed(3)}  (${row.seconds.toFixed(0)} s)`);

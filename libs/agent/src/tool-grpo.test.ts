@@ -3,7 +3,7 @@
 // the adapter, reports the episode metrics, and leaks nothing.
 import * as tf from '@tensorflow/tfjs';
 import { initBackend } from '@rlhf-code/backend';
-import { resumableRng, loadModelAndTokenizer } from '@rlhf-code/model';
+import { openCheckpoint, resumableRng } from '@rlhf-code/model';
 import { saveTinyModel, tempDir, TOKENIZER_DIR } from '@rlhf-code/model/testing';
 import { forwardResponses, layoutSequences } from '@rlhf-code/rl';
 import { chatTemplateOf } from '@rlhf-code/tokenizer';
@@ -18,7 +18,7 @@ beforeAll(() => initBackend({ quiet: true }));
 test.each(['token-mean', 'seq-mean'] as const)('%s: the successful episode gains probability, the failed one loses it; only the adapter moves', async (lossAggregation) => {
   const dir = tempDir('tool-grpo-');
   await saveTinyModel(dir, { seed: 4, tokenizerDir: TOKENIZER_DIR });
-  const { model: policy, tokenizer } = await loadModelAndTokenizer(dir);
+  const { model: policy, tokenizer } = await openCheckpoint(dir);
   policy.addLora({ r: 4, alpha: 8, dropout: 0, targets: ['q_proj', 'v_proj', 'down_proj'] }, { seed: 1 });
   const reference = policy.view(null);
   const call = toolCallText('print(2 ** 10)');

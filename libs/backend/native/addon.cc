@@ -1,5 +1,5 @@
 // Node-API glue of the native kernels. Built without -mavx2, so loading the addon is safe on any x86-64: the
-// AVX2 kernels run only after the CPU check below. Every function takes the wasm heap as a Float32Array plus
+// AVX2 kernels run only after the CPU check below, the AVX-512 GEMMs only after gemmActive's (kernels_avx2.cc). Every function takes the wasm heap as a Float32Array plus
 // element offsets into it, checks the ranges, and computes in place: the tfjs wasm backend's tensors are
 // used where they live, with no copies.
 #include <node_api.h>
@@ -108,24 +108,54 @@ bool int32s(napi_env env, napi_value v, std::vector<int64_t>* out) {
 /** Rows or columns at or below this go to the skinny kernels (GEMM would pack the big operand for nothing). */
 constexpr int64_t kSkinny = 16;
 
-void matmulOne(const Gemm& g, const float* a, const float* b, float* c, bool parallel) {
+/**
+ * One product by the rules of every float32 product: fp32 with few rows or columns on the skinny kernels, OpenBLAS when
+ * chosen, else the GEMM's active micro-kernel (kernels.h gemmKernel); bf16 always the packed GEMM, whose packing rounds
+ * the operands (so every shape gets the same bf16 numbers).
+ */
+void matmulOne(const Gemm& g, const float* a, const float* b, float* c, bool parallel, Precision precision = Precision::Fp32) {
   if (g.m == 0 || g.n == 0) return;
   if (g.k == 0) {
     std::memset(c, 0, sizeof(float) * g.m * g.n);
+  } else if (precision == Precision::Bf16) {
+    gemmActive(g, a, b, c, parallel, Precision::Bf16);
   } else if (g.m <= kSkinny || g.n <= kSkinny) {
     avx2::skinny(g, a, b, c, parallel);
   } else if (useOpenblas && parallel) {
     openblas::gemm(g, a, b, c);
   } else {
-    avx2::gemm(g, a, b, c, parallel);
+    gemmActive(g, a, b, c, parallel);
   }
 }
 
-// batchMatMul(heap, transA, transB, m, n, k, aOffsets, bOffsets, cOffsets): C_i = op(A_i) op(B_i) for each i.
+/** A precision argument: "fp32" or "bf16"; throws and returns false otherwise. */
+bool precisionArg(napi_env env, napi_value v, Precision* out) {
+  char name[8] = {0};
+  size_t len = 0;
+  if (napi_get_value_string_utf8(env, v, name, sizeof name, &len) == napi_ok) {
+    const std::string s(name, len);
+    if (s == "fp32" || s == "bf16") {
+      *out = s == "bf16" ? Precision::Bf16 : Precision::Fp32;
+      return true;
+    }
+  }
+  napi_throw_range_error(env, nullptr, "rlhf-native: precision must be 'fp32' or 'bf16'");
+  return false;
+}
+
+// batchMatMul(heap, transA, transB, m, n, k, aOffsets, bOffsets, cOffsets[, precision]): C_i = op(A_i) op(B_i) for each
+// i; precision "fp32" (default) or "bf16" (operands rounded to bf16, fp32 accumulation: kernels.h Precision).
 napi_value BatchMatMul(napi_env env, napi_callback_info info) {
-  napi_value argv[9];
+  napi_value argv[10];
+  size_t argc = 10;
   Heap heap;
-  if (!heapArgs(env, info, 9, argv, &heap)) return nullptr;
+  if (napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr) != napi_ok || (argc != 9 && argc != 10)) {
+    napi_throw_type_error(env, nullptr, "rlhf-native: expected 9 or 10 arguments");
+    return nullptr;
+  }
+  if (!getHeap(env, argv[0], &heap)) return nullptr;
+  Precision precision = Precision::Fp32;
+  if (argc == 10 && !precisionArg(env, argv[9], &precision)) return nullptr;
   const Gemm g{boolean(env, argv[1]), boolean(env, argv[2]), i64(env, argv[3]), i64(env, argv[4]), i64(env, argv[5])};
   if (g.m < 0 || g.n < 0 || g.k < 0) {
     napi_throw_range_error(env, nullptr, "rlhf-native: negative matrix size");
@@ -149,9 +179,9 @@ napi_value BatchMatMul(napi_env env, napi_callback_info info) {
   // Many small products (attention heads): one per task. Few large ones: each uses every thread.
   const int64_t work = g.m * g.n * g.k;
   if (batch > 1 && (batch >= 2 * static_cast<size_t>(threads()) || work < (1 << 22))) {
-    parallelFor(static_cast<int>(batch), [&](int i) { matmulOne(g, as[i], bs[i], cs[i], false); });
+    parallelFor(static_cast<int>(batch), [&](int i) { matmulOne(g, as[i], bs[i], cs[i], false, precision); });
   } else {
-    for (size_t i = 0; i < batch; i++) matmulOne(g, as[i], bs[i], cs[i], true);
+    for (size_t i = 0; i < batch; i++) matmulOne(g, as[i], bs[i], cs[i], true, precision);
   }
   return nullptr;
 }
@@ -622,27 +652,27 @@ napi_value Configure(napi_env env, napi_callback_info info) {
   return Info(env, info);
 }
 
-// info(): {cpu: bool (AVX2 and FMA), gemm: "openblas" | "own", threads}
+// info(): {cpu: bool (AVX2 and FMA), gemm: "openblas" | "own", kernel: the own GEMM's micro-kernel (gemmKernels), threads}
 napi_value Info(napi_env env, napi_callback_info) {
-  napi_value out, cpu, gemm, nthreads;
+  napi_value out, cpu, gemm, kernel, nthreads;
   CHECK(env, napi_create_object(env, &out));
   CHECK(env, napi_get_boolean(env, cpuOk, &cpu));
   CHECK(env, napi_create_string_utf8(env, useOpenblas ? "openblas" : "own", NAPI_AUTO_LENGTH, &gemm));
+  CHECK(env, napi_create_string_utf8(env, cpuOk ? gemmKernel() : "none", NAPI_AUTO_LENGTH, &kernel));
   CHECK(env, napi_create_int32(env, threads(), &nthreads));
   CHECK(env, napi_set_named_property(env, out, "cpu", cpu));
   CHECK(env, napi_set_named_property(env, out, "gemm", gemm));
+  CHECK(env, napi_set_named_property(env, out, "kernel", kernel));
   CHECK(env, napi_set_named_property(env, out, "threads", nthreads));
   return out;
 }
 
-// int16Kernels(): {active, available}: the int16 GEMM's micro-kernel in use and those this CPU has, AVX2 first
-// (kernels.h int16Kernel).
-napi_value Int16Kernels(napi_env env, napi_callback_info) {
+/** {active, available}: a kernel in use and the comma-separated names of those this CPU has, as a JS object. */
+napi_value kernelsObject(napi_env env, const char* activeName, const std::string& names) {
   napi_value out, active, available;
   CHECK(env, napi_create_object(env, &out));
-  CHECK(env, napi_create_string_utf8(env, avx2::int16Kernel(), NAPI_AUTO_LENGTH, &active));
+  CHECK(env, napi_create_string_utf8(env, activeName, NAPI_AUTO_LENGTH, &active));
   CHECK(env, napi_create_array(env, &available));
-  const std::string names = avx2::int16Kernels();
   uint32_t i = 0;
   for (size_t start = 0; start <= names.size();) {
     const size_t end = std::min(names.find(',', start), names.size());
@@ -655,6 +685,47 @@ napi_value Int16Kernels(napi_env env, napi_callback_info) {
   CHECK(env, napi_set_named_property(env, out, "available", available));
   return out;
 }
+
+// gemmKernels(): {active, available}: the GEMM's micro-kernel in use (avx2, avx512 or avx512bf16) and those this CPU
+// has, AVX2 first (kernels.h gemmKernel).
+napi_value GemmKernels(napi_env env, napi_callback_info) { return kernelsObject(env, gemmKernel(), gemmKernels()); }
+
+// setGemmKernel(name): the GEMM's micro-kernel by name (kernels.h); a RangeError for one this CPU lacks. Returns
+// gemmKernels().
+napi_value SetGemmKernel(napi_env env, napi_callback_info info) {
+  napi_value argv[1];
+  if (!args(env, info, 1, argv)) return nullptr;
+  char name[32] = {0};
+  size_t len = 0;
+  CHECK(env, napi_get_value_string_utf8(env, argv[0], name, sizeof name, &len));
+  if (!setGemmKernel(name)) {
+    napi_throw_range_error(env, nullptr, (std::string("rlhf-native: no GEMM kernel '") + name + "' on this CPU (it has " + gemmKernels() + ")").c_str());
+    return nullptr;
+  }
+  return GemmKernels(env, info);
+}
+
+// peakGflops(kind, seconds): GFLOP/s of a register-only loop of one multiply-add ("avx2", "avx512", "avx512bf16") on
+// all the pool's threads at once (kernels.h peakGflops); -1 when the CPU lacks it.
+napi_value PeakGflops(napi_env env, napi_callback_info info) {
+  napi_value argv[2];
+  if (!args(env, info, 2, argv)) return nullptr;
+  char kind[32] = {0};
+  size_t len = 0;
+  CHECK(env, napi_get_value_string_utf8(env, argv[0], kind, sizeof kind, &len));
+  const double seconds = f64(env, argv[1]);
+  if (!(seconds > 0 && seconds <= 60)) {
+    napi_throw_range_error(env, nullptr, "rlhf-native: peakGflops seconds must be in (0, 60]");
+    return nullptr;
+  }
+  napi_value out;
+  CHECK(env, napi_create_double(env, peakGflops(kind, seconds), &out));
+  return out;
+}
+
+// int16Kernels(): {active, available}: the int16 GEMM's micro-kernel in use and those this CPU has, AVX2 first
+// (kernels.h int16Kernel).
+napi_value Int16Kernels(napi_env env, napi_callback_info) { return kernelsObject(env, avx2::int16Kernel(), avx2::int16Kernels()); }
 
 // setInt16Kernel(name): the int16 GEMM's micro-kernel by name (kernels.h); a RangeError for one this CPU lacks.
 // Returns int16Kernels().
@@ -685,7 +756,8 @@ napi_value Init(napi_env env, napi_value exports) {
              {"attentionForward", AttentionForward}, {"attentionBackward", AttentionBackward},
              {"swigluGrad", SwiGLUGrad}, {"rmsNormGrad", RmsNormGrad}, {"segmentSum", SegmentSum},
              {"lowPrecisionMatMul", LowPrecisionMatMul}, {"lowPrecisionRows", LowPrecisionRows},
-             {"decodeLayer", DecodeLayer}, {"expTerms", ExpTerms}, {"int16Kernels", Int16Kernels}, {"setInt16Kernel", SetInt16Kernel}};
+             {"decodeLayer", DecodeLayer}, {"expTerms", ExpTerms}, {"int16Kernels", Int16Kernels}, {"setInt16Kernel", SetInt16Kernel},
+             {"gemmKernels", GemmKernels}, {"setGemmKernel", SetGemmKernel}, {"peakGflops", PeakGflops}};
   for (const auto& f : fns) {
     napi_value fn;
     // Without AVX2/FMA only info() is exported: nothing else may run.

@@ -9,7 +9,8 @@
 // A is quantised per row and per block of KC columns: q = round(a / s), s = max|a| / 32767 over the block. With
 // |q| <= 32767 and |w| <= 127, KC = 512 values (256 vpmaddwd pairs) sum to at most 256 * 2 * 32767 * 127 < 2^31: an
 // int32 accumulator cannot overflow within a block (vpdpwssd wraps like vpaddd: the same bound holds).
-// Three micro-kernels, chosen at run time by the CPU (kernel(); setKernel forces one for tests and benchmarks): AVX2
+// Three micro-kernels, chosen at run time by the CPU (kernel(); setKernel forces one for tests and benchmarks; none of
+// AVX-512 with RLHF_AVX512=0, kernels.h avx512Allowed): AVX2
 // (vpmaddwd + vpaddd, 6 x 16 in ymm: every x86-64 the addon runs on), AVX-VNNI (one vpdpwssd for the two, same tile)
 // and AVX-512 VNNI (vpdpwssd on zmm, 8 x 32). Only the micro-kernel functions carry the target attribute of their
 // extension; the rest of the file is AVX2 code like its translation unit (kernels_avx2.cc, -mavx2 -mfma).
@@ -22,6 +23,7 @@
 #include <cstring>
 #include <vector>
 
+#include "kernels.h"
 #include "pool.h"
 
 namespace i16gemm {
@@ -346,7 +348,9 @@ inline const char* kernelName(Kernel k) { return k == Kernel::Avx512Vnni ? "avx5
 inline bool cpuHas(Kernel k) {
   __builtin_cpu_init();
   switch (k) {
-    case Kernel::Avx512Vnni: return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vnni");
+    case Kernel::Avx512Vnni:
+      return rlhf::avx512Allowed() && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+             __builtin_cpu_supports("avx512vnni");
     case Kernel::AvxVnni: return __builtin_cpu_supports("avxvnni");
     default: return true;  // the translation unit's own AVX2, checked by the addon before anything runs
   }

@@ -2,8 +2,22 @@
 // memory), addressed by pointers the N-API glue computes from offsets.
 #pragma once
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 
 namespace rlhf {
+
+/**
+ * Whether AVX-512 code may run: false when the environment has RLHF_AVX512=0 as the process loads the addon (read once),
+ * and then the GEMM and the int16 GEMM choose among their other micro-kernels, as on a CPU without AVX-512.
+ */
+inline bool avx512Allowed() {
+  static const bool allowed = [] {
+    const char* v = std::getenv("RLHF_AVX512");
+    return !(v != nullptr && std::strcmp(v, "0") == 0);
+  }();
+  return allowed;
+}
 
 /**
  * One matrix product C[m, n] = op(A) op(B) with op(A) [m, k], op(B) [k, n]:
@@ -15,9 +29,45 @@ struct Gemm {
   int64_t m, n, k;
 };
 
+/**
+ * The precision of a GEMM's operands: fp32, or bf16 (each operand rounded to bf16, round to nearest even, when it is
+ * packed; the products, exact in fp32, summed in fp32 into an fp32 C). bf16 is the GEMM of mixed-precision training:
+ * the tensors (weights, activations, gradients) stay fp32, only the GEMM reads them in bf16.
+ */
+enum class Precision { Fp32, Bf16 };
+
+/**
+ * The GEMMs' micro-kernels, chosen at run time (kernels_avx2.cc):
+ *   avx2        fp32 6 x 16 ymm FMA (kernels_avx2.cc); bf16 emulated: operands rounded at packing, then that fp32 kernel
+ *   avx512      fp32 12 x 32 zmm FMA (kernels_avx512.cc); bf16 emulated on it the same way
+ *   avx512bf16  fp32 as avx512; bf16 on vdpbf16ps (12 x 32 zmm, pairs along k)
+ * By default the widest this CPU has (AVX2 with RLHF_AVX512=0: avx512Allowed); the emulated and the vdpbf16ps bf16 GEMMs differ only in the order of the fp32
+ * additions (and vdpbf16ps flushes denormals). fp32 on avx2 and avx512 gives bit-identical results (same blocking
+ * along k, one FMA per k in order).
+ */
+const char* gemmKernel();
+/** Chooses it by name (tests, benchmarks, RLHF_AVX512=0); false, and nothing changed, for an unknown name or one this CPU lacks. */
+bool setGemmKernel(const char* name);
+/** The names of the ones this CPU has, comma-separated, AVX2 first. */
+const char* gemmKernels();
+/**
+ * C[m, n] = op(A) op(B) (see Gemm) on the active micro-kernel, in `precision`, every shape through the packed GEMM
+ * (the callers route few rows or columns to avx2::skinny for fp32 themselves). C overwritten; k > 0.
+ */
+void gemmActive(const Gemm& g, const float* a, const float* b, float* c, bool parallel, Precision precision = Precision::Fp32);
+/**
+ * The measured peak of one kind of multiply-add, register-only (no memory traffic), on every thread of the pool at
+ * once for `seconds`: "avx2" (vfmadd ymm, 16 FLOP), "avx512" (vfmadd zmm, 32) or "avx512bf16" (vdpbf16ps zmm, 64).
+ * GFLOP/s summed over the threads; -1 when the CPU lacks the instruction.
+ */
+double peakGflops(const char* kind, double seconds);
+
 /** Own AVX2/FMA kernels (kernels_avx2.cc, compiled with -mavx2 -mfma; call only when the CPU has both). */
 namespace avx2 {
-void gemm(const Gemm& g, const float* a, const float* b, float* c, bool parallel);
+/** bf16Operands: the packed operands rounded to bf16 values (the emulated bf16 GEMM). */
+void gemm(const Gemm& g, const float* a, const float* b, float* c, bool parallel, bool bf16Operands = false);
+/** FLOPs done by a register-only ymm FMA loop run for about `seconds` (peakGflops). */
+double fmaFlops(double seconds);
 /** Few rows or few columns: dot products and row updates that stream the big operand once. */
 void skinny(const Gemm& g, const float* a, const float* b, float* c, bool parallel);
 /** Fused AdamW (torch.optim.AdamW), writing new p, m, v to the out buffers (which may alias the inputs). */
@@ -112,6 +162,19 @@ double expTerms(int64_t n, const float* x, double scale, double* out, float* max
 /** out[s] = sum of x rows r with ids[r] == s, out [segments, cols] overwritten (ids checked by the caller). */
 void segmentSum(int64_t rows, int64_t cols, const float* x, const int32_t* ids, int64_t segments, float* out);
 }  // namespace avx2
+
+/**
+ * AVX-512 GEMMs (kernels_avx512.cc, compiled with -mavx512f -mavx512bw -mavx512vl -mavx512dq -mavx512bf16 -mfma; call only
+ * when the CPU has them, through gemmActive).
+ */
+namespace avx512 {
+/** fp32 FMA; fp32 with the packed operands rounded to bf16 (AVX-512F without BF16); vdpbf16ps (needs AVX-512 BF16). */
+enum class Mode { Fp32, Fp32RoundedBf16, Bf16 };
+void gemm(const Gemm& g, const float* a, const float* b, float* c, bool parallel, Mode mode);
+/** FLOPs done by register-only loops of zmm FMA / vdpbf16ps run for about `seconds` (peakGflops). */
+double fmaFlops(double seconds);
+double bf16Flops(double seconds);
+}  // namespace avx512
 
 /** OpenBLAS loaded with dlopen (openblas.cc); absent when the library is not installed. */
 namespace openblas {

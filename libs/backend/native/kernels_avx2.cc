@@ -8,6 +8,7 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -135,11 +136,37 @@ void microKernel(int64_t kc, const float* a, const float* b, float* c, int64_t l
 }
 
 /**
+ * Rounds count floats to bf16 values in place (round to nearest even, a NaN kept a quiet NaN; they stay float32 with
+ * the low 16 bits zero): the packed operands of the emulated bf16 GEMM (kernels.h Precision).
+ */
+void roundToBf16(float* x, int64_t count) {
+  const __m256i absMask = _mm256_set1_epi32(0x7fffffff), inf = _mm256_set1_epi32(0x7f800000);
+  const __m256i bias = _mm256_set1_epi32(0x7fff), one = _mm256_set1_epi32(1), high = _mm256_set1_epi32(int(0xffff0000u));
+  const __m256i quiet = _mm256_set1_epi32(0x00400000);
+  int64_t i = 0;
+  for (; i + 8 <= count; i += 8) {
+    const __m256i u = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + i));
+    const __m256i nan = _mm256_cmpgt_epi32(_mm256_and_si256(u, absMask), inf);
+    const __m256i rounded = _mm256_add_epi32(u, _mm256_add_epi32(bias, _mm256_and_si256(_mm256_srli_epi32(u, 16), one)));
+    const __m256i r = _mm256_blendv_epi8(rounded, _mm256_or_si256(u, quiet), nan);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(x + i), _mm256_and_si256(r, high));
+  }
+  for (; i < count; i++) {
+    uint32_t u;
+    std::memcpy(&u, x + i, sizeof u);
+    u = (u & 0x7fffffffu) > 0x7f800000u ? (u | 0x00400000u) & 0xffff0000u : (u + 0x7fffu + ((u >> 16) & 1u)) & 0xffff0000u;
+    std::memcpy(x + i, &u, sizeof u);
+  }
+}
+
+/**
  * C[i0:i1, j0:j1] of op(A) op(B), single-threaded, with its own packing buffers; `packPanelsB(p0, kc, j0, nc, out)`
  * packs a block of op(B) as packB does (a low-precision B dequantises there, so the micro-kernel stays fp32).
+ * bf16Operands: both packed blocks are rounded to bf16 values (the emulated bf16 GEMM).
  */
 template <typename PackB>
-void gemmBlockWith(const Gemm& g, const View& A, PackB packPanelsB, float* c, int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
+void gemmBlockWith(const Gemm& g, const View& A, PackB packPanelsB, float* c, int64_t i0, int64_t i1, int64_t j0, int64_t j1,
+                   bool bf16Operands = false) {
   thread_local std::vector<float> bufA, bufB;
   bufA.resize(MC * KC);
   bufB.resize(NC * KC);
@@ -148,9 +175,11 @@ void gemmBlockWith(const Gemm& g, const View& A, PackB packPanelsB, float* c, in
     for (int64_t pc = 0; pc < g.k; pc += KC) {
       const int64_t kc = std::min(KC, g.k - pc);
       packPanelsB(pc, kc, jc, nc, bufB.data());
+      if (bf16Operands) roundToBf16(bufB.data(), ((nc + NR - 1) / NR) * NR * kc);
       for (int64_t ic = i0; ic < i1; ic += MC) {
         const int64_t mc = std::min(MC, i1 - ic);
         packA(A, ic, mc, pc, kc, bufA.data());
+        if (bf16Operands) roundToBf16(bufA.data(), ((mc + MR - 1) / MR) * MR * kc);
         for (int64_t jr = 0; jr < nc; jr += NR) {
           for (int64_t ir = 0; ir < mc; ir += MR) {
             microKernel(kc, bufA.data() + ir * kc, bufB.data() + jr * kc, c + (ic + ir) * g.n + jc + jr, g.n,
@@ -162,8 +191,10 @@ void gemmBlockWith(const Gemm& g, const View& A, PackB packPanelsB, float* c, in
   }
 }
 
-void gemmBlock(const Gemm& g, const View& A, const View& B, float* c, int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
-  gemmBlockWith(g, A, [&](int64_t p0, int64_t kc, int64_t jb, int64_t nc, float* out) { packB(B, p0, kc, jb, nc, out); }, c, i0, i1, j0, j1);
+void gemmBlock(const Gemm& g, const View& A, const View& B, float* c, int64_t i0, int64_t i1, int64_t j0, int64_t j1,
+               bool bf16Operands) {
+  gemmBlockWith(g, A, [&](int64_t p0, int64_t kc, int64_t jb, int64_t nc, float* out) { packB(B, p0, kc, jb, nc, out); }, c, i0, i1, j0, j1,
+                bf16Operands);
 }
 
 inline float hsum(__m256 v) {
@@ -402,15 +433,44 @@ inline __m256 exp256(__m256 x) {
 
 }  // namespace
 
-void gemm(const Gemm& g, const float* a, const float* b, float* c, bool parallel) {
+void gemm(const Gemm& g, const float* a, const float* b, float* c, bool parallel, bool bf16Operands) {
   const View A = viewA(g, a), B = viewB(g, b);
   const int64_t work = g.m * g.n * g.k;
   // Split the larger of M and N; each part packs its own copy of the other operand's block.
   if (g.m >= g.n) {
-    splitRange(g.m, MR * 8, parallel, work, [&](int64_t lo, int64_t hi) { gemmBlock(g, A, B, c, lo, hi, 0, g.n); });
+    splitRange(g.m, MR * 8, parallel, work, [&](int64_t lo, int64_t hi) { gemmBlock(g, A, B, c, lo, hi, 0, g.n, bf16Operands); });
   } else {
-    splitRange(g.n, NR * 8, parallel, work, [&](int64_t lo, int64_t hi) { gemmBlock(g, A, B, c, 0, g.m, lo, hi); });
+    splitRange(g.n, NR * 8, parallel, work, [&](int64_t lo, int64_t hi) { gemmBlock(g, A, B, c, 0, g.m, lo, hi, bf16Operands); });
   }
+}
+
+/**
+ * `iters` rounds of 12 independent ymm FMAs (2 pipes x 4 cycles of latency need 8 chains); the empty asm keeps every
+ * accumulator in its register (a compiler would otherwise keep some on the stack) and the loop alive.
+ */
+static __attribute__((noinline)) float fmaRounds(int64_t iters) {
+  const __m256 x = _mm256_set1_ps(0.999f), y = _mm256_set1_ps(0.001f);
+  __m256 a0 = _mm256_set1_ps(0.01f), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0, a8 = a0, a9 = a0, a10 = a0, a11 = a0;
+  for (int64_t it = 0; it < iters; it++) {
+    a0 = _mm256_fmadd_ps(a0, x, y), a1 = _mm256_fmadd_ps(a1, x, y), a2 = _mm256_fmadd_ps(a2, x, y), a3 = _mm256_fmadd_ps(a3, x, y);
+    a4 = _mm256_fmadd_ps(a4, x, y), a5 = _mm256_fmadd_ps(a5, x, y), a6 = _mm256_fmadd_ps(a6, x, y), a7 = _mm256_fmadd_ps(a7, x, y);
+    a8 = _mm256_fmadd_ps(a8, x, y), a9 = _mm256_fmadd_ps(a9, x, y), a10 = _mm256_fmadd_ps(a10, x, y), a11 = _mm256_fmadd_ps(a11, x, y);
+    __asm__ volatile("" : "+x"(a0), "+x"(a1), "+x"(a2), "+x"(a3), "+x"(a4), "+x"(a5), "+x"(a6), "+x"(a7), "+x"(a8), "+x"(a9), "+x"(a10), "+x"(a11));
+  }
+  return hsum(_mm256_add_ps(_mm256_add_ps(a0, a5), a11));
+}
+
+double fmaFlops(double seconds) {
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  constexpr int64_t kRounds = int64_t(1) << 16;
+  double flops = 0;
+  volatile float sink = 0;
+  do {
+    sink = sink + fmaRounds(kRounds);
+    flops += 12.0 * 16.0 * double(kRounds);
+  } while (std::chrono::duration<double>(Clock::now() - start).count() < seconds);
+  return flops;
 }
 
 void skinny(const Gemm& g, const float* a, const float* b, float* c, bool parallel) {
@@ -870,9 +930,9 @@ void attentionForward(const AttentionDims& d, const float* q, const float* k, co
     gatherKeys(vPrefix, v, KV * hd, b, n, T, g, hd, vh.data(), nullptr, nullptr);
     for (int64_t h = g * rep; h < (g + 1) * rep; h++) {
       gatherHead(q, H * hd, b, T, h, hd, qh.data(), &rope);
-      gemm(Gemm{false, true, T, S, hd}, qh.data(), kh.data(), s.data(), false);  // S = Q K^T
+      gemmActive(Gemm{false, true, T, S, hd}, qh.data(), kh.data(), s.data(), false);  // S = Q K^T
       causalSoftmax(s.data(), T, n, scale, keyMask + b * T, lse + (b * H + h) * T);
-      gemm(Gemm{false, false, T, hd, S}, s.data(), vh.data(), oh.data(), false);  // O = P V
+      gemmActive(Gemm{false, false, T, hd, S}, s.data(), vh.data(), oh.data(), false);  // O = P V
       scatterHead(oh.data(), H * hd, b, T, h, hd, out);
     }
   });
@@ -901,7 +961,7 @@ void attentionBackward(const AttentionDims& d, const float* q, const float* k, c
       gatherHead(out, H * hd, b, T, h, hd, oh.data());
       gatherHead(dout, H * hd, b, T, h, hd, doh.data());
       // P recomputed from the saved normalisers.
-      gemm(Gemm{false, true, T, S, hd}, qh.data(), kh.data(), p.data(), false);
+      gemmActive(Gemm{false, true, T, S, hd}, qh.data(), kh.data(), p.data(), false);
       for (int64_t t = 0; t < T; t++) {
         float* row = p.data() + t * S;
         for (int64_t j = 0; j < S; j++) row[j] = (allowed(j, t, n, mask) && l[t] != INFINITY) ? std::exp(row[j] * scale - l[t]) : 0.f;
@@ -909,17 +969,17 @@ void attentionBackward(const AttentionDims& d, const float* q, const float* k, c
         for (int64_t i = 0; i < hd; i++) dot += doh[t * hd + i] * oh[t * hd + i];
         rowDot[t] = dot;  // sum_j P dP = dO . O
       }
-      gemm(Gemm{true, false, S, hd, T}, p.data(), doh.data(), tmp.data(), false);  // dV += P^T dO
+      gemmActive(Gemm{true, false, S, hd, T}, p.data(), doh.data(), tmp.data(), false);  // dV += P^T dO
       for (int64_t i = 0; i < S * hd; i++) dvh[i] += tmp[i];
-      gemm(Gemm{false, true, T, S, hd}, doh.data(), vh.data(), dp.data(), false);  // dP = dO V^T
+      gemmActive(Gemm{false, true, T, S, hd}, doh.data(), vh.data(), dp.data(), false);  // dP = dO V^T
       for (int64_t t = 0; t < T; t++) {  // dS = P (dP - rowDot) * scale, in place of P
         float* pr = p.data() + t * S;
         const float* dpr = dp.data() + t * S;
         for (int64_t j = 0; j <= n + t; j++) pr[j] = pr[j] * (dpr[j] - rowDot[t]) * scale;
       }
-      gemm(Gemm{false, false, T, hd, S}, p.data(), kh.data(), tmp.data(), false);  // dQ = dS K
+      gemmActive(Gemm{false, false, T, hd, S}, p.data(), kh.data(), tmp.data(), false);  // dQ = dS K
       scatterHead(tmp.data(), H * hd, b, T, h, hd, dq, &rope);
-      gemm(Gemm{true, false, S, hd, T}, p.data(), qh.data(), tmp.data(), false);  // dK += dS^T Q
+      gemmActive(Gemm{true, false, S, hd, T}, p.data(), qh.data(), tmp.data(), false);  // dK += dS^T Q
       for (int64_t i = 0; i < S * hd; i++) dkh[i] += tmp[i];
     }
     scatterHead(dkh.data() + n * hd, KV * hd, b, T, g, hd, dk, &rope);
@@ -1149,4 +1209,95 @@ void lowPrecisionRows(const LowPrecision& w, const int32_t* ids, int64_t count, 
 }
 
 }  // namespace avx2
+}  // namespace rlhf
+
+// ---- The GEMM micro-kernel chosen at run time (kernels.h gemmKernel): this file's AVX2 one or kernels_avx512.cc's ----
+// This translation unit is AVX2 code, which every CPU the addon runs on has; the AVX-512 code runs only after the checks
+// below.
+namespace rlhf {
+namespace {
+
+enum class GemmKernel { Avx2, Avx512, Avx512Bf16 };
+constexpr GemmKernel kGemmKernels[] = {GemmKernel::Avx2, GemmKernel::Avx512, GemmKernel::Avx512Bf16};  // narrowest first
+
+const char* gemmKernelName(GemmKernel k) {
+  return k == GemmKernel::Avx512Bf16 ? "avx512bf16" : k == GemmKernel::Avx512 ? "avx512" : "avx2";
+}
+
+/** Whether this CPU (and OS: __builtin_cpu_supports checks the saved register state) runs kernel k, and it is allowed. */
+bool cpuHas(GemmKernel k) {
+  const bool avx512 = avx512Allowed() && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                      __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
+  switch (k) {
+    case GemmKernel::Avx512Bf16: return avx512 && __builtin_cpu_supports("avx512bf16");
+    case GemmKernel::Avx512: return avx512;
+    default: return true;  // the addon runs its kernels only on a CPU with AVX2 and FMA
+  }
+}
+
+GemmKernel& currentGemmKernel() {
+  static GemmKernel k = cpuHas(GemmKernel::Avx512Bf16) ? GemmKernel::Avx512Bf16 : cpuHas(GemmKernel::Avx512) ? GemmKernel::Avx512 : GemmKernel::Avx2;
+  return k;
+}
+
+}  // namespace
+
+const char* gemmKernel() { return gemmKernelName(currentGemmKernel()); }
+
+bool setGemmKernel(const char* name) {
+  for (auto k : kGemmKernels) {
+    if (std::strcmp(name, gemmKernelName(k)) == 0 && cpuHas(k)) {
+      currentGemmKernel() = k;
+      return true;
+    }
+  }
+  return false;
+}
+
+const char* gemmKernels() {
+  static const std::string names = [] {
+    std::string s;
+    for (auto k : kGemmKernels) {
+      if (cpuHas(k)) s += (s.empty() ? "" : ",") + std::string(gemmKernelName(k));
+    }
+    return s;
+  }();
+  return names.c_str();
+}
+
+void gemmActive(const Gemm& g, const float* a, const float* b, float* c, bool parallel, Precision precision) {
+  const bool bf16 = precision == Precision::Bf16;
+  switch (currentGemmKernel()) {
+    case GemmKernel::Avx512Bf16:
+      return avx512::gemm(g, a, b, c, parallel, bf16 ? avx512::Mode::Bf16 : avx512::Mode::Fp32);
+    case GemmKernel::Avx512:
+      return avx512::gemm(g, a, b, c, parallel, bf16 ? avx512::Mode::Fp32RoundedBf16 : avx512::Mode::Fp32);
+    default:
+      return avx2::gemm(g, a, b, c, parallel, bf16);
+  }
+}
+
+double peakGflops(const char* kind, double seconds) {
+  double (*loop)(double) = nullptr;
+  if (std::strcmp(kind, "avx2") == 0) loop = avx2::fmaFlops;
+  else if (std::strcmp(kind, "avx512") == 0 && cpuHas(GemmKernel::Avx512)) loop = avx512::fmaFlops;
+  else if (std::strcmp(kind, "avx512bf16") == 0 && cpuHas(GemmKernel::Avx512Bf16)) loop = avx512::bf16Flops;
+  if (loop == nullptr) return -1;
+  // One task per thread, all FLOPs over the wall time from the first start to the last end: the throughput of the
+  // threads running at once (a thread that only ran after another had finished would halve it, as it should).
+  using Clock = std::chrono::steady_clock;
+  const int n = threads();
+  std::vector<double> flops(n, 0.0);
+  std::vector<Clock::time_point> ends(n);
+  const auto start = Clock::now();
+  parallelFor(n, [&](int t) {
+    flops[t] = loop(seconds);
+    ends[t] = Clock::now();
+  });
+  double sum = 0;
+  auto end = start;
+  for (int t = 0; t < n; t++) sum += flops[t], end = std::max(end, ends[t]);
+  return sum / std::chrono::duration<double>(end - start).count() / 1e9;
+}
+
 }  // namespace rlhf

@@ -49,9 +49,10 @@ void runTasks(Job& job) {
   }
 }
 
-void worker(int index) {
+/** A worker's loop; `seen` is the job generation when it was started (read then, under the pool's lock: read here, a job
+    published before this thread first ran would count as seen, and the new worker would sit out that job). */
+void worker(int index, long seen) {
   Pool& p = pool();
-  long seen = p.generation.load();
   for (;;) {
     // Spin about 50 us for the next job before sleeping: jobs come in bursts (a decode step issues dozens).
     bool got = false;
@@ -78,7 +79,7 @@ void setThreads(int n) {
   std::lock_guard<std::mutex> lock(p.mu);
   p.wanted = n;
   while (p.started < n - 1) {
-    std::thread(worker, p.started).detach();
+    std::thread(worker, p.started, p.generation.load()).detach();
     p.started++;
   }
 }

@@ -4,3 +4,5 @@ export type { BackendChoice } from './select';
 export { fusedAdamW, fusedTargetLogProbs, fusedTargetLogProbsGrad, hasNativeKernels, fusedAttention, fusedCachedAttention, fusedDecodeLayer, fusedRmsNorm, fusedSwiGLU, fusedSwiGLUPacked, nativeExpTerms } from './native-kernels';
 export { f32BitsToBf16Bits, LOW_PRECISION_ACTIVATIONS, LowPrecisionMatrix, lowPrecisionMatMul, lowPrecisionRows, setLowPrecisionActivations, withLowPrecisionActivations, matMulWeight, stackRows, weightShape, WEIGHT_DTYPES } from './low-precision';
 export type { LowPrecision, LowPrecisionActivations, Weight, WeightDtype } from './low-precision';
+export { loadNative, nativeAddon } from './native';
+export type { GemmKernel, GemmPrecision } from './native';

@@ -117,7 +117,7 @@ export function dequantizeInt8(q: Int8Array, scales: Float32Array, cols: number)
  * chosen at run time): two to four times the multiply-adds per instruction, results within ~3e-5 of each row block's
  * largest value (the same numbers from every micro-kernel). Only products of more than 16 rows change; bf16 matrices, the decode path
  * (matMulWeight) and backends without the native kernels always use fp32.
- * Measured on the 0.5B shape (issue 39, EXPERIMENTS.md): adapter gradients within 2.9e-4 (relative), the loss within
+ * Measured on the 0.5B shape (EXPERIMENTS.md): adapter gradients within 2.9e-4 (relative), the loss within
  * 7e-6; but a scoring pass moves token log-probabilities by up to 3.6e-4, above the 1e-4 by which PPO's sampler (the
  * decode path) and trainer must agree. So it is a stage's setting
  * (`int8Activations`, int8ActivationsField in libs/model): int16 for SFT and the reward model, fp32 (the default here)

@@ -34,7 +34,7 @@ test('on a machine that can build it, the addon is built, loaded and runs BatchM
   expect(ADDON_FILE).toMatch(/rlhf_native\.node$/);
   expect(nativeAddon()).not.toBeNull();
   expect(info.native).toBeDefined();
-  expect(describeBackend(info)).toMatch(/^wasm \(simd, \d threads?\) \+ native gemm \((avx2|openblas), \d+ threads?\)$/);
+  expect(describeBackend(info)).toMatch(/^wasm \(simd, \d threads?\) \+ native gemm \((avx2|avx512|avx512bf16|openblas), \d+ threads?\)$/);
   expect(tf.getKernel(tf.BatchMatMul, 'wasm')?.kernelFunc).toBe(nativeBatchMatMulConfig.kernelFunc);
 });
 

@@ -1,5 +1,6 @@
 // tfjs kernels for the wasm backend that compute in the native addon, directly on the wasm heap (no copies):
-//   BatchMatMul                          every transpose and broadcast case, GEMM or the skinny path
+//   BatchMatMul                          every transpose and broadcast case, GEMM or the skinny path; fp32 or bf16
+//                                        operands (gemmPrecision)
 //   RlhfAdamW                            one fused AdamW pass per parameter (13 tfjs ops otherwise)
 //   RlhfTargetLogProbs / ...Grad         log softmax(x)[t] and its gradient, one pass over [N, V] each
 //   RlhfAttention / ...Grad              training attention (causal, GQA, RoPE) forward and backward
@@ -16,7 +17,7 @@
 import * as tf from '@tensorflow/tfjs';
 import type { BatchMatMulAttrs, BatchMatMulInputs, KernelConfig, KernelFunc, NamedAttrMap, TensorInfo } from '@tensorflow/tfjs';
 import { batchMatMulArgs, broadcastIndices } from './batch-mat-mul';
-import { nativeAddon, NativeAddon } from './native';
+import { nativeAddon, NativeAddon, type GemmPrecision } from './native';
 import { heapOffset, internals, WasmBackendInternals } from './wasm-internals';
 
 const ADAMW = 'RlhfAdamW';
@@ -52,6 +53,38 @@ function heapF32(backend: WasmBackendInternals): Float32Array {
 /** A tensor's offset in the heap, in float32 elements. */
 const at = (backend: WasmBackendInternals, t: TensorInfo) => heapOffset(backend, t) / 4;
 
+export const GEMM_PRECISIONS: readonly GemmPrecision[] = ['fp32', 'bf16'];
+
+let precision: GemmPrecision = 'fp32';
+
+/**
+ * The precision of the native BatchMatMul's operands, read at each call: fp32, or bf16 (both operands rounded to bf16,
+ * round to nearest even, when the GEMM packs them; fp32 accumulation and fp32 output). It covers every tf.matMul on the
+ * wasm backend with the addon, forward and backward (the projections, the LM head, their gradients): bf16 mixed-precision
+ * training, whose weights, activations, gradients and optimizer state all stay fp32 tensors. The fused attention
+ * kernels, the low-precision (frozen bf16 / int8) products and the other backends compute in fp32 whatever it says.
+ */
+export function gemmPrecision(): GemmPrecision {
+  return precision;
+}
+
+/** Sets gemmPrecision() for the process (a stage's --precision). */
+export function setGemmPrecision(p: GemmPrecision): void {
+  if (!GEMM_PRECISIONS.includes(p)) throw new Error(`setGemmPrecision: fp32 or bf16, got '${p}'`);
+  precision = p;
+}
+
+/** Runs `fn` with `p` as gemmPrecision(), then puts the one before back (a stage's setting ends with the stage). */
+export async function withGemmPrecision<T>(p: GemmPrecision, fn: () => Promise<T>): Promise<T> {
+  const before = precision;
+  setGemmPrecision(p);
+  try {
+    return await fn();
+  } finally {
+    precision = before;
+  }
+}
+
 function batchMatMul(args: { inputs: BatchMatMulInputs; backend: unknown; attrs: BatchMatMulAttrs }): TensorInfo {
   const { a, b, transposeA, transposeB, backend, m, n, k, aBatchShape, bBatchShape, batchShape } = batchMatMulArgs(args);
   const out = backend.makeOutput([...batchShape, m, n], 'float32');
@@ -68,7 +101,7 @@ function batchMatMul(args: { inputs: BatchMatMulInputs; backend: unknown; attrs:
     bOffsets[i] = bBase + bIndex[i] * k * n;
     outOffsets[i] = outBase + i * m * n;
   }
-  addon().batchMatMul(heapF32(backend), transposeA, transposeB, m, n, k, aOffsets, bOffsets, outOffsets);
+  addon().batchMatMul(heapF32(backend), transposeA, transposeB, m, n, k, aOffsets, bOffsets, outOffsets, precision);
   return out;
 }
 

@@ -9,10 +9,20 @@ import * as path from 'path';
 /** The micro-kernels of the int16-activation x int8-weight GEMM (native/int16_gemm.h): vpmaddwd + vpaddd, or vpdpwssd on ymm / zmm. */
 export type Int16Kernel = 'avx2' | 'avxvnni' | 'avx512vnni';
 
-/** What the addon reports: whether the CPU has AVX2 and FMA, which GEMM it uses, its thread count. */
+/**
+ * The micro-kernels of the float32 GEMM (native/kernels.h gemmKernel): avx2 (6 x 16 ymm FMA), avx512 (12 x 32 zmm FMA)
+ * and avx512bf16 (the same, plus vdpbf16ps for bf16 products). fp32 results are bit-identical on all three; a bf16
+ * product runs on vdpbf16ps with avx512bf16, else it is emulated (operands rounded to bf16, then fp32 FMA).
+ */
+export type GemmKernel = 'avx2' | 'avx512' | 'avx512bf16';
+/** The precision of a product's operands: fp32, or bf16 (rounded to nearest even, fp32 accumulation and output). */
+export type GemmPrecision = 'fp32' | 'bf16';
+
+/** What the addon reports: whether the CPU has AVX2 and FMA, which GEMM it uses and its micro-kernel, its thread count. */
 export interface NativeInfo {
   cpu: boolean;
   gemm: 'own' | 'openblas';
+  kernel: GemmKernel;
   threads: number;
 }
 
@@ -24,8 +34,18 @@ export interface NativeAddon {
   int16Kernels(): { active: Int16Kernel; available: Int16Kernel[] };
   /** Chooses the int16 GEMM's micro-kernel (a RangeError for one this CPU lacks); returns int16Kernels(). */
   setInt16Kernel(name: Int16Kernel): { active: Int16Kernel; available: Int16Kernel[] };
+  /** The GEMM's micro-kernel in use (by default the widest this CPU has) and those the CPU has, AVX2 first. */
+  gemmKernels(): { active: GemmKernel; available: GemmKernel[] };
+  /** Chooses the GEMM's micro-kernel (a RangeError for one this CPU lacks); returns gemmKernels(). */
+  setGemmKernel(name: GemmKernel): { active: GemmKernel; available: GemmKernel[] };
+  /**
+   * GFLOP/s of a register-only loop of one multiply-add on all the addon's threads at once for `seconds`: avx2 (ymm FMA),
+   * avx512 (zmm FMA) or avx512bf16 (vdpbf16ps); -1 when the CPU lacks it.
+   */
+  peakGflops(kind: GemmKernel, seconds: number): number;
+  /** C_i = op(A_i) op(B_i); precision bf16: both operands rounded to bf16, fp32 accumulation (default fp32). */
   batchMatMul(heap: Float32Array, transA: boolean, transB: boolean, m: number, n: number, k: number,
-    aOffsets: Int32Array, bOffsets: Int32Array, cOffsets: Int32Array): void;
+    aOffsets: Int32Array, bOffsets: Int32Array, cOffsets: Int32Array, precision?: GemmPrecision): void;
   adamw(heap: Float32Array, p: number, g: number, m: number, v: number, pOut: number, mOut: number, vOut: number,
     size: number, lr: number, beta1: number, beta2: number, eps: number, decay: number, bc1: number, bc2: number): void;
   targetLogProbs(heap: Float32Array, rows: number, vocab: number, x: number, targets: number, value: number, lse: number): void;
@@ -68,6 +88,7 @@ export interface NativeOptions {
   threads?: number;
   /** Default: env RLHF_NATIVE_GEMM, else 'own'. */
   gemm?: GemmChoice;
+
   /** The build's record of the sources it was built from (default: the one `npm run build:native` writes). */
   stampFile?: string;
 }
@@ -86,8 +107,10 @@ export function nativeAddon(): NativeAddon | null {
 /** The settings asked for, from options then environment, validated (a bad value is an error naming it). */
 export function nativeSettings(opts: NativeOptions = {}): { enabled: boolean; threads: number; gemm: GemmChoice } {
   const env = process.env;
-  if (env.RLHF_NATIVE != null && !['0', '1'].includes(env.RLHF_NATIVE)) {
-    throw new Error(`env RLHF_NATIVE must be 0 or 1; got '${env.RLHF_NATIVE}'`);
+  // RLHF_AVX512=0 (read by the addon itself as it loads: native/kernels.h avx512Allowed) leaves the GEMMs their AVX2 and
+  // AVX-VNNI micro-kernels, as on a CPU without AVX-512.
+  for (const name of ['RLHF_NATIVE', 'RLHF_AVX512']) {
+    if (env[name] != null && !['0', '1'].includes(env[name]!)) throw new Error(`env ${name} must be 0 or 1; got '${env[name]}'`);
   }
   const enabled = opts.enabled ?? env.RLHF_NATIVE !== '0';
   const threads = opts.threads ?? (env.RLHF_NATIVE_THREADS ? Number(env.RLHF_NATIVE_THREADS) : os.cpus().length);
@@ -122,9 +145,23 @@ export function loadNative(opts: NativeOptions = {}): { info: NativeInfo } | { r
     return { reason: `the addon failed to load: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}` };
   }
   if (!addon.info().cpu) return { reason: 'this CPU lacks AVX2 or FMA' };
-  const info = addon.configure(threads, gemm);
+  addon.configure(threads, gemm);
+  // The widest GEMM micro-kernel this CPU has (set each time: a test may have chosen another).
+  addon.setGemmKernel(addon.gemmKernels().available.at(-1)!);
+  const info = addon.info();
   active = { addon, info };
   return { info };
+}
+
+/** The GEMM's micro-kernel in use and those this CPU has; null without the native kernels. */
+export function gemmKernels(): { active: GemmKernel; available: GemmKernel[] } | null {
+  return active?.addon.gemmKernels() ?? null;
+}
+
+/** Chooses the GEMM's micro-kernel (tests, benchmarks); throws without the native kernels or for one this CPU lacks. */
+export function setGemmKernel(name: GemmKernel): void {
+  if (active == null) throw new Error('setGemmKernel: the native kernels are not in use');
+  active.addon.setGemmKernel(name);
 }
 
 /** The int16 GEMM's micro-kernel in use and those this CPU has; null without the native kernels. */

@@ -11,8 +11,12 @@ import { nativeAddonBuilt } from './testing';
 const THREADS = nativeAddonBuilt() ? 1 : Math.min(2, os.cpus().length);
 // What BackendInfo carries about the native kernels here (none where the addon is not built).
 const CORES = os.cpus().length;
-const NATIVE = nativeAddonBuilt() ? { native: { cpu: true, gemm: 'own', threads: CORES } } : {};
-const NATIVE_LINE = nativeAddonBuilt() ? ` + native gemm (avx2, ${CORES} thread${CORES === 1 ? '' : 's'})` : '';
+// The GEMM's micro-kernel: the widest this CPU has (its flags in /proc/cpuinfo), AVX2 with RLHF_AVX512=0.
+const FLAGS = new Set((fs.existsSync('/proc/cpuinfo') ? fs.readFileSync('/proc/cpuinfo', 'utf8') : '').match(/^flags\s*:.*$/m)?.[0].split(/\s+/) ?? []);
+const AVX512 = ['avx512f', 'avx512bw', 'avx512vl', 'avx512dq'].every((f) => FLAGS.has(f));
+const KERNEL = process.env.RLHF_AVX512 === '0' || !AVX512 ? 'avx2' : FLAGS.has('avx512_bf16') ? 'avx512bf16' : 'avx512';
+const NATIVE = nativeAddonBuilt() ? { native: { cpu: true, gemm: 'own', kernel: KERNEL, threads: CORES } } : {};
+const NATIVE_LINE = nativeAddonBuilt() ? ` + native gemm (${KERNEL}, ${CORES} thread${CORES === 1 ? '' : 's'})` : '';
 
 afterEach(() => {
   delete process.env.RLHF_BACKEND;

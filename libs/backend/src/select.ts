@@ -196,13 +196,16 @@ export async function shutdownBackend(): Promise<void> {
   }
 }
 
-/** The one-line description printed at start-up, e.g. "wasm (simd, 1 thread) + native gemm (avx2, 2 threads)". */
+/**
+ * The one-line description printed at start-up, e.g. "wasm (simd, 1 thread) + native gemm (avx512bf16, 2 threads)": the
+ * own GEMM's micro-kernel (avx2, avx512, avx512bf16: native.ts GemmKernel), or openblas.
+ */
 export function describe(info: BackendInfo): string {
   const plural = (n: number) => `${n} thread${n === 1 ? '' : 's'}`;
   const threads = plural(info.threads);
   switch (info.kind) {
     case 'wasm': {
-      const native = info.native ? ` + native gemm (${info.native.gemm === 'own' ? 'avx2' : 'openblas'}, ${plural(info.native.threads)})` : '';
+      const native = info.native ? ` + native gemm (${info.native.gemm === 'own' ? info.native.kernel : 'openblas'}, ${plural(info.native.threads)})` : '';
       return `wasm (${info.simd ? 'simd' : 'no simd'}, ${threads})${native}`;
     }
     case 'cpu':

@@ -1,5 +1,5 @@
 // The settings of the speed benchmarks: a model preset (named as tools/torch_ref_bench.py takes it, so
-// `bench compare` passes the same flags to both), and compare's own settings.
+// `bench compare` passes the same flags to both), compare's own settings, and the GEMM microbenchmark's.
 import { z } from 'zod';
 import { backendField } from '@rlhf-code/cli';
 import { baseDtypeField, int8ActivationsField, LORA_TARGETS } from '@rlhf-code/model';
@@ -85,3 +85,14 @@ export const MemorySettings = z.strictObject({
   backend: backendField,
 });
 export type MemorySettings = z.output<typeof MemorySettings>;
+
+/** The GEMM microbenchmark's settings (bench gemm). */
+export const GemmBenchSettings = z.strictObject({
+  model: z.string().min(1).default('models/base').describe('a checkpoint folder or a config.json: the products of its training step are timed (only the config is read)'),
+  batch: int().default(4).describe('training rows per step'),
+  seq: int().default(512).describe('tokens per row (N = batch x seq rows per product)'),
+  threads: z.array(int()).min(1).default([1, 2]).describe('thread counts to measure, comma-separated'),
+  reps: z.number().int().min(3).default(5).describe('timed calls per product after one warm-up (median reported)'),
+  peakSeconds: z.number().positive().max(10).default(0.5).describe('seconds of each register-only peak loop'),
+});
+export type GemmBenchSettings = z.output<typeof GemmBenchSettings>;

@@ -1,14 +1,11 @@
-// Test support for the apps' end-to-end CLI tests (imported as @rlhf-code/cli/testing, never by app code):
-// run an app as a child process, write a tiny random checkpoint that loads in milliseconds, and read the settings an
-// app command resolves (--print-config).
+// Test support for the apps' end-to-end CLI tests (imported as @rlhf-code/cli/testing, never by app code): run an app
+// as a child process, and read the settings an app command resolves (--print-config). The tiny checkpoints those tests
+// run are @rlhf-code/model/testing's (saveTinyAppModel).
 import { spawnSync } from 'child_process';
 import * as path from 'path';
-import { dataRandom } from '@rlhf-code/data';
-import { saveTinyModel } from '@rlhf-code/model/testing';
-import { loadTokenizer } from '@rlhf-code/tokenizer';
 
 export const REPO_ROOT = path.join(__dirname, '../../..');
-/** The shipped base model; the tiny models borrow its 16k tokenizer. */
+/** The shipped base model. */
 export const BASE_MODEL = path.join(REPO_ROOT, 'models/base');
 
 export interface AppRun {
@@ -27,27 +24,6 @@ export function runApp(app: string, args: string[], timeoutMs = 120_000, env: No
     env: { ...env, RLHF_THREADS: '1' },
   });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-
-/**
- * A random Qwen2 (1 layer, width 16) with the base tokenizer's vocabulary, saved in Hugging Face layout: a causal LM,
- * or with kind 'rm' a one-label sequence classifier (score.weight); the shared tiny-model factory, from `seed`.
- */
-export async function writeTinyModel(dir: string, seed: string, kind: 'lm' | 'rm' = 'lm'): Promise<void> {
-  const tok = loadTokenizer(BASE_MODEL);
-  const config = {
-    vocab_size: tok.vocabSize,
-    hidden_size: 16,
-    intermediate_size: 32,
-    num_hidden_layers: 1,
-    num_attention_heads: 2,
-    num_key_value_heads: 1,
-    max_position_embeddings: 256,
-    tie_word_embeddings: true,
-    initializer_range: 0.05,
-    pad_token_id: tok.padId,
-  };
-  await saveTinyModel(dir, { seed: Math.floor(dataRandom(seed)() * 2 ** 31), kind, config, tokenizerDir: BASE_MODEL });
 }
 
 /**

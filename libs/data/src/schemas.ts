@@ -72,7 +72,7 @@ export const FimRecordSchema = z.looseObject({
 });
 
 /**
- * A tool-use task (issue 18): a question, and how success is judged: `answer` (the final turn states this value in
+ * A tool-use task: a question, and how success is judged: `answer` (the final turn states this value in
  * the declared form) or `tests` (the final turn's ```python block passes every one of these asserts, after `setup`).
  * `calls` are reference tool calls and `reference` reference code (the SFT warm-start's traces make the calls, or
  * write the code); `kind` names the operation, `group` who trained on it (the task suite's groups). A problem in

@@ -1,14 +1,10 @@
-// @rlhf-code/datagen: the training data the pipeline builds, and their settings (apps/prep and `online prep-fim`
-// are its command lines):
+// @rlhf-code/datagen: the training data the pipeline builds, their settings and the prep commands (prep-commands.ts;
+// apps/prep and `online prep-fim` are their command lines):
 //   the task suite (suite/: small problems in MBPP's schema, split sft / rl / dev / test), MBPP files (mbpp-data.ts),
 //   reward-model data: references, mutants (mutate.ts) and SFT samples (sample.ts) scored in the sandbox (rm-data.ts),
 //   syntax rounds: model-written code kept when it compiles (syntax-prep.ts, syntax-data.ts), fill-in-the-middle cases
 //   cut from Python files (fim-dataset.ts), and tool-use tasks (tool-tasks.ts).
 export { PrepDataSettings, PrepFimSettings, PrepRmSettings, PrepSuiteSettings, PrepSyntaxSettings, PrepToolsSettings } from './settings';
-export { writeMbppData } from './mbpp-data';
-export { buildRmData } from './rm-data';
-export { runFimSyntaxData, runSyntaxData } from './syntax-prep';
+export { runPrepData, runPrepRm, runPrepSuite, runPrepSyntax, runPrepTools } from './prep-commands';
 export { fimExamplesFromText, runPrepFim } from './fim-dataset';
 export { maxLineRepeat } from './syntax-data';
-export { writeToolTasks } from './tool-tasks';
-export { writeSuite } from './suite/generate';

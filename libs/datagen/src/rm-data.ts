@@ -5,6 +5,7 @@
 // (executionScore: 1 passes every test, 0 does not, -0.1 does not compile). With MBPP, the leak guard refuses a row
 // that repeats a test task.
 import { MbppLeakGuard, mbppDatasets, normalizeCode, problemParts, readMbpp, readProblems, shuffle } from '@rlhf-code/data';
+import { checkpointAt } from '@rlhf-code/model';
 import { resolvePython, SandboxPool, scoreAll, stubPrograms } from '@rlhf-code/sandbox';
 import { mutants } from './mutate';
 import { sampleFromCheckpoint } from './sample';
@@ -73,12 +74,13 @@ async function rmProblems(s: PrepRmSettings): Promise<{ problems: RmProblem[]; g
 }
 
 export async function buildRmData(s: PrepRmSettings, progress: RmDataProgress = {}): Promise<RmDataResult> {
+  const sft = s.sftModel ? checkpointAt(s.sftModel, '--sft-model') : undefined;
   resolvePython(s.python); // fail before any work when there is no interpreter
   const { problems: training, guard } = await rmProblems(s);
 
   let samples: string[][] | undefined;
-  if (s.sftModel) {
-    samples = await sampleFromCheckpoint({ ...s, modelDir: s.sftModel, prompts: training.map((t) => t.prompt) }, (done) => progress.sampling?.(done, training.length));
+  if (sft) {
+    samples = await sampleFromCheckpoint({ ...s, modelDir: sft, prompts: training.map((t) => t.prompt) }, (done) => progress.sampling?.(done, training.length));
   }
 
   const candidates: Candidate[] = [];

@@ -1,12 +1,13 @@
 // Samples from an SFT checkpoint for reward-model data (prep rm --sft-model).
 import { initBackend, shutdownBackend, type WeightDtype } from '@rlhf-code/backend';
-import { generateBatch, Qwen2Model } from '@rlhf-code/model';
-import { encodePrompt, loadTokenizer, type PromptTemplate } from '@rlhf-code/tokenizer';
+import { generateBatch, openCheckpoint, type Checkpoint } from '@rlhf-code/model';
+import { encodePrompt, type PromptTemplate } from '@rlhf-code/tokenizer';
 import { DEFAULT_SAMPLE_BATCH } from './settings';
 import type { BackendChoice } from '@rlhf-code/backend';
 
 export interface CheckpointSampling {
-  modelDir: string;
+  /** A checkpoint folder, or one its flag checked (checkpointAt). */
+  modelDir: string | Checkpoint<'causal-lm'>;
   prompts: string[];
   /** Samples per prompt. */
   samples: number;
@@ -28,9 +29,8 @@ export interface CheckpointSampling {
  */
 export async function sampleFromCheckpoint(o: CheckpointSampling, onPrompt?: (done: number) => void): Promise<string[][]> {
   await initBackend({ backend: o.backend, quiet: true });
-  const model = await Qwen2Model.load(o.modelDir, { trainable: false, baseDtype: o.baseDtype });
+  const { model, tokenizer: tok } = await openCheckpoint(o.modelDir, { trainable: false, baseDtype: o.baseDtype });
   try {
-    const tok = loadTokenizer(o.modelDir);
     const rows = o.prompts.flatMap((p) => new Array<number[]>(o.samples).fill(encodePrompt(tok, p, o.template))); // each prompt's samples together
     const done = await generateBatch(model, rows, {
       maxNewTokens: o.maxNewTokens,

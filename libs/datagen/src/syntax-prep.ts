@@ -3,9 +3,8 @@
 import { corpusDirs, isHeldOut, readCorpora, readFimData } from '@rlhf-code/data';
 import { compilingCases, cursorInCode, functionCases, selectFimCases, selectFunctionCases, syntaxChecker, withFileContext, type FimCase } from '@rlhf-code/eval';
 import { fimSyntaxTrainingData, syntaxTrainingData, type FimSyntaxOptions, type FimSyntaxStats, type SyntaxDataOptions, type SyntaxDataStats, type SyntaxExample } from './syntax-data';
-import { Qwen2Model } from '@rlhf-code/model';
+import { checkpointAt, openCheckpoint } from '@rlhf-code/model';
 import { initBackend, shutdownBackend, type BackendChoice } from '@rlhf-code/backend';
-import { loadTokenizer } from '@rlhf-code/tokenizer';
 
 /** The flags of `prep syntax`: where the functions and the model come from, plus the sampling options. */
 export type SyntaxRunFlags = Omit<SyntaxDataOptions, 'onProgress'> & {
@@ -21,6 +20,7 @@ export async function runSyntaxData(
   f: SyntaxRunFlags,
   onProgress: (done: number, total: number) => void,
 ): Promise<{ examples: SyntaxExample[]; stats: SyntaxDataStats; trainFiles: number }> {
+  const checkpoint = checkpointAt(f.model, '--model'); // before the corpus is read
   const corpus = readCorpora(corpusDirs(f.corpus));
   const check = syntaxChecker(f.python); // thousands of functions in one python process, with eval:base's limits
   const candidates = functionCases(corpus.train); // training files only: the held-out files are eval:base's
@@ -28,9 +28,8 @@ export async function runSyntaxData(
   const cases = selectFunctionCases(compiling, f.functions === 0 ? compiling.length : f.functions, f.seed);
   if (cases.length === 0) throw new Error(`no documented function with a compiling body in the ${corpus.train.length} training files of ${f.corpus}`);
   await initBackend({ backend: f.backend, quiet: true });
-  const model = await Qwen2Model.load(f.model, { trainable: false });
+  const { model, tokenizer: tok } = await openCheckpoint(checkpoint, { trainable: false });
   try {
-    const tok = loadTokenizer(f.model);
     const r = await syntaxTrainingData(model, tok, cases, { ...f, onProgress }, check);
     return { examples: r.examples, stats: r.stats, trainFiles: corpus.train.length };
   } finally {
@@ -78,13 +77,13 @@ export async function runFimSyntaxData(
   f: FimSyntaxRunFlags,
   onProgress: (done: number, total: number) => void,
 ): Promise<{ examples: SyntaxExample[]; stats: FimSyntaxStats }> {
+  const checkpoint = checkpointAt(f.model, '--model'); // before the corpus is read
   const corpus = readCorpora(corpusDirs(f.corpus));
   const cases = await fimTrainingCases(f.fimData, corpus.train, f.fimCases, f.seed);
   const check = syntaxChecker(f.python);
   await initBackend({ backend: f.backend, quiet: true });
-  const model = await Qwen2Model.load(f.model, { trainable: false });
+  const { model, tokenizer: tok } = await openCheckpoint(checkpoint, { trainable: false });
   try {
-    const tok = loadTokenizer(f.model);
     const r = await fimSyntaxTrainingData(model, tok, cases, { ...f, onProgress }, check);
     return { examples: r.examples, stats: r.stats };
   } finally {

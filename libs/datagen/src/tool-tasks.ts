@@ -1,4 +1,4 @@
-// Tasks that need execution (issue 18): questions whose answer is a computed value the shipped model cannot work out
+// Tasks that need execution: questions whose answer is a computed value the shipped model cannot work out
 // in its head (9-digit products, modular powers, letter counts, digit sums of large powers), but can get by running
 // the right code. A task is an operation (its `kind`: a seeded generator of the computation) phrased by a question
 // template; its reference tool calls compute it, and the answer is what they print in the interpreter
@@ -141,7 +141,7 @@ function mbppToolTask(row: { prompt: string; tests: string[]; setup?: string; ta
 }
 
 type Split = { kinds: readonly string[]; newOps: readonly string[]; trainTemplates: readonly string[]; heldTemplates: readonly string[] };
-const README = (s: PrepToolsSettings, x: Split, mbpp: boolean) => `# Tool-use tasks (issue 18)
+const README = (s: PrepToolsSettings, x: Split, mbpp: boolean) => `# Tool-use tasks
 
 Written by \`npx nx run prep:tools\` (seed ${s.seed}); \`bash run_tools.sh\` makes them when missing.
 

@@ -24,10 +24,10 @@
 import { existsSync, promises as fs, readFileSync } from 'fs';
 import * as path from 'path';
 import { FimRecord, shuffle, writeJsonl } from '@rlhf-code/data';
-import { isSequenceClassifier, modelConfigOf, Qwen2Model, writeFileAtomic } from '@rlhf-code/model';
+import { modelConfigOf, openCheckpoint, Qwen2Model, writeFileAtomic, type Checkpoint } from '@rlhf-code/model';
 import { acceptsCompletion, showCompletion } from '@rlhf-code/continue';
 import { CODE, QUOTE, checkSyntax as sandboxCheckSyntax, scanPython } from '@rlhf-code/sandbox';
-import { encodeServedPrompt, formatFim, loadTokenizer, PromptError, SERVED_MIN_TOKENS, Tokenizer } from '@rlhf-code/tokenizer';
+import { encodeServedPrompt, formatFim, PromptError, SERVED_MIN_TOKENS, Tokenizer } from '@rlhf-code/tokenizer';
 import { evaluateLmLoss, padLmBatch, pretrainWindows } from '@rlhf-code/train';
 import { yieldToEventLoop } from '@rlhf-code/trainer-core';
 import { CompleteOptions, completeBatched } from './batched';
@@ -353,6 +353,8 @@ export async function scoreFim(
 
 export interface BaseEvalOptions {
   modelDir: string;
+  /** modelDir as the command checked it (absent: checked when opened). */
+  checkpoint?: Checkpoint<'causal-lm'>;
   /** Texts of the held-out corpus files (readCorpus(dir).test). */
   heldoutTexts: readonly string[];
   fimCases: readonly FimCase[];
@@ -399,10 +401,8 @@ export interface FunctionResult {
 export async function evaluateBase(
   opts: BaseEvalOptions,
 ): Promise<{ report: BaseEvalReport; outcomes: FimOutcome[]; completions: FimCompletion[]; functions: FunctionResult | null }> {
-  if (isSequenceClassifier(modelConfigOf(opts.modelDir))) throw new Error(`${opts.modelDir}: a reward model, not a language model`);
-  const model = await Qwen2Model.load(opts.modelDir, { trainable: false });
+  const { model, tokenizer: tok } = await openCheckpoint(opts.checkpoint ?? opts.modelDir, { flag: '--model', trainable: false });
   try {
-    const tok = loadTokenizer(opts.modelDir);
     if (opts.seqLen > model.config.max_position_embeddings) {
       throw new Error(`seq_len ${opts.seqLen} is longer than the model's window (${model.config.max_position_embeddings})`);
     }

@@ -20,7 +20,7 @@ import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 import type { WeightDtype } from '@rlhf-code/backend';
-import { checkVocabulary, Completion, generateBatch, isSequenceClassifier, modelConfigOf, Qwen2Model, RewardModel, sampledIds } from '@rlhf-code/model';
+import { checkpointAt, Completion, generateBatch, openCheckpoint, Qwen2Model, sampledIds, type Checkpoint } from '@rlhf-code/model';
 import { responseLogProbs } from '@rlhf-code/rl';
 import { calledFunctions, STUB_NAMES, stubPrograms } from '@rlhf-code/sandbox';
 import { bestSamplingTemperature, bestTemperature, meanSe, temperatureKey, type DevPoint } from '@rlhf-code/stats';
@@ -71,7 +71,8 @@ export interface EvalOptions {
   models: NamedModel[];
   problems: EvalProblem[];
   /** Reward-model folder, or null for rm_score = null. */
-  rewardModelDir: string | null;
+  /** The reward model's folder, or its Checkpoint as the command checked it; null: no rm_score. */
+  rewardModelDir: string | Checkpoint<'reward-model'> | null;
   klReference: KlReference | null;
   /** How every loaded model holds its matrices (default fp32). */
   baseDtype?: WeightDtype;
@@ -191,12 +192,6 @@ function tokenizerHash(dir: string): string {
   return createHash('sha256').update(fs.readFileSync(file)).digest('hex');
 }
 
-function loadModelTokenizer(name: string, dir: string, vocab: number): Tokenizer {
-  const tok = loadTokenizer(dir);
-  checkVocabulary(tok, vocab, `${name}=${dir}`);
-  return tok;
-}
-
 function checkOptions(opts: EvalOptions): void {
   if (opts.models.length === 0) throw new Error('evaluate: no models');
   if (opts.problems.length === 0) throw new Error('evaluate: no problems');
@@ -302,12 +297,10 @@ const testPasses = (opts: EvalOptions, c: Choice): PassSpec[] => [
 ];
 
 /** 1. Load one model, choose its temperature (on dev data), answer the test problems, take its own log-probs for KL. */
-async function runModel(opts: EvalOptions, { name, dir }: NamedModel): Promise<RowRun> {
+async function runModel(opts: EvalOptions, { name, dir, checkpoint }: NamedModel): Promise<RowRun> {
   const t0 = performance.now();
-  if (isSequenceClassifier(modelConfigOf(dir))) throw new Error(`${name}=${dir}: a reward model (Qwen2ForSequenceClassification), not a language model that can answer`);
-  const model = await Qwen2Model.load(dir, { trainable: false, baseDtype: opts.baseDtype });
+  const { model, tokenizer: tok } = await openCheckpoint(checkpoint ?? dir, { flag: `--models ${name}`, trainable: false, baseDtype: opts.baseDtype });
   try {
-    const tok = loadModelTokenizer(name, dir, model.config.vocab_size);
     const maxPrompt = Math.max(1, model.config.max_position_embeddings - opts.maxNewTokens);
     const a: Answerer = { name, model, tok, prompts: (ps) => ps.map((q) => encodePrompt(tok, q.prompt, opts.template).slice(-maxPrompt)) };
     const clock: TestClock = { start: 0, end: 0 };
@@ -357,10 +350,9 @@ async function referenceLogRatios(opts: EvalOptions, runs: readonly RowRun[]): P
   const logRatios = new Map<PassRun, number[]>();
   const needKl = runs.filter((r) => r.passes.some((p) => p.ownLogProbs !== null));
   if (!ref || needKl.length === 0) return logRatios;
-  const refModel = await Qwen2Model.load(ref.dir, { trainable: false, baseDtype: opts.baseDtype });
+  const refHash = tokenizerHash(ref.dir);
+  const { model: refModel, tokenizer: refTok } = await openCheckpoint(ref.checkpoint ?? ref.dir, { flag: ref.name === null ? '--sft-ref' : `--models ${ref.name}`, trainable: false, baseDtype: opts.baseDtype });
   try {
-    const refHash = tokenizerHash(ref.dir);
-    const refTok = loadModelTokenizer('KL reference', ref.dir, refModel.config.vocab_size);
     for (const run of needKl) {
       if (run.tokenizerHash !== refHash) {
         throw new Error(`KL: ${run.name} and the reference ${ref.dir} have different tokenizers, so their token log-probs cannot be compared`);
@@ -391,10 +383,10 @@ const isReported = (run: RowRun, p: PassRun) => p.decoding === run.headline || p
  */
 async function rewardScores(opts: EvalOptions, runs: readonly RowRun[]): Promise<Map<PassRun, number[]>> {
   const rmScores = new Map<PassRun, number[]>();
-  if (!opts.rewardModelDir) return rmScores;
-  const rm = await RewardModel.load(opts.rewardModelDir, { trainable: false, baseDtype: opts.baseDtype });
+  const at = opts.rewardModelDir;
+  if (!at) return rmScores;
+  const { model: rm, tokenizer: rmTok } = await openCheckpoint(typeof at === 'string' ? checkpointAt(at, '--reward-model', 'reward-model') : at, { trainable: false, baseDtype: opts.baseDtype });
   try {
-    const rmTok = loadModelTokenizer('reward model', opts.rewardModelDir, rm.config.vocab_size);
     const maxLen = rm.config.max_position_embeddings;
     for (const run of runs) {
       const total = run.passes.filter((p) => isReported(run, p)).reduce((n, p) => n + p.responses.length, 0);

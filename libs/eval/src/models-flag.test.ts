@@ -36,7 +36,8 @@ describe('folders', () => {
 
   it('checkModelDirs takes checkpoints and LoRA adapter folders, and lists every other folder', () => {
     const ok = path.join(tmp, 'ok');
-    expect(() => checkModelDirs([{ name: 'a', dir: ok }, { name: 'l', dir: path.join(tmp, 'lora') }])).not.toThrow();
+    const checked = checkModelDirs([{ name: 'a', dir: ok }, { name: 'l', dir: path.join(tmp, 'lora') }]);
+    expect(checked.map((m) => m.checkpoint)).toMatchObject([{ dir: ok, flag: '--models a', isAdapter: false }, { flag: '--models l', isAdapter: true }]); // checked once: the evaluation opens these
     const run = () =>
       checkModelDirs([
         { name: 'a', dir: ok },
@@ -58,9 +59,9 @@ describe('folders', () => {
     expect(resolveKlReference(models, 'base')).toEqual({ dir: 'B', name: 'base' });
     expect(resolveKlReference(models, 'none')).toBeNull();
     const ok = path.join(tmp, 'ok');
-    expect(resolveKlReference(models, ok)).toEqual({ dir: ok, name: null });
+    expect(resolveKlReference(models, ok)).toMatchObject({ dir: ok, name: null, checkpoint: { dir: ok, flag: '--sft-ref' } });
     const lora = path.join(tmp, 'lora');
-    expect(resolveKlReference(models, lora)).toEqual({ dir: lora, name: null });
+    expect(resolveKlReference(models, lora)).toMatchObject({ dir: lora, name: null, checkpoint: { dir: lora, isAdapter: true } });
     expect(() => resolveKlReference(models, 'xyz')).toThrow('--sft-ref: "xyz" is not a model name from --models (base, sft), and as a folder: folder not found');
   });
 });

@@ -1,11 +1,14 @@
 // The `--models name=DIR,name=DIR` flag: which checkpoints to compare, and under which names they appear
 // in eval.json and the table. Errors name the flag and the offending entry. A folder is a checkpoint or a LoRA adapter
-// folder (its base plus the adapter), as every command that takes a model reads it (@rlhf-code/model modelFolderProblem).
-import { modelFolderProblem } from '@rlhf-code/model';
+// folder (its base plus the adapter), as every command that takes a model reads it (@rlhf-code/model checkpointOr):
+// checked here once, the evaluation opens the Checkpoint the check returned.
+import { checkpointOr, type Checkpoint } from '@rlhf-code/model';
 
 export interface NamedModel {
   name: string;
   dir: string;
+  /** `dir` as checkModelDirs checked it (absent: the evaluation checks it when it opens it). */
+  checkpoint?: Checkpoint<'causal-lm'>;
 }
 
 /** Names are JSON keys, table headers and chart labels: keep them simple. */
@@ -32,19 +35,23 @@ export function parseModelsFlag(text: string, flag = '--models'): NamedModel[] {
   return out;
 }
 
-/** Every folder must be a causal LM's checkpoint or LoRA adapter folder; one message lists all that are not. */
-export function checkModelDirs(models: readonly NamedModel[], flag = '--models'): void {
-  const bad = models.flatMap(({ name, dir }) => {
-    const problem = modelFolderProblem(dir);
-    return problem === null ? [] : [`${name}=${dir}: ${problem}`];
-  });
-  if (bad.length > 0) throw new ModelsFlagError(bad.map((b) => `${flag}: ${b}`).join('\n'));
+/**
+ * Every folder must be a causal LM's checkpoint or LoRA adapter folder; one message lists all that are not. Returns the
+ * models with their checked Checkpoints.
+ */
+export function checkModelDirs(models: readonly NamedModel[], flag = '--models'): NamedModel[] {
+  const checked = models.map((m) => ({ m, r: checkpointOr(m.dir, `${flag} ${m.name}`) }));
+  const bad = checked.flatMap(({ m, r }) => ('problem' in r ? [`${flag}: ${m.name}=${m.dir}: ${r.problem}`] : []));
+  if (bad.length > 0) throw new ModelsFlagError(bad.join('\n'));
+  return checked.map(({ m, r }) => ({ ...m, checkpoint: 'problem' in r ? undefined : r }));
 }
 
 /** The model KL is measured against: `dir`, and `name` when it is one of the evaluated models (its own KL is null). */
 export interface KlReference {
   dir: string;
   name: string | null;
+  /** `dir` checked (absent: the evaluation checks it when it opens it). */
+  checkpoint?: Checkpoint<'causal-lm'>;
 }
 
 /**
@@ -54,15 +61,15 @@ export interface KlReference {
 export function resolveKlReference(models: readonly NamedModel[], sftRef: string | undefined, flag = '--sft-ref'): KlReference | null {
   if (sftRef === undefined) {
     const sft = models.find((m) => m.name === 'sft');
-    return sft ? { dir: sft.dir, name: sft.name } : null;
+    return sft ? { dir: sft.dir, name: sft.name, checkpoint: sft.checkpoint } : null;
   }
   if (sftRef === 'none') return null;
   const named = models.find((m) => m.name === sftRef);
-  if (named) return { dir: named.dir, name: named.name };
-  const problem = modelFolderProblem(sftRef);
-  if (problem !== null) {
+  if (named) return { dir: named.dir, name: named.name, checkpoint: named.checkpoint };
+  const r = checkpointOr(sftRef, flag);
+  if ('problem' in r) {
     const names = models.map((m) => m.name).join(', ');
-    throw new ModelsFlagError(`${flag}: "${sftRef}" is not a model name from --models (${names}), and as a folder: ${problem}`);
+    throw new ModelsFlagError(`${flag}: "${sftRef}" is not a model name from --models (${names}), and as a folder: ${r.problem}`);
   }
-  return { dir: sftRef, name: null };
+  return { dir: sftRef, name: null, checkpoint: r };
 }

@@ -12,7 +12,8 @@ const int = () => z.number().int();
 
 export const EvalRunSettings = z
   .strictObject({
-    models: z.string().min(1).describe('models to compare as name=DIR pairs, e.g. base=models/base,sft=results/sft,ppo=results/ppo; a DIR is a checkpoint or a LoRA adapter folder (its base plus the adapter)'),
+    // Required by `eval run` itself (runEval), not here: --print-config shows the settings without it.
+    models: z.string().min(1).optional().describe('models to compare as name=DIR pairs, e.g. base=models/base,sft=results/sft,ppo=results/ppo; a DIR is a checkpoint or a LoRA adapter folder (its base plus the adapter)'),
     data: z
       .string()
       .min(1)

@@ -17,6 +17,6 @@ export type { Completion } from './generate-batch';
 export { resumableRng } from './sampling';
 export type { Rng } from './sampling';
 export { baseDtypeField, GenerateLogitsSettings, int8ActivationsField, GenerateRunSettings, InitSettings } from './settings';
-export { checkModelFolder, checkVocabulary, loadModelAndTokenizer, modelFolderProblem } from './load';
+export { Checkpoint, checkpointAt, checkpointOr, checkVocabulary, openCheckpoint } from './open-checkpoint';
 export { runInit } from './random-checkpoint';
 export { checkResumedRank, isAdapterFolder, LORA_TARGETS, type AdapterFiles, type LoraConfig } from './lora';

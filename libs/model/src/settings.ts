@@ -13,7 +13,7 @@ export const baseDtypeField = z
 /**
  * How a training stage multiplies its activations with an int8 base (libs/backend LowPrecisionActivations): int16
  * for speed (adapter gradients within 3e-4), fp32 to keep log-probs within 1e-4 of the decode path (measured:
- * EXPERIMENTS.md, issue 39). No effect on fp32 or bf16 bases.
+ * EXPERIMENTS.md). No effect on fp32 or bf16 bases.
  */
 export const int8ActivationsField = (d: LowPrecisionActivations) =>
   z

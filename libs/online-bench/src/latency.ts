@@ -8,10 +8,10 @@
 // thread (latency-clients.js), as Continue runs in a process of its own.
 import * as path from 'path';
 import { Worker } from 'worker_threads';
-import { quantileSeq } from 'mathjs';
 import { continueHeaders, continueRequestBody, type PromptForm } from '@rlhf-code/continue';
 import { loadTokenizer } from '@rlhf-code/tokenizer';
 import { startMeasuringService } from '@rlhf-code/online';
+import { quantile } from '@rlhf-code/stats';
 import { CompletionServerSchema, type OnlineConfigInput } from '@rlhf-code/online-core';
 import { continueShapedPrompt, type FimCase } from './prompts';
 
@@ -52,7 +52,6 @@ export interface LatencyRow {
   status_p95_ms: number | null;
 }
 
-const q = (xs: number[], p: number) => (xs.length === 0 ? null : Number(quantileSeq(xs, p)));
 
 interface ClientRun {
   results: { first: number; total: number; chunks: number; failed: boolean }[];
@@ -98,14 +97,14 @@ export async function measureLatency(o: LatencyOptions, log: (line: string) => v
           concurrency,
           requests: results.length,
           failed: results.length - answered.length,
-          first_chunk_p50_ms: q(answered.map((r) => r.first), 0.5),
-          total_p50_ms: q(totals, 0.5),
-          total_p95_ms: q(totals, 0.95),
+          first_chunk_p50_ms: quantile(answered.map((r) => r.first), 0.5),
+          total_p50_ms: quantile(totals, 0.5),
+          total_p95_ms: quantile(totals, 0.95),
           within_375ms: totals.filter((t) => t <= 375).length / results.length,
           chunks_mean: results.reduce((s, r) => s + r.chunks, 0) / results.length,
           status_calls: status.length,
-          status_p50_ms: q(status, 0.5),
-          status_p95_ms: q(status, 0.95),
+          status_p50_ms: quantile(status, 0.5),
+          status_p95_ms: quantile(status, 0.95),
         };
         rows.push(row);
         log(JSON.stringify(row));

@@ -191,7 +191,7 @@ export const TrainingSchema = z.strictObject({
   objective: z
     .enum(TRAINING_OBJECTIVES)
     // user-rm: on the dev file it raised accepted per request of the trained policy alone (gate off) about twice as much
-    // as outcome for the two users measured, with the same outcomes (EXPERIMENTS.md 2026-11-27 (night), issue 35).
+    // as outcome for the two users measured, with the same outcomes (EXPERIMENTS.md 2026-11-27 (night)).
     .default('user-rm')
     .describe(
       "what an update optimises: outcome = the clipped update on the served suggestions' own outcomes; user-rm = GRPO on recent cursor positions against a reward model of the user fitted on the outcomes (training.userRm); both = the first, then the second",

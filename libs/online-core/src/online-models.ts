@@ -4,7 +4,7 @@
 //   full fine-tuning  each role its own copy: start + served where it serves, policy + start where it trains
 //   LoRA              one frozen base per thread (in training.baseDtype: fp32, bf16 or int8) with adapter sets:
 //                     "default" (trained) and "served" (published to); start and served are views of it
-import { checkResumedRank, isAdapterFolder, loadModelAndTokenizer, Qwen2Model } from '@rlhf-code/model';
+import { checkResumedRank, isAdapterFolder, openCheckpoint, type Qwen2Model } from '@rlhf-code/model';
 import type { Tokenizer } from '@rlhf-code/tokenizer';
 import { loraConfigOf } from '@rlhf-code/trainer-core';
 import type { OnlineConfig } from './config';
@@ -27,17 +27,17 @@ export async function loadOnlineModels(config: OnlineConfig, checkpoint: string 
   const lora = loraConfigOf({ ...t, loraDropout: 0 });
   if (!lora) {
     // config.model may be a LoRA adapter folder: every copy is its base with the adapter folded in (every weight trains).
-    const { model: start, tokenizer } = await loadModelAndTokenizer(config.model, { trainable: false, merge: true });
+    const { model: start, tokenizer, checkpoint: opened } = await openCheckpoint(config.model, { trainable: false, merge: true });
     if (checkpoint && isAdapterFolder(checkpoint)) {
       start.dispose();
       throw new Error(`${checkpoint}: holds a LoRA adapter; set training.loraRank to resume it`);
     }
-    const policy = await Qwen2Model.load(checkpoint ?? config.model, { trainable: role === 'train', merge: true });
+    const { model: policy } = await openCheckpoint(opened, { weightsDir: checkpoint ?? undefined, trainable: role === 'train', merge: true, tokenizer: false });
     if (role === 'train') policy.gradCheckpointing = t.gradCheckpointing;
     return { start, policy, tokenizer, owned: [start, policy] };
   }
   if (checkpoint && !isAdapterFolder(checkpoint)) throw new Error(`${checkpoint}: a full checkpoint; training.loraRank must be 0 to resume it`);
-  const { model: base, tokenizer } = await loadModelAndTokenizer(config.model, { trainable: false, merge: !checkpoint, weightsDir: checkpoint ?? undefined, baseDtype: t.baseDtype });
+  const { model: base, tokenizer } = await openCheckpoint(config.model, { trainable: false, merge: !checkpoint, weightsDir: checkpoint ?? undefined, baseDtype: t.baseDtype });
   try {
     if (checkpoint) checkResumedRank(checkpoint, base.lora, lora.r, 'training.loraRank');
     else base.addLora(lora, { seed: config.seed }); // seeded: both threads start from the same adapter

@@ -30,8 +30,8 @@ export interface TrainingWorker {
   data?: unknown;
 }
 
-/** The state a checkpoint saves besides what the trainer knows (its reward baseline). */
-export type CheckpointState = Omit<OnlineTrainerState, 'baseline'>;
+/** The run state the service hands to a checkpoint, to resume from (the trainer adds what it knows: its reward baseline). */
+export type ServiceRunState = Omit<OnlineTrainerState, 'baseline'>;
 
 /**
  * An update: the events to train on, and (objective user-rm / both) the prompts of recent requests, the cursor positions
@@ -39,7 +39,7 @@ export type CheckpointState = Omit<OnlineTrainerState, 'baseline'>;
  */
 export type UpdateRequest = { op: 'update'; events: TrainableEvent[]; positions?: string[] };
 
-export type TrainingRequest = { id: number } & (UpdateRequest | { op: 'checkpoint'; state: CheckpointState } | { op: 'close' });
+export type TrainingRequest = { id: number } & (UpdateRequest | { op: 'checkpoint'; state: ServiceRunState } | { op: 'close' });
 
 export class TrainingThread {
   private constructor(private readonly calls: ThreadCalls) {}
@@ -61,7 +61,7 @@ export class TrainingThread {
   }
 
   /** Save a checkpoint (the last good weights and the optimizer) in the state dir; resolves to its folder. */
-  checkpoint(state: CheckpointState): Promise<string> {
+  checkpoint(state: ServiceRunState): Promise<string> {
     return this.call({ op: 'checkpoint', state }) as Promise<string>;
   }
 
@@ -71,7 +71,7 @@ export class TrainingThread {
     await this.calls.terminate();
   }
 
-  private call(request: UpdateRequest | { op: 'checkpoint'; state: CheckpointState } | { op: 'close' }): Promise<unknown> {
+  private call(request: UpdateRequest | { op: 'checkpoint'; state: ServiceRunState } | { op: 'close' }): Promise<unknown> {
     return this.calls.call(request);
   }
 }

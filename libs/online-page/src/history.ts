@@ -14,7 +14,7 @@
 // interval, and the answer time p50 / p95; over the policy arms' requests, the gate's verdicts; the points where a new
 // policy version was first served; the updates. Memory: the newest MAX_ROWS rows and MAX_UPDATES updates (older ones
 // are dropped; request numbers stay those of requests.jsonl, counted from the first line).
-import { meanSe, wilson } from '@rlhf-code/stats';
+import { meanSe, quantile, wilson } from '@rlhf-code/stats';
 import { UTILITY, type Arm, type ServedRecord } from '@rlhf-code/online-core';
 import type { LoggedEvent } from '@rlhf-code/online-feedback';
 import type { GateDecision } from '@rlhf-code/online-gate';
@@ -118,11 +118,8 @@ export interface HistorySeries {
 const iso = (t: number) => (Number.isFinite(t) ? new Date(t).toISOString() : '');
 const num = (x: unknown): number | null => (typeof x === 'number' && Number.isFinite(x) ? x : null);
 
-/** The q-quantile (0..1) of sorted values, by the nearest rank. */
-function quantile(sorted: readonly number[], q: number): number | null {
-  if (sorted.length === 0) return null;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
-}
+/** A latency percentile as the page shows answer times: whole milliseconds. */
+const wholeMs = (x: number | null) => (x === null ? null : Math.round(x));
 
 const utilityOf = (r: Row) => UTILITY.accepted * r.accepted + UTILITY.rejected * r.rejected;
 
@@ -138,7 +135,7 @@ function armWindow(rows: readonly Row[]): ArmWindow {
   }
   const shown = accepted + rejected;
   const u = meanSe(rows.map(utilityOf));
-  const ms = rows.flatMap((r) => (r.ms === null ? [] : [r.ms])).sort((a, b) => a - b);
+  const ms = rows.flatMap((r) => (r.ms === null ? [] : [r.ms]));
   return {
     from: rows[0].at,
     to: last.at,
@@ -153,8 +150,8 @@ function armWindow(rows: readonly Row[]): ArmWindow {
     utility_per_request: u.mean,
     utility_ci95: u.se === null ? null : [u.mean - 1.96 * u.se, u.mean + 1.96 * u.se],
     latency_n: ms.length,
-    latency_ms_p50: quantile(ms, 0.5),
-    latency_ms_p95: quantile(ms, 0.95),
+    latency_ms_p50: wholeMs(quantile(ms, 0.5)),
+    latency_ms_p95: wholeMs(quantile(ms, 0.95)),
   };
 }
 

@@ -1,14 +1,14 @@
 // `online serve`: the service from its settings (ServeSettings: the service's configuration and the compute backend),
 // running until SIGINT or SIGTERM, then closed (the running update finished, a checkpoint written).
 import { initBackend } from '@rlhf-code/backend';
-import { checkModelFolder } from '@rlhf-code/model';
+import { checkpointAt } from '@rlhf-code/model';
 import type { ServeSettings } from '@rlhf-code/online-core';
 import { startOnlineService } from './service';
 
 export async function runServe({ backend, ...config }: ServeSettings): Promise<void> {
-  checkModelFolder(config.model, '--model'); // a checkpoint or a LoRA adapter folder (its base plus the adapter)
+  const start = checkpointAt(config.model, '--model'); // a checkpoint or a LoRA adapter folder (its base plus the adapter)
   await initBackend({ backend });
-  const service = await startOnlineService(config);
+  const service = await startOnlineService(config, { start });
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       process.stdout.write(`[online] ${signal}: stopping (finishing the running update, writing a checkpoint)\n`);

@@ -23,7 +23,8 @@ import * as os from 'os';
 import * as path from 'path';
 import type { FastifyInstance } from 'fastify';
 import { initBackend } from '@rlhf-code/backend';
-import { loadTokenizer, type Tokenizer } from '@rlhf-code/tokenizer';
+import { checkpointAt, type Checkpoint } from '@rlhf-code/model';
+import type { Tokenizer } from '@rlhf-code/tokenizer';
 import type { AutocompleteOutcome } from '@rlhf-code/continue';
 import { ArmRouter, parseOnlineConfig, readJsonLines, type OnlineConfig, type OnlineConfigInput, type OnlineStatus, type ServedRecord } from '@rlhf-code/online-core';
 import {
@@ -55,6 +56,8 @@ export interface StartOptions {
   noTraining?: boolean;
   /** The script of the training thread (default the real trainer; tests give a fake that speaks its messages). */
   trainingWorker?: TrainingWorker;
+  /** config.model as the caller checked it (checkpointAt); default: checked here, as --model. */
+  start?: Checkpoint<'causal-lm'>;
 }
 
 const fmt = (x: number | null, digits = 4) => (x === null || !Number.isFinite(x) ? String(x) : x.toFixed(digits));
@@ -410,6 +413,7 @@ export class OnlineService {
  */
 export async function startOnlineService(config: OnlineConfig, opts: StartOptions = {}): Promise<OnlineService> {
   const say = opts.log ?? ((line: string) => process.stdout.write(line + '\n'));
+  const start = opts.start ?? checkpointAt(config.model, '--model'); // a checkpoint or a LoRA adapter folder (its base plus the adapter)
   fs.mkdirSync(config.stateDir, { recursive: true });
   // Models: the frozen start (A/B control and KL reference), the trainable policy, the served copy of it.
   const latest = listCheckpoints(config.stateDir)[0];
@@ -427,7 +431,7 @@ export async function startOnlineService(config: OnlineConfig, opts: StartOption
     if (training.status === 'fulfilled') await training.value?.close();
     throw generation.status === 'rejected' ? generation.reason : (training as PromiseRejectedResult).reason;
   }
-  const tokenizer = loadTokenizer(config.model);
+  const tokenizer = start.tokenizer();
   if (resumed) say(`[online] resuming policy version ${version} from ${latest!.dir}`);
   else if (policyDir) say(`[online] serving policy version ${version} from ${policyDir}`);
   const log = await FeedbackLog.open(path.join(config.stateDir, 'feedback.jsonl'), version);

@@ -18,7 +18,7 @@ import * as path from 'path';
 import { initBackend } from '@rlhf-code/backend';
 import { UsageError } from '@rlhf-code/cli';
 import { readPpoData, readSftData, shuffle, writeJsonl, type PpoRecord } from '@rlhf-code/data';
-import { checkModelFolder, Qwen2Model, resumableRng } from '@rlhf-code/model';
+import { checkpointAt, Qwen2Model, resumableRng } from '@rlhf-code/model';
 import { SandboxPool } from '@rlhf-code/sandbox';
 import { encodePrompt, loadTokenizer, stopTokenIds } from '@rlhf-code/tokenizer';
 import { runSft, SftSettings } from '@rlhf-code/train';
@@ -180,7 +180,7 @@ function copyCheckpoint(from: string, out: string): void {
 
 /** Checks the files before any model is loaded. */
 async function readInputs(f: RftSettings) {
-  checkModelFolder(f.model, '--model');
+  checkpointAt(f.model, '--model');
   let records = await readPpoData(f.data);
   if (f.limit > 0) records = records.slice(0, f.limit);
   const withTests = records.filter((r) => r.tests && r.tests.length > 0);

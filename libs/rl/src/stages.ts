@@ -5,9 +5,9 @@ import * as fs from 'fs';
 import { initBackend } from '@rlhf-code/backend';
 import { UsageError } from '@rlhf-code/cli';
 import { readPpoData, PpoRecord } from '@rlhf-code/data';
-import { checkModelFolder, checkVocabulary, loadMergedWeights, parameterCount, saveCheckpoint } from '@rlhf-code/model';
+import { checkpointAt, checkVocabulary, loadMergedWeights, parameterCount, saveCheckpoint } from '@rlhf-code/model';
 import { SandboxPool } from '@rlhf-code/sandbox';
-import { encodePrompt, endTokenId, loadTokenizer, stopTokenIds, type Tokenizer } from '@rlhf-code/tokenizer';
+import { encodePrompt, endTokenId, stopTokenIds, type Tokenizer } from '@rlhf-code/tokenizer';
 import { loraConfigOf, RunDir } from '@rlhf-code/trainer-core';
 import { execPromptOf, executionScorer } from './execution-scorer';
 import { HeldOutProbe, HeldOutRecord } from './heldout';
@@ -90,9 +90,9 @@ export async function runRl(f: RlSettings, plot?: HeldOutPlot, log: (line: strin
 }
 
 async function runPolicyGradient(f: PolicyGradientSettings, plot?: HeldOutPlot, log: (line: string) => void = console.error) {
-  checkModelFolder(f.model, '--model');
-  if (f.rewardModel !== 'none') checkModelFolder(f.rewardModel, '--reward-model', 'reward-model');
-  const tok = loadTokenizer(f.model);
+  const sft = checkpointAt(f.model, '--model');
+  if (f.rewardModel !== 'none') checkpointAt(f.rewardModel, '--reward-model', 'reward-model');
+  const tok = sft.tokenizer();
   const { records, withTests, execWeight, rmWeight, useRm, heldOutRecords } = await readPrompts(f);
 
   const { backend, lora, models, rm } = await loadModels(f, tok, useRm, log);

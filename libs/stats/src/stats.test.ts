@@ -1,4 +1,4 @@
-import { clusterBootstrap, fisherExact, flips, jackknife, jackknifeDiff, meanSe, paired, passAtK, signFlipTest, signTest, wilson } from './stats';
+import { clusterBootstrap, fisherExact, flips, jackknife, jackknifeDiff, meanSe, paired, passAtK, quantile, signFlipTest, signTest, wilson } from './stats';
 
 describe('meanSe', () => {
   it('is the mean and sd / sqrt(n) with the n - 1 variance', () => {
@@ -95,6 +95,18 @@ describe('rates of successes', () => {
   });
 });
 
+describe('quantile', () => {
+  it("is linear between order statistics (R's type 7, numpy.quantile's default), in any order; null with no values", () => {
+    expect(quantile([300, 100, 200], 0.5)).toBe(200);
+    expect(quantile([100, 200, 300], 0.95)).toBeCloseTo(290, 10); // numpy.quantile([100, 200, 300], 0.95)
+    expect(quantile([1, 2, 3, 4], 0.25)).toBeCloseTo(1.75, 10);
+    expect(quantile([7], 0.99)).toBe(7);
+    expect(quantile([1, 2], 0)).toBe(1);
+    expect(quantile([1, 2], 1)).toBe(2);
+    expect(quantile([], 0.5)).toBeNull();
+  });
+});
+
 describe('clusterBootstrap', () => {
   // Per-position differences 1, 1 in file a and 0 in file b; the statistic: their weighted mean.
   const diffs = [1, 1, 0];
@@ -157,7 +169,7 @@ describe('signTest', () => {
     expect(signTest(7, 3)).toBeCloseTo(0.34375, 12);
     expect(signTest(0, 5)).toBeCloseTo(0.0625, 12); // 2 / 32
     expect(signTest(10, 10)).toBe(1); // 2 P(X <= 10) > 1 is capped
-    expect(signTest(38, 22)).toBeCloseTo(0.051893895928921435, 10); // issue 48's GRPO flips against SFT
+    expect(signTest(38, 22)).toBeCloseTo(0.051893895928921435, 10); // a run's GRPO flips against SFT
     expect(signTest(41, 29)).toBeCloseTo(0.18821620302302766, 10); // and PPO's
     expect(signTest(200, 150)).toBeCloseTo(0.008720036530555949, 10);
   });

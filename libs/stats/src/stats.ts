@@ -156,7 +156,16 @@ export function flips(a: readonly number[], b: readonly number[]): Flips {
   return { up, down, p: signTest(up, down) };
 }
 
-/** The p-quantile (0..1) of sorted values, linear between order statistics (R's type 7). */
+/**
+ * The p-quantile (0..1) of values in any order, linear between order statistics (R's type 7, numpy's and mathjs's
+ * default); null with no values. The one quantile rule of the project (latency percentiles, bootstrap intervals).
+ */
+export function quantile(values: readonly number[], p: number): number | null {
+  if (values.length === 0) return null;
+  return quantileSorted([...values].sort((a, b) => a - b), p);
+}
+
+/** quantile of values already sorted ascending. */
 function quantileSorted(sorted: readonly number[], p: number): number {
   const h = (sorted.length - 1) * p;
   const lo = Math.floor(h);

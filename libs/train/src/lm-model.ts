@@ -2,7 +2,7 @@
 // gradient checkpointing as set, and a new LoRA adapter when the settings ask for one (a resumed adapter folder
 // brings its own, which must have the requested rank).
 import type { WeightDtype } from '@rlhf-code/backend';
-import { checkResumedRank, parameterCount, Qwen2Model } from '@rlhf-code/model';
+import { checkpointAt, checkResumedRank, openCheckpoint, parameterCount, type Checkpoint, type Qwen2Model } from '@rlhf-code/model';
 import { loraConfigOf } from '@rlhf-code/trainer-core';
 
 export interface LmModelSettings {
@@ -17,11 +17,19 @@ export interface LmModelSettings {
   baseDtype?: WeightDtype;
 }
 
-/** `from`: the run folder to resume (undefined: start from f.model). `log` gets one line about the adapter. */
-export async function loadLmStageModel(f: LmModelSettings, from: string | undefined, log: (line: string) => void): Promise<Qwen2Model> {
+/**
+ * `from`: the run folder to resume (undefined: start from f.model). `log` gets one line about the adapter. `checkpoint`:
+ * f.model as the caller checked it (checkpointAt), whose tokenizer the model is checked against.
+ */
+export async function loadLmStageModel(
+  f: LmModelSettings,
+  from: string | undefined,
+  log: (line: string) => void,
+  checkpoint: Checkpoint<'causal-lm'> = checkpointAt(f.model, '--model'),
+): Promise<Qwen2Model> {
   // A LoRA run's checkpoint is an adapter folder: loading it gives the base (--model) with the saved adapters. A fresh
   // run starts from --model with any adapter it is folded in: the run then trains every weight, or a new adapter on it.
-  const model = await Qwen2Model.load(from ?? f.model, { merge: from === undefined, baseDtype: f.baseDtype });
+  const { model } = await openCheckpoint(checkpoint, { weightsDir: from, merge: from === undefined, baseDtype: f.baseDtype });
   try {
     model.gradCheckpointing = f.gradCheckpointing;
     const lora = loraConfigOf(f);

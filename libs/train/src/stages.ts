@@ -6,7 +6,7 @@
 import { UsageError } from '@rlhf-code/cli';
 import { initBackend, withLowPrecisionActivations } from '@rlhf-code/backend';
 import { corpusDirs, readCorpora, readRmData, readSftData, splitHeldOut, type RmRecord } from '@rlhf-code/data';
-import { checkModelFolder, checkResumedRank, checkVocabulary, loadMergedWeights, makeConfig, modelConfigOf, parameterCount, Qwen2Config, Qwen2Model, RewardModel, saveCheckpoint } from '@rlhf-code/model';
+import { checkpointAt, checkResumedRank, loadMergedWeights, makeConfig, openCheckpoint, parameterCount, Qwen2Config, Qwen2Model, RewardModel, saveCheckpoint } from '@rlhf-code/model';
 import { encodePair, FimMode, loadTokenizer, readFimMode, Tokenizer } from '@rlhf-code/tokenizer';
 import { loraConfigOf, RunDir } from '@rlhf-code/trainer-core';
 import { fimSftExample, LmExample, packExamples, pretrainWindows, sftExample } from './lm-data';
@@ -55,8 +55,8 @@ async function exportWeights(
 
 export async function runPretrain(f: PretrainSettings, log: (line: string) => void = console.error) {
   // Continued pretraining keeps the FIM order of the --init checkpoint unless --fim-mode says otherwise.
-  if (f.init) checkModelFolder(f.init, '--init');
-  const initMode = f.init ? readFimMode(f.init) : undefined;
+  const init = f.init ? checkpointAt(f.init, '--init') : undefined;
+  const initMode = init ? readFimMode(init.dir) : undefined;
   const { tok, tokenizerConfig } = withFimMode(loadTokenizer(f.tokenizer), f.fimMode, initMode);
   const corpus = readCorpora(corpusDirs(f.corpus));
   const backend = await initBackend({ backend: f.backend });
@@ -64,7 +64,7 @@ export async function runPretrain(f: PretrainSettings, log: (line: string) => vo
 
   // --init: continued pretraining from an existing checkpoint's weights (its config.json gives the architecture);
   // otherwise the shape flags describe a fresh random model.
-  const config: Qwen2Config = f.init ? modelConfigOf(f.init) : makeConfig({
+  const config: Qwen2Config = init ? init.config : makeConfig({
     vocab_size: tok.vocabSize,
     hidden_size: f.hiddenSize,
     num_hidden_layers: f.layers,
@@ -82,7 +82,7 @@ export async function runPretrain(f: PretrainSettings, log: (line: string) => vo
     throw new UsageError(`--init ${f.init}: its vocab_size is ${config.vocab_size} but the tokenizer ${f.tokenizer} has ${tok.vocabSize} tokens (pass the tokenizer it was trained with)`);
   }
   const from = resumeDir(f);
-  const model = from ? await Qwen2Model.load(from) : f.init ? await Qwen2Model.load(f.init, { merge: true }) : Qwen2Model.init(config, { seed: f.seed });
+  const model = from ? await Qwen2Model.load(from) : init ? (await openCheckpoint(init, { merge: true, tokenizer: false })).model : Qwen2Model.init(config, { seed: f.seed });
   model.gradCheckpointing = f.gradCheckpointing;
   const shape = (c: typeof config) =>
     JSON.stringify([c.vocab_size, c.hidden_size, c.num_hidden_layers, c.num_attention_heads, c.num_key_value_heads, c.intermediate_size, c.rope_theta]);
@@ -118,13 +118,12 @@ export async function runPretrain(f: PretrainSettings, log: (line: string) => vo
 export const runSft = (f: SftSettings, log: (line: string) => void = console.error) => withLowPrecisionActivations(f.int8Activations, () => sftStage(f, log));
 
 async function sftStage(f: SftSettings, log: (line: string) => void) {
-  checkModelFolder(f.model, '--model');
-  const { tok, tokenizerConfig } = withFimMode(loadTokenizer(f.model), f.fimMode);
+  const base = checkpointAt(f.model, '--model');
+  const { tok, tokenizerConfig } = withFimMode(base.tokenizer(), f.fimMode);
   const records = await readSftData(f.data);
   const { train: trainRecords, heldOut: heldRecords } = splitHeldOut(records, { fraction: f.heldoutFraction, seed: f.seed });
   const backend = await initBackend({ backend: f.backend });
-  const model = await loadLmStageModel(f, resumeDir(f), (line) => log(`sft train: ${line}`));
-  checkVocabulary(tok, model.config.vocab_size, f.model);
+  const model = await loadLmStageModel(f, resumeDir(f), (line) => log(`sft train: ${line}`), base); // its vocabulary checked against the tokenizer
   // A record with a `suffix` is a fill-in-the-middle example (the raw FIM form, whatever --template says).
   const toExample = (r: { prompt: string; response: string; suffix?: string }): LmExample =>
     r.suffix === undefined
@@ -165,8 +164,7 @@ async function sftStage(f: SftSettings, log: (line: string) => void) {
 export const runRm = (f: RmSettings, log: (line: string) => void = console.error) => withLowPrecisionActivations(f.int8Activations, () => rmStage(f, log));
 
 async function rmStage(f: RmSettings, log: (line: string) => void) {
-  checkModelFolder(f.model, '--model');
-  const tok = loadTokenizer(f.model);
+  const tok = checkpointAt(f.model, '--model').tokenizer();
   const records = await readRmData(f.data);
   // Hold out whole prompts: every response to a held-out prompt is unseen in training.
   const split = splitHeldOut(records, { fraction: f.heldoutFraction, seed: f.seed });

@@ -7,6 +7,8 @@ import * as os from 'os';
 import * as path from 'path';
 import * as tf from '@tensorflow/tfjs';
 import { initBackend } from '@rlhf-code/backend';
+import { dataRandom } from '@rlhf-code/data';
+import { loadTokenizer } from '@rlhf-code/tokenizer';
 import { makeConfig, type Qwen2Config } from '../config';
 import { modelConfigOf, saveCheckpoint } from '../checkpoint-folder';
 import { LORA_TARGETS } from '../lora';
@@ -69,6 +71,31 @@ export async function saveTinyModel(dir: string, o: TinyModelOptions = {}): Prom
   } finally {
     model.dispose();
   }
+}
+
+/** The shipped base model; the apps' tiny models borrow its 16k tokenizer. */
+const BASE_MODEL = path.join(__dirname, '../../../../models/base');
+
+/**
+ * The tiny checkpoint of the apps' end-to-end CLI tests: a random Qwen2 (1 layer, width 16) with the shipped base
+ * model's tokenizer and vocabulary, saved in Hugging Face layout; a causal LM, or with kind 'rm' a one-label sequence
+ * classifier (score.weight). Seeded by a string (the test's name for it).
+ */
+export async function saveTinyAppModel(dir: string, seed: string, kind: 'lm' | 'rm' = 'lm'): Promise<void> {
+  const tok = loadTokenizer(BASE_MODEL);
+  const config = {
+    vocab_size: tok.vocabSize,
+    hidden_size: 16,
+    intermediate_size: 32,
+    num_hidden_layers: 1,
+    num_attention_heads: 2,
+    num_key_value_heads: 1,
+    max_position_embeddings: 256,
+    tie_word_embeddings: true,
+    initializer_range: 0.05,
+    pad_token_id: tok.padId,
+  };
+  await saveTinyModel(dir, { seed: Math.floor(dataRandom(seed)() * 2 ** 31), kind, config, tokenizerDir: BASE_MODEL });
 }
 
 /**
