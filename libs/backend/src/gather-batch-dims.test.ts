@@ -35,6 +35,20 @@ describe('tf.gather with batchDims > 0 on wasm', () => {
     expectAllClose(await runOn('wasm', fn), await runOn('cpu', fn));
   });
 
+  test('long slices with batchDims 0 (copied a slice at a time): rows kept, repeated, reordered, as on cpu', async () => {
+    const x = seededValues(5 * 2 * 3 * 64, 2);
+    const fn = () => {
+      const t = tf.tensor(x, [5, 2, 3, 64]); // a KV cache's [rows, KV, positions, hd]: slices of 384
+      return [
+        tf.gather(t, tf.tensor1d([4, 1, 1, 0], 'int32')),
+        tf.gather(tf.reshape(t, [10, 192]), tf.tensor1d([9, 0, 3], 'int32'), 0), // embedding rows
+        tf.gather(t, tf.tensor1d([2, 0], 'int32'), 2), // outer dims before the axis, slices of 64 after
+        tf.gather(tf.reshape(t, [5, 384]), tf.tensor1d([3, 1], 'int32'), 1), // a short slice: the stock kernel
+      ];
+    };
+    expectAllClose(await runOn('wasm', fn), await runOn('cpu', fn), 0);
+  });
+
   test('rejects an out-of-range index', async () => {
     await tf.setBackend('wasm');
     const x = tf.tensor2d(ROWS);

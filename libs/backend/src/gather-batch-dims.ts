@@ -1,16 +1,21 @@
-// GatherV2 with batchDims > 0 on the wasm backend.
-//
-// The wasm kernel returns wrong values when batchDims > 0, e.g. gathering each row's target
-// logit with tf.gather(logits [N, V], targets [N], 1, 1). For batchDims > 0 this kernel copies the
-// slices in JS; batchDims = 0 (embeddings and everything else) still goes to the stock kernel.
+// GatherV2 on the wasm backend, for two cases the stock kernel handles badly:
+// - batchDims > 0: the wasm kernel returns wrong values, e.g. gathering each row's target logit with
+//   tf.gather(logits [N, V], targets [N], 1, 1);
+// - long slices (64 elements or more: KV-cache rows, embedding rows): the wasm kernel copies element by element
+//   (a decoder's cache compaction, [rows, KV, capacity, hd] per layer, took 5 s of a 25 s evaluation); here each
+//   slice is one typed-array copy.
+// Short slices with batchDims = 0 still go to the stock kernel. Either way the values are copied, never computed:
+// the results are the same bits.
 import * as tf from '@tensorflow/tfjs';
 import type { GatherV2Attrs, GatherV2Inputs, KernelConfig, KernelFunc, TensorInfo } from '@tensorflow/tfjs';
 import { internals } from './wasm-internals';
 
+/** Slices at least this long are copied here whatever batchDims is. */
+const LONG_SLICE = 64;
+
 export function gatherBatchDimsConfig(stock: KernelConfig): KernelConfig {
   const kernelFunc = (args: { inputs: GatherV2Inputs; backend: unknown; attrs: GatherV2Attrs }): TensorInfo => {
     const { axis, batchDims } = args.attrs;
-    if (batchDims === 0) return stock.kernelFunc(args as unknown as Parameters<KernelFunc>[0]) as TensorInfo;
     const x = args.inputs.x as TensorInfo;
     const indices = args.inputs.indices as TensorInfo;
     const backend = internals(args.backend);
@@ -18,6 +23,7 @@ export function gatherBatchDimsConfig(stock: KernelConfig): KernelConfig {
     // x viewed as [batch, outer, dim, slice], indices as [batch, perBatch]
     const { batchSize, outerSize, dimSize, sliceSize, outputShape } =
       tf.backend_util.segment_util.collectGatherOpShapeInfo(x as tf.TensorInfo as tf.Tensor, indices as tf.TensorInfo as tf.Tensor, parsedAxis, batchDims);
+    if (batchDims === 0 && sliceSize < LONG_SLICE) return stock.kernelFunc(args as unknown as Parameters<KernelFunc>[0]) as TensorInfo;
     const perBatch = tf.util.sizeFromShape(indices.shape) / batchSize;
 
     const out = backend.makeOutput(outputShape, x.dtype); // [batch, outer, perBatch, slice]

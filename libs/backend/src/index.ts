@@ -5,4 +5,5 @@ export { fusedAdamW, fusedTargetLogProbs, fusedTargetLogProbsGrad, hasNativeKern
 export { f32BitsToBf16Bits, LOW_PRECISION_ACTIVATIONS, LowPrecisionMatrix, lowPrecisionMatMul, lowPrecisionRows, setLowPrecisionActivations, withLowPrecisionActivations, matMulWeight, stackRows, weightShape, WEIGHT_DTYPES } from './low-precision';
 export type { LowPrecision, LowPrecisionActivations, Weight, WeightDtype } from './low-precision';
 export { loadNative, nativeAddon } from './native';
+export { readFloats } from './read-floats';
 export type { GemmKernel, GemmPrecision } from './native';

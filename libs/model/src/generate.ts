@@ -2,6 +2,7 @@
 // stop token ids and stop strings, per-token log-probs of the chosen tokens, optional streaming.
 // The low-level decoder: callers go through generateBatch (generate-batch.ts), which batches, seeds and names stop sets.
 import * as tf from '@tensorflow/tfjs';
+import { readFloats } from '@rlhf-code/backend';
 import { KVCache } from './kv-cache';
 import { sharedPrefixLength } from './shared-prefix';
 import { Qwen2Model } from './model';
@@ -211,6 +212,7 @@ export async function generate(model: Qwen2Model, prompts: readonly (readonly nu
     // active[k]: the row at position k of the decoding batch. Once half of them have finished, the finished ones
     // leave the batch (and the cache): a few long continuations no longer pay for the whole batch every step.
     let active = rows.map((_, b) => b);
+    let logitsHost: Float32Array | undefined;
     for (let step = 0; step < opts.maxNewTokens; step++) {
       // A turn of the event loop between steps: a server's other requests, status calls and disconnects get handled
       // while a generation runs (awaiting a settled promise alone would not let them in).
@@ -223,7 +225,7 @@ export async function generate(model: Qwen2Model, prompts: readonly (readonly nu
         return model.lmHead(last); // [A, V]
       });
       const V = logits.shape[1];
-      const host = (await logits.data()) as Float32Array;
+      const host = (logitsHost = readFloats(logits, logitsHost)); // one host buffer for every step: no 4 MB array per step
       logits.dispose();
       tf.dispose([input, inputMask]);
 

@@ -85,14 +85,12 @@ export class KVCache {
    * row to every row; both layouts). Rows are copied on the host: the wasm gather kernel is about ten times slower.
    */
   keepRows(rows: readonly number[]): void {
+    // Rows gathered on the backend (a copy inside its memory): no round trip of the whole cache through the host.
+    const index = tf.tensor1d(Int32Array.from(rows), 'int32');
     const take = <T extends tf.Tensor>(t: T): T => {
-      const data = t.dataSync() as Float32Array;
-      const row = t.size / t.shape[0];
-      const out = new Float32Array(rows.length * row);
-      rows.forEach((r, b) => out.set(data.subarray(r * row, (r + 1) * row), b * row));
-      const shape = [rows.length, ...t.shape.slice(1)];
+      const out = tf.keep(tf.gather(t, index)) as T;
       t.dispose();
-      return tf.keep(tf.tensor(out, shape, 'float32')) as T;
+      return out;
     };
     this.layers = this.layers.map((kv) => ({ k: take(kv.k), v: take(kv.v) }));
     if (this.mask) this.mask = take(this.mask);
@@ -104,6 +102,7 @@ export class KVCache {
       this.hostMask = mask;
       this.realTokens = rows.map((r) => this.realTokens[r]);
     }
+    index.dispose();
   }
 
   dispose(): void {
