@@ -249,9 +249,9 @@ async function generatePass(
   return p;
 }
 
-function runTests(executor: CodeExecutor, code: string, problem: EvalProblem, clock: TestClock): Promise<TestOutcome | Error> {
+function runTests(executor: CodeExecutor, code: string, problem: EvalProblem, clock: TestClock, background = false): Promise<TestOutcome | Error> {
   if (clock.start === 0) clock.start = performance.now();
-  return settle(executor.runTests(code, problem.tests, problem.setup).finally(() => (clock.end = performance.now())));
+  return settle(executor.runTests(code, problem.tests, problem.setup, { background }).finally(() => (clock.end = performance.now())));
 }
 
 /** Start the syntax check of a pass's responses (a blank one is not valid code). */
@@ -327,8 +327,29 @@ async function runModel(opts: EvalOptions, { name, dir, checkpoint }: NamedModel
 }
 
 /** A model's log-probs of every token a pass sampled (the end token included) at the pass's temperature: KL's terms. */
-const logProbs = (opts: EvalOptions, model: Qwen2Model, padId: number, p: PassRun) =>
-  responseLogProbs(model, p.responses.map((r) => r.promptIds), p.responses.map(sampledIds), { temperature: p.temperature, padId, chunkSize: opts.batchSize });
+/**
+ * `compute` run on the distinct rows only (by `keys`: sampled answers repeat, often 8 of 8 at a low temperature), its
+ * results handed to every row with that key.
+ */
+function onDistinct<T>(keys: readonly string[], compute: (rows: number[]) => T[]): T[] {
+  const slot = new Map<string, number>();
+  const firsts: number[] = [];
+  const at = keys.map((k, i) => {
+    let u = slot.get(k);
+    if (u === undefined) slot.set(k, (u = firsts.push(i) - 1));
+    return u;
+  });
+  const out = compute(firsts);
+  return at.map((u) => out[u]);
+}
+
+const logProbs = (opts: EvalOptions, model: Qwen2Model, padId: number, p: PassRun) => {
+  const ids = p.responses.map(sampledIds);
+  return onDistinct(
+    p.responses.map((r, i) => `${r.promptIds.join(',')}|${ids[i].join(',')}`),
+    (rows) => responseLogProbs(model, rows.map((i) => p.responses[i].promptIds), rows.map((i) => ids[i]), { temperature: p.temperature, padId, chunkSize: opts.batchSize }),
+  );
+};
 
 /** 2. The stubs' rows: each stub's program for every problem, tested and syntax-checked like a model's answers. */
 function stubRuns(opts: EvalOptions): RowRun[] {
@@ -338,7 +359,7 @@ function stubRuns(opts: EvalOptions): RowRun[] {
     const clock: TestClock = { start: 0, end: 0 };
     const p: PassRun = { decoding: 'stub', perProblem: 1, temperature: 1, responses: [], tests: [], syntaxOk: Promise.resolve([]), ownLogProbs: null };
     p.responses = programs.map((stubs) => ({ text: stubs[s].response, ids: tok.encode(stubs[s].response, { parseSpecialTokens: false }), stopId: null, promptIds: [] }));
-    p.tests = p.responses.map((r, i) => runTests(opts.executor, r.text, opts.problems[i], clock));
+    p.tests = p.responses.map((r, i) => runTests(opts.executor, r.text, opts.problems[i], clock, true));
     checkPassSyntax(opts.executor, p);
     return { name, headline: 'stub', temperature: null, samplingTemperature: null, passes: [p], tokenizerHash: null, generateSeconds: 0, clock };
   });
@@ -395,7 +416,7 @@ async function rewardScores(opts: EvalOptions, runs: readonly RowRun[]): Promise
       for (const p of run.passes) {
         if (!isReported(run, p)) continue; // a sampled pass behind a greedy headline gives pass@k alone
         const rows = p.responses.map((r, k) => encodePair(rmTok, opts.problems[Math.floor(k / p.perProblem)].prompt, r.text, { template: opts.template, maxLen }).ids);
-        rmScores.set(p, rm.score(rows, rmTok.padId, opts.batchSize));
+        rmScores.set(p, onDistinct(rows.map((r) => r.join(',')), (distinct) => rm.score(distinct.map((i) => rows[i]), rmTok.padId, opts.batchSize)));
         opts.onProgress?.({ stage: 'rm', model: run.name, done: (done += rows.length), total });
       }
     }
@@ -448,8 +469,11 @@ async function summarizePass(
 export async function evaluate(opts: EvalOptions): Promise<EvalResult> {
   checkOptions(opts);
   const runs: RowRun[] = [];
+  // The stubs' test runs are queued first, in the background: they fill the sandbox's idle slots while the models
+  // generate, and never delay a model's runs.
+  const stubs = opts.stubs ? stubRuns(opts) : [];
   for (const m of opts.models) runs.push(await runModel(opts, m));
-  if (opts.stubs) runs.push(...stubRuns(opts));
+  runs.push(...stubs);
   const logRatios = await referenceLogRatios(opts, runs);
   const rmScores = await rewardScores(opts, runs);
 

@@ -14,8 +14,8 @@ export interface TestOutcome {
 export interface CodeExecutor {
   /** One boolean per snippet: does it compile as a Python module. */
   checkSyntax(codes: string[]): Promise<boolean[]>;
-  /** Run the code, then `setup`, then each test. */
-  runTests(code: string, tests: string[], setup?: string): Promise<TestOutcome>;
+  /** Run the code, then `setup`, then each test; `background`: only when no other run waits (see SandboxPool). */
+  runTests(code: string, tests: string[], setup?: string, opts?: { background?: boolean }): Promise<TestOutcome>;
   /** Test runs made in python / answered from an earlier identical run (the sandbox pool's memo), so far. */
   runCounts?(): { executed: number; reused: number };
 }
@@ -27,8 +27,8 @@ export function sandboxExecutor(opts: SandboxOptions & { concurrency?: number } 
   const { timeoutMs: _perRun, ...syntaxOpts } = opts;
   return {
     checkSyntax: (codes) => checkSyntax(codes, syntaxOpts),
-    runTests: async (code, tests, setup) => {
-      const r = await pool.run(code, tests, setup);
+    runTests: async (code, tests, setup, runOpts) => {
+      const r = await pool.run(code, tests, setup, runOpts);
       return { passed: passedAll(r) && r.total === tests.length, execScore: executionScore(r, code), testsPassed: testsPassedShare(r) };
     },
     runCounts: () => ({ executed: pool.executed, reused: pool.reused }),

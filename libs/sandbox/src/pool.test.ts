@@ -185,3 +185,23 @@ describe('scoreAll', () => {
     expect(done).toEqual([1, 2, 3]);
   });
 });
+
+describe('SandboxPool background runs', () => {
+  /** A run that sleeps a little and says which job it is. */
+  const job = (i: number) => ({ code: `import time\ntime.sleep(0.05)\ndef f():\n    return ${i}\n`, tests: [`assert f() == ${i}`] });
+
+  it('take a slot only when nothing else waits, and a foreground ask moves a queued one forward', async () => {
+    const pool = new SandboxPool({ concurrency: 1, batchSize: 1 });
+    const order: string[] = [];
+    const track = (name: string, p: Promise<{ passed: number }>) => p.then((r) => order.push(`${name}:${r.passed}`));
+    const first = track('fg0', pool.run(job(0).code, job(0).tests)); // takes the slot at once
+    const bg = [1, 2, 3].map((i) => track(`bg${i}`, pool.run(job(i).code, job(i).tests, undefined, { background: true })));
+    const fg = track('fg4', pool.run(job(4).code, job(4).tests)); // queued behind fg0, ahead of every background run
+    const again = track('fg3', pool.run(job(3).code, job(3).tests)); // bg3's run, asked in the foreground: promoted
+    expect(pool.queued).toBe(4);
+    await Promise.all([first, ...bg, fg, again]);
+    expect(order.slice(0, 4)).toEqual(['fg0:1', 'fg4:1', 'bg3:1', 'fg3:1']);
+    expect(order.slice(4).sort()).toEqual(['bg1:1', 'bg2:1']);
+    expect([pool.executed, pool.reused]).toEqual([5, 1]);
+  });
+});

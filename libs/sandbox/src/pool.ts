@@ -3,6 +3,8 @@
 // line is a test run, the slot takes it and the test runs queued right behind it, up to `batchSize`, and runs them in
 // one python process (runPythonBatch: a fork per run instead of a python start). A run that finds a slot free starts
 // at once, alone. Callers see no difference: every run gets its own result, as runPython's.
+// A run marked `background` (e.g. an evaluation's trivial baselines, known long before they are needed) waits in a
+// queue of its own, taken only when no other run or caller waits: it fills idle slots without delaying anyone.
 //
 // Runs are memoised: the same code, tests and setup asked again (sampled answers repeat: an evaluation's 8 samples of
 // one problem are often one program) share one run, in flight or done, so long as that run was clean (no timeout,
@@ -14,6 +16,8 @@ import { runPython, runPythonBatch, type ExecResult, type PythonJob } from './ru
 
 interface QueuedRun {
   kind: 'run';
+  /** Its memo key, when it has one. */
+  key?: string;
   job: PythonJob;
   resolve: (r: ExecResult) => void;
   reject: (err: unknown) => void;
@@ -31,6 +35,9 @@ export class SandboxPool {
   private readonly opts: SandboxOptions;
   private active = 0;
   private readonly waiting: (QueuedRun | QueuedSlot)[] = [];
+  private readonly background: QueuedRun[] = [];
+  /** Memo keys of the runs in `background`. */
+  private readonly backgroundKeys = new Set<string>();
   /** Runs kept for reuse, keyed by a hash of (code, tests, setup), oldest first. */
   readonly memoSize: number;
   private readonly memo = new Map<string, Promise<ExecResult>>();
@@ -54,20 +61,22 @@ export class SandboxPool {
     return this.active;
   }
   get queued(): number {
-    return this.waiting.length;
+    return this.waiting.length + this.background.length;
   }
 
-  run(code: string, tests: readonly string[], setup?: string): Promise<ExecResult> {
-    if (this.memoSize === 0) return this.execute(code, tests, setup);
+  run(code: string, tests: readonly string[], setup?: string, opts: { background?: boolean } = {}): Promise<ExecResult> {
+    const background = opts.background === true;
+    if (this.memoSize === 0) return this.execute(code, tests, setup, background);
     const key = createHash('sha256').update(JSON.stringify([code, tests, setup ?? null])).digest('hex');
     const known = this.memo.get(key);
     if (known) {
       this.reused++;
+      if (!background) this.promote(key);
       this.memo.delete(key); // most recently used goes last
       this.memo.set(key, known);
       return known;
     }
-    const run = this.execute(code, tests, setup);
+    const run = this.execute(code, tests, setup, background, key);
     this.memo.set(key, run);
     if (this.memo.size > this.memoSize) this.memo.delete(this.memo.keys().next().value as string);
     const forget = () => {
@@ -80,17 +89,24 @@ export class SandboxPool {
   }
 
   /** One run in python (queued for a slot). */
-  private execute(code: string, tests: readonly string[], setup?: string): Promise<ExecResult> {
+  private execute(code: string, tests: readonly string[], setup: string | undefined, background: boolean, key?: string): Promise<ExecResult> {
     this.executed++;
     return new Promise<ExecResult>((resolve, reject) => {
-      const queued: QueuedRun = { kind: 'run', job: { code, tests, setup }, resolve, reject };
+      const queued: QueuedRun = { kind: 'run', key, job: { code, tests, setup }, resolve, reject };
       if (this.active < this.concurrency) {
         this.active++;
         void this.runBatch([queued]);
       } else {
-        this.waiting.push(queued);
+        (background ? this.background : this.waiting).push(queued);
+        if (background && key !== undefined) this.backgroundKeys.add(key);
       }
     });
+  }
+
+  /** A foreground caller wants a run still waiting in the background queue: it moves to the end of the main queue. */
+  private promote(key: string): void {
+    if (!this.backgroundKeys.delete(key)) return;
+    this.waiting.push(...this.background.splice(this.background.findIndex((q) => q.key === key), 1));
   }
 
   /** Run `fn` (e.g. an interpreter call) once one of the pool's slots is free. */
@@ -127,7 +143,11 @@ export class SandboxPool {
 
   private release(): void {
     const next = this.waiting[0];
-    if (!next) {
+    if (!next && this.background.length > 0) {
+      const batch = this.background.splice(0, this.batchSize);
+      for (const q of batch) if (q.key !== undefined) this.backgroundKeys.delete(q.key);
+      void this.runBatch(batch);
+    } else if (!next) {
       this.active--;
     } else if (next.kind === 'slot') {
       this.waiting.shift();
