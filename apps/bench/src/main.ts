@@ -52,7 +52,7 @@ function compareCommand(f: BenchCompareSettings): void {
       python: f.python,
       torchScript: f.torchScript,
       presetArgs: [...PRESET_KEYS.flatMap((k) => [`--${k}`, String(f[k])]), '--lora-rank', String(f.loraRank)],
-      oursArgs: ['--base-dtype', f.baseDtype, '--int8-activations', f.int8Activations, ...(f.backend ? ['--backend', f.backend] : [])],
+      oursArgs: ['--base-dtype', f.baseDtype, '--int8-activations', f.int8Activations, '--precision', f.precision, ...(f.backend ? ['--backend', f.backend] : [])],
     },
     print,
   );

@@ -50,7 +50,7 @@ export const benchTrain = (f: Preset): Promise<Record<string, unknown>> => withL
 function trainSpeed(f: Preset): Record<string, unknown> {
   if (f.sharedPrefix >= f.seq) throw new Error(`--shared-prefix must be below --seq (${f.seq}), got ${f.sharedPrefix}`);
   const model = presetModel(f);
-  const trainer = new Trainer(model.trainableParams(), { optimizer: { lr: 1e-4 }, schedule: { totalSteps: f.steps + 1, kind: 'constant' }, maxGradNorm: 0 });
+  const trainer = new Trainer(model.trainableParams(), { optimizer: { lr: 1e-4 }, schedule: { totalSteps: f.steps + 1, kind: 'constant' }, maxGradNorm: 0, precision: f.precision });
   try {
     const tokens = randomTokens(f);
     const loss = () =>
@@ -69,7 +69,7 @@ function trainSpeed(f: Preset): Record<string, unknown> {
       times.push((performance.now() - t0) / 1000);
     }
     const step_s = median(times);
-    return { mode: 'train', params: model.numParams, ...weightsOf(f), shared_prefix: f.sharedPrefix, step_s, tokens_per_s: (f.batch * f.seq) / step_s };
+    return { mode: 'train', params: model.numParams, ...weightsOf(f), precision: f.precision, shared_prefix: f.sharedPrefix, step_s, tokens_per_s: (f.batch * f.seq) / step_s };
   } finally {
     trainer.dispose();
     model.dispose();

@@ -138,7 +138,7 @@ export const RewardSchema = z.strictObject({
 
 // The optimiser (libs/train's shared fields) at a constant learning rate. RLinf uses lr 2e-6 for a 1.5B model (a small
 // model tolerates more) and clips the gradient norm at 0.8.
-const { lr, beta1, beta2, weightDecay, maxGradNorm } = optimFields({ lr: 1e-5, schedule: 'constant', warmupSteps: 0, weightDecay: 0, beta2: 0.95, maxGradNorm: 0.8 });
+const { lr, beta1, beta2, weightDecay, maxGradNorm, precision } = optimFields({ lr: 1e-5, schedule: 'constant', warmupSteps: 0, weightDecay: 0, beta2: 0.95, maxGradNorm: 0.8 });
 const { loraRank, loraAlpha, loraTargets } = loraFields();
 
 /**
@@ -205,6 +205,7 @@ export const TrainingSchema = z.strictObject({
   beta2,
   weightDecay,
   maxGradNorm,
+  precision,
   // With LoRA the start arm, the policy and the served copy are one base in memory with two adapters; publishing an
   // update swaps only adapter weights, and checkpoints are PEFT adapter folders (resume with the same rank).
   loraRank,

@@ -4,6 +4,7 @@
 // optimiser fields into the Trainer's configuration.
 import { z } from 'zod';
 import { backendField } from '@rlhf-code/cli';
+import { GEMM_PRECISIONS, type GemmPrecision } from '@rlhf-code/backend';
 import { LORA_TARGETS, type LoraConfig } from '@rlhf-code/model';
 import type { LrScheduleKind } from './schedule';
 import type { TrainerConfig } from './trainer';
@@ -33,6 +34,10 @@ export function optimFields(d: OptimDefaults) {
     beta1: z.number().min(0).lt(1).default(d.beta1 ?? 0.9).describe('AdamW beta1'),
     beta2: z.number().min(0).lt(1).default(d.beta2).describe('AdamW beta2'),
     maxGradNorm: z.number().nonnegative().default(d.maxGradNorm ?? 1).describe('clip the global gradient norm to this (0 = off)'),
+    precision: z
+      .enum(GEMM_PRECISIONS as [GemmPrecision, ...GemmPrecision[]])
+      .default('fp32')
+      .describe("the training step's matrix products, forward and backward: fp32, or bf16 operands with fp32 accumulation (AVX-512 BF16; weights, optimizer state, norms, softmax and loss stay fp32)"),
   };
 }
 
@@ -45,6 +50,8 @@ export interface OptimSettings {
   beta1: number;
   beta2: number;
   maxGradNorm: number;
+  /** The training step's GEMM operands (default fp32). */
+  precision?: GemmPrecision;
 }
 
 /** The one minLr rule: unset means lr / 10 (nanoGPT's choice); a constant schedule never uses it. */
@@ -58,6 +65,7 @@ export function trainerConfig(o: OptimSettings, totalSteps: number): TrainerConf
     optimizer: { lr: o.lr, weightDecay: o.weightDecay, beta1: o.beta1, beta2: o.beta2 },
     schedule: { kind: o.schedule, minLr: Math.min(minLrOf(o), o.lr), warmupSteps: Math.min(o.warmupSteps, totalSteps), totalSteps },
     maxGradNorm: o.maxGradNorm,
+    precision: o.precision ?? 'fp32',
   };
 }
 

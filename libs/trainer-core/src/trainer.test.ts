@@ -1,6 +1,7 @@
 // The shared training step on a real (tiny) Qwen2 model: gradients agree with finite differences,
 // the loss goes down, and no tensor leaks from one step to the next.
 import * as tf from '@tensorflow/tfjs';
+import { gemmPrecision, hasNativeKernels } from '@rlhf-code/backend';
 import { makeConfig, Qwen2Model } from '@rlhf-code/model';
 import { sparseCrossEntropy } from './losses';
 import { gradientsOf, Trainer } from './trainer';
@@ -102,4 +103,29 @@ test('Trainer steps lower the loss with accumulation and clipping, and leak no t
   expect(trainer.stepCount).toBe(30);
   trainer.dispose();
   model.dispose();
+});
+
+test('precision bf16: the losses and gradients computed with bf16 GEMM operands, the fp32 precision back after the step', () => {
+  const stepOnce = (precision: 'fp32' | 'bf16') => {
+    const model = Qwen2Model.init(cfg, { seed: 3 });
+    const trainer = new Trainer(model.params, { optimizer: { lr: 1e-2 }, schedule: { totalSteps: 2 }, maxGradNorm: 1, precision });
+    const loss = lmLoss(model, rows, mask);
+    let during: string | null = null;
+    const r = trainer.step([{ loss: () => ((during = gemmPrecision()), loss()) }]);
+    const after = gemmPrecision();
+    const q = model.params['model.layers.0.self_attn.q_proj.weight'].dataSync().slice();
+    trainer.dispose();
+    model.dispose();
+    return { loss: r.loss, during, after, q };
+  };
+  const fp32 = stepOnce('fp32');
+  const bf16 = stepOnce('bf16');
+  expect([fp32.during, fp32.after, bf16.during, bf16.after]).toEqual(['fp32', 'fp32', 'bf16', 'fp32']);
+  // bf16 operands (8 bits of mantissa) move the loss by about 1e-3 relative, never more than a few percent.
+  expect(Math.abs(bf16.loss - fp32.loss)).toBeLessThan(0.02 * fp32.loss);
+  if (hasNativeKernels()) expect(bf16.loss).not.toBe(fp32.loss); // the native GEMM rounded its operands
+  else expect(bf16.loss).toBe(fp32.loss); // other backends compute in fp32 whatever the setting
+  // The updated weights stay fp32 and close: the update is AdamW's, the same in both.
+  const worst = Math.max(...fp32.q.map((v, i) => Math.abs(v - bf16.q[i])));
+  expect(worst).toBeLessThan(2e-2);
 });

@@ -2,7 +2,11 @@
 //   for each micro-batch: loss -> gradients -> accumulate (weighted)
 //   then: clip by global norm -> skip if non-finite -> AdamW with the scheduled learning rate.
 // Apps differ only in the loss function they hand in.
+// The losses and gradients are computed with the configured GEMM precision (fp32, or bf16 operands with fp32
+// accumulation: mixed precision); the process's precision is restored after the step, so sampling and scoring between
+// steps stay fp32. Weights, gradients and AdamW's state are fp32 tensors either way.
 import * as tf from '@tensorflow/tfjs';
+import { gemmPrecision, setGemmPrecision, type GemmPrecision } from '@rlhf-code/backend';
 import { AdamW, AdamWConfig } from './adamw';
 import { GradAccumulator } from './accumulate';
 import { clipByGlobalNorm } from './clip';
@@ -22,6 +26,8 @@ export interface TrainerConfig {
   schedule: Omit<LrScheduleConfig, 'maxLr'>;
   /** Clip the global gradient norm to this; 0 = no clipping. */
   maxGradNorm: number;
+  /** GEMM operand precision of the forward and backward passes; default fp32. */
+  precision?: GemmPrecision;
 }
 
 export interface StepResult {
@@ -84,14 +90,20 @@ export class Trainer {
     let lossSum = 0;
     let weightSum = 0;
     const auxSum: Record<string, number> = {};
-    for (const mb of microBatches) {
-      const weight = mb.weight ?? 1;
-      const { loss, aux, grads } = gradientsOf(this.params, mb.loss);
-      this.accumulator.add(grads, weight);
-      tf.dispose(Object.values(grads));
-      lossSum += loss * weight;
-      weightSum += weight;
-      for (const [k, v] of Object.entries(aux)) auxSum[k] = (auxSum[k] ?? 0) + v * weight;
+    const before = gemmPrecision();
+    setGemmPrecision(this.config.precision ?? 'fp32');
+    try {
+      for (const mb of microBatches) {
+        const weight = mb.weight ?? 1;
+        const { loss, aux, grads } = gradientsOf(this.params, mb.loss);
+        this.accumulator.add(grads, weight);
+        tf.dispose(Object.values(grads));
+        lossSum += loss * weight;
+        weightSum += weight;
+        for (const [k, v] of Object.entries(aux)) auxSum[k] = (auxSum[k] ?? 0) + v * weight;
+      }
+    } finally {
+      setGemmPrecision(before);
     }
     const mean = this.accumulator.take();
     const { grads, norm } = this.config.maxGradNorm > 0 ? clipByGlobalNorm(mean, this.config.maxGradNorm) : { grads: mean, norm: globalNorm(mean) };
