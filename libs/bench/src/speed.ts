@@ -1,7 +1,7 @@
 // Training and generation speed of a randomly initialised Qwen2 of the preset's shape, on the current backend.
 // One record each: what `bench train` and `bench generate` print as a JSON line.
 import * as tf from '@tensorflow/tfjs';
-import { withLowPrecisionActivations } from '@rlhf-code/backend';
+import { nativeAddon, withLowPrecisionActivations, type GemmKernel } from '@rlhf-code/backend';
 import { generateBatch, LORA_TARGETS, makeConfig, Qwen2Model } from '@rlhf-code/model';
 import { sparseCrossEntropy, Trainer } from '@rlhf-code/trainer-core';
 import { median } from './compare';
@@ -42,6 +42,28 @@ function randomTokens(f: Pick<Preset, 'batch' | 'seq' | 'vocab'> & { sharedPrefi
 }
 
 /**
+ * The matrix FLOPs of a training step of the preset: per token, the projections and the LM head (2 per weight forward)
+ * and attention's scores and weighted sum (2 x 2 x seq x heads x head_dim per layer, the full square), times 3 for
+ * forward + backward (the input and the weight gradients), or 2 with LoRA (the frozen weights get no gradient; the
+ * adapters' own products are left out).
+ */
+export function trainStepFlops(f: Pick<Preset, 'hidden' | 'layers' | 'heads' | 'kv' | 'ffn' | 'vocab' | 'seq' | 'batch' | 'loraRank'>): number {
+  const hd = f.hidden / f.heads;
+  const projections = f.layers * (f.hidden * (f.heads + 2 * f.kv) * hd + f.heads * hd * f.hidden + 3 * f.hidden * f.ffn) + f.vocab * f.hidden;
+  const perToken = 2 * projections + f.layers * 4 * f.seq * f.heads * hd;
+  return (f.loraRank > 0 ? 2 : 3) * perToken * f.batch * f.seq;
+}
+
+/** The register-only peak (GFLOP/s, all the addon's threads) of the instruction a step's products use; null without the addon. */
+function stepPeak(precision: Preset['precision']): { kernel: GemmKernel; gflops: number } | null {
+  const addon = nativeAddon();
+  if (!addon) return null;
+  const active = addon.gemmKernels().active;
+  const kernel: GemmKernel = active === 'avx2' ? 'avx2' : precision === 'bf16' && active === 'avx512bf16' ? 'avx512bf16' : 'avx512';
+  return { kernel, gflops: addon.peakGflops(kernel, 0.5) };
+}
+
+/**
  * Median seconds of a training step (forward, loss, backward, AdamW) after one warm-up step, an int8 base's products
  * as --int8-activations says (as sft and rm train), for this benchmark only.
  */
@@ -69,7 +91,16 @@ function trainSpeed(f: Preset): Record<string, unknown> {
       times.push((performance.now() - t0) / 1000);
     }
     const step_s = median(times);
-    return { mode: 'train', params: model.numParams, ...weightsOf(f), precision: f.precision, shared_prefix: f.sharedPrefix, step_s, tokens_per_s: (f.batch * f.seq) / step_s };
+    // The whole step's matrix FLOPs over its time (the non-matrix ops count as time, not FLOPs), beside the peak.
+    const achieved = trainStepFlops(f) / step_s / 1e9;
+    const peak = stepPeak(f.precision);
+    return {
+      mode: 'train', params: model.numParams, ...weightsOf(f), precision: f.precision, shared_prefix: f.sharedPrefix, step_s, tokens_per_s: (f.batch * f.seq) / step_s,
+      achieved_gflops: Math.round(achieved * 10) / 10,
+      peak_gflops: peak ? Math.round(peak.gflops * 10) / 10 : null,
+      peak_kernel: peak?.kernel ?? null,
+      percent_of_peak: peak ? Math.round((1000 * achieved) / peak.gflops) / 10 : null,
+    };
   } finally {
     trainer.dispose();
     model.dispose();
