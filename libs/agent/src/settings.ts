@@ -160,6 +160,5 @@ export const ToolEvalSettings = z.strictObject({
     .default(true)
     .describe('every row samples episode i, turn k with the same random numbers (common random numbers: less noise in the paired differences; off: each row its own)'),
   ...episodeFields,
-  backend: rlRun.backend,
 });
 export type ToolEvalSettings = z.output<typeof ToolEvalSettings>;
