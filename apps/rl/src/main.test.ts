@@ -48,6 +48,11 @@ const metricLines = (out: string) =>
 const lastJson = (stdout: string) => JSON.parse(stdout.trim().split('\n').pop()!);
 
 describe('rl train: usage errors', () => {
+  it('MODEL_PATH (run_all.sh\'s base model) does not move the policy: the SFT checkpoint unless --model or a --config file says', () => {
+    expect(printedConfig('rl', ['train'], { MODEL_PATH: 'models/base' })).toMatchObject({ model: 'results/sft' });
+    expect(printedConfig('rl', ['train', '--model', 'x'], { MODEL_PATH: 'models/base' })).toMatchObject({ model: 'x' });
+  });
+
   it('--print-config shows the runtime settings, each with its environment variable', () => {
     expect(printedRuntime('rl', ['train'], { RLHF_NATIVE_THREADS: '2', RLHF_PYTHON: '/usr/bin/python3' })).toEqual({
       backend: 'auto',

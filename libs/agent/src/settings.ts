@@ -19,7 +19,7 @@ export type InterpreterKind = (typeof INTERPRETERS)[number];
 export const CALL_FORMS = ['json', 'code'] as const;
 export type CallForm = (typeof CALL_FORMS)[number];
 
-const model = (d: string, what: string) => z.string().min(1).default(d).describe(what).meta({ env: 'MODEL_PATH' });
+const model = (d: string, what: string) => z.string().min(1).default(d).describe(what);
 
 /**
  * Task files: tool tasks (`{"question", "answer" | "tests"}` lines) or problems in MBPP's schema (the task suite's

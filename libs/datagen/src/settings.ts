@@ -53,7 +53,7 @@ export const PrepRmSettings = z.strictObject({
 export type PrepRmSettings = z.output<typeof PrepRmSettings>;
 
 const syntaxShared = {
-  model: z.string().min(1).default('models/base').describe('checkpoint folder that writes the bodies').meta({ env: 'MODEL_PATH' }),
+  model: z.string().min(1).default('models/base').describe('checkpoint folder that writes the bodies'),
   corpus: z
     .string()
     .min(1)

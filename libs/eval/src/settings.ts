@@ -77,7 +77,7 @@ export const EvalSeedsSettings = z.strictObject({
 export type EvalSeedsSettings = z.output<typeof EvalSeedsSettings>;
 
 export const EvalBaseSettings = z.strictObject({
-  model: z.string().min(1).default('models/base').describe('checkpoint folder (Hugging Face layout with tokenizer.json)').meta({ env: 'MODEL_PATH' }),
+  model: z.string().min(1).default('models/base').describe('checkpoint folder (Hugging Face layout with tokenizer.json)'),
   corpus: z
     .string()
     .min(1)

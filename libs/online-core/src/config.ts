@@ -283,7 +283,7 @@ export const ArmSchema = z.strictObject({
 export type ArmSpec = z.output<typeof ArmSchema>;
 
 const onlineConfigFields = {
-  model: z.string().min(1).default('models/base').describe('starting model folder (Hugging Face layout with tokenizer.json): the frozen A/B control and the KL reference too').meta({ env: 'MODEL_PATH' }),
+  model: z.string().min(1).default('models/base').describe('starting model folder (Hugging Face layout with tokenizer.json): the frozen A/B control and the KL reference too'),
   stateDir: z.string().min(1).default('online-state').describe('feedback log, request log, checkpoints and metrics of this server (one folder per server)'),
   abFraction: z
     .number()
