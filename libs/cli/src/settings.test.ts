@@ -250,6 +250,14 @@ describe('the runtime settings every command has', () => {
     expect(await printed(['--config', file, '--backend', 'wasm', '--runtime-threads', '2', '--no-runtime-native'])).toMatchObject({ backend: 'wasm', threads: 2, native: false, nativeThreads: 5 });
     // the stage's own settings stay apart: the file's lr reaches them, its runtime section does not
     expect((await run(Plain, ['--config', file])).settings).toEqual({ ...Plain.parse({}), lr: 0.002 });
+    // a boolean's variable is read for its value, not as a switch
+    process.env.RLHF_NATIVE = '1';
+    process.env.RLHF_DEBUG = '0';
+    expect(await printed([])).toMatchObject({ native: true, debug: false });
+    process.env.RLHF_NATIVE = 'no';
+    process.env.RLHF_DEBUG = 'true';
+    expect(await printed([])).toMatchObject({ native: false, debug: true });
+    expect(await printed(['--no-runtime-avx512'])).toMatchObject({ avx512: false });
   });
 
   it('the values given are exported to the environment (as the readers, workers and the addon read them) before the command runs', async () => {

@@ -252,11 +252,13 @@ export function addSettingOptions(cmd: Command, schema: z.ZodType, groups: z.Zod
     const arg = f.words ? `<${ARG[f.kind].slice(1, -1)}|${f.words.join('|')}>` : ARG[f.kind];
     const flags = f.kind === 'boolean' ? (negated ? `--no-${flag.slice(2)}` : flag) : `${flag} ${arg}`;
     const sharedBy = same.length > 1 ? ` (sets ${same.map((x) => x.key).join(' and ')})` : '';
-    const opt = new Option(f.repeat ? `${flag} <value>` : flags, helpText(f, variantCount) + sharedBy + (f.repeat ? ' (repeat the flag for several)' : ''));
+    // The environment is read by resolveSettings, not commander (which takes a boolean option's variable as set
+    // whatever its value): the help names it.
+    const env = same.find((x) => x.env)?.env;
+    const help = helpText(f, variantCount) + sharedBy + (f.repeat ? ' (repeat the flag for several)' : '') + (env ? ` (env: ${env})` : '');
+    const opt = new Option(f.repeat ? `${flag} <value>` : flags, help);
     if (f.repeat) opt.argParser((v: string, acc: unknown) => [...(Array.isArray(acc) ? acc : []), v]);
     if (f.choices) opt.choices(f.choices);
-    const env = same.find((x) => x.env)?.env;
-    if (env) opt.env(env);
     if (f.group && same.length === 1) opt.helpGroup(f.group);
     cmd.addOption(opt);
   }
@@ -391,8 +393,9 @@ function explain(schema: z.ZodType, error: z.ZodError, layers: Layer[], merged: 
 }
 
 /**
- * The settings a command runs with: `cmd` is a command built by addSettingOptions (only values the user typed, or set
- * through the environment, count); `fileValues`, this schema's part of the --config file (default: all of it).
+ * The settings a command runs with: `cmd` is a command built by addSettingOptions (only the flags the user typed count),
+ * the fields' environment variables (set, even empty) and `fileValues`, this schema's part of the --config file
+ * (default: all of it).
  * Returns them and `given`, the values the file, the environment and the flags gave (merged). Errors are UsageErrors
  * naming the source.
  */
@@ -405,10 +408,11 @@ export function resolveSettings<S extends z.ZodType>(schema: S, cmd: Command, fi
   const flags: Json = {};
   for (const [flag, same] of byFlag(fields)) {
     const attr = new Option(flag).attributeName();
-    const source = cmd.getOptionValueSource(attr);
+    const variable = same.find((x) => x.env)?.env;
+    const raw = variable ? process.env[variable] : undefined;
     for (const f of same) {
-      if (source === 'env') setPath(env, f.path, convert(f, opts[attr], same.find((x) => x.env)!.env!));
-      else if (source === 'cli') setPath(flags, f.path, convert(f, opts[attr], flag));
+      if (raw !== undefined) setPath(env, f.path, convert(f, raw, variable!));
+      if (cmd.getOptionValueSource(attr) === 'cli') setPath(flags, f.path, convert(f, opts[attr], flag));
     }
   }
   const flagOf = (p: PropertyKey[]) => {
