@@ -132,7 +132,7 @@ if (command === 'set-check') {
   for (const e of entries) if (args.includes(e.section)) process.stdout.write(`${e.key}\n`);
 } else if (command === 'check') {
   const dash = args.indexOf('--');
-  if (dash < 3) fail('check: usage: - check STAGE CONFIG SECTION... -- COMMAND...');
+  if (dash < 3) fail("check: usage: FILE check 'NAME (TARGET)' CONFIG SECTION... -- COMMAND...");
   const [stage, config, ...sections] = args.slice(0, dash);
   const [cmd, ...cmdArgs] = args.slice(dash + 1);
   const mine = entries.filter((e) => sections.includes(e.section));
