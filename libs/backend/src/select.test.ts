@@ -55,6 +55,7 @@ describe('initBackend in this process', () => {
     delete process.env.RLHF_BACKEND;
     process.env.RLHF_THREADS = '0';
     await expect(initBackend()).rejects.toThrow(/^RLHF_THREADS: Too small/);
+    delete process.env.RLHF_THREADS;
     await expect(initBackend({ threads: 1.5 })).rejects.toThrow(
       "initBackend option threads must be a positive integer; got '1.5'",
     );

@@ -95,8 +95,10 @@ describe('settings from one schema', () => {
     await expect(run(Plain, ['--config', tmpFile('l.yaml', '- 1\n- 2\n')])).rejects.toThrow('expected a mapping of settings, got a list');
     await expect(run(Plain, ['--config', tmpFile('j.json', '{"lr": ')])).rejects.toThrow(/not valid JSON or YAML/);
     await expect(run(Plain, ['--config', '/nonexistent/x.yaml'])).rejects.toThrow('--config /nonexistent/x.yaml: cannot read (ENOENT)');
-    process.env.TEST_MODEL_PATH = '';
-    await expect(run(z.strictObject({ model: z.string().min(1).meta({ env: 'TEST_MODEL_PATH' }) }), [])).rejects.toThrow(/^TEST_MODEL_PATH: /);
+    process.env.TEST_MODEL_PATH = 'x';
+    await expect(run(z.strictObject({ model: z.string().min(2).meta({ env: 'TEST_MODEL_PATH' }) }), [])).rejects.toThrow(/^TEST_MODEL_PATH: /);
+    process.env.TEST_MODEL_PATH = ''; // an empty variable is not given
+    expect((await run(Plain, [])).settings).toMatchObject({ model: 'models/base' });
   });
 
   it('a required setting without a value says how to give it', async () => {
@@ -274,6 +276,7 @@ describe('the runtime settings every command has', () => {
   it('runtimeSettings reads the environment through the schema; a bad value names its variable', async () => {
     expect(runtimeSettings({})).toEqual(RuntimeSettings.parse({}));
     expect(runtimeSettings({ RLHF_THREADS: '2', RLHF_NATIVE: '0', RLHF_DEBUG: '1' })).toMatchObject({ threads: 2, native: false, debug: true });
+    expect(runtimeSettings({ RLHF_BACKEND: '', RLHF_THREADS: '' })).toMatchObject({ backend: 'auto', threads: 'auto' }); // empty: not given
     expect(() => runtimeSettings({ RLHF_BACKEND: 'tpu' })).toThrow(/^RLHF_BACKEND: Invalid option/);
     expect(() => runtimeSettings({ RLHF_NATIVE_THREADS: 'x' })).toThrow('RLHF_NATIVE_THREADS: expected a number or auto, got "x"');
     expect(() => runtimeSettings({ RLHF_NATIVE: 'maybe' })).toThrow('RLHF_NATIVE: expected true or false, got "maybe"');

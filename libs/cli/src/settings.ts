@@ -394,8 +394,8 @@ function explain(schema: z.ZodType, error: z.ZodError, layers: Layer[], merged: 
 
 /**
  * The settings a command runs with: `cmd` is a command built by addSettingOptions (only the flags the user typed count),
- * the fields' environment variables (set, even empty) and `fileValues`, this schema's part of the --config file
- * (default: all of it).
+ * the fields' environment variables (an empty one counts as not given) and `fileValues`, this schema's part of the
+ * --config file (default: all of it).
  * Returns them and `given`, the values the file, the environment and the flags gave (merged). Errors are UsageErrors
  * naming the source.
  */
@@ -411,7 +411,7 @@ export function resolveSettings<S extends z.ZodType>(schema: S, cmd: Command, fi
     const variable = same.find((x) => x.env)?.env;
     const raw = variable ? process.env[variable] : undefined;
     for (const f of same) {
-      if (raw !== undefined) setPath(env, f.path, convert(f, raw, variable!));
+      if (raw) setPath(env, f.path, convert(f, raw, variable!));
       if (cmd.getOptionValueSource(attr) === 'cli') setPath(flags, f.path, convert(f, opts[attr], flag));
     }
   }
@@ -433,13 +433,13 @@ export function resolveSettings<S extends z.ZodType>(schema: S, cmd: Command, fi
 
 /**
  * The settings `env` gives through the fields' environment variables (.meta({ env })), the schema's defaults for the
- * rest: a variable set, even empty, counts, as it does for a command. Errors are UsageErrors naming the variable.
+ * rest (an empty variable counts as not given, as for a command). Errors are UsageErrors naming the variable.
  */
 export function settingsFromEnv<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv, fields: SettingField[] = settingFields(schema)): z.output<S> {
   const values: Json = {};
   for (const f of fields) {
     const raw = f.env ? env[f.env] : undefined;
-    if (raw !== undefined) setPath(values, f.path, convert(f, raw, f.env!));
+    if (raw) setPath(values, f.path, convert(f, raw, f.env!));
   }
   const byKey = new Map(fields.map((f) => [f.key, f]));
   const r = schema.safeParse(values);
