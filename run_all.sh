@@ -24,13 +24,14 @@
 # Another model than the shipped models/base gets its reward-model data rebuilt after SFT, into $RESULTS/data (the
 # suite's problems, plus RM_SFT_SAMPLES samples per problem of its SFT checkpoint; data/suite is left as it is), unless
 # RM_DATA names a file of your own. A preset is a file, configs/run_all/$PRESET.yaml: a section per stage, passed to it
-# as its --config file (kept as $RESULTS/logs/config/<stage>.json), and the script's own knobs. Every variable below
-# can be given in the environment, and wins over the preset file, e.g.
-#   MODEL_PATH=/models/Qwen2.5-Coder-0.5B SFT_EPOCHS=1 PPO_STEPS=10 bash run_all.sh
-# (an RL algorithm's variables carry its name: PPO_STEPS, GRPO_GROUP_SIZE, RLOO_LR, ...; see ALGO_VARS below) and
-# free-form extra flags go to a stage through SFT_ARGS, RM_ARGS, <ALGO>_ARGS (PPO_ARGS, GRPO_ARGS, ...), EVAL_ARGS
-# and PREP_RM_ARGS (see `npx nx run <app>:<target> -- --help`, and guide.md). The script stops at the first failing stage, prints its
-# error and the log file; results go to $RESULTS.
+# as its --config file (kept as $RESULTS/logs/config/<stage>.json), and the script's own knobs (its `script:`
+# section; the environment variable of the same name wins). SET overrides any setting of a stage's section, in the
+# preset's keys (tools/stages.sh, guide.md "Settings"), e.g.
+#   MODEL_PATH=/models/Qwen2.5-Coder-0.5B SET='sft.epochs=1 ppo.steps=10 rl.lr=1e-5' bash run_all.sh
+# (the sections: sft, rm, rl (every policy-gradient algorithm), ppo, grpo, rloo, rft, sft-more, prep-rm, eval,
+# eval-dev, eval-suite, eval-mbpp; the keys: `npx nx run <app>:<target> -- --print-config`). SET is checked against
+# every stage's schema before the first stage runs. The script stops at the first failing stage, prints its error and
+# the log file; results go to $RESULTS.
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -48,26 +49,33 @@ algo_kind() { awk -F'\t' -v a="$1" '$1 == a { print $2 }' <<< "$ALGO_LIST"; }
 for algo in $RL_ALGOS; do
   grep -qxF -- "$algo" <<< "$KNOWN_ALGOS" || { echo "run_all: unknown algorithm '$algo' in RL_ALGOS (known: $(paste -sd, - <<< "$KNOWN_ALGOS" | sed 's/,/, /g'))" >&2; exit 2; }
 done
-# Each stage's variables, and the flag each sets over its section of the preset file.
-SFT_VARS=(SFT_EPOCHS=--epochs SFT_MAX_STEPS=--max-steps SFT_BATCH=--batch-size SFT_LR=--lr SFT_MAX_LEN=--max-len)
-RM_VARS=(RM_EPOCHS=--epochs RM_MAX_STEPS=--max-steps RM_BATCH=--batch-size RM_LR=--lr RM_MAX_LEN=--max-len)
-RL_VARS=(RL_MAX_NEW_TOKENS=--max-new-tokens RL_TEMPERATURE=--temperature RL_HELDOUT_EVERY=--heldout-every
-  RL_HELDOUT_SAMPLES=--heldout-samples RL_HELDOUT_LIMIT=--heldout-limit)
-# Each RL algorithm's own, named after it: PPO_STEPS, GRPO_GROUP_SIZE, RLOO_LR, ... (for that algorithm only).
-ALGO_VARS=(STEPS=--steps BATCH=--batch-size GROUP_SIZE=--group-size EPOCHS=--ppo-epochs MINI_BATCHES=--mini-batches LR=--lr)
-# ... and a rejection-sampling algorithm's (RFT_ROUNDS, RFT_SAMPLES, ...).
-REJECTION_VARS=(ROUNDS=--rounds SAMPLES=--samples TEMPERATURE=--temperature KEEP_PER_PROMPT=--keep-per-prompt EPOCHS=--epochs LR=--lr)
-EVAL_VARS=(EVAL_BATCH=--batch-size)
-EVAL_DEV_VARS=(EVAL_TEMPERATURES=--temperatures EVAL_DEV_SAMPLES=--dev-samples)
-EVAL_SUITE_VARS=(EVAL_SAMPLES=--samples EVAL_MAX_NEW_TOKENS=--max-new-tokens)
-EVAL_MBPP_VARS=(MBPP_LIMIT=--limit MBPP_SAMPLES=--samples MBPP_MAX_NEW_TOKENS=--max-new-tokens)
+# The variables that set a stage's setting before SET, each with the entry that replaces it (an error when given).
+OLD=(SFT_EPOCHS=sft.epochs SFT_MAX_STEPS=sft.maxSteps SFT_BATCH=sft.batchSize SFT_LR=sft.lr SFT_MAX_LEN=sft.maxLen \
+  RM_EPOCHS=rm.epochs RM_MAX_STEPS=rm.maxSteps RM_BATCH=rm.batchSize RM_LR=rm.lr RM_MAX_LEN=rm.maxLen \
+  RL_MAX_NEW_TOKENS=rl.maxNewTokens RL_TEMPERATURE=rl.temperature RL_HELDOUT_EVERY=rl.heldoutEvery \
+  RL_HELDOUT_SAMPLES=rl.heldoutSamples RL_HELDOUT_LIMIT=rl.heldoutLimit \
+  EVAL_BATCH=eval.batchSize EVAL_TEMPERATURES=eval-dev.temperatures EVAL_DEV_SAMPLES=eval-dev.devSamples \
+  EVAL_SAMPLES=eval-suite.samples EVAL_MAX_NEW_TOKENS=eval-suite.maxNewTokens \
+  MBPP_LIMIT=eval-mbpp.limit MBPP_SAMPLES=eval-mbpp.samples MBPP_MAX_NEW_TOKENS=eval-mbpp.maxNewTokens \
+  SFT_ARGS=sft RM_ARGS=rm EVAL_ARGS=eval PREP_RM_ARGS=prep-rm)
+for algo in $KNOWN_ALGOS; do
+  A="${algo^^}"
+  if [[ "$(algo_kind "$algo")" == policy-gradient ]]; then
+    OLD+=("${A}_STEPS=$algo.steps" "${A}_BATCH=$algo.batchSize" "${A}_GROUP_SIZE=$algo.groupSize" "${A}_EPOCHS=$algo.ppoEpochs" \
+      "${A}_MINI_BATCHES=$algo.miniBatches" "${A}_LR=$algo.lr" "${A}_ARGS=$algo")
+  else
+    OLD+=("${A}_ROUNDS=$algo.rounds" "${A}_SAMPLES=$algo.samples" "${A}_TEMPERATURE=$algo.temperature" \
+      "${A}_KEEP_PER_PROMPT=$algo.keepPerPrompt" "${A}_EPOCHS=$algo.epochs" "${A}_LR=$algo.lr" "${A}_ARGS=$algo")
+  fi
+done
+retired "${OLD[@]}"
 MODEL_PATH="${MODEL_PATH:-models/base}"
 RESULTS="${RESULTS:-results}"
 SUITE="${SUITE:-data/suite}"
-read -r -a SFT_EXTRA <<< "${SFT_ARGS:-}"
-read -r -a RM_EXTRA <<< "${RM_ARGS:-}"
-read -r -a EVAL_EXTRA <<< "${EVAL_ARGS:-}"
-read -r -a PREP_RM_EXTRA <<< "${PREP_RM_ARGS:-}"
+# The settings the script gives its stages as flags (from MODEL_PATH, RESULTS, SUITE, SEED, RL_ALGOS and its other
+# knobs), which SET may not: a key in any section, or SECTION.KEY.
+SCRIPT_KEYS=(model data out seed algo rewardModel heldoutData replayData models devData problems sftModel prep-rm.limit
+  prep-rm.samples prep-rm.maxNewTokens sft-more.maxSteps eval-suite.limit)
 
 # SEEDS=N (N > 1): the whole pipeline once per seed 0..N-1 (every stage's --seed), each into $RESULTS/seed-<k>, then
 # eval:seeds averages their suite evaluations per problem into $RESULTS/eval/suite (pass_at_1_by_seed, the seed-to-seed
@@ -93,6 +101,29 @@ SEED_ARGS=(--seed "$SEED")
 
 LOG_DIR="$RESULTS/logs"
 start_run
+
+# Every stage's --config file (the preset's sections with SET's values), in $LOG_DIR/config, checked before any stage
+# runs. An RL algorithm of the policy-gradient kind reads the `rl` section and its own; expert iteration its own only;
+# the control sft_more the `sft` section and `sft-more`.
+SCRIPT_KEYS+=("${TRAIN_KEYS[@]}") # LORA_RANK, LORA_ALPHA, BASE_DTYPE, GRAD_CHECKPOINTING reach every training stage as flags
+stage_config prep-rm-data prep:rm prep-rm
+stage_config sft sft:train sft
+stage_config rm rm:train rm
+for algo in $RL_ALGOS; do
+  if [[ "$(algo_kind "$algo")" == policy-gradient ]]; then
+    stage_config "$algo" rl:train rl "$algo" -- --algo "$algo"
+  else
+    stage_config "$algo" rl:train "$algo" -- --algo "$algo"
+  fi
+done
+[[ "$SFT_MORE" != 0 && -n "$RL_ALGOS" ]] && stage_config sft_more sft:train sft sft-more
+stage_config eval-suite eval:run eval eval-dev eval-suite
+if [[ "$MBPP_DEV" != none ]]; then
+  stage_config eval-mbpp eval:run eval eval-dev eval-mbpp
+else
+  stage_config eval-mbpp eval:run eval eval-mbpp
+fi
+check_set
 
 # 1. Data: shipped in data/; rebuilt only when missing (the suite from its seed, MBPP's files from data/mbpp). The
 #    reward model's data: the shipped data/suite/rm_data.jsonl for the shipped model; for another model it is rebuilt
@@ -136,24 +167,21 @@ take "$SUITE/dev.jsonl" "$EVAL_DEV_LIMIT" "$RESULTS/data/dev.jsonl"
 # 2. SFT on the suite's sft split: loss on the response (and EOS) only, examples packed into windows. With LORA_RANK,
 #    every training stage trains an adapter: results/sft is an adapter on MODEL_PATH, the RM and PPO's policy adapters
 #    on results/sft (PPO's reference and reward model share its one copy of the weights).
-preset_config sft sft
-env_flags "${SFT_VARS[@]}"
-stage sft nxrun sft:train -- --config "$CONFIG" --model "$MODEL_PATH" --data "$SUITE_TRAIN/sft.jsonl" --out "$RESULTS/sft" \
-  "${SEED_ARGS[@]}" "${FLAGS[@]}" "${TRAIN_ARGS[@]}" "${SFT_EXTRA[@]}"
+stage sft nxrun sft:train -- --config "$(config_of sft)" --model "$MODEL_PATH" --data "$SUITE_TRAIN/sft.jsonl" --out "$RESULTS/sft" \
+  "${SEED_ARGS[@]}" "${TRAIN_ARGS[@]}"
 
 # 2b. Another model's reward-model data: the suite's references, mutants and stubs, and samples of its SFT checkpoint.
 if [[ "$REBUILD_RM_DATA" == 1 ]]; then
   SAMPLE_ARGS=()
-  [[ "$RM_SFT_SAMPLES" -gt 0 ]] && SAMPLE_ARGS=(--sft-model "$RESULTS/sft" --samples "$RM_SFT_SAMPLES" --max-new-tokens "${RL_MAX_NEW_TOKENS:-$(preset_value rl.maxNewTokens)}")
-  stage prep-rm-data nxrun prep:rm -- --problems "$SUITE/sft.jsonl" --limit "$RM_PROBLEMS" "${SAMPLE_ARGS[@]}" --out "$RM_DATA" "${BASE_DTYPE_ARGS[@]}" "${PREP_RM_EXTRA[@]}"
+  [[ "$RM_SFT_SAMPLES" -gt 0 ]] && SAMPLE_ARGS=(--sft-model "$RESULTS/sft" --samples "$RM_SFT_SAMPLES" --max-new-tokens "$(preset_value rl.maxNewTokens)")
+  stage prep-rm-data nxrun prep:rm -- --config "$(config_of prep-rm-data)" --problems "$SUITE/sft.jsonl" --limit "$RM_PROBLEMS" "${SAMPLE_ARGS[@]}" \
+    --out "$RM_DATA" "${BASE_DTYPE_ARGS[@]}"
 fi
 
 # 3. Reward model from the SFT checkpoint: regression on execution-earned scores (references, mutants and stubs of sft
 #    problems); held-out MSE, Pearson and pairwise accuracy in $RESULTS/rm/heldout.json.
-preset_config rm rm
-env_flags "${RM_VARS[@]}"
-stage rm nxrun rm:train -- --config "$CONFIG" --model "$RESULTS/sft" --data "$RM_DATA" --out "$RESULTS/rm" \
-  "${SEED_ARGS[@]}" "${FLAGS[@]}" "${TRAIN_ARGS[@]}" "${RM_EXTRA[@]}"
+stage rm nxrun rm:train -- --config "$(config_of rm)" --model "$RESULTS/sft" --data "$RM_DATA" --out "$RESULTS/rm" \
+  "${SEED_ARGS[@]}" "${TRAIN_ARGS[@]}"
 
 # 4. Each algorithm of RL_ALGOS (`npx nx run rl:algos`) from the SFT checkpoint on the suite's rl split. The reward is
 #    the tests (1 when every test passes, 0 when one fails, -0.1 when the code does not compile); the reward model is
@@ -163,19 +191,13 @@ stage rm nxrun rm:train -- --config "$CONFIG" --model "$RESULTS/sft" --data "$RM
 EVAL_MODELS="sft=$RESULTS/sft"
 RL_MODELS=""
 for algo in $RL_ALGOS; do
-  extra="${algo^^}_ARGS"
-  read -r -a EXTRA <<< "${!extra:-}"
   if [[ "$(algo_kind "$algo")" == policy-gradient ]]; then
-    preset_config "$algo" rl "$algo"
-    env_flags "${RL_VARS[@]}" "${ALGO_VARS[@]/#/${algo^^}_}"
-    stage "$algo" nxrun rl:train -- --config "$CONFIG" --algo "$algo" --model "$RESULTS/sft" --reward-model "$RESULTS/rm" \
-      --data "$SUITE_TRAIN/rl.jsonl" --out "$RESULTS/$algo" --heldout-data "$RESULTS/data/dev.jsonl" "${SEED_ARGS[@]}" "${FLAGS[@]}" "${TRAIN_ARGS[@]}" "${EXTRA[@]}"
+    stage "$algo" nxrun rl:train -- --config "$(config_of "$algo")" --algo "$algo" --model "$RESULTS/sft" --reward-model "$RESULTS/rm" \
+      --data "$SUITE_TRAIN/rl.jsonl" --out "$RESULTS/$algo" --heldout-data "$RESULTS/data/dev.jsonl" "${SEED_ARGS[@]}" "${TRAIN_ARGS[@]}"
   else
     # Expert iteration: its own section (it shares no policy-gradient setting); its rounds replay the SFT data.
-    preset_config "$algo" "$algo"
-    env_flags "${REJECTION_VARS[@]/#/${algo^^}_}"
-    stage "$algo" nxrun rl:train -- --config "$CONFIG" --algo "$algo" --model "$RESULTS/sft" --data "$SUITE_TRAIN/rl.jsonl" \
-      --replay-data "$SUITE_TRAIN/sft.jsonl" --out "$RESULTS/$algo" "${SEED_ARGS[@]}" "${FLAGS[@]}" "${TRAIN_ARGS[@]}" "${EXTRA[@]}"
+    stage "$algo" nxrun rl:train -- --config "$(config_of "$algo")" --algo "$algo" --model "$RESULTS/sft" --data "$SUITE_TRAIN/rl.jsonl" \
+      --replay-data "$SUITE_TRAIN/sft.jsonl" --out "$RESULTS/$algo" "${SEED_ARGS[@]}" "${TRAIN_ARGS[@]}"
   fi
   RL_MODELS="$RL_MODELS,$algo=$RESULTS/$algo"
 done
@@ -185,8 +207,7 @@ done
 #     settings of expert iteration's rounds (the preset's sft-more section). SFT_MORE=0 leaves it out.
 if [[ "$SFT_MORE" != 0 && -n "$RL_ALGOS" ]]; then
   MORE_STEPS="$(node tools/rl-steps.cjs "$RESULTS" $RL_ALGOS)"
-  preset_config sft_more sft sft-more
-  stage sft_more nxrun sft:train -- --config "$CONFIG" --model "$RESULTS/sft" --data "$SUITE_TRAIN/sft.jsonl" --out "$RESULTS/sft_more" \
+  stage sft_more nxrun sft:train -- --config "$(config_of sft_more)" --model "$RESULTS/sft" --data "$SUITE_TRAIN/sft.jsonl" --out "$RESULTS/sft_more" \
     --max-steps "$MORE_STEPS" "${SEED_ARGS[@]}" "${TRAIN_ARGS[@]}"
   EVAL_MODELS="$EVAL_MODELS,sft_more=$RESULTS/sft_more"
 fi
@@ -196,25 +217,16 @@ EVAL_MODELS="$EVAL_MODELS$RL_MODELS"
 #    EVAL_TEMPERATURES), pass@1 at it, pass@k from EVAL_SAMPLES samples at its best sampling temperature, stubs as rows.
 LIMIT_ARGS=()
 [[ "$EVAL_LIMIT" -gt 0 ]] && LIMIT_ARGS=(--limit "$EVAL_LIMIT")
-preset_config eval-suite eval eval-dev eval-suite
-env_flags "${EVAL_VARS[@]}" "${EVAL_DEV_VARS[@]}" "${EVAL_SUITE_VARS[@]}"
-stage eval-suite nxrun eval:run -- --config "$CONFIG" --models "$EVAL_MODELS" --reward-model "$RESULTS/rm" --data "$SUITE/test.jsonl" \
-  --dev-data "$RESULTS/data/dev.jsonl" --out "$RESULTS/eval/suite" "${LIMIT_ARGS[@]}" "${SEED_ARGS[@]}" "${FLAGS[@]}" "${BASE_DTYPE_ARGS[@]}" "${EVAL_EXTRA[@]}"
+stage eval-suite nxrun eval:run -- --config "$(config_of eval-suite)" --models "$EVAL_MODELS" --reward-model "$RESULTS/rm" --data "$SUITE/test.jsonl" \
+  --dev-data "$RESULTS/data/dev.jsonl" --out "$RESULTS/eval/suite" "${LIMIT_ARGS[@]}" "${SEED_ARGS[@]}" "${BASE_DTYPE_ARGS[@]}"
 
 #    MBPP's test split (tasks 11-510, never trained on): what a real checkpoint is judged on. The shipped model solves
 #    none of it; the default preset samples answers of a sample of its problems at temperature 0.7 beside greedy, the
 #    full preset chooses each model's temperature on MBPP_DEV.
-if [[ "$MBPP_DEV" != none ]]; then
-  MBPP_DEV_ARGS=(--dev-data "$MBPP_DEV")
-  preset_config eval-mbpp eval eval-dev eval-mbpp
-  env_flags "${EVAL_VARS[@]}" "${EVAL_DEV_VARS[@]}" "${EVAL_MBPP_VARS[@]}"
-else
-  MBPP_DEV_ARGS=()
-  preset_config eval-mbpp eval eval-mbpp
-  env_flags "${EVAL_VARS[@]}" "${EVAL_MBPP_VARS[@]}"
-fi
-stage eval-mbpp nxrun eval:run -- --config "$CONFIG" --models "$EVAL_MODELS" --reward-model "$RESULTS/rm" --data data/eval_mbpp_test.jsonl \
-  --out "$RESULTS/eval/mbpp" "${MBPP_DEV_ARGS[@]}" "${SEED_ARGS[@]}" "${FLAGS[@]}" "${BASE_DTYPE_ARGS[@]}" "${EVAL_EXTRA[@]}"
+MBPP_DEV_ARGS=()
+[[ "$MBPP_DEV" != none ]] && MBPP_DEV_ARGS=(--dev-data "$MBPP_DEV")
+stage eval-mbpp nxrun eval:run -- --config "$(config_of eval-mbpp)" --models "$EVAL_MODELS" --reward-model "$RESULTS/rm" --data data/eval_mbpp_test.jsonl \
+  --out "$RESULTS/eval/mbpp" "${MBPP_DEV_ARGS[@]}" "${SEED_ARGS[@]}" "${BASE_DTYPE_ARGS[@]}"
 
 echo
 echo "=== run_all [$PRESET] seed $SEED finished in $((SECONDS - T0)) s; results in $RESULTS/ ==="

@@ -16,12 +16,15 @@
 #   LORA_RANK=8 GRAD_CHECKPOINTING=1 MODEL_PATH=DIR bash run_tools.sh
 #                                     another model (a checkpoint or a LoRA adapter folder); the warm-start trains a
 #                                     LoRA adapter of rank 8 (alpha LORA_ALPHA, default 2 x rank), GRPO one of the same
-#                                     rank (GRPO_LORA_RANK, default 16: GRPO trains an adapter even when LORA_RANK is 0)
+#                                     rank (unless SET gives grpo.loraRank; the preset's 16 otherwise: GRPO trains an
+#                                     adapter even when LORA_RANK is 0; SET='grpo.loraRank=0' trains every weight)
 #
 # A preset is a file, configs/run_tools/$PRESET.yaml: a section per stage, passed to it as its --config file (kept as
-# $RESULTS/tools/logs/config/<stage>.json). Settings can be overridden from the environment (the variables below, e.g.
-# GRPO_STEPS=60 GRPO_INTERPRETER=stateless bash run_tools.sh), and win over the preset file; free-form flags go to a
-# stage through WARMSTART_ARGS, GRPO_ARGS, EVAL_ARGS (`npx nx run tool-rl:<target> -- --help`).
+# $RESULTS/tools/logs/config/<stage>.json), and the script's own knobs (its `script:` section; the environment variable
+# of the same name wins). SET overrides any setting of a stage's section, in the preset's keys (tools/stages.sh,
+# guide.md "Settings"), e.g. SET='grpo.steps=60 grpo.interpreter=stateless' bash run_tools.sh (the sections: sft, the
+# code SFT from run_all's preset; warmstart, grpo, eval; the keys: `npx nx run tool-rl:<target> -- --print-config`),
+# checked against every stage's schema before the first stage runs.
 # MODEL_PATH must be a Qwen2 checkpoint (or a LoRA adapter folder) whose tokenizer_config.json has a chat_template (the
 # shipped one has a Qwen2.5-style template); nothing is rebuilt for another model (the tasks do not depend on it, the
 # traces are rendered in its template at run time). Results go to $RESULTS/tools.
@@ -33,22 +36,18 @@ SCRIPT_NAME=run_tools
 # shellcheck source=tools/stages.sh
 source tools/stages.sh
 load_preset # the script's own knobs: QUESTIONS, CODE_SFT, EVAL_DEV_TASKS, EVAL_QUESTIONS, STATELESS_ARM
-# Each stage's variables, and the flag each sets over its section of the preset file.
-WARMSTART_VARS=(WARMSTART_STEPS=--max-steps WARMSTART_BATCH=--batch-size WARMSTART_LR=--lr WARMSTART_DIRECT=--direct-share)
-GRPO_VARS=(GRPO_STEPS=--steps GRPO_BATCH=--batch-size GRPO_GROUP=--group-size GRPO_LR=--lr GRPO_INTERPRETER=--interpreter
-  GRPO_ENTROPY=--entropy-coef GRPO_MALFORMED_PENALTY=--malformed-penalty GRPO_LORA_RANK=--lora-rank GRPO_LORA_ALPHA=--lora-alpha)
-EVAL_VARS=(EVAL_LIMIT=--limit EVAL_SAMPLES=--samples-per-task)
-# LORA_RANK > 0 also sets GRPO's adapter (its rank, and LORA_ALPHA) unless GRPO_LORA_RANK is given; a rank without an
-# alpha gets alpha 2 x rank.
-if [[ "${LORA_RANK:-0}" != 0 && -z "${GRPO_LORA_RANK:-}" ]]; then
-  GRPO_LORA_RANK="$LORA_RANK"
-  [[ -n "${LORA_ALPHA:-}" ]] && GRPO_LORA_ALPHA="${GRPO_LORA_ALPHA:-$LORA_ALPHA}"
-fi
-[[ "${GRPO_LORA_RANK:-0}" != 0 ]] && : "${GRPO_LORA_ALPHA:=$((2 * GRPO_LORA_RANK))}"
+# The variables that set a stage's setting before SET, each with the entry that replaces it (an error when given).
+retired WARMSTART_STEPS=warmstart.maxSteps WARMSTART_BATCH=warmstart.batchSize WARMSTART_LR=warmstart.lr \
+  WARMSTART_DIRECT=warmstart.directShare GRPO_STEPS=grpo.steps GRPO_BATCH=grpo.batchSize GRPO_GROUP=grpo.groupSize \
+  GRPO_LR=grpo.lr GRPO_INTERPRETER=grpo.interpreter GRPO_ENTROPY=grpo.entropyCoef GRPO_MALFORMED_PENALTY=grpo.malformedPenalty \
+  GRPO_LORA_RANK=grpo.loraRank GRPO_LORA_ALPHA=grpo.loraAlpha EVAL_LIMIT=eval.limit EVAL_SAMPLES=eval.samplesPerTask \
+  WARMSTART_ARGS=warmstart GRPO_ARGS=grpo EVAL_ARGS=eval
 DATA="${TOOLS_DATA:-data/tools}"
 SUITE="${SUITE:-data/suite}"
 MODEL_PATH="${MODEL_PATH:-models/base}"
 RESULTS="${RESULTS:-results}"
+# The settings the script gives its stages as flags (from MODEL_PATH, RESULTS, SUITE and the data knobs): SET may not.
+SCRIPT_KEYS=(model data out runs devData)
 TOOLS="$RESULTS/tools"
 if [[ "$PRESET" == smoke ]]; then
   : "${WARMSTART_DATA:=$SUITE/sft.jsonl:100,$DATA/train.jsonl:50}" # the traces of every task take minutes to build
@@ -58,9 +57,6 @@ GRPO_DATA="${GRPO_DATA:-$SUITE/rl.jsonl,$DATA/train.jsonl:$QUESTIONS}"
 EVAL_DATA="${EVAL_DATA:-$SUITE/test.jsonl}"
 # EVAL_QUESTIONS (preset): held-out questions evaluated, a seeded sample (0 = all 320)
 EVAL_QUESTIONS_DATA="${EVAL_QUESTIONS_DATA:-$DATA/heldout.jsonl$([[ "$EVAL_QUESTIONS" != 0 ]] && echo ":$EVAL_QUESTIONS")}"
-read -r -a WARMSTART_EXTRA <<< "${WARMSTART_ARGS:-}"
-read -r -a GRPO_EXTRA <<< "${GRPO_ARGS:-}"
-read -r -a EVAL_EXTRA <<< "${EVAL_ARGS:-}"
 
 LOG_DIR="$TOOLS/logs"
 if [[ "${BASE_DTYPE:-fp32}" != fp32 ]]; then
@@ -68,6 +64,27 @@ if [[ "${BASE_DTYPE:-fp32}" != fp32 ]]; then
   exit 2
 fi
 start_run
+if [[ "$CODE_SFT" == 1 && ! -f "configs/run_all/$PRESET.yaml" ]]; then
+  echo "run_tools: CODE_SFT=1 takes its SFT settings from run_all's preset of the same name, configs/run_all/$PRESET.yaml, which does not exist (add it, or set CODE_SFT=0)" >&2
+  exit 2
+fi
+
+# Every stage's --config file (the preset's sections with SET's values), in $LOG_DIR/config, checked before any stage
+# runs. The code SFT reads the sft section of run_all's preset of the same name. LORA_RANK, LORA_ALPHA and
+# GRAD_CHECKPOINTING reach the code SFT and the warm-start as flags, and GRPO (step 4) too unless SET gives its rank.
+SCRIPT_KEYS+=("${TRAIN_KEYS[@]/#/sft.}" "${TRAIN_KEYS[@]/#/warmstart.}")
+[[ "$GRAD_CHECKPOINTING" == 1 ]] && SCRIPT_KEYS+=(grpo.gradCheckpointing)
+if [[ "$LORA_RANK" != 0 ]] && ! grep -qx loraRank <<< "$(preset - set-keys grpo)"; then
+  GRPO_LORA_ARGS=(--lora-rank "$LORA_RANK" --lora-alpha "$LORA_ALPHA")
+  SCRIPT_KEYS+=(grpo.loraAlpha)
+else
+  GRPO_LORA_ARGS=()
+fi
+[[ "$CODE_SFT" == 1 ]] && PRESET_FILE="configs/run_all/$PRESET.yaml" stage_config code-sft sft:train sft
+stage_config warmstart tool-rl:warmstart warmstart
+stage_config grpo tool-rl:train grpo
+stage_config eval tool-rl:eval eval
+check_set
 
 shipped_model || echo "run_tools: MODEL_PATH=$MODEL_PATH is not the shipped $SHIPPED_MODEL: nothing to rebuild (the tasks do not depend on the model; the traces are rendered in its chat template at run time)"
 
@@ -87,37 +104,29 @@ fi
 #    from MODEL_PATH itself (a checkpoint that already writes code).
 WARMSTART_FROM="$MODEL_PATH"
 if [[ "$CODE_SFT" == 1 ]]; then
-  if [[ ! -f "configs/run_all/$PRESET.yaml" ]]; then
-    echo "run_tools: CODE_SFT=1 takes its SFT settings from run_all's preset of the same name, configs/run_all/$PRESET.yaml, which does not exist (add it, or set CODE_SFT=0)" >&2
-    exit 2
-  fi
-  PRESET_FILE="configs/run_all/$PRESET.yaml" preset_config code-sft sft
-  stage code-sft nxrun sft:train -- --config "$CONFIG" --model "$MODEL_PATH" --data "$SUITE/sft.jsonl" --out "$TOOLS/code_sft" "${TRAIN_ARGS[@]}"
+  stage code-sft nxrun sft:train -- --config "$(config_of code-sft)" --model "$MODEL_PATH" --data "$SUITE/sft.jsonl" --out "$TOOLS/code_sft" "${TRAIN_ARGS[@]}"
   WARMSTART_FROM="$TOOLS/code_sft"
 fi
 
 # 3. Tool warm-start: traces that run each sft problem's reference against its shown test and end with the code (some
 #    after a wrong first attempt), and traces that call the interpreter with a question's reference code and state
 #    its output (a share answers without the tool); the loss on the model's turns only.
-preset_config warmstart warmstart
-env_flags "${WARMSTART_VARS[@]}"
-stage warmstart nxrun tool-rl:warmstart -- --config "$CONFIG" --model "$WARMSTART_FROM" --data "$WARMSTART_DATA" --out "$TOOLS/sft" \
-  "${FLAGS[@]}" "${TRAIN_ARGS[@]}" "${WARMSTART_EXTRA[@]}"
+stage warmstart nxrun tool-rl:warmstart -- --config "$(config_of warmstart)" --model "$WARMSTART_FROM" --data "$WARMSTART_DATA" --out "$TOOLS/sft" \
+  "${TRAIN_ARGS[@]}"
 
 # 4. GRPO with the interpreter from the warm-started model, KL 0.001 (the seed's); the preset's LoRA adapter, learning
 #    rate, entropy bonus and malformed-call penalty are the setting that measurably beat the warm-start
-#    (configs/run_tools/default.yaml says why). GRPO_LORA_RANK=0 trains every weight.
-GRPO_TRAIN_ARGS=()
+#    (configs/run_tools/default.yaml says why). SET='grpo.loraRank=0' trains every weight. LORA_RANK > 0 gives GRPO's
+#    adapter its rank and alpha (LORA_ALPHA, default 2 x rank) unless SET gives grpo.loraRank (GRPO_LORA_ARGS, above).
+GRPO_TRAIN_ARGS=("${GRPO_LORA_ARGS[@]}")
 [[ "$GRAD_CHECKPOINTING" == 1 ]] && GRPO_TRAIN_ARGS+=(--grad-checkpointing)
-preset_config grpo grpo
-env_flags "${GRPO_VARS[@]}"
-stage grpo nxrun tool-rl:train -- --config "$CONFIG" --model "$TOOLS/sft" --data "$GRPO_DATA" --out "$TOOLS/grpo" \
-  "${FLAGS[@]}" "${GRPO_TRAIN_ARGS[@]}" "${GRPO_EXTRA[@]}"
+stage grpo nxrun tool-rl:train -- --config "$(config_of grpo)" --model "$TOOLS/sft" --data "$GRPO_DATA" --out "$TOOLS/grpo" \
+  "${GRPO_TRAIN_ARGS[@]}"
 #    STATELESS_ARM=1 (PRESET=full): the same GRPO with the stateless interpreter, so stateful and stateless are each
 #    trained for and both evaluated with both.
 if [[ "$STATELESS_ARM" == 1 ]]; then
-  stage grpo-stateless nxrun tool-rl:train -- --config "$CONFIG" --model "$TOOLS/sft" --data "$GRPO_DATA" --out "$TOOLS/grpo_stateless_trained" \
-    "${FLAGS[@]}" --interpreter stateless "${GRPO_TRAIN_ARGS[@]}" "${GRPO_EXTRA[@]}"
+  stage grpo-stateless nxrun tool-rl:train -- --config "$(config_of grpo)" --model "$TOOLS/sft" --data "$GRPO_DATA" --out "$TOOLS/grpo_stateless_trained" \
+    --interpreter stateless "${GRPO_TRAIN_ARGS[@]}"
 fi
 
 # 5. Evaluation on held-out problems (the suite's test split: pass@1 of the final code, the stubs as rows; each row at
@@ -127,12 +136,9 @@ fi
 #    (the same checkpoint), and with STATELESS_ARM=1 the stateless-trained GRPO with either interpreter.
 RUNS="warmstart=$TOOLS/sft:stateful,grpo_stateful=$TOOLS/grpo:stateful,grpo_stateless=$TOOLS/grpo:stateless,grpo_no_tool=$TOOLS/grpo:none"
 [[ "$STATELESS_ARM" == 1 ]] && RUNS+=",grpo_sl_stateless=$TOOLS/grpo_stateless_trained:stateless,grpo_sl_stateful=$TOOLS/grpo_stateless_trained:stateful"
-preset_config eval eval
-env_flags "${EVAL_VARS[@]}"
-stage eval nxrun tool-rl:eval -- --config "$CONFIG" --runs "${EVAL_RUNS:-$RUNS}" --data "$EVAL_DATA" --out "$TOOLS/eval.json" \
-  --dev-data "$SUITE/dev.jsonl:$EVAL_DEV_TASKS" "${FLAGS[@]}" "${EVAL_EXTRA[@]}"
-stage eval-questions nxrun tool-rl:eval -- --config "$CONFIG" --runs "${EVAL_RUNS:-$RUNS}" --data "$EVAL_QUESTIONS_DATA" --out "$TOOLS/eval_questions.json" \
-  "${FLAGS[@]}" "${EVAL_EXTRA[@]}"
+stage eval nxrun tool-rl:eval -- --config "$(config_of eval)" --runs "${EVAL_RUNS:-$RUNS}" --data "$EVAL_DATA" --out "$TOOLS/eval.json" \
+  --dev-data "$SUITE/dev.jsonl:$EVAL_DEV_TASKS"
+stage eval-questions nxrun tool-rl:eval -- --config "$(config_of eval)" --runs "${EVAL_RUNS:-$RUNS}" --data "$EVAL_QUESTIONS_DATA" --out "$TOOLS/eval_questions.json"
 
 echo
 echo "=== run_tools [$PRESET] finished in $((SECONDS - T0)) s; results in $TOOLS/ ==="

@@ -1,6 +1,12 @@
-# Shared by run_all.sh and run_tools.sh (sourced): how a pipeline script reads its preset and runs its stages.
-# The script sets SCRIPT_NAME (for messages) and PRESET, calls load_preset, sets MODEL_PATH and LOG_DIR, then calls
-# start_run.
+# Shared by run_all.sh and run_tools.sh (sourced): how a pipeline script reads its preset and SET, and runs its stages.
+# The script sets SCRIPT_NAME (for messages) and PRESET, calls load_preset, sets MODEL_PATH and LOG_DIR, calls
+# start_run, writes every stage's --config file (stage_config) and checks SET against them (check_set), then runs the
+# stages.
+#
+# SET='SECTION.KEY=VALUE ...' overrides settings of the preset's sections (tools/preset.cjs), in the keys the preset
+# file and each stage's --print-config use: e.g. SET='rl.lr=1e-5 sft.epochs=3 eval-dev.temperatures=[0,1]'. Before
+# any stage runs, an entry naming a section no stage of the run reads, a key a stage's schema does not have, or a bad
+# value is an error naming the entry.
 
 # stage NAME COMMAND...: runs one stage, its output shown and kept in $LOG_DIR/NAME.log; stops the script if it fails.
 stage() {
@@ -55,30 +61,78 @@ load_preset() {
   done <<< "$knobs"
 }
 
-# preset_config NAME SECTION...: writes the preset's SECTIONs (merged; a later one's keys win) to
-# $LOG_DIR/config/NAME.json, the --config file of stage NAME, and sets CONFIG to its path.
-preset_config() {
-  local name="$1"
-  shift
+# preset FILE ARG...: tools/preset.cjs (with SET), its errors named after the script; stops the script if it fails.
+preset() {
+  local err code=0
+  { err="$(node tools/preset.cjs "$@" 2>&1 >&3 3>&-)"; } 3>&1 || code=$?
+  [[ -z "$err" ]] || sed "s/^preset: /$SCRIPT_NAME: /" <<< "$err" >&2
+  [[ "$code" == 0 ]] || exit 2
+}
+
+STAGE_CONFIGS=() # the stages whose --config file stage_config wrote: "NAME|TARGET ARG...|PRESET_FILE|SECTION..."
+SCRIPT_KEYS=()   # the settings the script gives its stages as flags (KEY, or SECTION.KEY), which SET may not
+
+# stage_config NAME TARGET SECTION... [-- ARG...]: writes the preset's SECTIONs (merged; a later one's keys win; each
+# with SET's values over its own) to $LOG_DIR/config/NAME.json, the --config file of stage NAME, which runs nx target
+# TARGET (app:command) with ARGs (e.g. --algo ppo); check_set checks the file against that command's schema.
+stage_config() {
+  local name="$1" target="$2" sections=() extra=()
+  shift 2
+  while [[ $# -gt 0 && "$1" != -- ]]; do sections+=("$1"); shift; done
+  [[ $# -gt 0 ]] && shift && extra=("$@")
   mkdir -p "$LOG_DIR/config"
-  CONFIG="$LOG_DIR/config/$name.json"
-  node tools/preset.cjs "$PRESET_FILE" config "$@" > "$CONFIG"
+  preset "$PRESET_FILE" config "${sections[@]}" > "$(config_of "$name")"
+  STAGE_CONFIGS+=("$name|$target${extra[*]:+ ${extra[*]}}|$PRESET_FILE|${sections[*]}")
 }
 
-# preset_value SECTION.KEY: prints one setting of the preset (a list joined by commas).
-preset_value() {
-  node tools/preset.cjs "$PRESET_FILE" value "$1"
+# config_of NAME: the --config file stage_config wrote for stage NAME.
+config_of() {
+  echo "$LOG_DIR/config/$1.json"
 }
 
-# env_flags VAR=--flag ...: sets FLAGS to `--flag value` for each VAR the environment gives (not empty): the user's
-# overrides of the preset file (a stage's flags win over its --config file).
-env_flags() {
-  FLAGS=()
-  local pair var
-  for pair in "$@"; do
-    var="${pair%%=*}"
-    if [[ -n "${!var:-}" ]]; then FLAGS+=("${pair#*=}" "${!var}"); fi
+# check_set: with SET, before any stage runs: every entry names a section some stage of this run reads (and none of
+# SCRIPT_KEYS, the keys the script gives its stages itself as flags: paths, seeds), and each stage whose sections SET changes accepts its --config file (the
+# stage's own --print-config: an unknown key or a bad value is an error naming the entry).
+check_set() {
+  [[ -n "${SET:-}" ]] || return 0
+  local entry name command file sections all=()
+  for entry in "${STAGE_CONFIGS[@]}"; do
+    IFS="|" read -r name command file sections <<< "$entry"
+    all+=($sections)
   done
+  preset - set-check "${SCRIPT_KEYS[*]}" $(printf '%s\n' "${all[@]}" | sort -u)
+  local bad=0
+  for entry in "${STAGE_CONFIGS[@]}"; do
+    IFS="|" read -r name command file sections <<< "$entry"
+    local target="${command%% *}" args=()
+    [[ "$command" == *" "* ]] && read -r -a args <<< "${command#* }"
+    (preset "$file" check "$name (${command/ / -- })" "$(config_of "$name")" $sections -- \
+      node --import tsx "apps/${target%%:*}/src/main.ts" "${target#*:}" "${args[@]}") || bad=1
+  done
+  [[ "$bad" == 0 ]] || exit 2
+  echo "=== $SCRIPT_NAME [$PRESET]: SET='$SET' checked against the stages' settings ==="
+}
+
+# preset_value SECTION.KEY: prints one setting of the preset, with SET's (a list joined by commas).
+preset_value() {
+  preset "$PRESET_FILE" value "$1"
+}
+
+# retired VAR=SECTION.KEY ...: stops the script when the environment gives one of these variables (not empty): the
+# settings they set are SET's entries now. VAR=SECTION (no key): a pass-through of flags to a stage (SFT_ARGS, ...).
+retired() {
+  local pair var to bad=0
+  for pair in "$@"; do
+    var="${pair%%=*}" to="${pair#*=}"
+    [[ -n "${!var:-}" ]] || continue
+    if [[ "$to" == *.* ]]; then
+      echo "$SCRIPT_NAME: $var is gone: use SET='$to=${!var}' (the preset's key; SET='a.b=1 c.d=2' for several)" >&2
+    else
+      echo "$SCRIPT_NAME: $var is gone: give its settings as SET='$to.KEY=VALUE ...' (the keys as \`--print-config\` of that stage prints them, e.g. maxLen for --max-len)" >&2
+    fi
+    bad=1
+  done
+  [[ "$bad" == 0 ]] || exit 2
 }
 
 # The shipped base model: the data in data/ that depends on a model was made with it.
@@ -90,7 +144,8 @@ shipped_model() {
 }
 
 # start_run: checks $MODEL_PATH (a checkpoint or LoRA adapter folder) and the training settings every training stage
-# shares, sets TRAIN_ARGS from them, makes $LOG_DIR, keeps nx quiet, says what trains, and starts the clock (T0).
+# shares, sets TRAIN_ARGS from them (and TRAIN_KEYS, the settings those flags set), makes $LOG_DIR, keeps nx quiet,
+# says what trains, and starts the clock (T0).
 #   LORA_RANK=R           0 (default): every weight trains; R > 0: a LoRA adapter of rank R on the frozen model
 #   LORA_ALPHA=A          the adapters' alpha (default 2R: a scale of 2)
 #   GRAD_CHECKPOINTING=1  rerun each layer in the backward pass instead of keeping its activations (less memory)
@@ -120,20 +175,24 @@ start_run() {
     exit 2
   fi
   TRAIN_ARGS=()
+  TRAIN_KEYS=()
   BASE_DTYPE_ARGS=()
   local training="every weight trains"
   if [[ "$LORA_RANK" != 0 ]]; then
     : "${LORA_ALPHA:=$((2 * LORA_RANK))}"
     TRAIN_ARGS+=(--lora-rank "$LORA_RANK" --lora-alpha "$LORA_ALPHA")
+    TRAIN_KEYS+=(loraRank loraAlpha)
     training="LoRA r=$LORA_RANK alpha=$LORA_ALPHA (the model frozen)"
   fi
   if [[ "$BASE_DTYPE" != fp32 ]]; then
     BASE_DTYPE_ARGS=(--base-dtype "$BASE_DTYPE")
     TRAIN_ARGS+=("${BASE_DTYPE_ARGS[@]}")
+    TRAIN_KEYS+=(baseDtype)
     training="$training, the base in $BASE_DTYPE"
   fi
   if [[ "$GRAD_CHECKPOINTING" == 1 ]]; then
     TRAIN_ARGS+=(--grad-checkpointing)
+    TRAIN_KEYS+=(gradCheckpointing)
     training="$training, gradient checkpointing"
   fi
   mkdir -p "$LOG_DIR"

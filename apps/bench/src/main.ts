@@ -34,12 +34,12 @@ function print(x: Record<string, unknown>): void {
 }
 
 async function train(f: BenchSettings): Promise<void> {
-  const backend = describeBackend(await initBackend({ backend: f.backend }));
+  const backend = describeBackend(await initBackend());
   print({ backend, ...(await benchTrain(f)) });
 }
 
 async function generate(f: BenchSettings): Promise<void> {
-  const backend = describeBackend(await initBackend({ backend: f.backend }));
+  const backend = describeBackend(await initBackend());
   print({ backend, ...(await benchGenerate(f)) });
 }
 
@@ -52,7 +52,7 @@ function compareCommand(f: BenchCompareSettings): void {
       python: f.python,
       torchScript: f.torchScript,
       presetArgs: [...PRESET_KEYS.flatMap((k) => [`--${k}`, String(f[k])]), '--lora-rank', String(f.loraRank)],
-      oursArgs: ['--base-dtype', f.baseDtype, '--int8-activations', f.int8Activations, '--precision', f.precision, ...(f.backend ? ['--backend', f.backend] : [])],
+      oursArgs: ['--base-dtype', f.baseDtype, '--int8-activations', f.int8Activations, '--precision', f.precision], // the runtime settings (--backend) reach the child through the environment
     },
     print,
   );
@@ -65,7 +65,7 @@ async function memory(f: MemorySettings): Promise<void> {
   process.stderr.write(formatPlan(plan) + '\n');
   let measured: number | null = null;
   if (f.measure) {
-    await initBackend({ backend: f.backend });
+    await initBackend();
     measured = await measureStepPeak(input);
     process.stderr.write(`measured peak ${(measured / 1e6).toFixed(1)} MB (${(100 * (plan.total / measured - 1)).toFixed(1)}% off the plan)\n`);
   }

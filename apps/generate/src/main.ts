@@ -26,7 +26,7 @@ async function logitsCommand(flags: GenerateLogitsSettings): Promise<void> {
     throw new UsageError(`--mask: must have the shape of --ids, [${ids.length}, ${ids[0].length}]`);
   }
   const checkpoint = checkpointAt(flags.model, '--model');
-  await initBackend({ backend: flags.backend });
+  await initBackend();
   const { model } = await openCheckpoint(checkpoint, { trainable: false, baseDtype: flags.baseDtype, tokenizer: false });
   checkVocab('--ids', ids, model.config.vocab_size);
   const logits = tf.tidy(() => model.logits(tf.tensor2d(ids, undefined, 'int32'), { mask: mask && tf.tensor2d(mask) }));
@@ -50,7 +50,7 @@ function promptFlagIds(tok: Tokenizer, text: string): number[] {
 async function runCommand(flags: GenerateRunSettings): Promise<void> {
   const idsFlag = flags.ids === undefined ? undefined : parseJsonFlag('--ids', flags.ids, tokenIds);
   const checkpoint = checkpointAt(flags.model, '--model');
-  await initBackend({ backend: flags.backend });
+  await initBackend();
   // Text needs the checkpoint's tokenizer; with --ids --json and no stop strings we can do without one.
   const opts = { trainable: false, baseDtype: flags.baseDtype };
   const { model, tokenizer } = idsFlag && flags.json && flags.stop.length === 0 ? { ...(await openCheckpoint(checkpoint, { ...opts, tokenizer: false })), tokenizer: undefined } : await openCheckpoint(checkpoint, opts);

@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs
 import * as os from 'os';
 import * as path from 'path';
 import { readSafetensors, RewardModel } from '@rlhf-code/model';
-import { printedConfig, runApp } from '@rlhf-code/cli/testing';
+import { printedConfig, printedRuntime, runApp } from '@rlhf-code/cli/testing';
 import { saveTinyAppModel } from '@rlhf-code/model/testing';
 import { ALGORITHMS, RlSettings } from '@rlhf-code/rl';
 
@@ -48,6 +48,25 @@ const metricLines = (out: string) =>
 const lastJson = (stdout: string) => JSON.parse(stdout.trim().split('\n').pop()!);
 
 describe('rl train: usage errors', () => {
+  it('MODEL_PATH (run_all.sh\'s base model) does not move the policy: the SFT checkpoint unless --model or a --config file says', () => {
+    expect(printedConfig('rl', ['train'], { MODEL_PATH: 'models/base' })).toMatchObject({ model: 'results/sft' });
+    expect(printedConfig('rl', ['train', '--model', 'x'], { MODEL_PATH: 'models/base' })).toMatchObject({ model: 'x' });
+  });
+
+  it('--print-config shows the runtime settings, each with its environment variable', () => {
+    expect(printedRuntime('rl', ['train'], { RLHF_NATIVE_THREADS: '2', RLHF_PYTHON: '/usr/bin/python3' })).toEqual({
+      backend: 'auto',
+      threads: 1, // runApp's RLHF_THREADS
+      native: true,
+      nativeThreads: 2,
+      nativeGemm: 'own',
+      avx512: true,
+      python: '/usr/bin/python3',
+      debug: false,
+    });
+    expect(printedRuntime('rl', ['train', '--backend', 'cpu'])).toMatchObject({ backend: 'cpu' });
+  });
+
   it('--print-config: PPO by default, every algorithm of the registry with --algo, each variant\'s own settings', () => {
     expect(printedConfig('rl', ['train'])).toEqual(RlSettings.parse({}));
     for (const { name } of ALGORITHMS) expect(printedConfig('rl', ['train', '--algo', name])).toEqual(RlSettings.parse({ algo: name }));

@@ -128,8 +128,9 @@ describe('rm train', () => {
     expect(rm('train', '--model', model, '--data', data, '--out', path.join(dir, 'y'), '--base-dtype', 'int8').stderr).toBe('rm: error: --base-dtype: a base in int8 trains only through LoRA: set --lora-rank\n');
   });
 
-  it('--print-config: the schema defaults, MODEL_PATH, then flags', () => {
+  it('--print-config: the schema defaults, then flags; MODEL_PATH (run_all.sh\'s base model) is not its --model', () => {
     expect(printedConfig('rm', ['train'])).toEqual(RmSettings.parse({}));
+    expect(printedConfig('rm', ['train'], { MODEL_PATH: '/elsewhere' })).toEqual(RmSettings.parse({}));
     expect(printedConfig('rm', ['train', '--pair-loss', 'bt', '--lr', '2e-5'])).toEqual(RmSettings.parse({ pairLoss: 'bt', lr: 2e-5 }));
   });
 });

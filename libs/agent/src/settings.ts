@@ -19,7 +19,7 @@ export type InterpreterKind = (typeof INTERPRETERS)[number];
 export const CALL_FORMS = ['json', 'code'] as const;
 export type CallForm = (typeof CALL_FORMS)[number];
 
-const model = (d: string, what: string) => z.string().min(1).default(d).describe(what).meta({ env: 'MODEL_PATH' });
+const model = (d: string, what: string) => z.string().min(1).default(d).describe(what);
 
 /**
  * Task files: tool tasks (`{"question", "answer" | "tests"}` lines) or problems in MBPP's schema (the task suite's
@@ -160,6 +160,5 @@ export const ToolEvalSettings = z.strictObject({
     .default(true)
     .describe('every row samples episode i, turn k with the same random numbers (common random numbers: less noise in the paired differences; off: each row its own)'),
   ...episodeFields,
-  backend: rlRun.backend,
 });
 export type ToolEvalSettings = z.output<typeof ToolEvalSettings>;

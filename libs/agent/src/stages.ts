@@ -55,7 +55,7 @@ export async function readTasks(files: readonly string[], o: { limit: number; se
 
 export async function runToolWarmStart(f: ToolWarmStartSettings, log: (line: string) => void = console.error) {
   const base = checkpointAt(f.model, '--model');
-  await initBackend({ backend: f.backend });
+  await initBackend();
   const tok = base.tokenizer();
   const template = chatTemplateOf(tok);
   const records = await readTasks(f.data, { limit: 0, seed: f.seed, flag: '--data' });
@@ -124,7 +124,7 @@ interface ToolGrpoState {
 
 export async function runToolGrpo(f: ToolGrpoSettings, log: (line: string) => void = console.error) {
   const base = checkpointAt(f.model, '--model');
-  await initBackend({ backend: f.backend });
+  await initBackend();
   const tasks = await readTasks(f.data, { limit: f.limit, seed: f.seed, flag: '--data' });
   const tok = base.tokenizer();
   const template = chatTemplateOf(tok);
@@ -416,7 +416,7 @@ async function stubRows(tasks: readonly ToolTaskRecord[], pool: SandboxPool): Pr
 }
 
 export async function runToolEval(f: ToolEvalSettings, log: (line: string) => void = console.error) {
-  await initBackend({ backend: f.backend });
+  await initBackend();
   const runs = parseEvalRuns(f.runs);
   if (!runs.some((r) => r.name === f.baseline)) throw new Error(`--baseline ${f.baseline}: no such row in --runs (rows: ${runs.map((r) => r.name).join(', ')})`);
   const checkpoints = runs.map((r) => checkpointAt(r.dir, `--runs ${r.name}`));

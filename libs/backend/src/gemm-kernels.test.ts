@@ -7,6 +7,7 @@
 // and multi-block shapes. Then the tfjs route (gemmPrecision) and the switches (setGemmKernel, RLHF_AVX512=0).
 // With RLHF_AVX512=0 the addon offers the AVX2 kernel alone, and every test here runs on it.
 import { spawnSync } from 'child_process';
+import * as path from 'path';
 import * as tf from '@tensorflow/tfjs';
 import { f32BitsToBf16Bits } from './low-precision';
 import { ADDON_FILE, gemmKernels, loadNative, nativeAddon, nativeSettings, setGemmKernel, type GemmKernel, type GemmPrecision, type NativeAddon } from './native';
@@ -181,10 +182,14 @@ const TRANSPOSES: Array<[boolean, boolean]> = [[false, false], [true, false], [f
     expect(int16.available).not.toContain('avx512vnni');
     expect(kernel).toBe('avx2');
     expect(peak).toBe(-1);
+    // Any form the runtime setting takes (false, no, 0) reaches the addon as the 0 it reads.
+    const viaTs = `const n = require(${JSON.stringify(path.join(__dirname, 'native.ts'))}); const r = n.loadNative(); console.log(JSON.stringify([r.info.kernel, n.gemmKernels()]))`;
+    const off = spawnSync(process.execPath, ['--import', 'tsx', '-e', viaTs], { env: { ...process.env, RLHF_AVX512: 'false' }, encoding: 'utf8', cwd: path.join(__dirname, '../../..') });
+    expect(JSON.parse(off.stdout)).toEqual(['avx2', { active: 'avx2', available: ['avx2'] }]);
     const before = process.env.RLHF_AVX512;
-    process.env.RLHF_AVX512 = 'no';
+    process.env.RLHF_AVX512 = 'maybe';
     try {
-      expect(() => nativeSettings()).toThrow("env RLHF_AVX512 must be 0 or 1; got 'no'");
+      expect(() => nativeSettings()).toThrow('RLHF_AVX512: expected true or false, got "maybe"');
     } finally {
       if (before == null) delete process.env.RLHF_AVX512;
       else process.env.RLHF_AVX512 = before;

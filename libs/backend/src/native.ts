@@ -1,10 +1,12 @@
 // The native kernel addon (libs/backend/native/*.cc, built by tools/build-native.cjs when `npm ci` runs the
 // root postinstall): loading it, checking it fits this machine and its sources, and its thread settings.
-// Every reason it cannot be used (not built, another platform, no AVX2/FMA, RLHF_NATIVE=0) becomes a
-// `reason` string: the caller prints one warning and keeps the wasm kernels.
+// Every reason it cannot be used (not built, another platform, no AVX2/FMA, the runtime setting native off:
+// RLHF_NATIVE=0) becomes a `reason` string: the caller prints one warning and keeps the wasm kernels. Its settings are
+// the runtime settings native, nativeThreads, nativeGemm and avx512 (@rlhf-code/cli runtimeSettings).
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { NATIVE_GEMMS, RUNTIME_ENV, runtimeSettings } from '@rlhf-code/cli';
 
 /** The micro-kernels of the int16-activation x int8-weight GEMM (native/int16_gemm.h): vpmaddwd + vpaddd, or vpdpwssd on ymm / zmm. */
 export type Int16Kernel = 'avx2' | 'avxvnni' | 'avx512vnni';
@@ -79,14 +81,14 @@ export interface NativeAddon {
     dout: number, dq: number, dk: number, dv: number, prefix: number, kPrefix: number, vPrefix: number, dkPrefix: number, dvPrefix: number): void;
 }
 
-export type GemmChoice = 'auto' | 'own' | 'openblas';
+export type GemmChoice = (typeof NATIVE_GEMMS)[number];
 
 export interface NativeOptions {
-  /** Default: env RLHF_NATIVE ('0' disables), else enabled. */
+  /** Default: the runtime setting native (RLHF_NATIVE), else enabled. */
   enabled?: boolean;
-  /** Default: env RLHF_NATIVE_THREADS, else the number of cores. */
+  /** Default: the runtime setting nativeThreads (RLHF_NATIVE_THREADS), else the number of cores. */
   threads?: number;
-  /** Default: env RLHF_NATIVE_GEMM, else 'own'. */
+  /** Default: the runtime setting nativeGemm (RLHF_NATIVE_GEMM), else 'own'. */
   gemm?: GemmChoice;
 
   /** The build's record of the sources it was built from (default: the one `npm run build:native` writes). */
@@ -95,7 +97,6 @@ export interface NativeOptions {
 
 export const ADDON_FILE = path.join(__dirname, '../native/build/rlhf_native.node');
 const BUILD_SCRIPT = path.join(__dirname, '../../../tools/build-native.cjs');
-const GEMMS: readonly GemmChoice[] = ['auto', 'own', 'openblas'];
 
 let active: { addon: NativeAddon; info: NativeInfo } | null = null;
 
@@ -104,23 +105,22 @@ export function nativeAddon(): NativeAddon | null {
   return active?.addon ?? null;
 }
 
-/** The settings asked for, from options then environment, validated (a bad value is an error naming it). */
-export function nativeSettings(opts: NativeOptions = {}): { enabled: boolean; threads: number; gemm: GemmChoice } {
-  const env = process.env;
-  // RLHF_AVX512=0 (read by the addon itself as it loads: native/kernels.h avx512Allowed) leaves the GEMMs their AVX2 and
-  // AVX-VNNI micro-kernels, as on a CPU without AVX-512.
-  for (const name of ['RLHF_NATIVE', 'RLHF_AVX512']) {
-    if (env[name] != null && !['0', '1'].includes(env[name]!)) throw new Error(`env ${name} must be 0 or 1; got '${env[name]}'`);
-  }
-  const enabled = opts.enabled ?? env.RLHF_NATIVE !== '0';
-  const threads = opts.threads ?? (env.RLHF_NATIVE_THREADS ? Number(env.RLHF_NATIVE_THREADS) : os.cpus().length);
+/**
+ * The settings asked for, from options then the runtime settings, validated (a bad value is an error naming it), and
+ * avx512: false leaves the GEMMs their AVX2 and AVX-VNNI micro-kernels, as on a CPU without AVX-512 (the addon reads
+ * it from the environment itself as it loads: native/kernels.h avx512Allowed).
+ */
+export function nativeSettings(opts: NativeOptions = {}): { enabled: boolean; threads: number; gemm: GemmChoice; avx512: boolean } {
+  const runtime = runtimeSettings();
+  const enabled = opts.enabled ?? runtime.native;
+  const threads = opts.threads ?? (runtime.nativeThreads === 'auto' ? os.cpus().length : runtime.nativeThreads);
   if (!Number.isInteger(threads) || threads < 1 || threads > 256) {
-    const source = opts.threads != null ? 'option threads' : 'env RLHF_NATIVE_THREADS';
-    throw new Error(`${source} must be an integer in [1, 256]; got '${opts.threads ?? env.RLHF_NATIVE_THREADS}'`);
+    const source = opts.threads != null ? 'option threads' : RUNTIME_ENV.nativeThreads;
+    throw new Error(`${source} must be an integer in [1, 256]; got '${threads}'`);
   }
-  const gemm = (opts.gemm ?? env.RLHF_NATIVE_GEMM ?? 'own') as GemmChoice;
-  if (!GEMMS.includes(gemm)) throw new Error(`env RLHF_NATIVE_GEMM must be one of ${GEMMS.join(', ')}; got '${gemm}'`);
-  return { enabled, threads, gemm };
+  const gemm = opts.gemm ?? runtime.nativeGemm;
+  if (!NATIVE_GEMMS.includes(gemm)) throw new Error(`option gemm must be one of ${NATIVE_GEMMS.join(', ')}; got '${gemm}'`);
+  return { enabled, threads, gemm, avx512: runtime.avx512 };
 }
 
 /**
@@ -128,7 +128,7 @@ export function nativeSettings(opts: NativeOptions = {}): { enabled: boolean; th
  * used. Throws only for invalid settings (and for gemm 'openblas' asked for explicitly on a machine without it).
  */
 export function loadNative(opts: NativeOptions = {}): { info: NativeInfo } | { reason: string } {
-  const { enabled, threads, gemm } = nativeSettings(opts);
+  const { enabled, threads, gemm, avx512 } = nativeSettings(opts);
   active = null;
   if (!enabled) return { reason: 'RLHF_NATIVE=0' };
   if (process.platform !== 'linux' || process.arch !== 'x64') {
@@ -138,6 +138,8 @@ export function loadNative(opts: NativeOptions = {}): { info: NativeInfo } | { r
   // An addon built from other sources may take other arguments than the TypeScript that calls it: never run it.
   const stale = staleBuild(opts.stampFile);
   if (stale) return { reason: stale };
+  // The addon reads its AVX-512 switch itself, once, as it loads: handed over in the form it reads.
+  if (!avx512) process.env[RUNTIME_ENV.avx512] = '0';
   let addon: NativeAddon;
   try {
     addon = require(ADDON_FILE) as NativeAddon;

@@ -3,10 +3,12 @@
 // 'auto' takes the fastest that works: @tensorflow/tfjs-node-gpu, @tensorflow/tfjs-node (native
 // TensorFlow; optional peer dependencies, installed by users who can download libtensorflow),
 // then the wasm backend with SIMD and threads, then the pure-JS cpu backend (30-60x slower than
-// wasm, so it comes with a warning). RLHF_BACKEND / RLHF_THREADS override the defaults; explicit
-// options override the environment. The choice goes to stderr: stdout belongs to the CLIs' JSON.
+// wasm, so it comes with a warning). The runtime settings backend and threads (@rlhf-code/cli runtimeSettings:
+// RLHF_BACKEND, RLHF_THREADS, or a command's --backend / --config) override the defaults; explicit options override
+// them. The choice goes to stderr: stdout belongs to the CLIs' JSON.
 import * as os from 'os';
 import * as tf from '@tensorflow/tfjs'; // not tfjs-core alone: that registers no gradients
+import { runtimeSettings } from '@rlhf-code/cli';
 import { guardWasmHeap } from './heap-guard';
 import { loadNative, NativeInfo, nativeSettings, unloadNative } from './native';
 import { registerTfjsFixes, registerWasmKernels } from './register';
@@ -28,14 +30,14 @@ export interface BackendInfo {
 }
 
 export interface InitBackendOptions {
-  /** Default: env RLHF_BACKEND, else 'auto'. */
+  /** Default: the runtime setting backend (RLHF_BACKEND), else 'auto'. */
   backend?: BackendChoice;
   /**
-   * wasm threads. Default: env RLHF_THREADS, else 1 when the native kernels run (they do the heavy work, and a
-   * second wasm thread only competes with theirs), else min(2, cores).
+   * wasm threads. Default: the runtime setting threads (RLHF_THREADS), else 1 when the native kernels run (they do the
+   * heavy work, and a second wasm thread only competes with theirs), else min(2, cores).
    */
   threads?: number;
-  /** wasm only: use the native addon when it is usable. Default: env RLHF_NATIVE ('0' turns it off), else true. */
+  /** wasm only: use the native addon when it is usable. Default: the runtime setting native (RLHF_NATIVE), else true. */
   native?: boolean;
   /** No stderr line naming the backend (fallback warnings are still printed). */
   quiet?: boolean;
@@ -67,23 +69,17 @@ function warn(message: string): void {
  * explicitly asks for a different backend or thread count throws instead of being ignored.
  */
 export async function initBackend(opts: InitBackendOptions = {}): Promise<BackendInfo> {
-  const envBackend = process.env.RLHF_BACKEND;
-  const envThreads = process.env.RLHF_THREADS;
-  const choice =
-    opts.backend != null
-      ? parseChoice(opts.backend, 'initBackend option backend')
-      : envBackend
-        ? parseChoice(envBackend, 'env RLHF_BACKEND')
-        : 'auto';
+  const runtime = runtimeSettings(); // a bad value is an error naming its variable
+  const choice = opts.backend != null ? parseChoice(opts.backend, 'initBackend option backend') : runtime.backend;
   const threads =
     opts.threads != null
       ? parseThreads(opts.threads, 'initBackend option threads')
-      : envThreads
-        ? parseThreads(Number(envThreads), 'env RLHF_THREADS')
-        : undefined; // the default depends on whether the native kernels load
+      : runtime.threads === 'auto'
+        ? undefined // the default depends on whether the native kernels load
+        : runtime.threads;
 
   if (initialised == null) {
-    // Bad RLHF_NATIVE* settings are errors here, not a reason to fall back (a fallback would hide the typo).
+    // Bad native settings are errors here, not a reason to fall back (a fallback would hide the typo).
     nativeSettings({ enabled: opts.native });
     const promise = select(choice, threads, opts.quiet ?? false, opts.native);
     initialised = { promise, threads };

@@ -1,6 +1,7 @@
 // Helpers for the backend tests: run one computation on two backends and compare the numbers.
 import * as fs from 'fs';
 import * as tf from '@tensorflow/tfjs';
+import { runtimeSettings } from '@rlhf-code/cli';
 import { ADDON_FILE } from './native';
 import { nativeOwnKernelConfigs } from './native-kernels';
 
@@ -110,9 +111,9 @@ export async function withoutNativeKernels<T>(fn: () => T | Promise<T>): Promise
   }
 }
 
-/** Whether this process will run the native kernels: the addon is built, this is Linux x86-64, RLHF_NATIVE is not 0. */
+/** Whether this process will run the native kernels: the addon is built, this is Linux x86-64, the runtime setting native is on. */
 export function nativeAddonBuilt(): boolean {
-  return process.platform === 'linux' && process.arch === 'x64' && process.env.RLHF_NATIVE !== '0' && fs.existsSync(ADDON_FILE);
+  return process.platform === 'linux' && process.arch === 'x64' && runtimeSettings().native && fs.existsSync(ADDON_FILE);
 }
 
 /** Asserts that tf.matMul on the wasm backend gives referenceMatMul's shape and values for these operands. */

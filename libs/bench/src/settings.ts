@@ -1,7 +1,6 @@
 // The settings of the speed benchmarks: a model preset (named as tools/torch_ref_bench.py takes it, so
 // `bench compare` passes the same flags to both), compare's own settings, and the GEMM microbenchmark's.
 import { z } from 'zod';
-import { backendField } from '@rlhf-code/cli';
 import { baseDtypeField, int8ActivationsField, LORA_TARGETS } from '@rlhf-code/model';
 import { optimFields } from '@rlhf-code/trainer-core';
 import { DEFAULT_PYTHON, DEFAULT_TORCH_SCRIPT } from './compare';
@@ -37,7 +36,6 @@ export const BenchSettings = z.strictObject({
   ...PRESET_FIELDS,
   ...WEIGHT_FIELDS,
   sharedPrefix: z.number().int().min(0).default(0).describe('train: the rows begin with this many identical tokens (a shared system prompt), which the model computes once (0: random rows, as the torch reference)'),
-  backend: backendField,
 });
 export type BenchSettings = z.output<typeof BenchSettings>;
 
@@ -48,7 +46,6 @@ export const BenchCompareSettings = z.strictObject({
   mode: z.enum(['train', 'generate', 'both']).default('both').describe('which benchmarks'),
   python: z.string().min(1).default(DEFAULT_PYTHON).describe('python with torch (Debian: apt-get install -y python3-torch libopenblas0-pthread)'),
   torchScript: z.string().min(1).default(DEFAULT_TORCH_SCRIPT).describe('the PyTorch yardstick'),
-  backend: backendField,
 });
 export type BenchCompareSettings = z.output<typeof BenchCompareSettings>;
 
@@ -85,7 +82,6 @@ export const MemorySettings = z.strictObject({
   gradCheckpointing: z.boolean().default(false).describe('plan with gradient checkpointing'),
   rewardModel: z.enum(['shared', 'separate', 'none']).optional().describe('ppo: the reward model as an adapter on the policy\'s base (default with LoRA), its own copy (default without), or none'),
   measure: z.boolean().default(false).describe('also run two steps of the stage on a random model of this config and print the measured peak (sft, rm, ppo; needs the memory)'),
-  backend: backendField,
 });
 export type MemorySettings = z.output<typeof MemorySettings>;
 

@@ -7,9 +7,7 @@ import { sparseCrossEntropy, Trainer } from '@rlhf-code/trainer-core';
 import { median } from './compare';
 import type { BenchSettings } from './settings';
 
-type Preset = Omit<BenchSettings, 'backend'>;
-
-function presetModel(f: Preset): Qwen2Model {
+function presetModel(f: BenchSettings): Qwen2Model {
   const config = makeConfig({
     hidden_size: f.hidden,
     num_hidden_layers: f.layers,
@@ -30,10 +28,10 @@ function presetModel(f: Preset): Qwen2Model {
 }
 
 /** What a record says about the weights: how the base is held and the adapter's rank. */
-const weightsOf = (f: Preset) => ({ base_dtype: f.baseDtype, lora_rank: f.loraRank, ...(f.baseDtype === 'int8' ? { int8_activations: f.int8Activations } : {}) });
+const weightsOf = (f: BenchSettings) => ({ base_dtype: f.baseDtype, lora_rank: f.loraRank, ...(f.baseDtype === 'int8' ? { int8_activations: f.int8Activations } : {}) });
 
 /** Random token rows [batch, seq + 1], as the torch reference uses; with sharedPrefix, every row begins as the first. */
-function randomTokens(f: Pick<Preset, 'batch' | 'seq' | 'vocab'> & { sharedPrefix?: number }): Int32Array {
+function randomTokens(f: Pick<BenchSettings, 'batch' | 'seq' | 'vocab'> & { sharedPrefix?: number }): Int32Array {
   const width = f.seq + 1;
   const ids = new Int32Array(f.batch * width);
   for (let i = 0; i < ids.length; i++) ids[i] = Math.floor(Math.random() * f.vocab);
@@ -67,9 +65,9 @@ function stepPeak(precision: Preset['precision']): { kernel: GemmKernel; gflops:
  * Median seconds of a training step (forward, loss, backward, AdamW) after one warm-up step, an int8 base's products
  * as --int8-activations says (as sft and rm train), for this benchmark only.
  */
-export const benchTrain = (f: Preset): Promise<Record<string, unknown>> => withLowPrecisionActivations(f.int8Activations, async () => trainSpeed(f));
+export const benchTrain = (f: BenchSettings): Promise<Record<string, unknown>> => withLowPrecisionActivations(f.int8Activations, async () => trainSpeed(f));
 
-function trainSpeed(f: Preset): Record<string, unknown> {
+function trainSpeed(f: BenchSettings): Record<string, unknown> {
   if (f.sharedPrefix >= f.seq) throw new Error(`--shared-prefix must be below --seq (${f.seq}), got ${f.sharedPrefix}`);
   const model = presetModel(f);
   const trainer = new Trainer(model.trainableParams(), { optimizer: { lr: 1e-4 }, schedule: { totalSteps: f.steps + 1, kind: 'constant' }, maxGradNorm: 0, precision: f.precision });
@@ -108,7 +106,7 @@ function trainSpeed(f: Preset): Record<string, unknown> {
 }
 
 /** Greedy generation with the KV cache, batch 1: time to first token and decode speed of the median run. */
-export async function benchGenerate(f: Preset): Promise<Record<string, unknown>> {
+export async function benchGenerate(f: BenchSettings): Promise<Record<string, unknown>> {
   const model = presetModel(f);
   try {
     const prompt = Array.from(randomTokens({ ...f, batch: 1 }).subarray(0, f.seq));

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { z } from 'zod';
-import { flagName, parseJsonFlag, runCli, UsageError } from './flags';
+import { runCli } from './command';
+import { flagName, parseJsonFlag, UsageError } from './flags';
 
 describe('cli helpers', () => {
   it('turns option keys into flag names', () => {

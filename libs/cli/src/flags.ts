@@ -1,6 +1,5 @@
-// Flag-level helpers: flag names, JSON-valued flags with errors that name the flag, the --backend setting, and a
-// runner that prints errors without stack traces.
-import { Command } from 'commander';
+// Flag-level helpers: flag names, JSON-valued flags with errors that name the flag, the names of the compute backends,
+// a stage's result line.
 import { z } from 'zod';
 
 /** maxNewTokens -> --max-new-tokens */
@@ -29,10 +28,8 @@ export function parseJsonFlag<S extends z.ZodType>(flag: string, text: string, s
 /** An error caused by the user's input: printed as one message, no stack trace. */
 export class UsageError extends Error {}
 
+/** The compute backends (the runtime setting `backend`, --backend). */
 export const BACKENDS = ['auto', 'node-gpu', 'node', 'wasm', 'cpu'] as const;
-const BACKEND_HELP = 'compute backend; auto tries tfjs-node-gpu, tfjs-node, wasm, cpu in that order';
-/** The --backend setting of a stage schema (unset: auto, or RLHF_BACKEND). */
-export const backendField = z.enum(BACKENDS).optional().describe(BACKEND_HELP).meta({ env: 'RLHF_BACKEND' });
 
 /**
  * A stage's result as its command prints it: one JSON line on stdout, and exit code 130 when the run was stopped
@@ -41,21 +38,4 @@ export const backendField = z.enum(BACKENDS).optional().describe(BACKEND_HELP).m
 export function printStageResult(result: { [key: string]: unknown; interrupted?: boolean }): void {
   console.log(JSON.stringify(result));
   if (result.interrupted) process.exitCode = 130;
-}
-
-/**
- * Run a commander program: errors print as `<app>: error: <message>` on stderr with exit code 1
- * (plus the stack trace when RLHF_DEBUG=1); `cleanup` always runs.
- */
-export async function runCli(program: Command, cleanup?: () => void): Promise<void> {
-  try {
-    await program.parseAsync();
-  } catch (err) {
-    const msg = err instanceof z.ZodError ? describeZodError(err) : err instanceof Error ? err.message : String(err);
-    process.stderr.write(msg.split('\n').map((line) => `${program.name()}: error: ${line}\n`).join(''));
-    if (process.env.RLHF_DEBUG && err instanceof Error && err.stack) process.stderr.write(err.stack + '\n');
-    process.exitCode = 1;
-  } finally {
-    cleanup?.();
-  }
 }

@@ -4,7 +4,9 @@ import * as path from 'path';
 import { Command } from 'commander';
 import { z } from 'zod';
 import { UsageError } from './flags';
-import { parseSettings, readSettingsFile, settingFields, settingsCommand } from './settings';
+import { settingsCommand } from './command';
+import { RUNTIME_ENV, runtimeSettings, RuntimeSettings } from './runtime';
+import { parseSettings, readSettingsFile, settingFields } from './settings';
 
 const Plain = z.strictObject({
   model: z.string().default('models/base').describe('starting checkpoint').meta({ env: 'TEST_MODEL_PATH' }),
@@ -74,7 +76,9 @@ describe('settings from one schema', () => {
     expect(printed).toBeUndefined();
     const p = await run(Plain, ['--lr', '0.5', '--template', 'chat', '--print-config']);
     expect(p.settings).toBeUndefined();
-    expect(JSON.parse(p.printed!)).toEqual(settings);
+    const { runtime, ...stage } = JSON.parse(p.printed!);
+    expect(stage).toEqual(settings);
+    expect(Object.keys(runtime)).toEqual(['backend', 'threads', 'native', 'nativeThreads', 'nativeGemm', 'avx512', 'python', 'debug']);
     const file = tmpFile('c.json', p.printed!);
     expect((await run(Plain, ['--config', file])).settings).toEqual(settings);
   });
@@ -91,8 +95,10 @@ describe('settings from one schema', () => {
     await expect(run(Plain, ['--config', tmpFile('l.yaml', '- 1\n- 2\n')])).rejects.toThrow('expected a mapping of settings, got a list');
     await expect(run(Plain, ['--config', tmpFile('j.json', '{"lr": ')])).rejects.toThrow(/not valid JSON or YAML/);
     await expect(run(Plain, ['--config', '/nonexistent/x.yaml'])).rejects.toThrow('--config /nonexistent/x.yaml: cannot read (ENOENT)');
-    process.env.TEST_MODEL_PATH = '';
-    await expect(run(z.strictObject({ model: z.string().min(1).meta({ env: 'TEST_MODEL_PATH' }) }), [])).rejects.toThrow(/^TEST_MODEL_PATH: /);
+    process.env.TEST_MODEL_PATH = 'x';
+    await expect(run(z.strictObject({ model: z.string().min(2).meta({ env: 'TEST_MODEL_PATH' }) }), [])).rejects.toThrow(/^TEST_MODEL_PATH: /);
+    process.env.TEST_MODEL_PATH = ''; // an empty variable is not given
+    expect((await run(Plain, [])).settings).toMatchObject({ model: 'models/base' });
   });
 
   it('a required setting without a value says how to give it', async () => {
@@ -112,7 +118,7 @@ describe('settings from one schema', () => {
     const program = new Command('t');
     const help = settingsCommand(program.command('go'), Union, () => undefined).helpInformation();
     expect(help).toContain('--lr <x>');
-    expect(help).toMatch(/learning rate \(default: 0\.00005 with ppo, 0\.00001 with\s+grpo\)/);
+    expect(help).toMatch(/learning rate \(default: 0\.00005 with ppo,\s+0\.00001 with\s+grpo\)/);
     expect(help).toMatch(/samples per prompt \(grpo only\) \(default: 4\)/);
     expect(help).toContain('--print-config');
   });
@@ -197,9 +203,9 @@ describe('groups', () => {
   it('--help lists a group under its heading, shared and file-only settings once', () => {
     const help = settingsCommand(new Command('t').command('go'), Nested, () => undefined).helpInformation();
     expect(help).toMatch(/server \(the server\):\n\s+--server-port <n>\s+port \(default: 8081\)/);
-    expect(help).toMatch(/--host <value>\s+interface \(default: 127\.0\.0\.1\) \(sets server\.host\s+and\s+other\.host\)/);
+    expect(help).toMatch(/--host <value>\s+interface \(default: 127\.0\.0\.1\)\s+\(sets\s+server\.host\s+and\s+other\.host\)/);
     expect(help).toContain('--train-l2 <x|cv>');
-    expect(help).toMatch(/only a file sets arms\s+\(the\s+arms\)/);
+    expect(help).toMatch(/only\s+a\s+file\s+sets\s+arms\s+\(the\s+arms\)/);
     expect(help).not.toContain('--arms');
   });
 
@@ -215,5 +221,76 @@ describe('groups', () => {
     expect(readSettingsFile(Nested, tmpFile('ok.yaml', 'train:\n  lr: 0.5\n'), '--service-config')).toEqual({ train: { lr: 0.5 } });
     expect(() => parseSettings(Nested, { train: { rewrd: {} } }, 'config')).toThrow('config: train.rewrd: unknown setting');
     expect(parseSettings(Nested, {}, 'config')).toEqual(Nested.parse({}));
+  });
+});
+
+describe('the runtime settings every command has', () => {
+  const names = Object.values(RUNTIME_ENV);
+  let saved: Record<string, string | undefined>;
+  beforeEach(() => {
+    saved = Object.fromEntries(names.map((n) => [n, process.env[n]]));
+    for (const n of names) delete process.env[n];
+  });
+  afterEach(() => {
+    for (const n of names) {
+      if (saved[n] === undefined) delete process.env[n];
+      else process.env[n] = saved[n];
+    }
+  });
+
+  it('--print-config shows them as `runtime`, each with its variable: defaults < --config < environment < flags', async () => {
+    const printed = async (argv: string[]) => JSON.parse((await run(Plain, [...argv, '--print-config'])).printed!).runtime;
+    expect(await printed([])).toEqual({ backend: 'auto', threads: 'auto', native: true, nativeThreads: 'auto', nativeGemm: 'own', avx512: true, python: 'python3', debug: false });
+    const f = Object.fromEntries(settingFields(RuntimeSettings).map((x) => [x.key, x]));
+    expect(Object.fromEntries(Object.entries(f).map(([k, x]) => [k, x.env]))).toEqual(RUNTIME_ENV);
+    for (const x of Object.values(f)) expect(x.description.length).toBeGreaterThan(10);
+    const file = tmpFile('r.yaml', 'lr: 0.002\nruntime:\n  nativeThreads: 3\n  python: /opt/py\n  backend: cpu\n');
+    expect(await printed(['--config', file])).toMatchObject({ nativeThreads: 3, python: '/opt/py', backend: 'cpu' });
+    process.env.RLHF_NATIVE_THREADS = '5';
+    process.env.RLHF_AVX512 = 'false';
+    expect(await printed(['--config', file])).toMatchObject({ nativeThreads: 5, avx512: false, backend: 'cpu' });
+    expect(await printed(['--config', file, '--backend', 'wasm', '--runtime-threads', '2', '--no-runtime-native'])).toMatchObject({ backend: 'wasm', threads: 2, native: false, nativeThreads: 5 });
+    // the stage's own settings stay apart: the file's lr reaches them, its runtime section does not
+    expect((await run(Plain, ['--config', file])).settings).toEqual({ ...Plain.parse({}), lr: 0.002 });
+    // a boolean's variable is read for its value, not as a switch
+    process.env.RLHF_NATIVE = '1';
+    process.env.RLHF_DEBUG = '0';
+    expect(await printed([])).toMatchObject({ native: true, debug: false });
+    process.env.RLHF_NATIVE = 'no';
+    process.env.RLHF_DEBUG = 'true';
+    expect(await printed([])).toMatchObject({ native: false, debug: true });
+    expect(await printed(['--no-runtime-avx512'])).toMatchObject({ avx512: false });
+  });
+
+  it('the values given are exported to the environment (as the readers, workers and the addon read them) before the command runs', async () => {
+    const file = tmpFile('r.yaml', 'runtime:\n  nativeGemm: openblas\n');
+    process.env.RLHF_AVX512 = 'no';
+    let seen: NodeJS.ProcessEnv = {};
+    const program = new Command('t').exitOverride();
+    settingsCommand(program.command('go').exitOverride(), Plain, () => void (seen = { ...process.env }));
+    await program.parseAsync(['node', 't', 'go', '--config', file, '--backend', 'cpu']);
+    expect([seen.RLHF_NATIVE_GEMM, seen.RLHF_BACKEND, seen.RLHF_AVX512, seen.RLHF_THREADS]).toEqual(['openblas', 'cpu', '0', undefined]);
+    expect(runtimeSettings()).toMatchObject({ nativeGemm: 'openblas', backend: 'cpu', avx512: false, threads: 'auto' });
+  });
+
+  it('runtimeSettings reads the environment through the schema; a bad value names its variable', async () => {
+    expect(runtimeSettings({})).toEqual(RuntimeSettings.parse({}));
+    expect(runtimeSettings({ RLHF_THREADS: '2', RLHF_NATIVE: '0', RLHF_DEBUG: '1' })).toMatchObject({ threads: 2, native: false, debug: true });
+    expect(runtimeSettings({ RLHF_BACKEND: '', RLHF_THREADS: '' })).toMatchObject({ backend: 'auto', threads: 'auto' }); // empty: not given
+    expect(() => runtimeSettings({ RLHF_BACKEND: 'tpu' })).toThrow(/^RLHF_BACKEND: Invalid option/);
+    expect(() => runtimeSettings({ RLHF_NATIVE_THREADS: 'x' })).toThrow('RLHF_NATIVE_THREADS: expected a number or auto, got "x"');
+    expect(() => runtimeSettings({ RLHF_NATIVE: 'maybe' })).toThrow('RLHF_NATIVE: expected true or false, got "maybe"');
+    process.env.RLHF_THREADS = '0';
+    await expect(run(Plain, [])).rejects.toThrow(/^RLHF_THREADS: /);
+    const file = tmpFile('r.yaml', 'runtime:\n  thread: 2\n');
+    delete process.env.RLHF_THREADS;
+    await expect(run(Plain, ['--config', file])).rejects.toThrow(`--config ${file}: runtime.thread: unknown setting`);
+  });
+
+  it('--help lists them under their heading; a stage schema may not use the name runtime', () => {
+    const help = settingsCommand(new Command('t').command('go'), Plain, () => undefined).helpInformation();
+    expect(help).toMatch(/runtime \(the process[^)]*\):\n\s+--backend <name>/);
+    expect(help).toContain('--runtime-native-threads <n|auto>');
+    expect(() => settingsCommand(new Command('t').command('go'), z.strictObject({ runtime: z.string().default('x') }), () => undefined)).toThrow('"runtime" is reserved');
   });
 });

@@ -1,5 +1,6 @@
 // Settings declared once: a stage's zod schema (fields with .default() and .describe(), optionally
-// .meta({ env: 'VAR' })) gives its command-line flags, its --help, its --config file format and its --print-config.
+// .meta({ env: 'VAR' })) gives its command-line flags, its --help, its --config file format and its --print-config
+// (settingsCommand, command.ts, builds the command from these pieces).
 //
 // Precedence, lowest first: the schema's defaults < the --config file (JSON or YAML) < environment variables < flags.
 // The schema is a strict object, or a discriminated union of strict objects (e.g. algo: ppo | grpo), possibly behind
@@ -226,21 +227,38 @@ function helpText(f: SettingField, variantCount: number): string {
 
 const ARG: Record<Kind, string> = { int: '<n>', number: '<x>', string: '<value>', boolean: '', enum: '<name>', list: '<a,b,...>', numbers: '<n,m,...>' };
 
-/** Add one option per flag, plus --config and --print-config. Commander gets no defaults: they live in the schema. */
-export function addSettingOptions(cmd: Command, schema: z.ZodType): Command {
+/**
+ * Add one option per flag of `schema` and of each of `groups` (groups of settings every command shares, e.g. the runtime
+ * group: their top-level keys are reserved), plus --config and --print-config. Commander gets no defaults: they live
+ * in the schemas.
+ */
+export function addSettingOptions(cmd: Command, schema: z.ZodType, groups: z.ZodType[] = []): Command {
   const variantCount = variantsOf(schema).objects.length;
-  const { fields, fileOnly } = walk(schema);
+  const own = walk(schema);
+  const shared = groups.map((g) => walk(g));
+  const top = (w: ReturnType<typeof walk>) => new Set([...w.fields.map((f) => f.path[0]), ...w.fileOnly.map(([k]) => k.split('.')[0])]);
+  const ownTop = top(own);
+  for (const w of shared) for (const k of top(w)) if (ownTop.has(k)) throw new Error(`settings: "${k}" is reserved for the settings every command has`);
+  const fields = [...own.fields, ...shared.flatMap((w) => w.fields)];
+  const fileOnly = [...own.fileOnly, ...shared.flatMap((w) => w.fileOnly)];
+  for (const [flag, same] of byFlag(fields)) {
+    if (same.length > 1 && !same.every((f) => f.namedFlag && f.kind === same[0].kind)) {
+      throw new Error(`settings: ${same.map((f) => `"${f.key}"`).join(' and ')} would share ${flag} (a shared flag is named by .meta({ flag }) on each, of one type)`);
+    }
+  }
   for (const [flag, same] of byFlag(fields)) {
     const f = same[0];
     const negated = f.kind === 'boolean' && same.some((x) => [...x.defaults.values()].some((v) => v === true));
     const arg = f.words ? `<${ARG[f.kind].slice(1, -1)}|${f.words.join('|')}>` : ARG[f.kind];
     const flags = f.kind === 'boolean' ? (negated ? `--no-${flag.slice(2)}` : flag) : `${flag} ${arg}`;
-    const shared = same.length > 1 ? ` (sets ${same.map((x) => x.key).join(' and ')})` : '';
-    const opt = new Option(f.repeat ? `${flag} <value>` : flags, helpText(f, variantCount) + shared + (f.repeat ? ' (repeat the flag for several)' : ''));
+    const sharedBy = same.length > 1 ? ` (sets ${same.map((x) => x.key).join(' and ')})` : '';
+    // The environment is read by resolveSettings, not commander (which takes a boolean option's variable as set
+    // whatever its value): the help names it.
+    const env = same.find((x) => x.env)?.env;
+    const help = helpText(f, variantCount) + sharedBy + (f.repeat ? ' (repeat the flag for several)' : '') + (env ? ` (env: ${env})` : '');
+    const opt = new Option(f.repeat ? `${flag} <value>` : flags, help);
     if (f.repeat) opt.argParser((v: string, acc: unknown) => [...(Array.isArray(acc) ? acc : []), v]);
     if (f.choices) opt.choices(f.choices);
-    const env = same.find((x) => x.env)?.env;
-    if (env) opt.env(env);
     if (f.group && same.length === 1) opt.helpGroup(f.group);
     cmd.addOption(opt);
   }
@@ -375,10 +393,13 @@ function explain(schema: z.ZodType, error: z.ZodError, layers: Layer[], merged: 
 }
 
 /**
- * The settings a command runs with: `opts` is commander's parsed options of a command built by addSettingOptions
- * (only values the user typed, or set through the environment, count). Errors are UsageErrors naming the source.
+ * The settings a command runs with: `cmd` is a command built by addSettingOptions (only the flags the user typed count),
+ * the fields' environment variables (an empty one counts as not given) and `fileValues`, this schema's part of the
+ * --config file (default: all of it).
+ * Returns them and `given`, the values the file, the environment and the flags gave (merged). Errors are UsageErrors
+ * naming the source.
  */
-export function resolveSettings<S extends z.ZodType>(schema: S, cmd: Command): z.output<S> {
+export function resolveSettings<S extends z.ZodType>(schema: S, cmd: Command, fileValues?: Json): { settings: z.output<S>; given: Json } {
   const fields = settingFields(schema);
   const byKey = new Map(fields.map((f) => [f.key, f]));
   const opts = cmd.opts();
@@ -387,10 +408,11 @@ export function resolveSettings<S extends z.ZodType>(schema: S, cmd: Command): z
   const flags: Json = {};
   for (const [flag, same] of byFlag(fields)) {
     const attr = new Option(flag).attributeName();
-    const source = cmd.getOptionValueSource(attr);
+    const variable = same.find((x) => x.env)?.env;
+    const raw = variable ? process.env[variable] : undefined;
     for (const f of same) {
-      if (source === 'env') setPath(env, f.path, convert(f, opts[attr], same.find((x) => x.env)!.env!));
-      else if (source === 'cli') setPath(flags, f.path, convert(f, opts[attr], flag));
+      if (raw) setPath(env, f.path, convert(f, raw, variable!));
+      if (cmd.getOptionValueSource(attr) === 'cli') setPath(flags, f.path, convert(f, opts[attr], flag));
     }
   }
   const flagOf = (p: PropertyKey[]) => {
@@ -399,13 +421,29 @@ export function resolveSettings<S extends z.ZodType>(schema: S, cmd: Command): z
     return at.rest.length === 1 && typeof at.rest[0] === 'number' ? `${at.field.flag} (item ${at.rest[0] + 1})` : [at.field.flag, ...at.rest.map(String)].join('.');
   };
   const layers: Layer[] = [
-    ...(file ? [fileLayer(file, '--config', readConfigFile(file))] : []),
+    ...(file ? [fileLayer(file, '--config', fileValues ?? readConfigFile(file))] : []),
     { name: (p) => fieldAt(byKey, p)?.field.env ?? p.map(String).join('.'), values: env },
     { name: flagOf, values: flags },
   ];
   const merged = layers.reduce((acc, l) => merge(acc, l.values), {} as Json);
   const r = schema.safeParse(merged);
   if (!r.success) throw new UsageError(explain(schema, r.error, layers, merged));
+  return { settings: r.data, given: merged };
+}
+
+/**
+ * The settings `env` gives through the fields' environment variables (.meta({ env })), the schema's defaults for the
+ * rest (an empty variable counts as not given, as for a command). Errors are UsageErrors naming the variable.
+ */
+export function settingsFromEnv<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv, fields: SettingField[] = settingFields(schema)): z.output<S> {
+  const values: Json = {};
+  for (const f of fields) {
+    const raw = f.env ? env[f.env] : undefined;
+    if (raw) setPath(values, f.path, convert(f, raw, f.env!));
+  }
+  const byKey = new Map(fields.map((f) => [f.key, f]));
+  const r = schema.safeParse(values);
+  if (!r.success) throw new UsageError(explain(schema, r.error, [{ name: (p) => fieldAt(byKey, p)?.field.env ?? p.map(String).join('.'), values }], values));
   return r.data;
 }
 
@@ -427,20 +465,4 @@ export function parseSettings<S extends z.ZodType>(schema: S, value: unknown, so
   if (r.success) return r.data;
   const values = isObject(value) ? value : {};
   throw new UsageError(explain(schema, r.error, [{ name: (p) => `${source}: ${p.map(String).join('.') || '(root)'}`, values }], values));
-}
-
-/**
- * A command run by its settings: options from the schema, then `run(settings)`; --print-config prints them instead.
- * `schema` is the stage's settings schema, declared in the lib that runs the stage.
- */
-export function settingsCommand<S extends z.ZodType>(cmd: Command, schema: S, run: (settings: z.output<S>) => Promise<void> | void): Command {
-  addSettingOptions(cmd, schema);
-  return cmd.action(async (_opts: unknown, self: Command) => {
-    const settings = resolveSettings(schema, self);
-    if (self.opts().printConfig) {
-      process.stdout.write(JSON.stringify(settings, null, 2) + '\n');
-      return;
-    }
-    await run(settings);
-  });
 }

@@ -3,7 +3,6 @@ import { initBackend, shutdownBackend, type WeightDtype } from '@rlhf-code/backe
 import { generateBatch, openCheckpoint, type Checkpoint } from '@rlhf-code/model';
 import { encodePrompt, type PromptTemplate } from '@rlhf-code/tokenizer';
 import { DEFAULT_SAMPLE_BATCH } from './settings';
-import type { BackendChoice } from '@rlhf-code/backend';
 
 export interface CheckpointSampling {
   /** A checkpoint folder, or one its flag checked (checkpointAt). */
@@ -19,7 +18,6 @@ export interface CheckpointSampling {
   batchSize?: number;
   /** How the checkpoint holds its matrices while sampling (default fp32). */
   baseDtype?: WeightDtype;
-  backend?: BackendChoice;
 }
 
 /**
@@ -28,7 +26,7 @@ export interface CheckpointSampling {
  * stream, seeded from `seed` in order.
  */
 export async function sampleFromCheckpoint(o: CheckpointSampling, onPrompt?: (done: number) => void): Promise<string[][]> {
-  await initBackend({ backend: o.backend, quiet: true });
+  await initBackend({ quiet: true });
   const { model, tokenizer: tok } = await openCheckpoint(o.modelDir, { trainable: false, baseDtype: o.baseDtype });
   try {
     const rows = o.prompts.flatMap((p) => new Array<number[]>(o.samples).fill(encodePrompt(tok, p, o.template))); // each prompt's samples together

@@ -1,7 +1,6 @@
 // The settings of the training-data builders (`prep data`, `prep rm`, `prep syntax`), declared once: flags, --help
 // and --config come from these schemas.
 import { z } from 'zod';
-import { backendField } from '@rlhf-code/cli';
 import { baseDtypeField } from '@rlhf-code/model';
 import { PROMPT_TEMPLATES } from '@rlhf-code/tokenizer';
 
@@ -50,12 +49,11 @@ export const PrepRmSettings = z.strictObject({
   memoryMb: int().nonnegative().default(512).describe('memory limit per run (0 = none)'),
   concurrency: int().positive().default(2).describe('python processes at once'),
   python: pythonField,
-  backend: backendField,
 });
 export type PrepRmSettings = z.output<typeof PrepRmSettings>;
 
 const syntaxShared = {
-  model: z.string().min(1).default('models/base').describe('checkpoint folder that writes the bodies').meta({ env: 'MODEL_PATH' }),
+  model: z.string().min(1).default('models/base').describe('checkpoint folder that writes the bodies'),
   corpus: z
     .string()
     .min(1)
@@ -72,7 +70,6 @@ const syntaxShared = {
   maxLineRepeats: int().positive().default(2).describe('a body whose most frequent line occurs more often than this is not kept'),
   seed: seedField('seed of the function subset, of sampling and of the example forms'),
   python: pythonField,
-  backend: backendField,
 };
 
 const SyntaxFunctions = z.strictObject({

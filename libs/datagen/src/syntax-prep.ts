@@ -4,7 +4,7 @@ import { corpusDirs, isHeldOut, readCorpora, readFimData } from '@rlhf-code/data
 import { compilingCases, cursorInCode, functionCases, selectFimCases, selectFunctionCases, syntaxChecker, withFileContext, type FimCase } from '@rlhf-code/eval';
 import { fimSyntaxTrainingData, syntaxTrainingData, type FimSyntaxOptions, type FimSyntaxStats, type SyntaxDataOptions, type SyntaxDataStats, type SyntaxExample } from './syntax-data';
 import { checkpointAt, openCheckpoint } from '@rlhf-code/model';
-import { initBackend, shutdownBackend, type BackendChoice } from '@rlhf-code/backend';
+import { initBackend, shutdownBackend } from '@rlhf-code/backend';
 
 /** The flags of `prep syntax`: where the functions and the model come from, plus the sampling options. */
 export type SyntaxRunFlags = Omit<SyntaxDataOptions, 'onProgress'> & {
@@ -13,7 +13,6 @@ export type SyntaxRunFlags = Omit<SyntaxDataOptions, 'onProgress'> & {
   /** Functions sampled; 0 = all. */
   functions: number;
   python?: string;
-  backend?: BackendChoice;
 };
 
 export async function runSyntaxData(
@@ -27,7 +26,7 @@ export async function runSyntaxData(
   const compiling = await compilingCases(candidates, check);
   const cases = selectFunctionCases(compiling, f.functions === 0 ? compiling.length : f.functions, f.seed);
   if (cases.length === 0) throw new Error(`no documented function with a compiling body in the ${corpus.train.length} training files of ${f.corpus}`);
-  await initBackend({ backend: f.backend, quiet: true });
+  await initBackend({ quiet: true });
   const { model, tokenizer: tok } = await openCheckpoint(checkpoint, { trainable: false });
   try {
     const r = await syntaxTrainingData(model, tok, cases, { ...f, onProgress }, check);
@@ -46,7 +45,6 @@ export type FimSyntaxRunFlags = Omit<FimSyntaxOptions, 'onProgress'> & {
   /** FIM examples sampled; 0 = all of the train split. */
   fimCases: number;
   python?: string;
-  backend?: BackendChoice;
 };
 
 /**
@@ -81,7 +79,7 @@ export async function runFimSyntaxData(
   const corpus = readCorpora(corpusDirs(f.corpus));
   const cases = await fimTrainingCases(f.fimData, corpus.train, f.fimCases, f.seed);
   const check = syntaxChecker(f.python);
-  await initBackend({ backend: f.backend, quiet: true });
+  await initBackend({ quiet: true });
   const { model, tokenizer: tok } = await openCheckpoint(checkpoint, { trainable: false });
   try {
     const r = await fimSyntaxTrainingData(model, tok, cases, { ...f, onProgress }, check);

@@ -67,7 +67,7 @@ export async function runEval(flags: EvalRunSettings): Promise<void> {
     ...(greedyPass ? ['greedy'] : dev ? ['greedy where chosen'] : []),
   ].join(' + ');
 
-  await initBackend({ backend: flags.backend });
+  await initBackend();
   warn(`eval: ${models.length} models x ${problems.length} problems from ${flags.data} (${decoding}, max ${flags.maxNewTokens} new tokens)`);
   const bars = stagedProgress(() => 'responses', 19);
   const t0 = performance.now();
@@ -154,7 +154,7 @@ export async function runBaseEval(f: EvalBaseSettings): Promise<void> {
   if (located < cases.length) warn(`eval base: ${cases.length - located} of ${cases.length} FIM examples not found in ${f.corpus}; syntax_valid_in_file covers the other ${located}`);
   const seqLen = f.seqLen ?? defaultSeqLen(f.model);
 
-  await initBackend({ backend: f.backend });
+  await initBackend();
   warn(
     `eval base: ${f.model}; held-out loss on ${heldout.length} files of ${f.corpus} (windows of ${seqLen} tokens` +
       `${f.heldoutWindows ? `, first ${f.heldoutWindows}` : ''}); ${cases.length} "${f.fimSplit}" FIM examples of ${f.fim} (greedy, ${f.minNewTokens}-${f.maxNewTokens} new tokens)`,

@@ -2,7 +2,6 @@
 // pipeline, one per seed, averaged) and `eval base` (the pretrained base model's held-out loss and FIM figures),
 // declared once: flags, --help and --config come from these schemas.
 import { z } from 'zod';
-import { backendField } from '@rlhf-code/cli';
 import { baseDtypeField } from '@rlhf-code/model';
 import { PROMPT_TEMPLATES, SERVED_MIN_TOKENS } from '@rlhf-code/tokenizer';
 import { DEFAULT_EVAL_DATA } from './data';
@@ -57,7 +56,6 @@ export const EvalRunSettings = z
     baseDtype: baseDtypeField.describe(
       'every loaded model (the compared models, the KL reference, the reward model) holds its matrices in fp32, bf16 or int8 (per-output-channel scales): faster decoding of big checkpoints; int8 moves logits by a few % of the largest, so compare rows evaluated in one dtype',
     ),
-    backend: backendField,
   })
   .superRefine((f, ctx) => {
     if (f.greedy && !f.greedyPass) ctx.addIssue({ code: 'custom', path: ['greedy'], message: 'cannot be combined with --no-greedy-pass' });
@@ -79,7 +77,7 @@ export const EvalSeedsSettings = z.strictObject({
 export type EvalSeedsSettings = z.output<typeof EvalSeedsSettings>;
 
 export const EvalBaseSettings = z.strictObject({
-  model: z.string().min(1).default('models/base').describe('checkpoint folder (Hugging Face layout with tokenizer.json)').meta({ env: 'MODEL_PATH' }),
+  model: z.string().min(1).default('models/base').describe('checkpoint folder (Hugging Face layout with tokenizer.json)'),
   corpus: z
     .string()
     .min(1)
@@ -105,6 +103,5 @@ export const EvalBaseSettings = z.strictObject({
   functionMaxNewTokens: int().positive().default(256).describe("longest function body; it also ends at a line back at the def's indentation or <|endoftext|>"),
   out: z.string().min(1).default('results/eval-base').describe('output folder'),
   seed: int().default(0).describe('seed of the --limit subset (decoding is greedy)'),
-  backend: backendField,
 });
 export type EvalBaseSettings = z.output<typeof EvalBaseSettings>;

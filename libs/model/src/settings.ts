@@ -2,7 +2,6 @@
 // --config come from these schemas. Token ids are given as JSON text (--ids '[[1, 2]]') and checked where they are read.
 import { z } from 'zod';
 import { LOW_PRECISION_ACTIVATIONS, WEIGHT_DTYPES, type LowPrecisionActivations, type WeightDtype } from '@rlhf-code/backend';
-import { backendField } from '@rlhf-code/cli';
 
 /** How a model holds its frozen matrices (LoadOptions.baseDtype), as a flag. */
 export const baseDtypeField = z
@@ -26,7 +25,6 @@ export const GenerateLogitsSettings = z.strictObject({
   ids: z.string().min(1).describe('token ids as a JSON matrix [[...], ...] with rows of equal length'),
   mask: z.string().min(1).optional().describe('attention mask of the same shape: 1 = token, 0 = left padding'),
   baseDtype: baseDtypeField,
-  backend: backendField,
 });
 export type GenerateLogitsSettings = z.output<typeof GenerateLogitsSettings>;
 
@@ -47,7 +45,6 @@ export const GenerateRunSettings = z
     stop: z.array(z.string()).default([]).describe('stop when the output contains this string').meta({ repeat: true }),
     json: z.boolean().default(false).describe('print {"ids": [...new ids...], "text": "..."} as one JSON line'),
     baseDtype: baseDtypeField,
-    backend: backendField,
   })
   .superRefine((f, ctx) => {
     if ((f.prompt === undefined) === (f.ids === undefined)) ctx.addIssue({ code: 'custom', path: ['prompt'], message: 'pass exactly one of --prompt or --ids' });

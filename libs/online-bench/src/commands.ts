@@ -29,7 +29,7 @@ export async function runLatencyBench(f: LatencySettings): Promise<void> {
   if (!fs.existsSync(f.model)) throw new UsageError(`--model: ${f.model} does not exist`);
   const cases = await testCases(f.data);
   const service = serviceConfigFile(f.serviceConfig);
-  const backend = await initBackend({ backend: f.backend });
+  const backend = await initBackend();
   process.stdout.write(`[latency] backend ${backend.name}; ${f.requests} requests per setting, ${cases.length} held-out FIM cases from ${f.data}\n`);
   const rows = await measureLatency({ ...f, cases, completion: service.completion, gate: service.gate, training: service.training }, (line) => process.stdout.write(line + '\n'));
   const ms = (x: number | null) => (x === null ? '-' : x.toFixed(0));
@@ -74,7 +74,7 @@ export async function runExperiment(f: ExperimentSettings): Promise<void> {
   if (shared) throw new UsageError(`--heldout: ${shared.path} is also a training file of --data; held-out files must be unseen`);
   // The training service's settings: the --config file (checked like online:serve's), then the flags above it.
   const fileConfig = serviceConfigFile(f.serviceConfig);
-  const backend = await initBackend({ backend: f.backend });
+  const backend = await initBackend();
   const tok = loadTokenizer(f.tokenizer);
   const stateDir = path.join(f.out, f.user, 'state');
   if (fs.existsSync(stateDir)) throw new UsageError(`--out: ${stateDir} exists; remove it or choose another --out (an experiment starts from the starting model)`);

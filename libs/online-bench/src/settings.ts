@@ -3,7 +3,6 @@
 // (does online learning raise a simulated user's acceptance on held-out files). The service's own configuration is
 // @rlhf-code/online-core config.ts.
 import { z } from 'zod';
-import { backendField } from '@rlhf-code/cli';
 import { PROMPT_FORMS, SIM_USERS } from '@rlhf-code/continue';
 import { CompletionServerSchema, TrainingSchema } from '@rlhf-code/online-core';
 import { EXPERIMENT_PACES } from './experiment';
@@ -21,7 +20,6 @@ export const LatencySettings = z.strictObject({
   warmup: int().nonnegative().default(3).describe('requests sent first and not measured'),
   json: z.string().min(1).optional().describe('also write the rows as JSON lines'),
   serviceConfig: z.string().min(1).optional().describe("online service config (JSON or YAML, as online:serve's --config): its completion and gate settings are served, and its training section says how the models are held (loraRank, baseDtype: a 0.5B model fits the wasm heap only as a LoRA base); nothing trains"),
-  backend: backendField,
 });
 export type LatencySettings = z.output<typeof LatencySettings>;
 
@@ -56,7 +54,6 @@ export const ExperimentSettings = z.strictObject({
   resamples: int().positive().default(2000).describe('cluster bootstrap resamples (over files) of the held-out differences'),
   serviceConfig: z.string().min(1).optional().describe("online service config (JSON or YAML, as online:serve's --config) of the training service; the flags above override it"),
   seed: int().default(0).describe('order of the examples, the --limit-positions subset and the resampling of the analysis'),
-  backend: backendField,
 });
 export type ExperimentSettings = z.output<typeof ExperimentSettings>;
 

@@ -3,7 +3,7 @@
 // --config FILE (JSON or YAML, the groups as sections), --print-config and the environment variables come from here.
 // Precedence (lowest first): these defaults < the --config file < environment variables < command-line flags.
 import { z } from 'zod';
-import { backendField, parseSettings } from '@rlhf-code/cli';
+import { parseSettings } from '@rlhf-code/cli';
 import { REPO_CONTEXT_MODES, SERVED_MIN_TOKENS } from '@rlhf-code/tokenizer';
 import { DEFAULT_LATENCY, MULTILINE_MODES, RLINF_EXAMPLE } from '@rlhf-code/continue';
 import { checkBaseDtype, loraFields, optimFields } from '@rlhf-code/trainer-core';
@@ -284,7 +284,7 @@ export const ArmSchema = z.strictObject({
 export type ArmSpec = z.output<typeof ArmSchema>;
 
 const onlineConfigFields = {
-  model: z.string().min(1).default('models/base').describe('starting model folder (Hugging Face layout with tokenizer.json): the frozen A/B control and the KL reference too').meta({ env: 'MODEL_PATH' }),
+  model: z.string().min(1).default('models/base').describe('starting model folder (Hugging Face layout with tokenizer.json): the frozen A/B control and the KL reference too'),
   stateDir: z.string().min(1).default('online-state').describe('feedback log, request log, checkpoints and metrics of this server (one folder per server)'),
   abFraction: z
     .number()
@@ -322,8 +322,8 @@ function checkCrossSettings(c: { feedback: FeedbackServerConfig; training: Train
 
 export const OnlineConfigSchema = z.strictObject(onlineConfigFields).superRefine(checkCrossSettings);
 
-/** `online serve`: the service's configuration and the compute backend. */
-export const ServeSettings = z.strictObject({ ...onlineConfigFields, backend: backendField }).superRefine(checkCrossSettings);
+/** `online serve`: the service's configuration (the compute backend is a runtime setting, as for every command). */
+export const ServeSettings = OnlineConfigSchema;
 export type ServeSettings = z.output<typeof ServeSettings>;
 
 export type OnlineConfig = z.output<typeof OnlineConfigSchema>;

@@ -12,7 +12,7 @@ const { maxSteps: _m, saveEvery: _s, resume: _r, ...run } = runFields({ out: 're
 const { loraDropout: _d, ...lora } = loraFields();
 
 export const RFT_FIELDS = {
-  model: z.string().min(1).default('results/sft').describe('starting policy (SFT checkpoint, or a LoRA adapter folder)').meta({ env: 'MODEL_PATH' }),
+  model: z.string().min(1).default('results/sft').describe('starting policy (SFT checkpoint, or a LoRA adapter folder)'),
   data: z.string().min(1).default('data/suite/rl.jsonl').describe('RL prompts with tests, one {"prompt", "tests"} per line or problems in MBPP\'s schema; prompts without tests are skipped'),
   replayData: z.string().min(1).default('data/suite/sft.jsonl').describe('SFT data replayed beside the kept programs ({prompt, response} or MBPP\'s schema)'),
   rounds: int().positive().default(1).describe('sample -> filter -> fine-tune rounds, each from the previous round\'s policy'),

@@ -101,7 +101,6 @@ function roundSftSettings(f: RftSettings, model: string, data: string, out: stri
     loraTargets: f.loraTargets,
     baseDtype: f.baseDtype,
     gradCheckpointing: f.gradCheckpointing,
-    backend: f.backend,
     seed: f.seed + round - 1,
     quiet: f.quiet,
   });
@@ -112,7 +111,7 @@ async function sampleRound(f: RftSettings, policyDir: string, records: readonly 
   const tok = loadTokenizer(policyDir);
   const stops = stopTokenIds(tok, f.template);
   const prompts = records.map((r, index) => ({ index, ids: encodePrompt(tok, r.prompt, f.template).slice(-f.maxPromptLen) }));
-  await initBackend({ backend: f.backend, quiet: true });
+  await initBackend({ quiet: true });
   const policy = await Qwen2Model.load(policyDir, { trainable: false, baseDtype: f.baseDtype });
   const pool = new SandboxPool({ concurrency: 2, timeoutMs: f.execTimeoutMs });
   const rng = resumableRng(`rft:${f.seed}:${round}`);

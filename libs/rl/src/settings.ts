@@ -31,7 +31,7 @@ function klHelp(): string {
 const algoHelp = 'the RL algorithm: ' + ALGORITHMS.map((a) => `${a.name}: ${a.description}`).join('; ');
 
 const shared = {
-  model: z.string().min(1).default('results/sft').describe('starting policy (SFT checkpoint, or a LoRA adapter folder: its base plus the adapter); also the frozen reference and the tokenizer').meta({ env: 'MODEL_PATH' }),
+  model: z.string().min(1).default('results/sft').describe('starting policy (SFT checkpoint, or a LoRA adapter folder: its base plus the adapter); also the frozen reference and the tokenizer'),
   rewardModel: z.string().min(1).default('results/rm').describe('reward model folder (Qwen2ForSequenceClassification, or a LoRA adapter folder of `rm train --lora-rank`); "none" = execution reward only'),
   data: z.string().min(1).default('data/ppo_prompts.jsonl').describe('prompts, one {"prompt", "tests"?, "setup"?} per line'),
   steps: int().positive().default(30).describe('iterations (rollout + update)'),

@@ -67,7 +67,7 @@ async function readPrompts(f: PolicyGradientSettings) {
 
 /** The policy, reference, reward model and value head of the run (from --out with --resume), checked against the tokenizer and the lengths. */
 async function loadModels(f: PolicyGradientSettings, tok: Tokenizer, useRm: boolean, log: (line: string) => void) {
-  const backend = await initBackend({ backend: f.backend });
+  const backend = await initBackend();
   const resumeDir = new RunDir(f.out).resumeFrom(f.resume);
   if (f.resume && !resumeDir) log(`rl: --resume: no checkpoint in ${f.out} yet, starting from ${f.model}`);
   const lora = loraConfigOf({ ...f, loraDropout: 0 });

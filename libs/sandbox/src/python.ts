@@ -1,9 +1,10 @@
-// Finding the Python interpreter: --python / RLHF_PYTHON / `python3` on PATH. Resolved in the parent to the
+// Finding the Python interpreter: --python / the runtime setting python (RLHF_PYTHON, default `python3`) on PATH. Resolved in the parent to the
 // real executable (`sys.executable`, which also sees through pyenv-style shell shims), because the sandboxed
 // child runs with a minimal environment and a shim would re-add its own variables.
 import { execFileSync } from 'child_process';
 import { accessSync, constants, statSync } from 'fs';
 import * as path from 'path';
+import { runtimeSettings } from '@rlhf-code/cli';
 
 export class PythonNotFoundError extends Error {
   override readonly name = 'PythonNotFoundError';
@@ -25,7 +26,8 @@ const resolved = new Map<string, string>(); // candidate path -> real interprete
 
 /** Absolute path of the Python 3 interpreter to use; throws PythonNotFoundError when there is none. */
 export function resolvePython(python?: string): string {
-  const name = python ?? process.env.RLHF_PYTHON ?? 'python3';
+  const name = python ?? runtimeSettings().python;
+  // PATH: the system's search path for programs (not a setting of this project).
   const candidates = name.includes('/')
     ? [path.resolve(name)]
     : (process.env.PATH ?? '').split(path.delimiter).filter(Boolean).map((dir) => path.resolve(dir, name));

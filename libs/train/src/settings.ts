@@ -44,7 +44,7 @@ export const PretrainSettings = z
 export type PretrainSettings = z.output<typeof PretrainSettings>;
 
 const templateField = z.enum(PROMPT_TEMPLATES as unknown as ['raw', 'chat']).default('raw').describe('prompt format: raw text (code models) or ChatML (instruct models)');
-const modelField = (d: string, what: string) => z.string().min(1).default(d).describe(what).meta({ env: 'MODEL_PATH' });
+const modelField = (d: string, what: string) => z.string().min(1).default(d).describe(what);
 
 export const SftSettings = z
   .strictObject({

@@ -59,7 +59,7 @@ export async function runPretrain(f: PretrainSettings, log: (line: string) => vo
   const initMode = init ? readFimMode(init.dir) : undefined;
   const { tok, tokenizerConfig } = withFimMode(loadTokenizer(f.tokenizer), f.fimMode, initMode);
   const corpus = readCorpora(corpusDirs(f.corpus));
-  const backend = await initBackend({ backend: f.backend });
+  const backend = await initBackend();
   log(`sft pretrain: backend ${backend.name}; corpus ${corpus.train.length} training files, ${corpus.test.length} held-out files`);
 
   // --init: continued pretraining from an existing checkpoint's weights (its config.json gives the architecture);
@@ -122,7 +122,7 @@ async function sftStage(f: SftSettings, log: (line: string) => void) {
   const { tok, tokenizerConfig } = withFimMode(base.tokenizer(), f.fimMode);
   const records = await readSftData(f.data);
   const { train: trainRecords, heldOut: heldRecords } = splitHeldOut(records, { fraction: f.heldoutFraction, seed: f.seed });
-  const backend = await initBackend({ backend: f.backend });
+  const backend = await initBackend();
   const model = await loadLmStageModel(f, resumeDir(f), (line) => log(`sft train: ${line}`), base); // its vocabulary checked against the tokenizer
   // A record with a `suffix` is a fill-in-the-middle example (the raw FIM form, whatever --template says).
   const toExample = (r: { prompt: string; response: string; suffix?: string }): LmExample =>
@@ -175,7 +175,7 @@ async function rmStage(f: RmSettings, log: (line: string) => void) {
     source: r.source,
   });
   const trainRecords = f.maxExamples > 0 ? split.train.slice(0, f.maxExamples) : split.train;
-  const backend = await initBackend({ backend: f.backend });
+  const backend = await initBackend();
   log(`rm train: backend ${backend.name}; ${trainRecords.length} training / ${split.heldOut.length} held-out pairs from ${f.data}`);
 
   const resuming = new RunDir(f.out).resumeFrom(f.resume) !== undefined;

@@ -3,7 +3,6 @@
 // stage's schema (sft, rm, ppo, tool GRPO, online) spreads them with its own defaults; trainerConfig turns the
 // optimiser fields into the Trainer's configuration.
 import { z } from 'zod';
-import { backendField } from '@rlhf-code/cli';
 import { GEMM_PRECISIONS, type GemmPrecision } from '@rlhf-code/backend';
 import { LORA_TARGETS, type LoraConfig } from '@rlhf-code/model';
 import type { LrScheduleKind } from './schedule';
@@ -97,7 +96,6 @@ export function runFields(d: RunDefaults) {
     resume: z.boolean().default(false).describe('continue from the checkpoint in --out (same settings)'),
     quiet: z.boolean().default(false).describe('no progress bar'),
     gradCheckpointing: z.boolean().default(false).describe('keep only each layer\'s input in the forward pass and rerun the layer in the backward pass: far less activation memory for about a third more compute'),
-    backend: backendField,
   };
 }
 
