@@ -45,7 +45,7 @@ function randomTokens(f: Pick<BenchSettings, 'batch' | 'seq' | 'vocab'> & { shar
  * forward + backward (the input and the weight gradients), or 2 with LoRA (the frozen weights get no gradient; the
  * adapters' own products are left out).
  */
-export function trainStepFlops(f: Pick<Preset, 'hidden' | 'layers' | 'heads' | 'kv' | 'ffn' | 'vocab' | 'seq' | 'batch' | 'loraRank'>): number {
+export function trainStepFlops(f: Pick<BenchSettings, 'hidden' | 'layers' | 'heads' | 'kv' | 'ffn' | 'vocab' | 'seq' | 'batch' | 'loraRank'>): number {
   const hd = f.hidden / f.heads;
   const projections = f.layers * (f.hidden * (f.heads + 2 * f.kv) * hd + f.heads * hd * f.hidden + 3 * f.hidden * f.ffn) + f.vocab * f.hidden;
   const perToken = 2 * projections + f.layers * 4 * f.seq * f.heads * hd;
@@ -53,7 +53,7 @@ export function trainStepFlops(f: Pick<Preset, 'hidden' | 'layers' | 'heads' | '
 }
 
 /** The register-only peak (GFLOP/s, all the addon's threads) of the instruction a step's products use; null without the addon. */
-function stepPeak(precision: Preset['precision']): { kernel: GemmKernel; gflops: number } | null {
+function stepPeak(precision: BenchSettings['precision']): { kernel: GemmKernel; gflops: number } | null {
   const addon = nativeAddon();
   if (!addon) return null;
   const active = addon.gemmKernels().active;
