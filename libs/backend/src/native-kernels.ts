@@ -18,7 +18,7 @@ import * as tf from '@tensorflow/tfjs';
 import type { BatchMatMulAttrs, BatchMatMulInputs, KernelConfig, KernelFunc, NamedAttrMap, TensorInfo } from '@tensorflow/tfjs';
 import { batchMatMulArgs, broadcastIndices } from './batch-mat-mul';
 import { nativeAddon, NativeAddon, type GemmPrecision } from './native';
-import { heapOffset, internals, WasmBackendInternals } from './wasm-internals';
+import { heapF32, heapOffset, internals, WasmBackendInternals } from './wasm-internals';
 
 const ADAMW = 'RlhfAdamW';
 const TARGET_LOGPROBS = 'RlhfTargetLogProbs';
@@ -39,15 +39,6 @@ function addon(): NativeAddon {
   const native = nativeAddon();
   if (native == null) throw new Error('a native kernel ran while the native addon is not loaded');
   return native;
-}
-
-// The heap as floats, remade only when the wasm memory buffer changes (the single-threaded build replaces it
-// when the heap grows, so it is read after every allocation).
-let heapCache: { buffer: ArrayBufferLike; floats: Float32Array } | null = null;
-function heapF32(backend: WasmBackendInternals): Float32Array {
-  const buffer = (backend.wasm as unknown as { HEAPU8: Uint8Array }).HEAPU8.buffer;
-  if (heapCache?.buffer !== buffer) heapCache = { buffer, floats: new Float32Array(buffer) };
-  return heapCache.floats;
 }
 
 /** A tensor's offset in the heap, in float32 elements. */

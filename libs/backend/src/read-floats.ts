@@ -3,7 +3,7 @@
 // those fresh megabytes (page faults, then garbage) cost more than the copy itself. On the wasm backend the values
 // are copied straight from its heap; elsewhere through dataSync.
 import * as tf from '@tensorflow/tfjs';
-import { heapOffset, internals } from './wasm-internals';
+import { heapF32, heapOffset, internals } from './wasm-internals';
 
 /** t's values in `into` (its first t.size elements, returned as a view) when it is long enough, else in a new array. */
 export function readFloats(t: tf.Tensor, into?: Float32Array): Float32Array {
@@ -11,8 +11,8 @@ export function readFloats(t: tf.Tensor, into?: Float32Array): Float32Array {
   const out = into && into.length >= t.size ? into.subarray(0, t.size) : new Float32Array(t.size);
   if (tf.getBackend() === 'wasm') {
     const backend = internals(tf.backend());
-    const heap = (backend.wasm as unknown as { HEAPU8: Uint8Array }).HEAPU8.buffer;
-    out.set(new Float32Array(heap, heapOffset(backend, t), t.size));
+    const from = heapOffset(backend, t) / 4;
+    out.set(heapF32(backend).subarray(from, from + t.size));
   } else {
     out.set(t.dataSync() as Float32Array);
   }

@@ -32,6 +32,15 @@ export function heapOffset(backend: WasmBackendInternals, t: TensorInfo): number
   return backend.dataIdMap.get(t.dataId).memoryOffset;
 }
 
+// The heap as floats, remade only when the wasm memory buffer changes (the single-threaded build replaces it
+// when the heap grows, so it is read after every allocation).
+let heapCache: { buffer: ArrayBufferLike; floats: Float32Array } | null = null;
+export function heapF32(backend: WasmBackendInternals): Float32Array {
+  const buffer = (backend.wasm as unknown as { HEAPU8: Uint8Array }).HEAPU8.buffer;
+  if (heapCache?.buffer !== buffer) heapCache = { buffer, floats: new Float32Array(buffer) };
+  return heapCache.floats;
+}
+
 /**
  * Registers `size` elements at `byteOffset` under a fresh C++ tensor id without giving the
  * memory to tfjs: a view into another tensor, for calling C++ kernels on slices without copies.
