@@ -2,7 +2,7 @@
 // `bench compare` passes the same flags to both), compare's own settings, and the GEMM microbenchmark's.
 import { z } from 'zod';
 import { baseDtypeField, int8ActivationsField, LORA_TARGETS } from '@rlhf-code/model';
-import { optimFields } from '@rlhf-code/trainer-core';
+import { precisionField } from '@rlhf-code/trainer-core';
 import { DEFAULT_PYTHON, DEFAULT_TORCH_SCRIPT } from './compare';
 import { MEMORY_STAGES } from './memory';
 
@@ -28,8 +28,7 @@ export const WEIGHT_FIELDS = {
   baseDtype: baseDtypeField.describe('the frozen matrices (projections, embedding / LM head) in fp32, bf16 or int8 (bf16 / int8 need --lora-rank > 0 to train)'),
   loraRank: z.number().int().min(0).default(0).describe('train: LoRA rank on every projection, the base frozen (0: full fine-tuning); generate: decode with such an adapter'),
   int8Activations: int8ActivationsField('int16').describe('train with --base-dtype int8: the activations multiply the int8 weights as int16 (as sft and rm train by default) or fp32 (as PPO and the online service do)'),
-  // The training stages' own field (their --precision), with its default.
-  precision: optimFields({ lr: 1e-4, schedule: 'constant', warmupSteps: 0, weightDecay: 0, beta2: 0.999 }).precision,
+  precision: precisionField, // the training stages' own --precision
 };
 
 export const BenchSettings = z.strictObject({

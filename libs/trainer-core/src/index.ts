@@ -8,5 +8,5 @@ export type { MicroBatch, StepResult, TrainerConfig } from './trainer';
 export { dropLinesAfter, TrainingRun, yieldToEventLoop } from './run';
 export type { Metrics, RunPosition } from './run';
 export { RunDir } from './run-dir';
-export { checkBaseDtype, checkMergeExport, checkOptim, loraConfigOf, loraFields, mergeExportField, optimFields, runFields, trainerConfig } from './settings';
+export { checkBaseDtype, checkMergeExport, checkOptim, loraConfigOf, loraFields, mergeExportField, optimFields, precisionField, runFields, trainerConfig } from './settings';
 export type { OptimSettings } from './settings';

@@ -22,6 +22,12 @@ export interface OptimDefaults {
   maxGradNorm?: number;
 }
 
+/** The training step's GEMM precision (every training stage's --precision, and bench train's). */
+export const precisionField = z
+  .enum(GEMM_PRECISIONS as [GemmPrecision, ...GemmPrecision[]])
+  .default('fp32')
+  .describe("the training step's matrix products, forward and backward: fp32, or bf16 operands with fp32 accumulation (AVX-512 BF16; weights, optimizer state, norms, softmax and loss stay fp32)");
+
 /** The optimiser fields of a stage schema, with that stage's defaults. */
 export function optimFields(d: OptimDefaults) {
   return {
@@ -33,10 +39,7 @@ export function optimFields(d: OptimDefaults) {
     beta1: z.number().min(0).lt(1).default(d.beta1 ?? 0.9).describe('AdamW beta1'),
     beta2: z.number().min(0).lt(1).default(d.beta2).describe('AdamW beta2'),
     maxGradNorm: z.number().nonnegative().default(d.maxGradNorm ?? 1).describe('clip the global gradient norm to this (0 = off)'),
-    precision: z
-      .enum(GEMM_PRECISIONS as [GemmPrecision, ...GemmPrecision[]])
-      .default('fp32')
-      .describe("the training step's matrix products, forward and backward: fp32, or bf16 operands with fp32 accumulation (AVX-512 BF16; weights, optimizer state, norms, softmax and loss stay fp32)"),
+    precision: precisionField,
   };
 }
 
