@@ -70,7 +70,6 @@ export interface EvalOptions {
   dev?: DevOptions;
   models: NamedModel[];
   problems: EvalProblem[];
-  /** Reward-model folder, or null for rm_score = null. */
   /** The reward model's folder, or its Checkpoint as the command checked it; null: no rm_score. */
   rewardModelDir: string | Checkpoint<'reward-model'> | null;
   klReference: KlReference | null;

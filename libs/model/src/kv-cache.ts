@@ -82,10 +82,10 @@ export class KVCache {
 
   /**
    * Keep only these batch rows, in this order (a generation drops its finished rows, or copies a shared prompt's one
-   * row to every row; both layouts). Rows are copied on the host: the wasm gather kernel is about ten times slower.
+   * row to every row; both layouts). Rows are gathered on the backend (a copy inside its memory; the wasm GatherV2
+   * copies long rows a slice at a time), with no round trip of the whole cache through the host.
    */
   keepRows(rows: readonly number[]): void {
-    // Rows gathered on the backend (a copy inside its memory): no round trip of the whole cache through the host.
     const index = tf.tensor1d(Int32Array.from(rows), 'int32');
     const take = <T extends tf.Tensor>(t: T): T => {
       const out = tf.keep(tf.gather(t, index)) as T;
