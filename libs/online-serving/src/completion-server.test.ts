@@ -25,6 +25,8 @@ let app: FastifyInstance;
 let base: string;
 const served: { rec: ServedRecord; text: string }[] = [];
 
+/** Non-blank lines of a text (Continue shows an answer's first one when it arrives late). */
+const nonBlank = (t: string) => t.split('\n').filter((l) => l.trim() !== '').length;
 const PROMPT = formatFim('def add(a, b):\n    return ', '\n\nprint(add(1, 2))\n');
 /** Control tokens that end a served completion (the stop set 'fim'), named here independently of the server. */
 const END_TOKENS = ['<|endoftext|>', '<|fim_prefix|>', '<|fim_middle|>', '<|fim_suffix|>', '<|fim_pad|>', '<|repo_name|>', '<|file_sep|>', '<|im_start|>', '<|im_end|>'];
@@ -374,6 +376,15 @@ describe('serving as Continue reads it (default config: line chunks, the line ru
   });
   afterAll(() => Promise.all(servers.map((app) => app.close())));
   const call = (body: object, to = url) => fetch(to, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  /** Up to 3 seeds whose answer, with no clock, has two or more non-blank lines. */
+  const multiLineSeeds = async (): Promise<{ seed: number; text: string }[]> => {
+    const seeds: { seed: number; text: string }[] = [];
+    for (let seed = 0; seed < 60 && seeds.length < 3; seed++) {
+      const text: string = (await jsonOf(call({ prompt: PROMPT, max_tokens: 32, temperature: 1, seed }))).choices[0].text;
+      if (nonBlank(text) >= 2) seeds.push({ seed, text });
+    }
+    return seeds;
+  };
 
   test('each SSE chunk is one finished line (its newline in front of the next): the chunks join to the final text', async () => {
     // Sampled at temperature 1 with a fixed seed the tiny model writes newlines; find a seed whose answer has two lines.
@@ -394,13 +405,7 @@ describe('serving as Continue reads it (default config: line chunks, the line ru
   });
 
   test('a slow answer ends after its first non-blank line, as Continue shows it (showWithinMs)', async () => {
-    // Seeds whose answer, with no clock, has two or more non-blank lines.
-    const nonBlank = (t: string) => t.split('\n').filter((l) => l.trim() !== '').length;
-    const seeds: { seed: number; text: string }[] = [];
-    for (let seed = 0; seed < 60 && seeds.length < 3; seed++) {
-      const text: string = (await jsonOf(call({ prompt: PROMPT, max_tokens: 32, temperature: 1, seed }))).choices[0].text;
-      if (nonBlank(text) >= 2) seeds.push({ seed, text });
-    }
+    const seeds = await multiLineSeeds();
     expect(seeds.length).toBeGreaterThan(0);
     const orig = holder.beforeStep;
     (holder as { beforeStep: () => Promise<void> }).beforeStep = async () => {
@@ -420,12 +425,7 @@ describe('serving as Continue reads it (default config: line chunks, the line ru
   });
 
   test('a held (gated) answer is judged and sent as Continue shows a whole answer arriving past 150 ms: its first non-blank line', async () => {
-    const nonBlank = (t: string) => t.split('\n').filter((l) => l.trim() !== '').length;
-    const seeds: { seed: number; text: string }[] = [];
-    for (let seed = 0; seed < 60 && seeds.length < 3; seed++) {
-      const text: string = (await jsonOf(call({ prompt: PROMPT, max_tokens: 32, temperature: 1, seed }))).choices[0].text;
-      if (nonBlank(text) >= 2) seeds.push({ seed, text });
-    }
+    const seeds = await multiLineSeeds();
     expect(seeds.length).toBeGreaterThan(0);
     const judged: string[] = [];
     const judgedLogprobs: (readonly number[])[] = [];
@@ -551,7 +551,6 @@ describe('serving as Continue reads it (default config: line chunks, the line ru
 describe('the simulated clock (completion.clock "simulated"): Continue\'s time rules by the latency model, not the machine', () => {
   const servers: FastifyInstance[] = [];
   afterAll(() => Promise.all(servers.map((app) => app.close())));
-  const nonBlank = (t: string) => t.split('\n').filter((l) => l.trim() !== '').length;
   async function serve(config: object, router = new ArmRouter(0), gate?: Parameters<typeof buildCompletionServer>[0]['gate']): Promise<string> {
     const app = buildCompletionServer({ config: CompletionServerSchema.parse({ maxTokensCap: 32, ...config }), tokenizer: tok, generator, router, gate });
     servers.push(app);
