@@ -3,6 +3,7 @@
 import { meanSe, paired } from '@rlhf-code/stats';
 import type { EvalProblem } from './data';
 import { assembleReport, perProblemReport, Row } from './eval-json';
+import { formatMarkdown } from './report';
 import { ProblemOutcome, summarize } from './metrics';
 
 /** A response that passed or not, with its share of tests passed and a log-ratio. */
@@ -140,5 +141,22 @@ describe('assembleReport', () => {
     expect(b.n_problems).toBe(1);
     expect(b.models.ppo).toMatchObject({ pass_at_1: 1, se: null, tests_passed: 1, vs_sft: { diff: 1, se: null, ci95: null, flips: { up: 1, down: 0, p: 1 } } });
     expect(assembleReport([sft], { problems: problems.map(({ group: _, ...p }) => p), samples: 2, sftName: 'sft' })).not.toHaveProperty('groups');
+  });
+
+  it('vs_sft_more: each model other than sft minus the control row sft_more, paired per problem, on all problems and per group; in eval.md', () => {
+    // sft_more greedy 1, 1, 0, 0; ppo greedy 1, 0, 1, 0: up problem 3, down problem 2
+    const more: Row = { name: 'sft_more', headline: 'greedy', temperature: 0, samplingTemperature: null, passes: { greedy: summarize([[r(T, 1)], [r(T, 1)], [r(F, 0)], [r(F, 0)]]) } };
+    const rep = assembleReport([sft, more, ppo, stub], { problems, samples: 2, sftName: 'sft' });
+    expect(rep.models.ppo.vs_sft_more).toEqual({ ...paired([1, 0, 1, 0], [1, 1, 0, 0]), flips: { up: 1, down: 1, p: 1 } });
+    expect(rep.models.sft).not.toHaveProperty('vs_sft_more');
+    expect(rep.models.sft_more).not.toHaveProperty('vs_sft_more');
+    expect(rep.models['stub:return-0']).not.toHaveProperty('vs_sft_more');
+    expect(rep.groups!.a.models.ppo.vs_sft_more).toEqual({ ...paired([1, 0], [1, 1]), flips: { up: 0, down: 1, p: 1 } });
+    expect(rep.groups!.b.models.ppo.vs_sft_more).toMatchObject({ diff: 1, flips: { up: 1, down: 0, p: 1 } });
+    const md = formatMarkdown(rep, { data: 'd.jsonl', decoding: 'greedy', maxNewTokens: 8, rewardModel: null, klReference: null, chart: null });
+    expect(md).toContain('## Against sft_more');
+    expect(md).toMatch(/\| ppo +\| +\+0\.000 ± 0\.408 \[[-0-9.]+, [0-9.]+\] \| +1 \/ 1 \(1\.000\) \| +-0\.500 ± 0\.500 /);
+    // without a row named sft_more there is no comparison and no section
+    expect(report.models.ppo).not.toHaveProperty('vs_sft_more');
   });
 });

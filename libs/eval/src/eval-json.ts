@@ -10,6 +10,16 @@ import { compareModels, comparePassAtK, MetricKey, ModelMetrics, ModelSummary, P
 /** Stub rows are named `stub:<what>` (STUB_NAMES); a model's name cannot hold ':' (see models-flag.ts). */
 export const isStubName = (name: string): boolean => name.startsWith('stub:');
 
+/**
+ * The control row: the SFT model trained on its own data for as many more optimizer steps as the RL rows (run_all.sh's
+ * sft_more). When a row has this name, every other model (not SFT, not a stub) gets `vs_sft_more`: what RL adds
+ * beyond more SFT.
+ */
+export const CONTROL_ROW = 'sft_more';
+
+/** Rows compared with the control: models other than the SFT row and the control itself. */
+export const comparedWithControl = (name: string, sftName: string | null): boolean => name !== CONTROL_ROW && name !== sftName && !isStubName(name);
+
 /** How a row's answers were made: sampled at a temperature, greedy, or a stub's fixed program. */
 export type Decoding = 'sampled' | 'greedy' | 'stub';
 
@@ -54,6 +64,8 @@ export type ModelReport = ModelMetrics & {
   pass_at_k?: PassAtKReport;
   /** Absent for the SFT model itself and without one. */
   vs_sft?: Comparison;
+  /** pass@1 minus the control row's (CONTROL_ROW), paired per problem, with the flips; models only, when the control ran. */
+  vs_sft_more?: PassAt1VsSft;
   greedy?: GreedyMetrics;
   /** When the headline is greedy: log p_model - log p_sft of the greedy answer, averaged; kl_to_sft is then null. */
   greedy_log_ratio?: number | null;
@@ -69,6 +81,8 @@ export interface GroupModelReport {
   seed_sd: number | null;
   /** pass_at_1 minus the SFT model's, paired on the group's problems, with the flips. */
   vs_sft?: PassAt1VsSft;
+  /** pass_at_1 minus the control row's (CONTROL_ROW) on the group's problems, with the flips. */
+  vs_sft_more?: PassAt1VsSft;
   pass_at_k?: PassAtKReport;
 }
 
@@ -116,7 +130,7 @@ const headline = (r: Row): ModelSummary => r.passes[r.headline]!;
 const passAtKReport = (curve: Record<string, PassAtK>): PassAtKReport =>
   Object.fromEntries(Object.entries(curve).map(([k, { mean, se }]) => [k, { mean, se }]));
 
-function modelReport(row: Row, sft: Row | undefined): ModelReport {
+function modelReport(row: Row, sft: Row | undefined, control: Row | undefined): ModelReport {
   const s = headline(row);
   const model: ModelReport = { ...s.metrics, se: s.se, pass_at_1_by_seed: [s.metrics.pass_at_1], seed_sd: null, temperature: row.temperature, sampling_temperature: row.samplingTemperature };
   if (row.dev) model.dev = row.dev;
@@ -126,6 +140,7 @@ function modelReport(row: Row, sft: Row | undefined): ModelReport {
     model.vs_sft = { ...compareModels(s, headline(sft)), flips: flips(s.perProblem.pass_at_1!, headline(sft).perProblem.pass_at_1!) };
     if (sampled && sft.passes.sampled) model.vs_sft.pass_at_k = comparePassAtK(sampled, sft.passes.sampled);
   }
+  if (control && comparedWithControl(row.name, sft?.name ?? null)) model.vs_sft_more = passAt1VsSft(s.perProblem.pass_at_1!, headline(control).perProblem.pass_at_1!);
   if (row.headline === 'greedy') {
     // the log-ratio of one greedy answer per problem is not an estimate of the KL, so it is not named one
     model.greedy_log_ratio = model.kl_to_sft;
@@ -148,12 +163,13 @@ export function problemGroups(labels: readonly (string | null | undefined)[]): M
   return groups;
 }
 
-function groupModelReport(row: Row, sft: Row | undefined, indices: readonly number[]): GroupModelReport {
+function groupModelReport(row: Row, sft: Row | undefined, control: Row | undefined, indices: readonly number[]): GroupModelReport {
   const pick = (xs: readonly number[]) => indices.map((i) => xs[i]);
   const s = headline(row);
   const pass = meanSe(pick(s.perProblem.pass_at_1!));
   const out: GroupModelReport = { pass_at_1: pass.mean, se: pass.se, tests_passed: meanSe(pick(s.perProblem.tests_passed!)).mean, pass_at_1_by_seed: [pass.mean], seed_sd: null };
   if (sft && sft !== row) out.vs_sft = passAt1VsSft(pick(s.perProblem.pass_at_1!), pick(headline(sft).perProblem.pass_at_1!));
+  if (control && comparedWithControl(row.name, sft?.name ?? null)) out.vs_sft_more = passAt1VsSft(pick(s.perProblem.pass_at_1!), pick(headline(control).perProblem.pass_at_1!));
   const sampled = row.passes.sampled;
   if (sampled) out.pass_at_k = Object.fromEntries(Object.entries(sampled.passAtK).map(([k, v]) => [k, meanSe(pick(v.perProblem))]));
   return out;
@@ -169,18 +185,19 @@ export interface ReportContext {
 
 export function assembleReport(rows: readonly Row[], ctx: ReportContext): EvalReport {
   const sft = rows.find((r) => r.name === ctx.sftName);
+  const control = rows.find((r) => r.name === CONTROL_ROW);
   const temperatures = new Set(rows.filter((r) => r.headline !== 'stub').map((r) => r.temperature));
   const report: EvalReport = {
     n_problems: ctx.problems.length,
     n_seeds: 1,
     samples_per_problem: ctx.samples,
     temperature: ctx.samples > 0 && temperatures.size === 1 ? [...temperatures][0] : null,
-    models: Object.fromEntries(rows.map((r) => [r.name, modelReport(r, sft)])),
+    models: Object.fromEntries(rows.map((r) => [r.name, modelReport(r, sft, control)])),
   };
   const groups = problemGroups(ctx.problems.map((p) => p.group));
   if (groups.size > 0) {
     report.groups = Object.fromEntries(
-      [...groups].map(([name, indices]) => [name, { n_problems: indices.length, models: Object.fromEntries(rows.map((r) => [r.name, groupModelReport(r, sft, indices)])) }]),
+      [...groups].map(([name, indices]) => [name, { n_problems: indices.length, models: Object.fromEntries(rows.map((r) => [r.name, groupModelReport(r, sft, control, indices)])) }]),
     );
   }
   return report;

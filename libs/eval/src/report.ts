@@ -3,7 +3,7 @@
 // temperature was chosen by, the paired differences against the SFT model, the greedy figures, one pass@1 table per
 // group of problems, and what each column means.
 import type { EvalReport, ModelReport } from './evaluate';
-import { isStubName } from './eval-json';
+import { CONTROL_ROW, isStubName } from './eval-json';
 import { METRIC_KEYS, MetricKey } from './metrics';
 import type { Flips, MeanSe, PairedDiff } from '@rlhf-code/stats';
 
@@ -115,6 +115,21 @@ export function formatComparisons(report: EvalReport): string {
   if (rows.length === 0) return '';
   const keys = METRIC_KEYS.filter((k) => k !== 'kl_to_sft');
   return table(['model - sft', ...keys.map((k) => COLUMNS[k].header)], rows.map(([name, m]) => [name, ...keys.map((k) => diffCell(m.vs_sft![k], COLUMNS[k].digits))]));
+}
+
+/**
+ * pass@1 minus the control row's (more SFT for as many steps as RL), paired per problem, with the flips: on all problems
+ * and on each group; '' when no model has the comparison.
+ */
+export function formatControl(report: EvalReport): string {
+  const rows = Object.entries(report.models).filter(([, m]) => m.vs_sft_more);
+  if (rows.length === 0) return '';
+  const groups = Object.entries(report.groups ?? {});
+  const pair = (d: (PairedDiff & { flips: Flips }) | undefined) => [diffCell(d, 3), flipsCell(d?.flips)];
+  return table(
+    [`model - ${CONTROL_ROW}`, `pass@1 (${report.n_problems})`, FLIPS_HEADER, ...groups.flatMap(([g, r]) => [`${g} (${r.n_problems})`, FLIPS_HEADER])],
+    rows.map(([name, m]) => [name, ...pair(m.vs_sft_more), ...groups.flatMap(([, r]) => pair(r.models[name]?.vs_sft_more))]),
+  );
 }
 
 /** pass@k ± SE per model (from its sampled answers), then the paired differences with SFT; '' when no model has pass@k. */
@@ -248,6 +263,11 @@ export function formatMarkdown(report: EvalReport, s: ReportSettings | SeedsRepo
       '## Against the SFT model',
       `Paired per problem, each model at its chosen temperature: mean difference ± SE [95% confidence interval]. An interval that excludes 0 is a difference beyond noise. The problems up and down are the main table's \`${FLIPS_HEADER}\`.`,
       formatComparisons(report),
+    ),
+    ...section(
+      `## Against ${CONTROL_ROW}`,
+      `pass@1 minus the control row \`${CONTROL_ROW}\` (the SFT model trained on its own data for as many more optimizer steps as RL took), paired per problem, each model at its chosen temperature: ± SE [95% CI], on all problems and per group, with the problems up and down against it: what RL adds beyond more SFT.`,
+      formatControl(report),
     ),
     ...section('## Greedy decoding', 'One greedy response per problem (log_ratio: log p_model - log p_sft of the greedy response, not a KL estimate).', formatGreedy(report)),
     ...section('## Groups', 'The problems of each group alone: pass@1 ± SE, tests_passed, and pass@1 minus the SFT model\'s, paired per problem, ± SE [95% CI].', formatGroups(report)),

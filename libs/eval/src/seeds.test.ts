@@ -146,6 +146,24 @@ describe('averageSeeds', () => {
     expect(report.groups!.a.models.sft.pass_at_k).toEqual({ '1': { mean: 0.25, se: null }, '2': { mean: 0.5, se: null } });
   });
 
+  it('vs_sft_more: each model minus the control row on the seed-averaged outcomes, overall and per group', async () => {
+    // sft_more greedy 1, 1, 0, 0 in every seed; ppo averaged 1, 1, 1/3, 2/3: differences 0, 0, 1/3, 2/3
+    const MORE = [1, 1, 0, 0];
+    const dirs: string[] = [];
+    for (let k = 0; k < 3; k++) {
+      const [s, p, stub] = seedRows(k);
+      dirs.push(await writeRun(`more-${k + 1}`, [s, greedyRow('sft_more', MORE), p, stub]));
+    }
+    const { report } = averageSeeds(dirs.map(readSeedRun));
+    const v = report.models.ppo.vs_sft_more!;
+    expect(v.diff).toBeCloseTo(0.25, 12);
+    expect(v.flips).toEqual({ up: 2, down: 0, p: 0.5 });
+    expect(report.models.sft_more.vs_sft_more).toBeUndefined();
+    expect(report.models['stub:pass'].vs_sft_more).toBeUndefined();
+    expect(report.groups!.b.models.ppo.vs_sft_more!.diff).toBeCloseTo(1 / 3, 12);
+    expect(report.models.ppo.vs_sft).toEqual(average().report.models.ppo.vs_sft); // the SFT comparison is unchanged
+  });
+
   it('one run: its own figures, seed_sd null', () => {
     const one = averageSeeds([readSeedRun(runs[0])]).report;
     const own = readSeedRun(runs[0]).report;

@@ -6,7 +6,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { flips, meanSe, paired } from '@rlhf-code/stats';
 import type { EvalReport, GroupModelReport, ModelReport, PerProblemReport } from './evaluate';
-import { passAt1VsSft, problemGroups } from './eval-json';
+import { comparedWithControl, CONTROL_ROW, passAt1VsSft, problemGroups } from './eval-json';
 import { METRIC_KEYS, MetricKey } from './metrics';
 import { formatMarkdown } from './report';
 import { OUTPUT_FILES, writeReport } from './write';
@@ -94,6 +94,7 @@ export function averageSeeds(runs: readonly SeedRun[]): { report: EvalReport; pe
   const first = runs[0].perProblem;
   const sft = first.sft;
   const rows = Object.keys(first.models);
+  const control = rows.includes(CONTROL_ROW) ? CONTROL_ROW : null;
   // Each row's per-problem outcomes averaged over the runs.
   const outcomes = Object.fromEntries(
     rows.map((m) => [
@@ -128,6 +129,7 @@ export function averageSeeds(runs: readonly SeedRun[]): { report: EvalReport; pe
       const none = Object.fromEntries(METRIC_KEYS.map((k) => [k, null])) as Record<MetricKey, null>;
       out.vs_sft = { ...none, pass_at_1: paired(a.pass_at_1, b.pass_at_1), tests_passed: paired(a.tests_passed, b.tests_passed), flips: flips(a.pass_at_1, b.pass_at_1) };
     }
+    if (control && comparedWithControl(m, sft)) out.vs_sft_more = passAt1VsSft(outcomes[m].pass_at_1, outcomes[control].pass_at_1);
     if (reports.every((x) => x.greedy_log_ratio !== undefined)) out.greedy_log_ratio = runsMean(reports.map((x) => x.greedy_log_ratio));
     return out;
   };
@@ -143,6 +145,7 @@ export function averageSeeds(runs: readonly SeedRun[]): { report: EvalReport; pe
       seed_sd: seedSd(bySeed),
     };
     if (sft !== null && m !== sft) out.vs_sft = passAt1VsSft(pick(outcomes[m].pass_at_1), pick(outcomes[sft].pass_at_1));
+    if (control && comparedWithControl(m, sft)) out.vs_sft_more = passAt1VsSft(pick(outcomes[m].pass_at_1), pick(outcomes[control].pass_at_1));
     const passAtK = passAtKMean(runs.map((r) => r.report.groups?.[g]?.models[m]?.pass_at_k));
     if (passAtK) out.pass_at_k = passAtK;
     return out;
