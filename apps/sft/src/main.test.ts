@@ -5,7 +5,8 @@ import { spawn } from 'child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { isHeldOut } from '@rlhf-code/data';
+import { isHeldOut, TokenCacheWriter, tokenizerSha256 } from '@rlhf-code/data';
+import { loadTokenizer } from '@rlhf-code/tokenizer';
 import { BASE_MODEL as BASE, printedConfig, REPO_ROOT as ROOT, runApp } from '@rlhf-code/cli/testing';
 import { saveTinyAppModel } from '@rlhf-code/model/testing';
 import { PretrainSettings, SftSettings } from '@rlhf-code/train';
@@ -329,6 +330,28 @@ describe('sft pretrain: --init and several corpus folders', () => {
     const r = sft('pretrain', '--init', model, '--corpus', `${corpusDirs[0]},${missing}`, '--out', path.join(dir, 'never'), '--max-steps', '1');
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(`Corpus folder not found: ${missing}`);
+    expect(stackLines(r.stderr)).toEqual([]);
+  });
+});
+
+describe('sft pretrain --cache', () => {
+  it('--max-minutes saves a checkpoint and exits 0 with a line saying how to resume', () => {
+    // A tiny token cache of the shipped tokenizer's ids (what prep:corpus writes).
+    const cache = path.join(dir, 'token-cache');
+    const tokDir = path.join(ROOT, 'models/tokenizer-code16k');
+    const tok = loadTokenizer(tokDir);
+    const w = new TokenCacheWriter(cache, { dtype: 'uint16', tokenizer: { dir: tokDir, sha256: tokenizerSha256(tokDir), vocab_size: tok.vocabSize } });
+    for (const r of ROWS) w.add('train', tok.encode(r.prompt + r.response, { parseSpecialTokens: false }), { path: 'x.py', package: 'p' });
+    w.add('heldout', tok.encode(ROWS[0].response, { parseSpecialTokens: false }), { path: 'h.py', package: 'p' });
+    w.close();
+    const out = path.join(dir, 'pretrain-cache');
+    const tiny = ['--hidden-size', '16', '--layers', '1', '--heads', '2', '--kv-heads', '1', '--intermediate-size', '32', '--seq-len', '16', '--batch-size', '2', '--quiet'];
+    const r = sft('pretrain', '--cache', cache, '--out', out, '--max-steps', '100000', '--schedule', 'wsd', '--max-minutes', '0.001', ...tiny);
+    expect(r.code).toBe(0);
+    const result = lastJson(r.stdout);
+    expect(result).toMatchObject({ stage: 'pretrain', interrupted: false, outOfTime: true });
+    expect(r.stderr).toContain(`sft pretrain: --max-minutes 0.001 spent at step ${result.step}; checkpoint saved in ${out}. Continue with the same command and --resume\n`);
+    expect(JSON.parse(readFileSync(path.join(out, 'trainer_state.json'), 'utf8')).position.step).toBe(result.step);
     expect(stackLines(r.stderr)).toEqual([]);
   });
 });

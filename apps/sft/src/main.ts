@@ -1,6 +1,7 @@
 // sft: supervised training of a Qwen2 code model. The stages live in libs/train (libs/model: init); this file turns
 // flags into their settings and prints one JSON line per run.
-//   pretrain  from scratch on a folder of Python files (next-token + fill-in-the-middle): makes models/base
+//   pretrain  from scratch on a folder of Python files or a token cache (next-token + fill-in-the-middle): makes
+//             models/base; from a cache it streams, and runs in chunks (--max-minutes, --resume, --init)
 //   init      a randomly initialised checkpoint of any Qwen2 config.json
 //   train     fine-tune on {prompt, response} jsonl with the loss on the response only
 import { Command } from 'commander';
@@ -13,7 +14,10 @@ const program = new Command('sft').description('Supervised training of a Qwen2 c
 settingsCommand(
   program
     .command('pretrain')
-    .description('Train a model from scratch on a folder of .py files (next-token and fill-in-the-middle). Held-out files: 1 in 10 by path hash.'),
+    .description(
+      'Train a model from scratch on a folder of .py files (held-out files: 1 in 10 by path hash), or on a token cache (--cache: windows streamed from its train split, ' +
+        'resumable in chunks with --max-minutes, --resume and --init), next-token and fill-in-the-middle.',
+    ),
   PretrainSettings,
   async (f) => printStageResult(await runPretrain(f)),
 );

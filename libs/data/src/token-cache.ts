@@ -7,6 +7,7 @@
 //   <split>.docs.jsonl        one line per document: {path, package, tokens} (provenance, leak checks)
 // The files are plain arrays so any tool (numpy.fromfile, mmap) reads them; here a split is read whole (a 100M-token
 // split is 200 MB as uint16).
+import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 
@@ -160,3 +161,27 @@ export function openTokenCache(dir: string): TokenCache {
 
 /** The ids of document `i` of a split (a view, no copy). */
 export const docTokens = (s: TokenSplit, i: number): Uint16Array | Uint32Array => s.tokens.subarray(s.offsets[i], s.offsets[i + 1]);
+
+/**
+ * meta.json's tokenizer.sha256: the sha256 (hex) of the tokenizer folder's tokenizer.json, the file that decides the
+ * ids (what a run checks before training on a cache).
+ */
+export function tokenizerSha256(dir: string): string {
+  const file = path.join(dir, 'tokenizer.json');
+  if (!fs.existsSync(file)) throw new Error(`${dir}: no tokenizer.json`);
+  return createHash('sha256').update(fs.readFileSync(file)).digest('hex');
+}
+
+/** The documents of a split in order, from `<split>.docs.jsonl` (their paths and packages: per-package weights, leak checks). */
+export function readTokenCacheDocs(cache: TokenCache, name: string): TokenCacheDoc[] {
+  const info = cache.meta.splits[name];
+  if (!info) throw new Error(`${cache.dir}: no split "${name}" (it has ${Object.keys(cache.meta.splits).join(', ') || 'none'})`);
+  const file = path.join(cache.dir, `${name}.docs.jsonl`);
+  const lines = fs.readFileSync(file, 'utf8').split('\n').filter((l) => l.length > 0);
+  if (lines.length !== info.docs) throw new Error(`${file}: ${lines.length} lines, meta.json says ${info.docs} documents (a partial copy?)`);
+  return lines.map((l, i) => {
+    const d = JSON.parse(l) as Partial<TokenCacheDoc>;
+    if (typeof d.path !== 'string' || typeof d.package !== 'string') throw new Error(`${file}:${i + 1}: needs "path" and "package" strings`);
+    return { path: d.path, package: d.package };
+  });
+}

@@ -56,7 +56,8 @@ export type SaveCheckpointOptions = {
   extraFiles?: Record<string, string | object>; // more files: text as is, objects as JSON
   trainingState?: TrainingState; // written in the same atomic swap
   keepFiles?: string[]; // files of the folder being replaced to carry over as they are (e.g. a run's metrics.jsonl)
-  extraTensors?: Record<string, Map<string, HostTensor>>; // more safetensors files (F32), e.g. a LoRA run's value head
+  extraTensors?: Record<string, Map<string, HostTensor>>; // more safetensors files, e.g. a LoRA run's value head
+  extraTensorsDtype?: 'F32' | 'BF16'; // their storage dtype; default F32 (BF16: an export's compact optimizer moments)
 };
 
 /** What a checkpoint folder holds: full weights, or (a LoRA run) the adapter files and the base they were made for. */
@@ -247,7 +248,7 @@ async function readGrouped(fileOf: Map<string, string>, names: string[]): Promis
 
 /** Write a complete checkpoint folder `dir`, replacing any checkpoint already there in one swap. */
 export async function saveCheckpoint(dir: string, opts: SaveCheckpointOptions): Promise<void> {
-  const { config, weights, adapter, dtype = 'F32', tokenizerDir, tokenizerConfig, extraFiles = {}, trainingState, keepFiles = [], extraTensors = {} } = opts;
+  const { config, weights, adapter, dtype = 'F32', tokenizerDir, tokenizerConfig, extraFiles = {}, trainingState, keepFiles = [], extraTensors = {}, extraTensorsDtype = 'F32' } = opts;
   const where = `saveCheckpoint(${dir})`;
   // Everything is checked before the disk is touched.
   if (!adapter) {
@@ -293,7 +294,7 @@ export async function saveCheckpoint(dir: string, opts: SaveCheckpointOptions): 
       const text = typeof content === 'string' ? content : JSON.stringify(content, null, 2) + '\n';
       await writeFileAtomic(path.join(tmp, name), text);
     }
-    for (const [name, tensors] of Object.entries(extraTensors)) await writeSafetensors(path.join(tmp, name), tensors, { metadata: { format: 'pt' } });
+    for (const [name, tensors] of Object.entries(extraTensors)) await writeSafetensors(path.join(tmp, name), tensors, { dtype: extraTensorsDtype, metadata: { format: 'pt' } });
     if (trainingState) await writeTrainingState(tmp, trainingState);
     for (const name of keepFiles) {
       if (await exists(path.join(dir, name))) await fs.copyFile(path.join(dir, name), path.join(tmp, name));

@@ -6,7 +6,7 @@ export { readSafetensors, readSafetensorsHeader, writeFileAtomic } from './safet
 export type { HostTensor } from './safetensors';
 export { loadMergedWeights, modelConfigOf, saveCheckpoint, saveTrainingState } from './checkpoint-folder';
 export type { CheckpointContent } from './checkpoint-folder';
-export { loadTrainingState, TRAINER_STATE_FILE, type TrainingState } from './trainer-state';
+export { loadTrainingState, OPTIMIZER_FILE, TRAINER_STATE_FILE, type TrainingState } from './trainer-state';
 
 export { parameterCount, Qwen2Model } from './model';
 export { isFrozenMatrix } from './frozen-weights';

@@ -176,7 +176,7 @@ describe('fit', () => {
   test('evaluates and saves every saveEvery steps and at epoch ends, the last one final', async () => {
     const s = setup(6);
     const r = await fit({ ...s.common, epochs: 2, stepsPerEpoch: 3, saveEvery: 2 });
-    expect(r).toEqual({ position: { step: 6, epoch: 2, stepInEpoch: 0 }, interrupted: false, lastEval: expect.any(Object), skippedSteps: 0 });
+    expect(r).toEqual({ position: { step: 6, epoch: 2, stepInEpoch: 0 }, interrupted: false, outOfTime: false, lastEval: expect.any(Object), skippedSteps: 0 });
     expect(s.batches).toEqual([[0, 0], [0, 1], [0, 2], [1, 0], [1, 1], [1, 2]]);
     const at = (step: number, epoch: number, stepInEpoch: number) => ({ step, epoch, stepInEpoch });
     expect(s.saves).toEqual([
@@ -251,6 +251,27 @@ describe('fit', () => {
       stderr.mockRestore();
     }
     t.done();
+  });
+
+  test('a spent time budget (maxMinutes) evaluates, saves (not final) and returns outOfTime', async () => {
+    const s = setup(6);
+    const run = new TrainingRun({ outDir: tmpDir(), label: 'toy', totalSteps: 6, quiet: true, maxMinutes: 1 });
+    jest.spyOn(run, 'elapsed', 'get').mockImplementation(() => (s.trainer.stepCount >= 2 ? 60 : 1));
+    const r = await fit({ ...s.common, run, epochs: 2, stepsPerEpoch: 3 });
+    expect(r).toMatchObject({ position: { step: 2, epoch: 0, stepInEpoch: 2 }, interrupted: false, outOfTime: true });
+    expect(s.saves).toEqual([{ position: { step: 2, epoch: 0, stepInEpoch: 2 }, final: false, evals: 1 }]);
+    run.close();
+    s.done();
+  });
+
+  test('stepsPerEpoch Infinity: one endless epoch that maxSteps ends', async () => {
+    const s = setup(4);
+    const r = await fit({ ...s.common, epochs: 1, stepsPerEpoch: Infinity, maxSteps: 4 });
+    expect(r.position).toEqual({ step: 4, epoch: 0, stepInEpoch: 4 });
+    expect(s.batches).toEqual([[0, 0], [0, 1], [0, 2], [0, 3]]);
+    expect(readMetrics(s.run.opts.outDir).filter((l) => 'eval/d' in l).map((l) => [l.step, l.epoch])).toEqual([[4, undefined]]);
+    await expect(fit({ ...s.common, epochs: 1, stepsPerEpoch: Infinity })).rejects.toThrow('needs maxSteps');
+    s.done();
   });
 
   test('non-finite gradients skip the update and are counted', async () => {

@@ -61,19 +61,29 @@ export function chunkLines(text: string, targetChars: number): string[] {
 export function fimSplit(text: string, random: () => number): { prefix: string; middle: string; suffix: string } {
   const lineStarts = [0];
   for (let i = 0; i < text.length - 1; i++) if (text[i] === '\n') lineStarts.push(i + 1);
+  const [a, b] = fimCut(text.length, lineStarts, random);
+  return { prefix: text.slice(0, a), middle: text.slice(a, b), suffix: text.slice(b) };
+}
+
+/**
+ * Where fimSplit's middle starts and ends, [a, b], in a span of `length` units (characters of text, or tokens of a
+ * token-cache document) whose lines start at `lineStarts` (0 first, then after each newline, none at the very end).
+ * Half the time 1-3 whole lines (a may fall inside the first one), half the time a random span.
+ */
+export function fimCut(length: number, lineStarts: readonly number[], random: () => number): [number, number] {
   if (random() < 0.5 && lineStarts.length > 1) {
     const first = Math.floor(random() * lineStarts.length);
     const n = 1 + Math.floor(random() * 3);
     // The middle may start inside the first line (a cursor in the middle of a line), then runs to a line end.
-    const lineEnd = first + 1 < lineStarts.length ? lineStarts[first + 1] : text.length;
+    const lineEnd = first + 1 < lineStarts.length ? lineStarts[first + 1] : length;
     const a = random() < 0.5 ? lineStarts[first] : lineStarts[first] + Math.floor(random() * (lineEnd - lineStarts[first]));
-    const b = first + n < lineStarts.length ? lineStarts[first + n] : text.length;
-    return { prefix: text.slice(0, a), middle: text.slice(a, b), suffix: text.slice(b) };
+    const b = first + n < lineStarts.length ? lineStarts[first + n] : length;
+    return [a, b];
   }
-  let a = Math.floor(random() * (text.length + 1));
-  let b = Math.floor(random() * (text.length + 1));
+  let a = Math.floor(random() * (length + 1));
+  let b = Math.floor(random() * (length + 1));
   if (a > b) [a, b] = [b, a];
-  return { prefix: text.slice(0, a), middle: text.slice(a, b), suffix: text.slice(b) };
+  return [a, b];
 }
 
 /**

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { baseDtypeField, int8ActivationsField } from '@rlhf-code/model';
 import { FIM_MODES, PROMPT_TEMPLATES } from '@rlhf-code/tokenizer';
+import { PACKAGE_WEIGHT } from './lm-stream';
 import { checkBaseDtype, checkMergeExport, checkOptim, loraFields, mergeExportField, optimFields, runFields } from '@rlhf-code/trainer-core';
 
 const int = () => z.number().int();
@@ -20,6 +21,17 @@ const FIM_ORDER =
 export const PretrainSettings = z
   .strictObject({
     corpus: z.string().min(1).default('data/vendor/cpython/python-stdlib').describe('folder of Python files, or several separated by commas (held-out files: 1 in 10 of each, by path hash)'),
+    cache: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        'token cache folder (prep:corpus) to train on instead of --corpus: windows streamed from its train split (documents in a seeded order per epoch, <|endoftext|> between them), the held-out loss on 64 windows of its heldout split; its position is saved in every checkpoint. --max-steps sets the length (0: --epochs passes, estimated)',
+      ),
+    packageWeights: z
+      .array(z.string().regex(PACKAGE_WEIGHT, 'expected package=weight, e.g. cpython-stdlib=4'))
+      .default([])
+      .describe('with --cache: weights of packages, comma-separated package=weight (e.g. cpython-stdlib=4,python3-sage=0.5): each epoch repeats a document of a package floor(w) times and once more with probability w - floor(w); unnamed packages weigh 1'),
     tokenizer: z.string().min(1).default('models/tokenizer-code16k').describe('tokenizer folder (tokenizer.json); the vocabulary size follows it'),
     seqLen: int().min(8).default(512).describe('window length in tokens'),
     fimRate: z.number().min(0).max(1).default(0.5).describe('share of chunks in fill-in-the-middle form'),
@@ -31,13 +43,28 @@ export const PretrainSettings = z
     intermediateSize: int().positive().default(704).describe('SwiGLU MLP width'),
     maxPosition: int().positive().default(1024).describe('max_position_embeddings in config.json'),
     ropeTheta: z.number().positive().default(10000).describe('rotary embedding base'),
-    init: z.string().min(1).optional().describe('start from the weights of this checkpoint (continued pretraining) instead of a random initialisation; its config.json replaces the shape flags; optimizer and schedule start fresh'),
+    init: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        "start from the weights of this checkpoint (continued pretraining) instead of a random initialisation; its config.json replaces the shape flags. With --cache and a checkpoint that records a position (a run folder's trainer_state.json, an export's position.json), the run goes on from its step, data position and tokens, with the optimizer as --init-optimizer says; otherwise optimizer and schedule start fresh",
+      ),
+    initOptimizer: z
+      .enum(['restart', 'carry'])
+      .default('restart')
+      .describe("with --cache and an --init checkpoint's position: restart AdamW there (fresh moments, --warmup-steps of warmup again) or carry its moments (the export's optimizer.bf16.safetensors from --export-moments, or a run folder's optimizer.safetensors)"),
+    maxMinutes: z.number().nonnegative().default(0).describe('stop after this many minutes of training: evaluate, save a checkpoint (weights, optimizer, position; --export too) and exit 0; continue with --resume (0 = no limit)'),
+    exportMoments: z.boolean().default(false).describe("with --cache and --export: also write AdamW's moments in bf16 (optimizer.bf16.safetensors, twice the size of bf16 weights) for --init-optimizer carry"),
     ...exportFields,
     ...runFields({ out: 'results/pretrain', epochs: 2, batchSize: 4, gradAccum: 1, saveEvery: 100 }),
     ...optimFields({ lr: 1e-3, schedule: 'cosine', warmupSteps: 50, weightDecay: 0.1, beta2: 0.95 }),
   })
   .superRefine((s, ctx) => {
     checkOptim(s, ctx);
+    if (!s.cache && s.packageWeights.length > 0) ctx.addIssue({ code: 'custom', path: ['packageWeights'], message: 'needs --cache (a token cache knows each document\'s package)' });
+    if (s.exportMoments && !(s.cache && s.export)) ctx.addIssue({ code: 'custom', path: ['exportMoments'], message: 'needs --cache and --export' });
+    if (s.initOptimizer === 'carry' && !(s.cache && s.init)) ctx.addIssue({ code: 'custom', path: ['initOptimizer'], message: 'carry needs --cache and --init (a checkpoint with a position)' });
     if (s.heads % s.kvHeads !== 0) ctx.addIssue({ code: 'custom', path: ['heads'], message: `${s.heads} must be a multiple of kvHeads (${s.kvHeads})` });
     if (s.hiddenSize % s.heads !== 0) ctx.addIssue({ code: 'custom', path: ['hiddenSize'], message: `${s.hiddenSize} must be a multiple of heads (${s.heads})` });
   });

@@ -1,5 +1,5 @@
 // What every training app needs around its steps: a metrics file, a progress bar, a clean stop on
-// Ctrl-C / SIGTERM, and the optimizer + position state that makes a checkpoint resumable.
+// Ctrl-C / SIGTERM or when a time budget is spent, and the optimizer + position state that makes a checkpoint resumable.
 //   <outDir>/metrics.jsonl   one JSON object per logged step: {"step": 12, "time_s": 40.1, "loss": ..., ...}
 import * as fs from 'fs';
 import * as path from 'path';
@@ -27,6 +27,8 @@ export interface RunOptions {
   resumeStep?: number;
   /** No progress bar (tests, or --quiet); metrics are still written. */
   quiet?: boolean;
+  /** A time budget in minutes from the run's start (0 or none: no limit); the loop stops cleanly once it is spent. */
+  maxMinutes?: number;
 }
 
 export class TrainingRun {
@@ -57,6 +59,12 @@ export class TrainingRun {
   /** Seconds since the run started. */
   get elapsed(): number {
     return (Date.now() - this.started) / 1000;
+  }
+
+  /** The time budget (maxMinutes) is spent: the loop should save and return, as a finished chunk. */
+  get outOfTime(): boolean {
+    const m = this.opts.maxMinutes ?? 0;
+    return m > 0 && this.elapsed >= m * 60;
   }
 
   /** Append one metrics line and move the bar to `step`; `summary` keys are shown on the bar. */

@@ -5,11 +5,10 @@
 import { z } from 'zod';
 import { GEMM_PRECISIONS, type GemmPrecision } from '@rlhf-code/backend';
 import { LORA_TARGETS, type LoraConfig } from '@rlhf-code/model';
-import type { LrScheduleKind } from './schedule';
+import { LR_SCHEDULES, type LrScheduleKind } from './schedule';
 import type { TrainerConfig } from './trainer';
 
 const int = () => z.number().int();
-export const LR_SCHEDULES = ['cosine', 'linear', 'constant'] as const satisfies readonly LrScheduleKind[];
 
 /** Per-stage defaults of the optimiser fields. */
 export interface OptimDefaults {
@@ -32,9 +31,15 @@ export const precisionField = z
 export function optimFields(d: OptimDefaults) {
   return {
     lr: z.number().positive().default(d.lr).describe('peak learning rate (AdamW)'),
-    schedule: z.enum(LR_SCHEDULES).default(d.schedule).describe('learning-rate schedule after the warmup: cosine or linear decay to --min-lr, or constant'),
+    schedule: z
+      .enum(LR_SCHEDULES)
+      .default(d.schedule)
+      .describe(
+        'learning-rate schedule after the warmup: cosine or linear decay to --min-lr, constant, or wsd (warmup-stable-decay: --lr held, then a linear decay to --min-lr over the last --decay-steps steps before --max-steps; a run resumed with a larger --max-steps keeps its rate until that decay starts)',
+      ),
     minLr: z.number().nonnegative().optional().describe('learning rate at the end of the decay (default: lr / 10)'),
-    warmupSteps: int().nonnegative().default(d.warmupSteps).describe('linear warmup, in optimizer steps'),
+    warmupSteps: int().nonnegative().default(d.warmupSteps).describe('linear warmup, in optimizer steps (again after an optimizer restart: pretrain --init of a checkpoint with a position)'),
+    decaySteps: int().nonnegative().optional().describe('wsd: steps of the final decay, the last ones before --max-steps (default: a fifth of the run)'),
     weightDecay: z.number().nonnegative().default(d.weightDecay).describe('decoupled weight decay on matrices (not on norms and biases)'),
     beta1: z.number().min(0).lt(1).default(d.beta1 ?? 0.9).describe('AdamW beta1'),
     beta2: z.number().min(0).lt(1).default(d.beta2).describe('AdamW beta2'),
@@ -48,6 +53,8 @@ export interface OptimSettings {
   schedule: LrScheduleKind;
   minLr?: number;
   warmupSteps: number;
+  /** wsd: length of the final decay (default a fifth of the run). */
+  decaySteps?: number;
   weightDecay: number;
   beta1: number;
   beta2: number;
@@ -61,20 +68,25 @@ export function minLrOf(o: Pick<OptimSettings, 'lr' | 'minLr'>): number {
   return o.minLr ?? o.lr / 10;
 }
 
-/** The Trainer of a stage's optimiser settings over `totalSteps` optimizer steps (warmup capped at them). */
-export function trainerConfig(o: OptimSettings, totalSteps: number): TrainerConfig {
+/**
+ * The Trainer of a stage's optimiser settings over `totalSteps` optimizer steps (warmup capped at them).
+ * `optimizerStart`: the run step the optimizer's moments start at (Trainer: 0, or where a fresh optimizer took over).
+ */
+export function trainerConfig(o: OptimSettings, totalSteps: number, optimizerStart = 0): TrainerConfig {
   return {
     optimizer: { lr: o.lr, weightDecay: o.weightDecay, beta1: o.beta1, beta2: o.beta2 },
-    schedule: { kind: o.schedule, minLr: Math.min(minLrOf(o), o.lr), warmupSteps: Math.min(o.warmupSteps, totalSteps), totalSteps },
+    schedule: { kind: o.schedule, minLr: Math.min(minLrOf(o), o.lr), warmupSteps: Math.min(o.warmupSteps, totalSteps), totalSteps, decaySteps: o.decaySteps },
     maxGradNorm: o.maxGradNorm,
     precision: o.precision ?? 'fp32',
+    optimizerStart,
   };
 }
 
 /** Cross-field checks of the optimiser fields, as a schema refinement. */
-export function checkOptim(o: { lr: number; minLr?: number; schedule: LrScheduleKind }, ctx: z.RefinementCtx): void {
+export function checkOptim(o: { lr: number; minLr?: number; schedule: LrScheduleKind; decaySteps?: number }, ctx: z.RefinementCtx): void {
   if (o.minLr !== undefined && o.minLr > o.lr) ctx.addIssue({ code: 'custom', path: ['minLr'], message: `must not exceed lr (${o.lr})` });
   if (o.minLr !== undefined && o.schedule === 'constant') ctx.addIssue({ code: 'custom', path: ['minLr'], message: 'has no effect with a constant schedule (set schedule to cosine or linear)' });
+  if (o.decaySteps !== undefined && o.schedule !== 'wsd') ctx.addIssue({ code: 'custom', path: ['decaySteps'], message: `only the wsd schedule has a decay of its own length (schedule is ${o.schedule})` });
 }
 
 /** Per-stage defaults of the run fields. */

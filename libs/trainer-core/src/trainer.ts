@@ -23,11 +23,17 @@ export interface MicroBatch {
 
 export interface TrainerConfig {
   optimizer: AdamWConfig;
-  schedule: Omit<LrScheduleConfig, 'maxLr'>;
+  schedule: Omit<LrScheduleConfig, 'maxLr' | 'restartStep'>;
   /** Clip the global gradient norm to this; 0 = no clipping. */
   maxGradNorm: number;
   /** GEMM operand precision of the forward and backward passes; default fp32. */
   precision?: GemmPrecision;
+  /**
+   * The run step the optimizer's moments start at: 0, or the step of a checkpoint a run continued from with a fresh
+   * optimizer (pretrain --init). The run's step is this plus the optimizer's own count (its bias correction counts from
+   * its first step), and the warmup is applied again from it (lrSchedule's restartStep).
+   */
+  optimizerStart?: number;
 }
 
 export interface StepResult {
@@ -69,19 +75,22 @@ export function gradientsOf(
 export class Trainer {
   readonly optimizer: AdamW;
   private readonly accumulator = new GradAccumulator();
-  private readonly lrAt: (step: number) => number;
+  /** The learning rate of run step `step` (0-based). */
+  readonly lrAt: (step: number) => number;
+  readonly optimizerStart: number;
 
   constructor(
     readonly params: Record<string, tf.Variable>,
     readonly config: TrainerConfig,
   ) {
     this.optimizer = new AdamW(config.optimizer);
-    this.lrAt = lrSchedule({ ...config.schedule, maxLr: config.optimizer.lr });
+    this.optimizerStart = config.optimizerStart ?? 0;
+    this.lrAt = lrSchedule({ ...config.schedule, maxLr: config.optimizer.lr, restartStep: this.optimizerStart });
   }
 
-  /** Optimizer steps taken so far (also the index of the next step's learning rate). */
+  /** The run's optimizer steps so far (also the index of the next step's learning rate). */
   get stepCount(): number {
-    return this.optimizer.stepCount;
+    return this.optimizerStart + this.optimizer.stepCount;
   }
 
   /** One optimizer step over the given micro-batches. */
@@ -107,7 +116,7 @@ export class Trainer {
     }
     const mean = this.accumulator.take();
     const { grads, norm } = this.config.maxGradNorm > 0 ? clipByGlobalNorm(mean, this.config.maxGradNorm) : { grads: mean, norm: globalNorm(mean) };
-    const lr = this.lrAt(this.optimizer.stepCount);
+    const lr = this.lrAt(this.stepCount);
     const skipped = !Number.isFinite(norm);
     if (!skipped) this.optimizer.step(this.params, grads, lr);
     tf.dispose(Object.values(grads));
