@@ -10,4 +10,4 @@ export { copyStdlibCorpus, corpusDirs, corpusFiles, isHeldOut, listFiles, readCo
 export { codeQuestion, problemOr, readProblems, problemParts, ProblemRecordSchema } from './problems';
 export { mbppReadme, MbppLeakGuard, mbppDatasets, normalizeCode, readMbpp } from './mbpp';
 export { CorpusSettings } from './settings';
-export { docTokens, openTokenCache, readTokenCacheDocs, TokenCacheWriter, tokenDtypeFor, tokenizerSha256, type TokenCache, type TokenCacheDoc, type TokenCacheMeta, type TokenDtype, type TokenSplit } from './token-cache';
+export { openTokenCache, readTokenCacheDocs, TokenCacheWriter, tokenizerSha256, type TokenSplit } from './token-cache';
