@@ -73,11 +73,13 @@ export class ToolGrpoTrainer {
     const pad = p.tokenizer.padId;
     const batch = episodeBatch(episodes, pad);
     const chunk = { temperature: c.temperature, chunkSize: c.microBatchSize, padId: pad };
-    // The ratio's denominator is the sampling policy's log-prob of each token as sampled (the policy before this
-    // iteration's updates, at the same temperature: a recomputed pass gives the same numbers, tested in
-    // policy-turns.test.ts), so only the reference needs a pass.
-    const old = episodes.map((e) => afterPrompt(e, e.samplerLogprobs, batch.responseWidth));
-    const ref = forwardResponsesToHost(p.reference, batch, chunk).logprobs;
+    // The ratio's denominator is recomputed, as every trainer of the project does: a pass of the policy before this
+    // iteration's updates over the sampled episodes, in the update's GEMM precision (the sampler decodes in fp32 and
+    // with a KV cache, so its log-probs differ from the training forward's by the precision's rounding), and so is the
+    // reference's. The sampler's own log-probs only measure that gap (rollout/logprob_gap).
+    const old = this.trainer.inStepPrecision(() => forwardResponsesToHost(p.policy, batch, chunk).logprobs);
+    const ref = this.trainer.inStepPrecision(() => forwardResponsesToHost(p.reference, batch, chunk).logprobs);
+    const gap = logprobGap(episodes, old, batch.responseWidth);
     const t3 = performance.now();
     const u = await clippedUpdate({
       trainer: this.trainer,
@@ -110,7 +112,8 @@ export class ToolGrpoTrainer {
       [METRICS.updates]: u.steps,
       'time/episodes_s': (t1 - t0) / 1000, // sampling the turns + running the tool calls
       [METRICS.timeScore]: (t2 - t1) / 1000,
-      'time/logprobs_s': (t3 - t2) / 1000, // the reference's no-gradient pass
+      'rollout/logprob_gap': gap, // mean |sampler log-prob - recomputed| over the trained tokens
+      'time/logprobs_s': (t3 - t2) / 1000, // the policy's and the reference's no-gradient passes
       [METRICS.timeUpdate]: (performance.now() - t3) / 1000,
     };
   }
@@ -140,4 +143,20 @@ export class ToolGrpoTrainer {
   dispose(): void {
     this.trainer.dispose();
   }
+}
+
+/** Mean |sampler log-prob - recomputed log-prob| over the tokens the policy is trained on (its trainMask), 0 without any. */
+function logprobGap(episodes: readonly Episode[], recomputed: readonly number[][], width: number): number {
+  let sum = 0;
+  let n = 0;
+  episodes.forEach((e, i) => {
+    const sampled = afterPrompt(e, e.samplerLogprobs, width);
+    const mask = afterPrompt(e, e.trainMask, width);
+    for (let t = 0; t < width; t++) {
+      if (mask[t] === 0) continue;
+      sum += Math.abs(sampled[t] - recomputed[i][t]);
+      n++;
+    }
+  });
+  return n > 0 ? sum / n : 0;
 }

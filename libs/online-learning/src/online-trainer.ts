@@ -107,11 +107,15 @@ export class OnlineTrainer {
     return forwardResponses(model, layoutSequences([s.promptIds], [s.completionIds], 0), { temperature: 1 }).logprobs;
   }
 
-  /** log p(completion tokens | prompt) at temperature 1 of each sample under `model`, on the host, one sample at a time. */
-  async logProbsOf(model: Qwen2Model, samples: TrainingSample[]): Promise<Float32Array[]> {
+  /**
+   * log p(completion tokens | prompt) at temperature 1 of each sample under `model`, on the host, one sample at a
+   * time, each forward in `trainer`'s step precision (the ratio and KL compare these with the step's own; the
+   * precision is set only around each synchronous forward, so decoding between the pauses keeps its own).
+   */
+  async logProbsOf(model: Qwen2Model, samples: TrainingSample[], trainer: Trainer): Promise<Float32Array[]> {
     const out: Float32Array[] = [];
     for (const s of samples) {
-      const lp = OnlineTrainer.completionLogProbs(model, s);
+      const lp = trainer.inStepPrecision(() => OnlineTrainer.completionLogProbs(model, s));
       out.push((await lp.data()) as Float32Array);
       lp.dispose();
       await this.pause();
@@ -151,8 +155,8 @@ export class OnlineTrainer {
   async optimise(samples: TrainingSample[], o: { trainer: Trainer; klCoef: number; old?: Float32Array[]; ref?: Float32Array[] }): Promise<StepOutcome> {
     const { model, reference, config: c } = this.opts;
     const optimizerBefore = o.trainer.optimizer.getState();
-    const old = o.old ?? (await this.logProbsOf(model, samples));
-    const ref = o.klCoef > 0 ? (o.ref ?? (await this.logProbsOf(reference, samples))) : null;
+    const old = o.old ?? (await this.logProbsOf(model, samples, o.trainer));
+    const ref = o.klCoef > 0 ? (o.ref ?? (await this.logProbsOf(reference, samples, o.trainer))) : null;
     const tokens = samples.reduce((n, s) => n + s.completionIds.length, 0);
     let klRef: number | null = null;
     if (ref) {
@@ -174,7 +178,7 @@ export class OnlineTrainer {
 
     let kl = NaN;
     if (!discarded) {
-      const now = await this.logProbsOf(model, samples);
+      const now = await this.logProbsOf(model, samples, o.trainer);
       let sum = 0;
       now.forEach((row, i) => row.forEach((lp, t) => (sum += 0.5 * (lp - old[i][t]) ** 2)));
       kl = sum / tokens;

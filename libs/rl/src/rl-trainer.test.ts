@@ -168,17 +168,23 @@ describe('RlTrainer', () => {
     disposeAll(models, rl);
   });
 
-  it('recomputes the rollout log-probs exactly as training does: the first update starts at ratio 1', async () => {
+  it.each(['fp32', 'bf16'] as const)('recomputes the rollout log-probs exactly as training does (%s): the first update starts at ratio 1', async (precision) => {
     const models = tinyModels(true);
     // One epoch, one minibatch: the only update sees the rollout policy itself, split into micro-batches of 3
     // rows (laid out narrower than the rollout batch).
-    const rl = new RlTrainer(models, scorer, config({ ppoEpochs: 1, miniBatches: 1, microBatchSize: 3 }), { padId: TINY_PAD, stopTokenIds: [TINY_EOS] });
+    const rl = new RlTrainer(models, scorer, config({ ppoEpochs: 1, miniBatches: 1, microBatchSize: 3, precision }), { padId: TINY_PAD, stopTokenIds: [TINY_EOS] });
     const m = await rl.step(prompts);
     expect(m['ppo/policy/approxkl']).toBeLessThan(1e-10);
     expect(m['ppo/policy/clipfrac']).toBe(0);
     expect(m['ppo/val/clipfrac']).toBe(0);
-    // KV-cached sampling and the full forward pass agree on the log-probs.
-    expect(m['tokens/logprob_mismatch']).toBeLessThan(1e-4);
+    if (precision === 'fp32') {
+      // KV-cached sampling (fp32) and the full forward pass agree on the log-probs.
+      expect(m['tokens/logprob_mismatch']).toBeLessThan(1e-4);
+    } else {
+      // the recompute runs in the update's bf16, the sampler in fp32: the gap is bf16's rounding, and it is measured
+      expect(m['tokens/logprob_mismatch']).toBeGreaterThan(1e-4);
+      expect(m['tokens/logprob_mismatch']).toBeLessThan(0.05);
+    }
     disposeAll(models, rl);
   });
 

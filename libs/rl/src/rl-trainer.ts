@@ -148,10 +148,11 @@ export class RlTrainer {
     const batch = layoutSequences(promptIds, gen.responseIds, this.tokens.padId);
     const mask = batch.responseMask;
 
-    // 2. Log-probs (the "old" policy of the ratio), entropy, values, reference log-probs.
+    // 2. Log-probs (the "old" policy of the ratio), entropy, values, reference log-probs: in the update's GEMM
+    // precision, so the first update's ratio is exactly 1 and the KL compares like with like.
     const chunk = { chunkSize: cfg.microBatchSize, padId: this.tokens.padId, temperature: cfg.temperature };
-    const pol = forwardResponsesToHost(policy, batch, { ...chunk, valueHead, entropy: true });
-    const ref = forwardResponsesToHost(reference, batch, chunk);
+    const pol = this.trainer.inStepPrecision(() => forwardResponsesToHost(policy, batch, { ...chunk, valueHead, entropy: true }));
+    const ref = this.trainer.inStepPrecision(() => forwardResponsesToHost(reference, batch, chunk));
 
     const t1 = Date.now();
     // 3. Scores.

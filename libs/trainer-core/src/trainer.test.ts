@@ -129,3 +129,19 @@ test('precision bf16: the losses and gradients computed with bf16 GEMM operands,
   const worst = Math.max(...fp32.q.map((v, i) => Math.abs(v - bf16.q[i])));
   expect(worst).toBeLessThan(2e-2);
 });
+
+test('inStepPrecision: the step precision inside, the one before back after, also when the function throws', () => {
+  const model = Qwen2Model.init(cfg, { seed: 3 });
+  const trainer = new Trainer(model.params, { optimizer: { lr: 1e-2 }, schedule: { totalSteps: 2 }, maxGradNorm: 1, precision: 'bf16' });
+  expect(gemmPrecision()).toBe('fp32');
+  expect(trainer.inStepPrecision(() => gemmPrecision())).toBe('bf16');
+  expect(gemmPrecision()).toBe('fp32');
+  expect(() =>
+    trainer.inStepPrecision(() => {
+      throw new Error('boom');
+    }),
+  ).toThrow('boom');
+  expect(gemmPrecision()).toBe('fp32');
+  trainer.dispose();
+  model.dispose();
+});

@@ -93,15 +93,28 @@ export class Trainer {
     return this.optimizerStart + this.optimizer.stepCount;
   }
 
+  /**
+   * Runs `fn` with the step's GEMM precision, then puts the one before back: the forward passes whose numbers a step
+   * is compared with (RL's old and reference log-probs, whose ratio with the step's own must start at exactly 1) run
+   * as the step runs.
+   */
+  inStepPrecision<T>(fn: () => T): T {
+    const before = gemmPrecision();
+    setGemmPrecision(this.config.precision ?? 'fp32');
+    try {
+      return fn();
+    } finally {
+      setGemmPrecision(before);
+    }
+  }
+
   /** One optimizer step over the given micro-batches. */
   step(microBatches: MicroBatch[]): StepResult {
     if (microBatches.length === 0) throw new Error('Trainer.step: no micro-batches');
     let lossSum = 0;
     let weightSum = 0;
     const auxSum: Record<string, number> = {};
-    const before = gemmPrecision();
-    setGemmPrecision(this.config.precision ?? 'fp32');
-    try {
+    this.inStepPrecision(() => {
       for (const mb of microBatches) {
         const weight = mb.weight ?? 1;
         const { loss, aux, grads } = gradientsOf(this.params, mb.loss);
@@ -111,9 +124,7 @@ export class Trainer {
         weightSum += weight;
         for (const [k, v] of Object.entries(aux)) auxSum[k] = (auxSum[k] ?? 0) + v * weight;
       }
-    } finally {
-      setGemmPrecision(before);
-    }
+    });
     const mean = this.accumulator.take();
     const { grads, norm } = this.config.maxGradNorm > 0 ? clipByGlobalNorm(mean, this.config.maxGradNorm) : { grads: mean, norm: globalNorm(mean) };
     const lr = this.lrAt(this.stepCount);
