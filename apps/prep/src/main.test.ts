@@ -1,11 +1,12 @@
 // The prep CLI end to end on a small MBPP-shaped file (real tsx, real python3 for `rm`).
+import { createHash } from 'crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { BASE_MODEL, printedConfig, runApp } from '@rlhf-code/cli/testing';
 import { saveTinyAppModel } from '@rlhf-code/model/testing';
-import { isHeldOut, readCorpus, readPpoData, readRmData, readSftData } from '@rlhf-code/data';
-import { fimExamplesFromText, maxLineRepeat, PrepRmSettings, PrepSyntaxSettings } from '@rlhf-code/datagen';
+import { isHeldOut, openTokenCache, readCorpus, readPpoData, readRmData, readSftData } from '@rlhf-code/data';
+import { fimExamplesFromText, maxLineRepeat, PrepCorpusSettings, PrepRmSettings, PrepSyntaxSettings } from '@rlhf-code/datagen';
 import { cursorInCode, functionCases, functionSource, withFileContext } from '@rlhf-code/eval';
 import { checkSyntax } from '@rlhf-code/sandbox';
 
@@ -281,5 +282,94 @@ describe('prep syntax', () => {
     expect(printedConfig('prep', ['rm', '--limit', '3'])).toEqual(PrepRmSettings.parse({ limit: 3 }));
     const r = runApp('prep', ['syntax', '--fim-cases', '3', '--print-config']);
     expect(r.stderr).toBe('prep: error: --fim-cases: only with source fim, not source functions\n');
+  });
+});
+
+describe('prep corpus', () => {
+  /** A file name `<stem><i>.py` whose path `<folder><name>` is (or is not) held out by the path hash. */
+  const named = (folder: string, stem: string, heldOut: boolean) => {
+    for (let i = 0; ; i++) if (isHeldOut(`${folder}${stem}${i}.py`) === heldOut) return `${stem}${i}.py`;
+  };
+  const code = (name: string, n = 8) =>
+    Array.from({ length: n }, (_, i) => `def ${name}_${i}(items_${i}):\n    total_${i} = sum(x * ${i} for x in items_${i})\n    return total_${i} - len('${name}')\n`).join('\n');
+  const put = (file: string, text: string | Buffer) => {
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, text);
+  };
+  const sha = (s: string) => createHash('sha256').update(s).digest('hex');
+
+  it('writes the token cache from planted packages: held-out material and copies removed, splits by path hash', () => {
+    const root = path.join(dir, 'corpus');
+    const debs = path.join(root, 'debs');
+    const extracted = path.join(root, 'extracted');
+    // The .deb files are stand-ins with the pinned sha256, already unpacked (the stamp names them): no apt, no dpkg-deb.
+    const entry = (name: string, version: string) => ({ package: name, version, sha256: sha(`${name} deb`), licence: 'MIT' });
+    const manifest = { suite: 'bookworm', architecture: 'amd64', packages: [entry('python3-demo', '1.0-1'), entry('python3-other', '2:3.1-2')], reserved: [entry('python3-requests', '2.28.1+dfsg-1')] };
+    for (const p of [...manifest.packages, ...manifest.reserved]) {
+      put(path.join(debs, `${p.package}_${p.version.replace(':', '%3a')}_all.deb`), `${p.package} deb`);
+      put(path.join(extracted, `${p.package}.sha256`), p.sha256 + '\n');
+    }
+    put(path.join(root, 'manifest.json'), JSON.stringify(manifest));
+    const site = 'usr/lib/python3/dist-packages';
+    const requestsModels = code('requests_model', 12);
+    put(path.join(extracted, `python3-requests/${site}/requests/models.py`), requestsModels);
+    const demo = path.join(extracted, `python3-demo/${site}/demo`);
+    const trainName = named(`python3-demo/${site}/demo/`, 'train', false);
+    const heldName = named(`python3-demo/${site}/demo/`, 'held', true);
+    put(path.join(demo, trainName), code('alpha'));
+    put(path.join(demo, heldName), code('beta'));
+    put(path.join(demo, 'train_copy.py'), code('alpha')); // after the first copy in path order
+    put(path.join(demo, 'leak.py'), requestsModels.replace('total_3 =', 'subtotal_3 ='));
+    put(path.join(demo, '_vendor/six.py'), code('six'));
+    put(path.join(demo, 'latin1.py'), Buffer.from('# caf\xe9\nx = 1\n', 'latin1'));
+    put(path.join(demo, 'mbpp_copy.py'), 'def remove_Occ(s, ch):\n    return s.replace(ch, "", 1)\n');
+    put(path.join(extracted, 'python3-other/usr/share/doc/python3-other/README'), 'not python');
+    put(path.join(extracted, `python3-other/${site}/other/gamma.py`), code('gamma'));
+    const stdlib = path.join(root, 'python-stdlib');
+    const stdTrain = named('', 'mod', false);
+    put(path.join(stdlib, named('', 'held', true)), code('stdlib_heldout'));
+    put(path.join(stdlib, stdTrain), code('stdlib_train'));
+    put(path.join(demo, 'stdlib_leak.py'), code('stdlib_heldout'));
+    const mbppFile = path.join(root, 'mbpp.jsonl');
+    put(mbppFile, [task(11, 'Remove the first occurrence of a character.', 'def remove_Occ(s, ch):\n    return s.replace(ch, "", 1)\n', ['assert remove_Occ("aa", "a") == "a"'])].map((t) => JSON.stringify(t)).join('\n') + '\n');
+    const suiteFile = path.join(root, 'suite-test.jsonl');
+    put(suiteFile, JSON.stringify(task(400001, 'Add two numbers.', 'def shiny_garden(num, m):\n    return num + m\n', ['assert shiny_garden(1, 2) == 3'])) + '\n');
+
+    const out = path.join(root, 'cache');
+    const r = prep('corpus', '--manifest', path.join(root, 'manifest.json'), '--debs', debs, '--extracted', extracted, '--out', out,
+      '--stdlib', stdlib, '--mbpp', mbppFile, '--held-out-problems', suiteFile);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('prep corpus: [3/3] python3-requests 2.28.1+dfsg-1: .deb present');
+    expect(r.stdout).toMatch(/\| near-duplicate of held-out +\| +3 \|/);
+
+    const cache = openTokenCache(out);
+    const docs = (split: string) => readFileSync(path.join(out, `${split}.docs.jsonl`), 'utf8').trim().split('\n').map((l) => JSON.parse(l).path);
+    expect(docs('train')).toEqual([`cpython-stdlib/python-stdlib/${stdTrain}`, `python3-demo/${site}/demo/${trainName}`, `python3-other/${site}/other/gamma.py`]);
+    expect(docs('heldout')).toEqual([`python3-demo/${site}/demo/${heldName}`]);
+    expect(cache.meta.tokenizer.vocab_size).toBe(16384);
+    expect(cache.split('train').tokens.length).toBe(cache.meta.splits.train.tokens);
+    const source = cache.meta.source as { manifest: { sha256: string }; filters: Record<string, { files: number }> };
+    expect(source.manifest.sha256).toBe(createHash('sha256').update(readFileSync(path.join(root, 'manifest.json'))).digest('hex'));
+    const removed = readFileSync(path.join(out, 'removed.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(Object.fromEntries(removed.map((x) => [x.doc.split('/').pop(), x.filter]))).toEqual({
+      README: 'not .py',
+      'train_copy.py': 'exact duplicate',
+      'leak.py': 'near-duplicate of held-out',
+      'mbpp_copy.py': 'near-duplicate of held-out',
+      'stdlib_leak.py': 'near-duplicate of held-out',
+      'six.py': 'vendored path',
+      'latin1.py': 'not UTF-8',
+    });
+    expect(removed.find((x) => x.doc.endsWith('leak.py') && !x.doc.endsWith('stdlib_leak.py')).detail).toMatch(/^python3-requests\/usr\/lib\/python3\/dist-packages\/requests\/models\.py \(\d+ shared lines/);
+
+    // The same manifest gives the same cache.
+    const again = path.join(root, 'cache2');
+    expect(prep('corpus', '--manifest', path.join(root, 'manifest.json'), '--debs', debs, '--extracted', extracted, '--out', again,
+      '--stdlib', stdlib, '--mbpp', mbppFile, '--held-out-problems', suiteFile).code).toBe(0);
+    for (const f of ['train.tokens.bin', 'train.offsets.bin', 'heldout.docs.jsonl', 'removed.jsonl']) expect(readFileSync(path.join(again, f))).toEqual(readFileSync(path.join(out, f)));
+  });
+
+  it('--print-config: the defaults', () => {
+    expect(printedConfig('prep', ['corpus'])).toEqual(PrepCorpusSettings.parse({}));
   });
 });

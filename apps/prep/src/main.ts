@@ -7,9 +7,24 @@
 //   suite   the task suite (data/suite): small problems in MBPP's schema at the shipped model's scale, split sft / rl / dev / test
 //   tools   tool-use tasks (data/tools): generated questions whose answer needs running code, split by kind, and MBPP
 //           problems as tool tasks with tests
+//   corpus  the pretraining corpus (data/corpus/cache): the pinned Debian packages of data/corpus/manifest.json and the
+//           vendored standard library, filtered and deduplicated against held-out material, as a token cache
 import { Command } from 'commander';
 import { runCli, settingsCommand } from '@rlhf-code/cli';
-import { PrepDataSettings, PrepRmSettings, PrepSuiteSettings, PrepSyntaxSettings, PrepToolsSettings, runPrepData, runPrepRm, runPrepSuite, runPrepSyntax, runPrepTools } from '@rlhf-code/datagen';
+import {
+  PrepCorpusSettings,
+  PrepDataSettings,
+  PrepRmSettings,
+  PrepSuiteSettings,
+  PrepSyntaxSettings,
+  PrepToolsSettings,
+  runPrepCorpus,
+  runPrepData,
+  runPrepRm,
+  runPrepSuite,
+  runPrepSyntax,
+  runPrepTools,
+} from '@rlhf-code/datagen';
 import { shutdownBackend } from '@rlhf-code/backend';
 
 const program = new Command('prep').description(
@@ -61,6 +76,19 @@ settingsCommand(
     ),
   PrepToolsSettings,
   runPrepTools,
+);
+
+settingsCommand(
+  program
+    .command('corpus')
+    .description(
+      'write the pretraining token cache (data/corpus/cache, splits train and heldout by path hash): the Debian packages of --manifest ' +
+        '(apt-get download, sha256-checked, dpkg-deb -x) and the training files of --stdlib, without files over --max-file-kb, non-UTF-8, ' +
+        'generated or minified files, vendored paths, exact and near duplicates, near-duplicates of held-out material (the reserved packages, ' +
+        'stdlib held-out files, MBPP test, --held-out-problems) and bytes over a package\'s max_mb; prints the corpus table',
+    ),
+  PrepCorpusSettings,
+  runPrepCorpus,
 );
 
 void runCli(program, shutdownBackend);

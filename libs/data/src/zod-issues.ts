@@ -50,7 +50,7 @@ function unionExpected(issue: z.core.$ZodIssue): string[] | null {
   return names;
 }
 
-export function issueToProblem(issue: z.core.$ZodIssue, raw: unknown, file: string, line: number): DataProblem {
+export function issueToProblem(issue: z.core.$ZodIssue, raw: unknown, file: string, line?: number): DataProblem {
   const field = issue.path.length === 0 ? undefined : formatFieldPath(issue.path);
   const at = lookup(raw, issue.path);
   const expected =
@@ -61,5 +61,5 @@ export function issueToProblem(issue: z.core.$ZodIssue, raw: unknown, file: stri
   if (expected === null) message = issue.message;
   else if (!at.found) message = `missing (expected ${expected.join(' or ')})`;
   else message = `expected ${expected.join(' or ')}, received ${jsonTypeName(at.value)}`;
-  return { file, line, field, message };
+  return { file, ...(line === undefined ? {} : { line }), field, message };
 }

@@ -128,3 +128,38 @@ export const PrepToolsSettings = z.strictObject({
   python: pythonField,
 });
 export type PrepToolsSettings = z.output<typeof PrepToolsSettings>;
+
+/** `prep corpus`: the pretraining corpus from the pinned Debian packages and the vendored standard library, as a token cache. */
+export const PrepCorpusSettings = z.strictObject({
+  manifest: z.string().min(1).default('data/corpus/manifest.json').describe('the pinned Debian packages: {suite, architecture, packages: [{package, version, sha256, licence, max_mb?, strip_strings?}], reserved: [...]}'),
+  debs: z.string().min(1).default('data/corpus/debs').describe('folder of the downloaded .deb files (one with the pinned sha256 is not downloaded again)'),
+  extracted: z.string().min(1).default('data/corpus/extracted').describe('folder the packages are unpacked into (dpkg-deb -x), one sub-folder per package'),
+  out: z.string().min(1).default('data/corpus/cache').describe('token cache folder written (splits train and heldout; meta.json last, with the corpus table in `source`; removed.jsonl: each removed file and why)'),
+  tokenizer: z.string().min(1).default('models/tokenizer-code16k').describe('tokenizer folder the cache is made with'),
+  stdlib: z
+    .string()
+    .min(1)
+    .default('data/vendor/cpython/python-stdlib,data/vendor/cpython/python-stdlib-extra')
+    .describe('standard-library corpus folders, comma separated: their training files join the cache as package cpython-stdlib, their held-out files (path hash) are held-out material'),
+  mbpp: mbppField.describe('MBPP JSONL file: the reference code of its test split (11-510) is held-out material'),
+  heldOutProblems: z
+    .array(z.string().min(1))
+    .default(['data/suite/dev.jsonl', 'data/suite/test.jsonl'])
+    .describe("problem files (MBPP's schema) whose reference code (else text) is held-out material"),
+  maxFileKb: int().positive().default(200).describe('files bigger than this (KB as shipped) are left out'),
+  nearDuplicateJaccard: z.number().gt(0).max(1).default(0.8).describe('a file whose set of code lines has at least this Jaccard similarity with an earlier kept file is left out'),
+  heldOutJaccard: z
+    .number()
+    .gt(0)
+    .max(1)
+    .default(0.5)
+    .describe('a file whose set of code lines has at least this Jaccard similarity with a held-out document (reserved packages, stdlib held-out files, MBPP test, --held-out-problems) is left out'),
+  heldOutOverlap: z
+    .number()
+    .gt(0)
+    .max(1)
+    .default(0.5)
+    .describe('... and so is one sharing at least 10 code lines with a held-out document that are this share of the smaller of the two (a partial copy)'),
+  repin: z.boolean().default(false).describe('instead of building: rewrite --manifest with the versions and sha256 apt offers now (after a Debian point release), and list what changed'),
+});
+export type PrepCorpusSettings = z.output<typeof PrepCorpusSettings>;

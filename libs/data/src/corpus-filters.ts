@@ -1,0 +1,334 @@
+// The pretraining corpus's filters (prep:corpus): which files of the Debian packages (and of the vendored standard
+// library) become training documents. Every file passes the filters in the order of CORPUS_FILTERS and is either kept
+// or removed by the first that rejects it; each filter's files and bytes are counted, and every removal is logged with
+// its reason, so the corpus table says what each rule cost.
+//   not .py                      only Python sources (.pyi stubs, data, docs and binaries are counted here)
+//   over the size limit          bigger files are mostly data tables or generated
+//   not UTF-8                    the tokenizer reads text
+//   generated or minified        a generator's header, or the shape of minified code and data (generatedReason)
+//   vendored path                a path with `_vendor` or `vendored`: someone else's tree, often a reserved package
+//   near-duplicate of held-out   like a held-out document (reserved packages, the stdlib test split, MBPP test, the
+//                                suite's dev and test splits): Jaccard >= heldOutJaccard, or a partial copy (heldOutMatch);
+//                                before the duplicate checks, so that every copy of held-out material is logged as one
+//                                (not as a copy of a copy)
+//   exact duplicate              the same normalised lines as an earlier file (exactKey)
+//   near-duplicate               Jaccard >= nearDuplicateJaccard with an earlier kept file (line sets, minhash.ts)
+//   over the package cap         a package's kept bytes beyond its cap (max_mb in the manifest), files taken in
+//                                path-hash order so the cap samples the package instead of keeping its first folders
+// Files are added in a fixed (sorted) order and the first of two duplicates is kept, so one input gives one output.
+import { isUtf8 } from 'buffer';
+import { createHash } from 'crypto';
+import { jaccard, lineSet, LshIndex, minHash, normaliseLine, sharedCount } from './minhash';
+
+export const CORPUS_FILTERS = [
+  'not .py',
+  'over the size limit',
+  'not UTF-8',
+  'generated or minified',
+  'vendored path',
+  'near-duplicate of held-out',
+  'exact duplicate',
+  'near-duplicate',
+  'over the package cap',
+] as const;
+export type CorpusFilterName = (typeof CORPUS_FILTERS)[number];
+
+export interface CorpusFilterOptions {
+  /** Files bigger than this many bytes (as shipped) are removed. */
+  maxFileBytes: number;
+  /** Jaccard similarity of line sets at or above which a file is a near-duplicate of an earlier kept one. */
+  nearDuplicateJaccard: number;
+  /** Jaccard similarity of line sets at or above which a file is a near-duplicate of a held-out document. */
+  heldOutJaccard: number;
+  /** Overlap (shared lines over the smaller set) at or above which a file is a partial copy of a held-out document (with MIN_SHARED_LINES). */
+  heldOutOverlap: number;
+}
+
+/** One file offered to the filters: where it is in its package, its size as shipped, and how to read its bytes. */
+export interface CorpusSource {
+  package: string;
+  /** Path inside the package ("usr/lib/python3/dist-packages/numpy/core/numeric.py"). */
+  path: string;
+  bytes: number;
+  read: () => Buffer;
+  /** Names of module-level string constants whose value is dropped (stripStrings). */
+  stripStrings?: readonly string[];
+}
+
+/** A kept file: its document path `<package>/<path>` and its text as it is tokenized (read again on demand). */
+export interface KeptFile {
+  package: string;
+  /** `<package>/<path>`: the document's path in the token cache, and the key of the held-out rule. */
+  doc: string;
+  /** UTF-8 bytes of the text after stripStrings. */
+  bytes: number;
+  text: () => string;
+}
+
+export interface Removal {
+  doc: string;
+  filter: CorpusFilterName;
+  /** Which rule, or which document it duplicates. */
+  detail?: string;
+}
+
+export interface Tally {
+  files: number;
+  bytes: number;
+}
+
+export interface CorpusFilterResult {
+  kept: KeptFile[];
+  removed: Removal[];
+  /** Per package: what went in, what each filter removed, what was kept (bytes as shipped for input and the first filters). */
+  packages: Record<string, { input: Tally; kept: Tally; removed: Partial<Record<CorpusFilterName, Tally>>; stripped: Tally }>;
+  /** Per filter, over all packages. */
+  filters: Record<CorpusFilterName, Tally>;
+  heldOutDocs: number;
+}
+
+/**
+ * A document path counts as vendored when it contains `_vendor` or `vendored` anywhere (pip/_vendor, six's vendored
+ * copies, ...): issue 50's rule, literal, so it also takes the odd module named for vendors (ansible's
+ * fortios_firewall_vendor_mac.py). Copies under other names (sklearn's externals/_packaging) are the held-out check's.
+ */
+export const isVendoredPath = (doc: string): boolean => doc.includes('_vendor') || doc.includes('vendored');
+
+/**
+ * A generator's signature in a file's first HEADER_LINES lines: a banner anywhere ("DO NOT EDIT", "This file is
+ * generated by ...": protobuf, ANTLR, numpy's __config__, sympy's RUBI rules), or a comment that opens with "generated
+ * by" (Django migrations, setuptools_scm). Prose ("the ideal generated by f_1 ... f_r", "tests the code generated by")
+ * is not one.
+ */
+const GENERATED_BANNER = /\b(do not edit|never edit|auto-?generated (file|code)|this (file|code|module) (is|was|has been) (auto-?|automatically )?generated)\b/i;
+const GENERATED_COMMENT = /^\s*#\s*(file )?generated (by|from)\b/i;
+const HEADER_LINES = 10;
+
+/**
+ * Why a file looks generated, minified or like data rather than code, or null. The shape rules are those used to clean
+ * The Stack (Kocetkov et al. 2022) and Codex's data: mean line length over 100 characters, any line over 1000, or
+ * under a quarter of the characters letters or digits (number tables, base64 blobs, escaped binary).
+ */
+export function generatedReason(text: string): string | null {
+  const lines = text.split('\n');
+  const header = lines.slice(0, HEADER_LINES).find((l) => GENERATED_BANNER.test(l) || GENERATED_COMMENT.test(l));
+  if (header !== undefined) return `generated header: ${header.trim().slice(0, 80)}`;
+  let longest = 0;
+  for (const l of lines) longest = Math.max(longest, l.length);
+  if (longest > 1000) return `a line of ${longest} characters`;
+  const mean = text.length / lines.length;
+  if (mean > 100) return `mean line length ${mean.toFixed(0)}`;
+  let alnum = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if ((c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c > 127) alnum++;
+  }
+  if (text.length > 0 && alnum / text.length < 0.25) return `${((100 * alnum) / text.length).toFixed(0)}% letters and digits`;
+  return null;
+}
+
+/**
+ * The text with the value of each module-level string constant named in `names` emptied (`NAME = '''...'''` becomes
+ * `NAME = ''`): ansible's modules carry their documentation as YAML in DOCUMENTATION, EXAMPLES and RETURN, a third of
+ * their bytes and no Python.
+ */
+export function stripStrings(text: string, names: readonly string[]): string {
+  if (names.length === 0) return text;
+  const escaped = names.map((n) => n.replace(/[^A-Za-z0-9_]/g, ''));
+  const re = new RegExp(`^(${escaped.join('|')})(\\s*=\\s*)[rRuU]?('''|""")[\\s\\S]*?\\3`, 'gm');
+  return text.replace(re, "$1$2''");
+}
+
+/** The key of exact duplicates: sha256 of the non-blank normalised lines (so copies that differ in spacing or line endings match). */
+export function exactKey(text: string): string {
+  const h = createHash('sha256');
+  for (const line of text.split('\n')) {
+    const t = normaliseLine(line);
+    if (t !== '') h.update(t + '\n');
+  }
+  return h.digest('hex');
+}
+
+/** The LSH for the within-corpus threshold (~0.8): 25 bands of 5 rows find a 0.8 pair with probability 0.9999, a 0.5 pair 0.55. */
+const NEAR_DUPLICATE_BANDS = [25, 5] as const;
+/** For the held-out check's Jaccard (~0.5): 64 bands of 2 rows find a 0.3 pair with probability 0.998, a 0.5 pair but once in 10^8. */
+const HELD_OUT_BANDS = [64, 2] as const;
+/**
+ * A partial copy shares at least this many code lines with the held-out document (and heldOutOverlap of the smaller
+ * set): two small files that share a line or two (`main()`, `pass`, an import) are not copies.
+ */
+const MIN_SHARED_LINES = 10;
+/**
+ * Lines of more held-out documents than this (`return None`, `if __name__ == "__main__":`) are left out of the index
+ * that finds partial copies: they do not point at any one document, and would make every file a candidate of hundreds.
+ */
+const COMMON_LINE_DOCS = 20;
+
+interface Candidate {
+  src: CorpusSource;
+  doc: string;
+  bytes: number;
+  lines: Uint32Array;
+  sig: Uint32Array | null;
+}
+
+const mb = (n: number) => (n / 1e6).toFixed(2);
+
+/**
+ * The filters as one pass: `addHeldOut` the documents that must not leak, then `add` every file in a fixed order, then
+ * `finish` with the per-package caps. Texts are not held: a kept file is read again when asked.
+ */
+export class CorpusFilter {
+  private readonly heldOut: { name: string; lines: Uint32Array }[] = [];
+  private readonly heldOutLsh = new LshIndex(...HELD_OUT_BANDS);
+  /** Line hash -> the held-out documents that have it (ids in order): finds partial copies, whose Jaccard may be too low for the LSH. */
+  private readonly heldOutIndex = new Map<number, number[]>();
+  private readonly candidates: Candidate[] = [];
+  private readonly exact = new Map<string, string>();
+  private readonly removed: Removal[] = [];
+  private readonly packages: CorpusFilterResult['packages'] = {};
+  private adding = false;
+  private finished = false;
+
+  constructor(readonly opts: CorpusFilterOptions) {}
+
+  /** A document the corpus must not contain, nor anything near it. Documents without a code line are ignored. */
+  addHeldOut(name: string, text: string): void {
+    if (this.adding || this.finished) throw new Error('CorpusFilter: addHeldOut after add');
+    const lines = lineSet(text);
+    if (lines.length === 0) return;
+    const id = this.heldOut.length;
+    this.heldOutLsh.add(id, minHash(lines));
+    for (const x of lines) {
+      const docs = this.heldOutIndex.get(x);
+      if (docs) docs.push(id);
+      else this.heldOutIndex.set(x, [id]);
+    }
+    this.heldOut.push({ name, lines });
+  }
+
+  private pkg(name: string) {
+    return (this.packages[name] ??= { input: { files: 0, bytes: 0 }, kept: { files: 0, bytes: 0 }, removed: {}, stripped: { files: 0, bytes: 0 } });
+  }
+
+  private remove(pkg: string, doc: string, bytes: number, filter: CorpusFilterName, detail?: string): void {
+    const t = (this.pkg(pkg).removed[filter] ??= { files: 0, bytes: 0 });
+    t.files++;
+    t.bytes += bytes;
+    this.removed.push({ doc, filter, ...(detail === undefined ? {} : { detail }) });
+  }
+
+  /** One file through the per-file filters, the held-out check and the exact-duplicate check; near-duplicates are decided in `finish`. */
+  add(src: CorpusSource): void {
+    if (this.finished) throw new Error('CorpusFilter: add after finish');
+    this.adding = true;
+    const p = this.pkg(src.package);
+    p.input.files++;
+    p.input.bytes += src.bytes;
+    const doc = `${src.package}/${src.path}`;
+    if (!src.path.endsWith('.py')) return this.remove(src.package, doc, src.bytes, 'not .py');
+    if (src.bytes > this.opts.maxFileBytes) return this.remove(src.package, doc, src.bytes, 'over the size limit', `${src.bytes} bytes`);
+    const raw = src.read();
+    if (!isUtf8(raw)) return this.remove(src.package, doc, src.bytes, 'not UTF-8');
+    const text = stripStrings(raw.toString('utf8'), src.stripStrings ?? []);
+    const bytes = Buffer.byteLength(text);
+    if (bytes < raw.length) {
+      p.stripped.files++;
+      p.stripped.bytes += raw.length - bytes;
+    }
+    const generated = generatedReason(text);
+    if (generated !== null) return this.remove(src.package, doc, bytes, 'generated or minified', generated);
+    if (isVendoredPath(doc)) return this.remove(src.package, doc, bytes, 'vendored path');
+    const lines = lineSet(text);
+    const sig = lines.length === 0 ? null : minHash(lines);
+    const match = sig === null ? null : this.heldOutMatch(lines, sig);
+    if (match !== null) return this.remove(src.package, doc, bytes, 'near-duplicate of held-out', match);
+    const key = exactKey(text);
+    const first = this.exact.get(key);
+    if (first !== undefined) return this.remove(src.package, doc, bytes, 'exact duplicate', first);
+    this.exact.set(key, doc);
+    this.candidates.push({ src, doc, bytes, lines, sig });
+  }
+
+  /**
+   * The first held-out document (in the order added) that a file's lines are near, as the removal's detail, or null:
+   * Jaccard >= heldOutJaccard, or at least MIN_SHARED_LINES shared lines that are heldOutOverlap of the smaller set
+   * (a backport or vendored copy inside a bigger file, or a fragment of a held-out file). Candidates come from the LSH
+   * (similar sets) and from the line index (documents sharing MIN_SHARED_LINES lines that are not common); each is then
+   * measured exactly.
+   */
+  private heldOutMatch(lines: Uint32Array, sig: Uint32Array): string | null {
+    const ids = new Set(this.heldOutLsh.candidates(sig));
+    const counts = new Map<number, number>();
+    for (const x of lines) {
+      const docs = this.heldOutIndex.get(x);
+      if (docs !== undefined && docs.length <= COMMON_LINE_DOCS) for (const id of docs) counts.set(id, (counts.get(id) ?? 0) + 1);
+    }
+    for (const [id, n] of counts) if (n >= MIN_SHARED_LINES) ids.add(id);
+    for (const id of [...ids].sort((a, b) => a - b)) {
+      const h = this.heldOut[id];
+      const shared = sharedCount(lines, h.lines);
+      const j = shared / (lines.length + h.lines.length - shared);
+      const o = shared / Math.min(lines.length, h.lines.length);
+      if (j >= this.opts.heldOutJaccard || (o >= this.opts.heldOutOverlap && shared >= MIN_SHARED_LINES)) {
+        return `${h.name} (${shared} shared lines of ${lines.length} and ${h.lines.length}: Jaccard ${j.toFixed(2)}, overlap ${o.toFixed(2)})`;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * Near-duplicates within the corpus (against earlier kept files), then the per-package caps (bytes; absent: none).
+   * `onProgress(stage, done, total)` follows the near-duplicate pass.
+   */
+  finish(caps: Readonly<Record<string, number>> = {}, onProgress?: (stage: string, done: number, total: number) => void): CorpusFilterResult {
+    if (this.finished) throw new Error('CorpusFilter: finish called twice');
+    this.finished = true;
+    const lsh = new LshIndex(...NEAR_DUPLICATE_BANDS);
+    const unique: Candidate[] = [];
+    this.candidates.forEach((c, i) => {
+      onProgress?.('near-duplicates', i + 1, this.candidates.length);
+      const twin = c.sig === null ? undefined : lsh.candidates(c.sig).map((j) => unique[j]).find((o) => jaccard(c.lines, o.lines) >= this.opts.nearDuplicateJaccard);
+      if (twin !== undefined) {
+        this.remove(c.src.package, c.doc, c.bytes, 'near-duplicate', `${twin.doc} (Jaccard ${jaccard(c.lines, twin.lines).toFixed(2)})`);
+        return;
+      }
+      if (c.sig !== null) lsh.add(unique.length, c.sig);
+      unique.push(c);
+    });
+
+    // The caps: each capped package's files in the order of sha256(doc), kept while they fit.
+    const used = new Map<string, number>();
+    const capped = new Set<Candidate>();
+    const order = unique
+      .filter((c) => caps[c.src.package] !== undefined)
+      .map((c) => ({ c, key: createHash('sha256').update(c.doc, 'utf8').digest('hex') }))
+      .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    for (const { c } of order) {
+      const cap = caps[c.src.package];
+      const total = used.get(c.src.package) ?? 0;
+      if (total + c.bytes > cap) {
+        capped.add(c);
+        this.remove(c.src.package, c.doc, c.bytes, 'over the package cap', `cap ${mb(cap)} MB`);
+      } else used.set(c.src.package, total + c.bytes);
+    }
+
+    const kept: KeptFile[] = unique
+      .filter((c) => !capped.has(c))
+      .map((c) => {
+        const k = this.pkg(c.src.package).kept;
+        k.files++;
+        k.bytes += c.bytes;
+        const { src } = c;
+        return { package: src.package, doc: c.doc, bytes: c.bytes, text: () => stripStrings(src.read().toString('utf8'), src.stripStrings ?? []) };
+      });
+    const filters = Object.fromEntries(CORPUS_FILTERS.map((f) => [f, { files: 0, bytes: 0 }])) as Record<CorpusFilterName, Tally>;
+    for (const p of Object.values(this.packages)) {
+      for (const [f, t] of Object.entries(p.removed) as [CorpusFilterName, Tally][]) {
+        filters[f].files += t.files;
+        filters[f].bytes += t.bytes;
+      }
+    }
+    return { kept, removed: this.removed, packages: this.packages, filters, heldOutDocs: this.heldOut.length };
+  }
+}
