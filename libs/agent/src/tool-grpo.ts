@@ -76,10 +76,9 @@ export class ToolGrpoTrainer {
     // The ratio's denominator is recomputed, as every trainer of the project does: a pass of the policy before this
     // iteration's updates over the sampled episodes, in the update's GEMM precision (the sampler decodes in fp32 and
     // with a KV cache, so its log-probs differ from the training forward's by the precision's rounding), and so is the
-    // reference's. The sampler's own log-probs only measure that gap (rollout/logprob_gap).
-    const old = this.trainer.inStepPrecision(() => forwardResponsesToHost(p.policy, batch, chunk).logprobs);
-    const ref = this.trainer.inStepPrecision(() => forwardResponsesToHost(p.reference, batch, chunk).logprobs);
-    const gap = logprobGap(episodes, old, batch.responseWidth);
+    // reference's. The sampler's own log-probs only measure that gap (tokens/logprob_mismatch, as in rl train).
+    const [old, ref] = this.trainer.inStepPrecision(() => [p.policy, p.reference].map((m) => forwardResponsesToHost(m, batch, chunk).logprobs));
+    const mismatch = logprobMismatch(episodes, old, batch.responseWidth);
     const t3 = performance.now();
     const u = await clippedUpdate({
       trainer: this.trainer,
@@ -112,7 +111,7 @@ export class ToolGrpoTrainer {
       [METRICS.updates]: u.steps,
       'time/episodes_s': (t1 - t0) / 1000, // sampling the turns + running the tool calls
       [METRICS.timeScore]: (t2 - t1) / 1000,
-      'rollout/logprob_gap': gap, // mean |sampler log-prob - recomputed| over the trained tokens
+      [METRICS.logprobMismatch]: mismatch, // over the trained tokens only (tool outputs are not sampled)
       'time/logprobs_s': (t3 - t2) / 1000, // the policy's and the reference's no-gradient passes
       [METRICS.timeUpdate]: (performance.now() - t3) / 1000,
     };
@@ -146,7 +145,7 @@ export class ToolGrpoTrainer {
 }
 
 /** Mean |sampler log-prob - recomputed log-prob| over the tokens the policy is trained on (its trainMask), 0 without any. */
-function logprobGap(episodes: readonly Episode[], recomputed: readonly number[][], width: number): number {
+function logprobMismatch(episodes: readonly Episode[], recomputed: readonly number[][], width: number): number {
   let sum = 0;
   let n = 0;
   episodes.forEach((e, i) => {

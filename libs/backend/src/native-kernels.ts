@@ -65,6 +65,20 @@ export function setGemmPrecision(p: GemmPrecision): void {
   precision = p;
 }
 
+/**
+ * Runs the synchronous `fn` with `p` as gemmPrecision(), then puts the one before back, also when it throws (a training
+ * step, and the no-gradient passes it is compared with).
+ */
+export function inGemmPrecision<T>(p: GemmPrecision, fn: () => T): T {
+  const before = precision;
+  setGemmPrecision(p);
+  try {
+    return fn();
+  } finally {
+    precision = before;
+  }
+}
+
 /** Runs `fn` with `p` as gemmPrecision(), then puts the one before back (a stage's setting ends with the stage). */
 export async function withGemmPrecision<T>(p: GemmPrecision, fn: () => Promise<T>): Promise<T> {
   const before = precision;

@@ -3,10 +3,11 @@
 //   then: clip by global norm -> skip if non-finite -> AdamW with the scheduled learning rate.
 // Apps differ only in the loss function they hand in.
 // The losses and gradients are computed with the configured GEMM precision (fp32, or bf16 operands with fp32
-// accumulation: mixed precision); the process's precision is restored after the step, so sampling and scoring between
-// steps stay fp32. Weights, gradients and AdamW's state are fp32 tensors either way.
+// accumulation: mixed precision); the process's precision is restored after the step, so sampling between steps stays
+// fp32, while the no-gradient passes a step is compared with (RL's old and reference log-probs) run in the step's
+// precision through inStepPrecision. Weights, gradients and AdamW's state are fp32 tensors either way.
 import * as tf from '@tensorflow/tfjs';
-import { gemmPrecision, setGemmPrecision, type GemmPrecision } from '@rlhf-code/backend';
+import { inGemmPrecision, type GemmPrecision } from '@rlhf-code/backend';
 import { AdamW, AdamWConfig } from './adamw';
 import { GradAccumulator } from './accumulate';
 import { clipByGlobalNorm } from './clip';
@@ -99,13 +100,7 @@ export class Trainer {
    * as the step runs.
    */
   inStepPrecision<T>(fn: () => T): T {
-    const before = gemmPrecision();
-    setGemmPrecision(this.config.precision ?? 'fp32');
-    try {
-      return fn();
-    } finally {
-      setGemmPrecision(before);
-    }
+    return inGemmPrecision(this.config.precision ?? 'fp32', fn);
   }
 
   /** One optimizer step over the given micro-batches. */
