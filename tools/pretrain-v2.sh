@@ -3,7 +3,8 @@
 # same command: the first starts from scratch; later ones go on from the run folder (--resume: weights, AdamW moments,
 # data position, schedule) when it is still on this machine, else from the weights committed in models/pretrain (--init
 # with its recorded position, AdamW restarted with a short warmup). Each chunk stops cleanly after MINUTES of training
-# (saving the run folder and exporting fp32 weights + position to models/pretrain, which is then committed).
+# (saving the run folder and exporting bf16 weights + position to models/pretrain, which is then committed: 17 MB a
+# chunk in git's history, where fp32 took 34.5 MB; the run folder keeps fp32 weights and moments for an exact --resume).
 #
 # The settings (EXPERIMENTS.md, issue 50): the shipped shape (the sweep's best at every budget measured), bf16, windows
 # of 512 tokens in batches of 4, warmup-stable-decay at lr 1e-3 over MAX_STEPS steps with the decay in the last
@@ -21,7 +22,7 @@ args=(--cache data/corpus/cache --seq-len 512 --batch-size 4 --precision bf16 --
   --hidden-size 256 --layers 6 --heads 4 --kv-heads 2 --intermediate-size 704
   --fim-mode spm --package-weights cpython-stdlib=3 --seed 0
   --lr 1e-3 --schedule wsd --max-steps "$MAX_STEPS" --decay-steps "$DECAY_STEPS" --warmup-steps 200
-  --save-every 1000 --max-minutes "$MINUTES" --out "$OUT" --export "$EXPORT" --export-dtype F32)
+  --save-every 1000 --max-minutes "$MINUTES" --out "$OUT" --export "$EXPORT" --export-dtype BF16)
 if [[ -f "$OUT/trainer_state.json" ]]; then
   args+=(--resume)
 elif [[ -f "$EXPORT/position.json" ]]; then
