@@ -28,4 +28,8 @@ if [[ -f "$OUT/trainer_state.json" ]]; then
 elif [[ -f "$EXPORT/position.json" ]]; then
   args+=(--init "$EXPORT" --init-optimizer restart)
 fi
-exec node --import tsx apps/sft/src/main.ts pretrain "${args[@]}"
+status=0
+node --import tsx apps/sft/src/main.ts pretrain "${args[@]}" || status=$?
+# The export replaces the folder; its README (the chunk table) is the repository's.
+git checkout -- "$EXPORT/README.md" 2> /dev/null || true
+exit "$status"
