@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 50, item 3: fit L(N, D) = E + A / N^alpha + B / D^beta (Hoffmann et al. 2022, approach 3) to the held-out
+"""Fit L(N, D) = E + A / N^alpha + B / D^beta (Hoffmann et al. 2022, approach 3) to the held-out
 losses of tools/pretrain-sweep.sh's runs and extrapolate each shape to the hours available.
 
 N: non-embedding parameters (the tied embedding is a lookup plus the LM head, counted in FLOPs, not in N here, as in

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 50, item 3: the model size by a measured sweep. Each shape is pretrained from scratch on the token cache for the
+# The model size by a measured sweep. Each shape is pretrained from scratch on the token cache for the
 # same wall-clock budget (MINUTES, default 10; steps estimated from a 20-step timing run of the shape, so each run's
 # warmup-stable-decay schedule ends with its decay inside the budget), bf16, held-out loss every 100 steps. Then
 # tools/pretrain-sweep-fit.py fits L(N, D) = E + A / N^alpha + B / D^beta to every (shape, tokens, held-out loss) point

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Issue 50, item 4: models/base v2's pretraining, one chunk per call, resumable across sessions. Every chunk runs the
+# models/base v2's pretraining, one chunk per call, resumable across sessions. Every chunk runs the
 # same command: the first starts from scratch; later ones go on from the run folder (--resume: weights, AdamW moments,
 # data position, schedule) when it is still on this machine, else from the weights committed in models/pretrain (--init
 # with its recorded position, AdamW restarted with a short warmup). Each chunk stops cleanly after MINUTES of training
 # (saving the run folder and exporting bf16 weights + position to models/pretrain, which is then committed: 17 MB a
 # chunk in git's history, where fp32 took 34.5 MB; the run folder keeps fp32 weights and moments for an exact --resume).
 #
-# The settings (EXPERIMENTS.md, issue 50): the shipped shape (the sweep's best at every budget measured), bf16, windows
+# The settings (EXPERIMENTS.md, "the model size by a sweep"): the shipped shape (the sweep's best at every budget measured), bf16, windows
 # of 512 tokens in batches of 4, warmup-stable-decay at lr 1e-3 over MAX_STEPS steps with the decay in the last
 # DECAY_STEPS (extend MAX_STEPS between chunks to train longer: the rate holds until the decay starts), FIM in SPM order
 # (the order models/base serves), the standard library's files weighted 3.
