@@ -1,0 +1,38 @@
+import * as tf from '@tensorflow/tfjs';
+import { initBackend } from '@rlhf-code/backend';
+import { generateBatch, Qwen2Model } from '@rlhf-code/model';
+import { tinyConfig } from '@rlhf-code/model/testing';
+import { LocalEngine, parseEngineSpec } from './index';
+
+beforeAll(() => initBackend({ quiet: true }));
+
+describe('parseEngineSpec', () => {
+  it('reads the three kinds and names the flag in errors', () => {
+    expect(parseEngineSpec('local')).toEqual({ kind: 'local' });
+    expect(parseEngineSpec('llamacpp')).toEqual({ kind: 'llamacpp' });
+    expect(parseEngineSpec('openai:http://127.0.0.1:8000/')).toEqual({ kind: 'openai', url: 'http://127.0.0.1:8000' });
+    expect(() => parseEngineSpec('vllm')).toThrow("--engine: expected local, llamacpp or openai:URL, got 'vllm'");
+    expect(() => parseEngineSpec('openai:nope', 'ENGINE')).toThrow("ENGINE: 'nope' is not a URL");
+    expect(() => parseEngineSpec('openai:ftp://x')).toThrow('must be http:// or https://');
+  });
+});
+
+describe('LocalEngine', () => {
+  it('samples what generateBatch samples, tagged with the published version', async () => {
+    const model = Qwen2Model.init(tinyConfig(), { seed: 3 });
+    const prompts = [[5, 6, 7], [8, 9]];
+    const opts = { maxNewTokens: 6, temperature: 1, stopIds: [16358], vocabSize: 16384, seed: 11 };
+    const before = tf.memory().numTensors;
+    const engine = new LocalEngine(model);
+    const a = await engine.sample(prompts, opts);
+    const b = await generateBatch(model, prompts, opts);
+    expect(a.map((c) => c.ids)).toEqual(b.map((c) => c.ids));
+    expect(a.map((c) => c.logprobs)).toEqual(b.map((c) => c.logprobs));
+    expect(a.every((c) => c.policyVersion === 0)).toBe(true);
+    await engine.publish({ kind: 'full', dir: '/unused' }, 1);
+    expect((await engine.sample(prompts, opts))[0].policyVersion).toBe(1);
+    await expect(engine.publish({ kind: 'full', dir: '/unused' }, 1)).rejects.toThrow('version 1 is not after 1');
+    expect(tf.memory().numTensors).toBe(before);
+    model.dispose();
+  });
+});
