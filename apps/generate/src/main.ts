@@ -1,10 +1,12 @@
-// generate: run a Qwen2 checkpoint. `logits` prints raw logits for given ids; `run` generates text.
+// generate: run a Qwen2 checkpoint. `logits` prints raw logits for given ids; `run` generates text; `serve-openai`
+// serves it over vLLM's OpenAI-compatible subset (libs/engine serve-openai.ts) until SIGINT or SIGTERM.
 import { Command } from 'commander';
 import { z } from 'zod';
 import * as tf from '@tensorflow/tfjs';
 import { parseJsonFlag, runCli, settingsCommand, UsageError } from '@rlhf-code/cli';
 import { checkpointAt, generateBatch, GenerateLogitsSettings, GenerateRunSettings, openCheckpoint, sampledIds } from '@rlhf-code/model';
 import { initBackend, shutdownBackend } from '@rlhf-code/backend';
+import { localEngineHost, serveOpenAi, ServeOpenAiSettings } from '@rlhf-code/engine';
 import { encodeFim, parseFim, type Tokenizer } from '@rlhf-code/tokenizer';
 
 const tokenIds = z.array(z.number().int().nonnegative()).min(1);
@@ -73,8 +75,29 @@ async function runCommand(flags: GenerateRunSettings): Promise<void> {
   process.stdout.write(flags.json ? JSON.stringify({ ids: sampledIds(out), text: out.text }) + '\n' : '\n');
 }
 
+async function serveOpenAiCommand(flags: ServeOpenAiSettings): Promise<void> {
+  const checkpoint = checkpointAt(flags.model, '--model');
+  await initBackend();
+  const host = await localEngineHost(checkpoint);
+  // The API key is the one the openai:URL engine sends (RLHF_ENGINE_TOKEN), never a flag: flags show in `ps`.
+  const server = await serveOpenAi(host, { host: flags.host, port: flags.port, servedModelName: flags.servedModelName ?? flags.model, maxLoraRank: flags.maxLoraRank, apiKey: process.env.RLHF_ENGINE_TOKEN || undefined });
+  process.stdout.write(`[serve-openai] ${flags.model} on the ${flags.engine} engine at ${server.url} (GET /v1/models; POST /v1/completions, /v1/load_lora_adapter, /v1/unload_lora_adapter)\n`);
+  await new Promise<void>((resolve) => {
+    const stop = (signal: string) => {
+      process.stdout.write(`[serve-openai] ${signal}: stopping\n`);
+      server.close().then(resolve, (e) => {
+        process.stderr.write(`[serve-openai] error while stopping: ${(e as Error).message}\n`);
+        resolve();
+      });
+    };
+    process.once('SIGINT', () => stop('SIGINT'));
+    process.once('SIGTERM', () => stop('SIGTERM'));
+  });
+}
+
 const program = new Command('generate').description('Run a Qwen2 checkpoint (Hugging Face folder) with TensorFlow.js.');
 settingsCommand(program.command('logits').description('print {"logits": [batch][seq][vocab]} for the given token ids, as one JSON line'), GenerateLogitsSettings, logitsCommand);
+settingsCommand(program.command('serve-openai').description("serve a checkpoint over vLLM's OpenAI-compatible subset (token ids, log-probs, LoRA adapters loaded at run time)"), ServeOpenAiSettings, serveOpenAiCommand);
 settingsCommand(program.command('run').description('generate a continuation of a prompt (streams text, or one JSON line with --json)'), GenerateRunSettings, runCommand);
 
 void runCli(program, shutdownBackend);
