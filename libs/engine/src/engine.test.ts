@@ -36,3 +36,23 @@ describe('LocalEngine', () => {
     model.dispose();
   });
 });
+
+describe('LocalEngine with a prefix cache', () => {
+  it("a prompt sampled alone under a cache key reuses its key's earlier prompt; the samples are generateBatch's", async () => {
+    const model = Qwen2Model.init(tinyConfig(), { seed: 3 });
+    const first = Array.from({ length: 20 }, (_, i) => 100 + i);
+    const next = [...first, 7, 8, 9]; // the user typed on
+    const opts = { maxNewTokens: 4, temperature: 0, stopIds: [16358], vocabSize: 16384 };
+    const before = tf.memory().numTensors;
+    const engine = new LocalEngine(model, undefined, { prefixCacheBytes: 1 << 20 });
+    await engine.sample([first], { ...opts, cacheKeys: ['user:file.py'] });
+    const [again] = await engine.sample([next], { ...opts, cacheKeys: ['user:file.py'] });
+    expect(again.cachedTokens).toBe(first.length);
+    expect(again.ids).toEqual((await generateBatch(model, [next], opts))[0].ids);
+    const [other] = await engine.sample([next], { ...opts, cacheKeys: ['user:other.py'] });
+    expect(other.cachedTokens).toBe(0);
+    await engine.close(); // frees the cache
+    expect(tf.memory().numTensors).toBe(before);
+    model.dispose();
+  });
+});

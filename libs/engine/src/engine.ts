@@ -49,6 +49,11 @@ export interface SampleRequest {
   onText?: (index: number, delta: string) => void;
   /** Awaited before every decoding step where the engine decodes step by step in this process. */
   beforeStep?: () => void | Promise<void>;
+  /**
+   * Per prompt (null: none), a key whose earlier prompt's KV cache the engine may reuse for the token prefix they
+   * share (a user's file, a multi-turn episode): local, a prompt sampled alone (a single prompt, or batchSize 1).
+   */
+  cacheKeys?: readonly (string | null)[];
 }
 
 /** A completion as generateBatch returns it, plus the policy version that sampled it. */

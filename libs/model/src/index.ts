@@ -14,6 +14,7 @@ export { ScalarHead } from './heads';
 export { RewardModel } from './reward';
 export { generateBatch, sampledIds } from './generate-batch';
 export type { Completion } from './generate-batch';
+export { PrefixCache } from './prefix-cache';
 export { resumableRng } from './sampling';
 export type { Rng } from './sampling';
 export { baseDtypeField, GenerateLogitsSettings, int8ActivationsField, GenerateRunSettings, InitSettings } from './settings';

@@ -6,10 +6,11 @@ import * as path from 'path';
 import { initBackend } from '@rlhf-code/backend';
 import { readSettingsFile, UsageError } from '@rlhf-code/cli';
 import { corpusFiles, readFimData, writeJsonl } from '@rlhf-code/data';
+import { parseEngineSpec, type EngineSpec } from '@rlhf-code/engine';
 import { EXPERIMENT_ARMS, OnlineConfigSchema, type OnlineConfigInput } from '@rlhf-code/online-core';
 import { loadTokenizer } from '@rlhf-code/tokenizer';
 import { formatExperiment, runOnlineExperiment } from './experiment';
-import { measureLatency } from './latency';
+import { measureLatency, measureTyping } from './latency';
 import { runLoad } from './load';
 import type { FimCase } from './prompts';
 import type { ExperimentSettings, LatencySettings, LoadSettings } from './settings';
@@ -24,11 +25,32 @@ async function testCases(data: string): Promise<FimCase[]> {
   return cases;
 }
 
-/** `online latency`: a table of the answer times per prompt form and number of clients (and the rows as JSON lines). */
+/** --engine's value, a usage error when it is none. */
+function engineOf(value: string): EngineSpec {
+  try {
+    return parseEngineSpec(value);
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+}
+
+/**
+ * `online latency`: a table of the answer times per prompt form and number of clients (and the rows as JSON lines);
+ * with --typing, one JSON line of a typing session's times and prefix cache figures.
+ */
 export async function runLatencyBench(f: LatencySettings): Promise<void> {
   if (!fs.existsSync(f.model)) throw new UsageError(`--model: ${f.model} does not exist`);
-  const cases = await testCases(f.data);
+  if (engineOf(f.engine).kind !== 'local') throw new UsageError(`--engine ${f.engine}: the online server decodes with the local engine only so far (llamacpp and openai:URL are not wired into it yet)`);
   const service = serviceConfigFile(f.serviceConfig);
+  if (f.typing) {
+    const cases = (await readFimData(f.data)).filter((e) => e.split === 'test').map((e) => ({ prefix: e.prefix, suffix: e.suffix, middle: e.middle, path: e.path ?? 'untitled.py' }));
+    await initBackend({ quiet: true });
+    const row = await measureTyping({ ...f, cases, form: f.forms[0], completion: service.completion, gate: service.gate, training: service.training });
+    process.stdout.write(JSON.stringify(row) + '\n');
+    if (f.json) await writeJsonl(f.json, [row]);
+    return;
+  }
+  const cases = await testCases(f.data);
   const backend = await initBackend();
   process.stdout.write(`[latency] backend ${backend.name}; ${f.requests} requests per setting, ${cases.length} held-out FIM cases from ${f.data}\n`);
   const rows = await measureLatency({ ...f, cases, completion: service.completion, gate: service.gate, training: service.training }, (line) => process.stdout.write(line + '\n'));

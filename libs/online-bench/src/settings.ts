@@ -20,6 +20,13 @@ export const LatencySettings = z.strictObject({
   warmup: int().nonnegative().default(3).describe('requests sent first and not measured'),
   json: z.string().min(1).optional().describe('also write the rows as JSON lines'),
   serviceConfig: z.string().min(1).optional().describe("online service config (JSON or YAML, as online:serve's --config): its completion and gate settings are served, and its training section says how the models are held (loraRank, baseDtype: a 0.5B model fits the wasm heap only as a LoRA base); nothing trains"),
+  typing: z
+    .boolean()
+    .default(false)
+    .describe(
+      "instead: one user's typing session in one held-out file of --data (a request per pause, one after another, in the first of --forms, at most --requests), timed to when Continue shows each suggestion; prints one JSON line: first_line_ms p50 / p95, the prefix cache's hit rate, the prompt tokens prefilled per request",
+    ),
+  engine: z.string().min(1).default('local').describe('engine the served model decodes with: local (the project\'s decoder); llamacpp and openai:URL are not served yet'),
 });
 export type LatencySettings = z.output<typeof LatencySettings>;
 

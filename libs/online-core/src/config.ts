@@ -65,6 +65,15 @@ export const CompletionServerSchema = z.strictObject({
     ),
   // 64: status p95 18-32 ms with 8 clients against 24-49 ms at 128, for ~5 ms more per answer (EXPERIMENTS.md 2026-11-26).
   prefillChunk: positiveInt.default(64).describe('the prompt is prefilled this many tokens at a time, with a turn of the event loop between (status and feedback answer meanwhile)'),
+  // A user's consecutive requests in one file share their prompt up to the cursor (and, in SPM order, the suffix too):
+  // 64 MiB holds ~2,700 positions of Qwen2.5-0.5B's keys and values (24 KiB each), a few users' prompts of 512.
+  prefixCacheMiB: z
+    .number()
+    .min(0)
+    .default(64)
+    .describe(
+      "keys and values of each user's (and file's) last prompt kept for its next request, in MiB: that one prefills only what follows the longest token prefix they share; the least recently used are dropped beyond this; 0: off",
+    ),
   // Online learning needs the policy to try things: at 0.01 a rejected suggestion keeps being served until an update
   // flips the model's first choice.
   temperatureFloor: z

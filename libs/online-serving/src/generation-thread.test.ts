@@ -1,5 +1,6 @@
 // The generation thread decodes what the same models decode on this thread: the same completions, streamed text that
-// adds up to them, published weights swapped in, an abort that stops a generation, and the served model's weights.
+// adds up to them, published weights swapped in, an abort that stops a generation, and the served model's weights; a
+// request of one row with a cache key decodes from its prefix cache (completion.prefixCacheMiB).
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -44,6 +45,7 @@ function request(over: Partial<GenerationRequest> = {}): GenerationRequest {
     t0: Date.now(),
     delayMs: 0,
     serving,
+    cacheKey: null,
     ...over,
   };
 }
@@ -133,4 +135,16 @@ test("trainedMinNewTokens: a policy an update has trained may end first (silence
     model.dispose();
     start.dispose();
   }
+});
+
+test("a request of one row with a cache key reuses the key's last prompt in the thread (the config's prefix cache)", async () => {
+  const [prefix, suffix] = ['def add(a, b):\n    return a', '\n\nprint(add(1, 2))\n'];
+  const row = (p: string) => ({ ids: tok.encode(formatFim(p, suffix)), line: lineRuleFor({ prefix: p, suffix }, 'always', 1e9) });
+  const typed = (p: string, cacheKey: string | null) => request({ model: 'start', rows: [row(p)], temperature: 0, cacheKey });
+  await thread.generate(typed(prefix, 'user:add.py'));
+  const next = (await thread.generate(typed(prefix + ' +', 'user:add.py'))).completions[0];
+  expect(next.cachedTokens).toBeGreaterThan(0);
+  const plain = (await local.generate(typed(prefix + ' +', null))).completions[0];
+  expect(plain.cachedTokens).toBeUndefined();
+  expect(next.ids).toEqual(plain.ids);
 });

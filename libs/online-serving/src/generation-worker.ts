@@ -20,7 +20,13 @@ async function main(port: NonNullable<typeof parentPort>, d: GenerationWorkerDat
   await initBackend({ backend: d.backend, quiet: true });
   const models = await loadOnlineModels(d.config, d.policyDir, 'serve');
   const policy = new PolicyHolder(models.policy, d.version);
-  const generator = new LocalGenerator({ policy, start: models.start, tokenizer: models.tokenizer, owned: models.owned });
+  const generator = new LocalGenerator({
+    policy,
+    start: models.start,
+    tokenizer: models.tokenizer,
+    owned: models.owned,
+    prefixCacheBytes: d.config.completion.prefixCacheMiB * 2 ** 20,
+  });
   const running = new Map<number, AbortController>();
 
   const handle = async (m: GenerationCall, emit: (event: unknown) => void): Promise<unknown> => {

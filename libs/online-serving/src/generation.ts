@@ -6,8 +6,10 @@
 // Both decode with generateBatch on the request's model (the served policy, whose weights the PolicyHolder swaps between
 // decoding steps, or the frozen start model), with Continue's line rule ending each row where Continue would (its clock:
 // the wall clock from the request's arrival, or the latency model's), and stop between steps when the request's signal
-// is aborted (the client went away).
-import { generateBatch, type Completion, type HostTensor, type Qwen2Model } from '@rlhf-code/model';
+// is aborted (the client went away). A request of one row with a cache key (its user and file) decodes from the KV
+// cache of that key's previous prompt on the same model, prefilling only what follows the token prefix they share
+// (@rlhf-code/model prefix-cache.ts: one cache for both models, completion.prefixCacheMiB in all).
+import { generateBatch, PrefixCache, type Completion, type HostTensor, type Qwen2Model } from '@rlhf-code/model';
 import type { Tokenizer } from '@rlhf-code/tokenizer';
 import { LineRule, type LineRuleOptions } from '@rlhf-code/continue';
 import { servingClock, type CompletionServerConfig } from './completion-request';
@@ -39,6 +41,8 @@ export interface GenerationRequest {
   delayMs: number;
   /** The server's clock of the line rule (completion.clock and its latency model) and its prefill piece size. */
   serving: Pick<CompletionServerConfig, 'clock' | 'simulatedLatency' | 'prefillChunk'>;
+  /** Whose prompt a request of one row is (its user and file: the prefix cache's key); null: no prefix cache. */
+  cacheKey: string | null;
 }
 
 /** A piece of a row's text, as decoded (before it is sent). */
@@ -52,6 +56,7 @@ export interface TextEvent {
 }
 
 export interface GenerationResult {
+  /** With a prefix cache, each carries cachedTokens: its prompt's first positions not prefilled again. */
   completions: Completion[];
   /** The version of each decoding step, in order (0 on the start model). */
   versions: number[];
@@ -86,10 +91,13 @@ export interface Generator {
 /** The models in this thread; the start model is never trained (A/B control). */
 export class LocalGenerator implements Generator {
   readonly modelWindow: number;
+  /** The keys and values of each cache key's last prompt on each model (null: no prefix cache). */
+  private readonly prefixCache: PrefixCache | null;
 
-  /** `owned`: the models close() disposes. */
-  constructor(private readonly o: { policy: PolicyHolder; start: Qwen2Model; tokenizer: Tokenizer; owned?: Qwen2Model[] }) {
+  /** `owned`: the models close() disposes; `prefixCacheBytes`: the prefix cache's budget (0 or absent: none). */
+  constructor(private readonly o: { policy: PolicyHolder; start: Qwen2Model; tokenizer: Tokenizer; owned?: Qwen2Model[]; prefixCacheBytes?: number }) {
     this.modelWindow = o.policy.model.config.max_position_embeddings;
+    this.prefixCache = o.prefixCacheBytes ? new PrefixCache({ maxBytes: o.prefixCacheBytes }) : null;
   }
 
   get version(): number {
@@ -116,6 +124,7 @@ export class LocalGenerator implements Generator {
     const steps = req.rows.map(() => 0);
     const simMs = req.rows.map(() => (clock.simulated ? clock.simAt(timed, 0) : null));
     const versions: number[] = [];
+    const prefixCache = this.prefixCache && req.cacheKey !== null && req.rows.length === 1 ? { cache: this.prefixCache, keys: [`${req.model}:${req.cacheKey}`] } : undefined;
     // stopWhen runs once per row per decoding step (after the row's token is sampled, before its text streams).
     const stopWhen = (row: number, text: string) => {
       const done = ++steps[row];
@@ -137,6 +146,7 @@ export class LocalGenerator implements Generator {
           stop: 'fim',
           stopStrings: req.stopStrings,
           prefillChunk: req.serving.prefillChunk,
+          prefixCache,
           modelLogprobs: true, // the model's confidence in what it suggests: a feature of the show gate
           stopWhen,
           onText: onText && ((row, delta) => onText({ row, delta, version: versions[versions.length - 1] ?? 0, simMs: simMs[row] })),
@@ -157,6 +167,7 @@ export class LocalGenerator implements Generator {
   }
 
   async close(): Promise<void> {
+    this.prefixCache?.dispose();
     for (const m of this.o.owned ?? []) m.dispose();
   }
 }
