@@ -1,12 +1,13 @@
 // generate: run a Qwen2 checkpoint. `logits` prints raw logits for given ids; `run` generates text; `serve-openai`
-// serves it over vLLM's OpenAI-compatible subset (libs/engine serve-openai.ts) until SIGINT or SIGTERM.
+// serves it over vLLM's OpenAI-compatible subset (libs/engine serve-openai.ts) until SIGINT or SIGTERM; `gguf` exports a
+// checkpoint or a LoRA adapter for llama.cpp (the llamacpp engine's format).
 import { Command } from 'commander';
 import { z } from 'zod';
 import * as tf from '@tensorflow/tfjs';
 import { parseJsonFlag, runCli, settingsCommand, UsageError } from '@rlhf-code/cli';
-import { checkpointAt, generateBatch, GenerateLogitsSettings, GenerateRunSettings, openCheckpoint, sampledIds } from '@rlhf-code/model';
+import { checkpointAt, generateBatch, GenerateLogitsSettings, GenerateRunSettings, isAdapterFolder, openCheckpoint, sampledIds } from '@rlhf-code/model';
 import { initBackend, shutdownBackend } from '@rlhf-code/backend';
-import { localEngineHost, serveOpenAi, ServeOpenAiSettings } from '@rlhf-code/engine';
+import { exportLoraGguf, exportModelGguf, GgufSettings, localEngineHost, serveOpenAi, ServeOpenAiSettings } from '@rlhf-code/engine';
 import { encodeFim, parseFim, type Tokenizer } from '@rlhf-code/tokenizer';
 
 const tokenIds = z.array(z.number().int().nonnegative()).min(1);
@@ -95,9 +96,19 @@ async function serveOpenAiCommand(flags: ServeOpenAiSettings): Promise<void> {
   });
 }
 
+/** Write the GGUF of --model (a checkpoint) or --adapter (a LoRA adapter); prints {file, kind, tensors, bytes, seconds}. */
+async function ggufCommand(flags: GgufSettings): Promise<void> {
+  const started = Date.now();
+  if (flags.adapter !== undefined && !isAdapterFolder(flags.adapter)) throw new UsageError(`--adapter: ${flags.adapter} is not a LoRA adapter folder (adapter_config.json without config.json)`);
+  await initBackend(); // folding an adapter folder given as --model runs tensor ops
+  const out = flags.adapter !== undefined ? await exportLoraGguf(flags.adapter, flags.out) : await exportModelGguf(checkpointAt(flags.model!, '--model').dir, flags.out);
+  process.stdout.write(JSON.stringify({ ...out, seconds: (Date.now() - started) / 1000 }) + '\n');
+}
+
 const program = new Command('generate').description('Run a Qwen2 checkpoint (Hugging Face folder) with TensorFlow.js.');
 settingsCommand(program.command('logits').description('print {"logits": [batch][seq][vocab]} for the given token ids, as one JSON line'), GenerateLogitsSettings, logitsCommand);
 settingsCommand(program.command('serve-openai').description("serve a checkpoint over vLLM's OpenAI-compatible subset (token ids, log-probs, LoRA adapters loaded at run time)"), ServeOpenAiSettings, serveOpenAiCommand);
 settingsCommand(program.command('run').description('generate a continuation of a prompt (streams text, or one JSON line with --json)'), GenerateRunSettings, runCommand);
+settingsCommand(program.command('gguf').description('export a checkpoint (--model) or a LoRA adapter (--adapter) as a GGUF file for llama.cpp; prints one JSON line'), GgufSettings, ggufCommand);
 
 void runCli(program, shutdownBackend);

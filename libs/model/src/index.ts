@@ -20,4 +20,4 @@ export type { Rng } from './sampling';
 export { baseDtypeField, GenerateLogitsSettings, int8ActivationsField, GenerateRunSettings, InitSettings } from './settings';
 export { Checkpoint, checkpointAt, checkpointOr, checkVocabulary, openCheckpoint } from './open-checkpoint';
 export { runInit } from './random-checkpoint';
-export { checkResumedRank, isAdapterFolder, LORA_TARGETS, type AdapterFiles, type LoraConfig } from './lora';
+export { checkResumedRank, isAdapterFolder, LORA_TARGETS, readAdapter, type AdapterFiles, type LoraConfig } from './lora';
