@@ -88,11 +88,11 @@ async function compareLogits(model: Qwen2Model, engine: LlamaCppEngine, prompts:
   return row;
 }
 
-async function measure(modelDir: string, adapterDir: string, threads: number, kvCache: 'F32' | 'F16'): Promise<Report> {
+async function measure(modelDir: string, adapterDir: string, opts: { threads: number; kvCache: 'F32' | 'F16'; cacheDir: string }): Promise<Report> {
   const tok: Tokenizer = loadTokenizer(modelDir);
   const prompts = PROMPTS.map((p) => tok.encode(p).slice(0, POSITIONS));
   const config = modelConfigOf(modelDir);
-  const engine = await LlamaCppEngine.open(modelDir, { threads, sequences: 2, kvCache });
+  const engine = await LlamaCppEngine.open(modelDir, { ...opts, sequences: 2 });
   try {
     const base = await Qwen2Model.load(modelDir, { trainable: false });
     const baseRow = await compareLogits(base, engine, prompts);
@@ -153,31 +153,31 @@ async function main(): Promise<void> {
   const model = flag('--model');
   const adapter = flag('--adapter');
   if ((model === undefined) !== (adapter === undefined)) throw new Error('--model and --adapter go together (or neither: the default tables)');
-  let pairs: [string, string][];
-  let tmp: string | undefined;
-  if (model && adapter) pairs = [[model, adapter]];
-  else {
-    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'llamacpp-agreement-'));
-    const base = path.join(ROOT, 'models/base');
-    const other = path.join(tmp, 'other-shape');
-    // Another shape: wider, 3 layers, GQA 8:2, untied head, a vocab_size padded past the tokenizer's 16,384 tokens.
-    await saveTinyModel(other, {
-      seed: 5,
-      config: { hidden_size: 128, intermediate_size: 352, num_hidden_layers: 3, num_attention_heads: 8, num_key_value_heads: 2, tie_word_embeddings: false, vocab_size: 16448, initializer_range: 0.1 },
-    });
-    await saveTinyAdapter(path.join(tmp, 'base-lora'), base, { seed: 7, r: 4 });
-    await saveTinyAdapter(path.join(tmp, 'other-lora'), other, { seed: 8, r: 4 });
-    pairs = [
-      [base, path.join(tmp, 'base-lora')],
-      [other, path.join(tmp, 'other-lora')],
-    ];
-  }
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'llamacpp-agreement-')); // the GGUF exports, the default models
   try {
+    let pairs: [string, string][];
+    if (model && adapter) pairs = [[model, adapter]];
+    else {
+      const base = path.join(ROOT, 'models/base');
+      const other = path.join(tmp, 'other-shape');
+      // Another shape: wider, 3 layers, GQA 8:2, untied head, a vocab_size padded past the tokenizer's 16,384 tokens.
+      await saveTinyModel(other, {
+        seed: 5,
+        config: { hidden_size: 128, intermediate_size: 352, num_hidden_layers: 3, num_attention_heads: 8, num_key_value_heads: 2, tie_word_embeddings: false, vocab_size: 16448, initializer_range: 0.1 },
+      });
+      await saveTinyAdapter(path.join(tmp, 'base-lora'), base, { seed: 7, r: 4 });
+      await saveTinyAdapter(path.join(tmp, 'other-lora'), other, { seed: 8, r: 4 });
+      pairs = [
+        [base, path.join(tmp, 'base-lora')],
+        [other, path.join(tmp, 'other-lora')],
+      ];
+    }
     const reports: Report[] = [];
-    for (const [m, a] of pairs) reports.push(await measure(m, a, threads, kvCache));
-    process.stdout.write(process.argv.includes('--json') ? JSON.stringify(reports) + '\n' : markdown(reports.map((r) => ({ ...r, model: path.relative(ROOT, r.model).startsWith('..') ? path.basename(r.model) : path.relative(ROOT, r.model) }))));
+    for (const [m, a] of pairs) reports.push(await measure(m, a, { threads, kvCache, cacheDir: path.join(tmp, 'gguf') }));
+    const named = reports.map((r) => ({ ...r, model: path.relative(ROOT, r.model).startsWith('..') ? path.basename(r.model) : path.relative(ROOT, r.model) }));
+    process.stdout.write(process.argv.includes('--json') ? JSON.stringify(reports) + '\n' : markdown(named));
   } finally {
-    if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+    fs.rmSync(tmp, { recursive: true, force: true });
   }
 }
 

@@ -7,7 +7,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { initBackend } from '@rlhf-code/backend';
 import { resumableRng } from '@rlhf-code/model';
-import { loadTokenizer } from '@rlhf-code/tokenizer';
+import { loadTokenizer, type Tokenizer } from '@rlhf-code/tokenizer';
 import type { SampleRequest } from '../engine';
 import { LlamaCppEngine } from '../llamacpp';
 
@@ -28,6 +28,14 @@ async function main(): Promise<void> {
   await initBackend({ quiet: true }); // publishing the adapter folded into full weights runs tensor ops
   const tok = loadTokenizer(modelDir);
   const cacheDir = await fs.mkdtemp(path.join(os.tmpdir(), 'llamacpp-scenarios-'));
+  try {
+    process.stdout.write(JSON.stringify(await scenarios(tok, cacheDir)) + '\n');
+  } finally {
+    await fs.rm(cacheDir, { recursive: true, force: true });
+  }
+}
+
+async function scenarios(tok: Tokenizer, cacheDir: string): Promise<Record<string, unknown>> {
   const engine = await LlamaCppEngine.open(modelDir, { threads: 1, sequences: 2, contextSize: 64, cacheDir, recycleEvery: 1, tokenizer: tok });
   const prompts = ['def add(a, b):\n    return', 'import os\nprint(', 'class Point:\n    def __init__(self'].map((t) => tok.encode(t));
   const base: SampleRequest = { maxNewTokens: 8, temperature: 1, stopIds: [], vocabSize: tok.vocabSize, seed: 3 };
@@ -122,8 +130,7 @@ async function main(): Promise<void> {
   await engine.close();
   out.errors = { ...(out.errors as object), closed: await errorOf(engine.sample([p], base)) };
   out.cacheAfterClose = (await fs.readdir(cacheDir)).filter((f) => f.startsWith('engine-'));
-  await fs.rm(cacheDir, { recursive: true, force: true });
-  process.stdout.write(JSON.stringify(out) + '\n');
+  return out;
 }
 
 main().catch((err: unknown) => {
