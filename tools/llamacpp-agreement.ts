@@ -16,7 +16,7 @@ import * as os from 'os';
 import * as path from 'path';
 import * as tf from '@tensorflow/tfjs';
 import { initBackend } from '@rlhf-code/backend';
-import { LlamaCppEngine } from '@rlhf-code/engine';
+import { LlamaCppEngine } from '../libs/engine/src/llamacpp'; // its logits(), which no stage needs, so not in the lib's index
 import { modelConfigOf, Qwen2Model, sampledIds } from '@rlhf-code/model';
 import { saveTinyAdapter, saveTinyModel } from '@rlhf-code/model/testing';
 import { responseLogProbs } from '@rlhf-code/rl';

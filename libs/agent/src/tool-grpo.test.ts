@@ -3,7 +3,7 @@
 // the adapter, reports the episode metrics, and leaks nothing.
 import * as tf from '@tensorflow/tfjs';
 import { initBackend } from '@rlhf-code/backend';
-import { openCheckpoint, resumableRng } from '@rlhf-code/model';
+import { openCheckpoint } from '@rlhf-code/model';
 import { saveTinyModel, tempDir, TOKENIZER_DIR } from '@rlhf-code/model/testing';
 import { forwardResponses, layoutSequences } from '@rlhf-code/rl';
 import { chatTemplateOf } from '@rlhf-code/tokenizer';
@@ -38,7 +38,7 @@ test.each(['token-mean', 'seq-mean'] as const)('%s: the successful episode gains
     });
   const grpo = new ToolGrpoTrainer(
     {
-      policy, reference, tokenizer, template: chatTemplateOf(tokenizer), toolFor: interpreterTools(true), generate, rng: resumableRng('t'),
+      policy, reference, tokenizer, template: chatTemplateOf(tokenizer), toolFor: interpreterTools(true), generate: () => generate,
       judge: async (es: Episode[]) => {
         judged.push(...es);
         return es.map((e) => {

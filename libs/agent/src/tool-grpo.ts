@@ -5,13 +5,13 @@
 // clipped surrogate + klCoef x k3 KL to the reference - entropyCoef x entropy (libs/rl's policyLoss and
 // clippedUpdate; the entropy bonus is new here). Tool tokens are context for the forward pass, never targets.
 import * as tf from '@tensorflow/tfjs';
-import type { Qwen2Model, Rng } from '@rlhf-code/model';
+import type { Qwen2Model } from '@rlhf-code/model';
 import { aggregate, chunksByLength, clippedUpdate, forwardResponses, forwardResponsesToHost, groupAdvantages, METRICS, policyLoss, selectRows, takeRows, type LossAggregation, type SequenceBatch } from '@rlhf-code/rl';
 import type { TemplateMessage, Tokenizer } from '@rlhf-code/tokenizer';
 import { Trainer, type TrainerConfig } from '@rlhf-code/trainer-core';
 import { runEpisodes, type Episode, type EpisodeTool, type TurnGenerator } from './episode';
 import type { Verdict } from './judge';
-import { afterPrompt, episodeBatch, policyTurns } from './policy-turns';
+import { afterPrompt, episodeBatch } from './policy-turns';
 
 export interface ToolGrpoConfig {
   groupSize: number;
@@ -40,12 +40,11 @@ export interface ToolGrpoParts {
   toolFor: (episode: number) => EpisodeTool;
   /** Each episode's verdict on its task (`tasks[i]` is the index of episode i's task in the step's list). */
   judge: (episodes: Episode[], tasks: number[]) => Promise<Verdict[]>;
-  rng: Rng;
   trainer: TrainerConfig;
   /** Tool answers beyond this many characters are cut (default: runEpisodes'). */
   maxToolChars?: number;
-  /** Default: the policy sampling turns at the temperature. */
-  generate?: TurnGenerator;
+  /** A step's turn generator (one per runEpisodes call): policyTurns on the run's rollout engine at the temperature, or a script in tests. */
+  generate: () => TurnGenerator;
 }
 
 export class ToolGrpoTrainer {
@@ -61,8 +60,7 @@ export class ToolGrpoTrainer {
     const p = this.parts;
     const rows = tasks.flatMap((m, t) => new Array<number>(c.groupSize).fill(t));
     const t0 = performance.now();
-    const generate = p.generate ?? policyTurns(p.policy, { tokenizer: p.tokenizer, temperature: c.temperature, rng: p.rng });
-    const episodes = await runEpisodes(generate, rows.map((t) => tasks[t]), {
+    const episodes = await runEpisodes(p.generate(), rows.map((t) => tasks[t]), {
       tokenizer: p.tokenizer, template: p.template, maxTurns: c.maxTurns, maxTurnTokens: c.maxTurnTokens, maxTotalTokens: c.maxTotalTokens, toolFor: p.toolFor, maxToolChars: p.maxToolChars,
     });
     const t1 = performance.now();

@@ -1,8 +1,12 @@
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
 import * as tf from '@tensorflow/tfjs';
+import { z } from 'zod';
 import { initBackend } from '@rlhf-code/backend';
 import { generateBatch, Qwen2Model } from '@rlhf-code/model';
 import { tinyConfig } from '@rlhf-code/model/testing';
-import { LocalEngine, parseEngineSpec } from './index';
+import { engineFields, LocalEngine, openEngine, parseEngineSpec, publishPolicy } from './index';
 
 beforeAll(() => initBackend({ quiet: true }));
 
@@ -14,6 +18,26 @@ describe('parseEngineSpec', () => {
     expect(() => parseEngineSpec('vllm')).toThrow("--engine: expected local, llamacpp or openai:URL, got 'vllm'");
     expect(() => parseEngineSpec('openai:nope', 'ENGINE')).toThrow("ENGINE: 'nope' is not a URL");
     expect(() => parseEngineSpec('openai:ftp://x')).toThrow('must be http:// or https://');
+  });
+});
+
+describe('engineFields, openEngine, publishPolicy', () => {
+  const Schema = z.strictObject(engineFields);
+
+  it('--engine defaults to local, is checked by the schema, and the local engine publishes without writing', async () => {
+    expect(Schema.parse({})).toEqual({ engine: 'local' });
+    expect(Schema.safeParse({ engine: 'vllm' }).error?.issues[0].message).toBe("expected local, llamacpp or openai:URL, got 'vllm'");
+    const model = Qwen2Model.init(tinyConfig(), { seed: 3 });
+    const tokenizer = undefined as never; // the local engine decodes no text in this test
+    await expect(openEngine({ engine: 'local', engineSharedDir: '/x' }, { model, tokenizer, checkpointDir: '/unused' })).rejects.toThrow('--engine-shared-dir / --engine-path-prefix: only the openai engine uses them');
+    const engine = await openEngine({ engine: 'local' }, { model, tokenizer, checkpointDir: '/unused' });
+    expect(engine).toBeInstanceOf(LocalEngine);
+    const dir = path.join(os.tmpdir(), `engine-publish-${process.pid}`);
+    await publishPolicy(engine, model, { dir, version: 1, baseModel: '/unused' });
+    expect(engine.policyVersion).toBe(1);
+    expect(fs.existsSync(dir)).toBe(false);
+    await engine.close();
+    model.dispose();
   });
 });
 

@@ -47,6 +47,8 @@ export interface SampleRequest {
   stopWhen?: (index: number, text: string) => number | null;
   /** Streams prompt `index`'s newly final text (engines without streaming call it once per prompt at the end). */
   onText?: (index: number, delta: string) => void;
+  /** Called with prompts' input indices and their completions as they are done (the local engine: after each batch; the others: after each prompt). */
+  onBatch?: (indices: readonly number[], completions: readonly EngineCompletion[]) => void;
   /** Awaited before every decoding step where the engine decodes step by step in this process. */
   beforeStep?: () => void | Promise<void>;
   /**
@@ -77,20 +79,24 @@ export interface RolloutEngine {
   close(): Promise<void>;
 }
 
+/** What is wrong with an `--engine` value (null: nothing), without the flag's name. */
+export function engineSpecProblem(value: string): string | null {
+  if (value === 'local' || value === 'llamacpp') return null;
+  if (!value.startsWith('openai:')) return `expected local, llamacpp or openai:URL, got '${value}'`;
+  const url = value.slice('openai:'.length);
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return `'${url}' is not a URL (expected openai:http://host:port)`;
+  }
+  return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? null : `'${url}' must be http:// or https://`;
+}
+
 /** Parse an `--engine` value: a clear error naming the flag for anything else. */
 export function parseEngineSpec(value: string, flag = '--engine'): EngineSpec {
-  if (value === 'local') return { kind: 'local' };
-  if (value === 'llamacpp') return { kind: 'llamacpp' };
-  if (value.startsWith('openai:')) {
-    const url = value.slice('openai:'.length);
-    let parsed: URL;
-    try {
-      parsed = new URL(url);
-    } catch {
-      throw new Error(`${flag}: '${url}' is not a URL (expected openai:http://host:port)`);
-    }
-    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error(`${flag}: '${url}' must be http:// or https://`);
-    return { kind: 'openai', url: url.replace(/\/+$/, '') };
-  }
-  throw new Error(`${flag}: expected local, llamacpp or openai:URL, got '${value}'`);
+  const problem = engineSpecProblem(value);
+  if (problem !== null) throw new Error(`${flag}: ${problem}`);
+  if (value === 'local' || value === 'llamacpp') return { kind: value };
+  return { kind: 'openai', url: value.slice('openai:'.length).replace(/\/+$/, '') };
 }

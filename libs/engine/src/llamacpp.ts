@@ -176,6 +176,7 @@ export class LlamaCppEngine implements RolloutEngine {
           const seq = await acquire(gen);
           try {
             out[i] = { ...(await this.decode(seq, i, prompts[i], req, plan)), policyVersion: gen.version };
+            req.onBatch?.([i], [out[i]]);
           } finally {
             release(gen, seq);
           }

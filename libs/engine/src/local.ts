@@ -43,6 +43,7 @@ export class LocalEngine implements RolloutEngine {
       stopWhen: req.stopWhen,
       onText: req.onText,
       beforeStep: req.beforeStep,
+      onBatch: req.onBatch && ((indices, done) => req.onBatch!(indices, done.map((c) => ({ ...c, policyVersion: this.version })))),
       tokenizer: this.tokenizer,
       prefixCache: this.prefixCache && req.cacheKeys ? { cache: this.prefixCache, keys: req.cacheKeys } : undefined,
     });

@@ -262,7 +262,9 @@ export class OpenAiEngine implements RolloutEngine {
         this.limit(async () => {
           const t = req.temperatures ? req.temperatures[i] : req.temperature;
           const raw = this.name === 'vllm' ? await this.completeVllm(p, req, t, seeds[i], adapter) : await this.generateSglang(p, req, t, seeds[i], adapter);
-          return { ...this.completion(raw, req, i), policyVersion: version };
+          const done: EngineCompletion = { ...this.completion(raw, req, i), policyVersion: version };
+          req.onBatch?.([i], [done]);
+          return done;
         }),
       ),
     );

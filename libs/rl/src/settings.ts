@@ -4,6 +4,7 @@
 // descriptions live here and in the records once; flags, --help and --config come from this schema.
 import { z } from 'zod';
 import { PROMPT_TEMPLATES } from '@rlhf-code/tokenizer';
+import { engineFields } from '@rlhf-code/engine';
 import { baseDtypeField } from '@rlhf-code/model';
 import { checkBaseDtype, checkMergeExport, checkOptim, loraFields, mergeExportField, optimFields, runFields } from '@rlhf-code/trainer-core';
 import { ALGORITHMS, KlPlacement, RlAlgorithm } from './algorithms';
@@ -46,6 +47,12 @@ const shared = {
   maxNewTokens: int().positive().default(128).describe('longest response; a response cut here gets --missing-eos-penalty'),
   maxPromptLen: int().positive().default(256).describe('prompts are cut from the left to this many tokens'),
   temperature: z.number().positive().default(0.7).describe('sampling temperature (pure sampling: top-k 0, top-p 1); log-probs use the same'),
+  ...engineFields,
+  rolloutIs: z
+    .enum(['off', 'token-truncate'])
+    .default('off')
+    .describe("the engine / trainer mismatch: token-truncate multiplies each token's clipped loss by min(--rollout-is-cap, exp(old log-prob - the engine's log-prob)), without gradient; off = none"),
+  rolloutIsCap: z.number().positive().default(2).describe('the cap of the truncated importance weight (--rollout-is token-truncate)'),
   template: z.enum(PROMPT_TEMPLATES as unknown as ['raw', 'chat']).default('raw').describe('prompt format: raw text (code models) or ChatML (instruct models)'),
   ...optimFields({ lr: 5e-5, schedule: 'constant', warmupSteps: 0, weightDecay: 0, beta2: 0.999 }),
   initKlCoef: z.number().nonnegative().default(0.05).describe(`KL coefficient (${klHelp()})`),

@@ -2,8 +2,10 @@
 // against the tests of the prompts and / or the reward model. It reads the prompts and the held-out prompts, loads
 // the models, builds the reward from its sources, runs the loop (runRlLoop) and returns the command's result line.
 import * as fs from 'fs';
+import * as path from 'path';
 import { initBackend } from '@rlhf-code/backend';
 import { UsageError } from '@rlhf-code/cli';
+import { openEngine } from '@rlhf-code/engine';
 import { readPpoData, PpoRecord } from '@rlhf-code/data';
 import { checkpointAt, checkVocabulary, loadMergedWeights, parameterCount, saveCheckpoint } from '@rlhf-code/model';
 import { SandboxPool } from '@rlhf-code/sandbox';
@@ -122,7 +124,6 @@ async function runPolicyGradient(f: PolicyGradientSettings, plot?: HeldOutPlot, 
           samples: f.heldoutSamples,
           maxNewTokens: f.maxNewTokens,
           temperature: f.temperature,
-          padId: tok.padId,
           stopTokenIds: stops,
           seed: f.seed,
           batchSize: f.heldoutBatchSize,
@@ -145,7 +146,9 @@ async function runPolicyGradient(f: PolicyGradientSettings, plot?: HeldOutPlot, 
       `; score = ${sources.map((s) => `${s.weight} x ${s.name}`).join(' + ')}`,
   );
 
-  const rl = new RlTrainer(models, combineScorers(sources), f, { padId: tok.padId, stopTokenIds: stops, vocabSize: tok.vocabSize });
+  const engine = await openEngine(f, { model: models.policy, tokenizer: tok, checkpointDir: f.model });
+  const publishDir = path.join(f.out, 'engine-versions'); // each version's folder lives only until the engine has loaded it
+  const rl = new RlTrainer(models, combineScorers(sources), f, { padId: tok.padId, stopTokenIds: stops, vocabSize: tok.vocabSize }, { engine, publishDir, baseModel: f.model });
   const trainingArgs = { stage: f.algo, base_model: f.model, reward_model: f.rewardModel, exec_reward_weight: execWeight, rm_weight: rmWeight, value_head: models.valueHeadSource, ...f };
   try {
     const result = await runRlLoop({
@@ -183,6 +186,7 @@ async function runPolicyGradient(f: PolicyGradientSettings, plot?: HeldOutPlot, 
       heldout: heldOutSummary(result.heldOut),
     };
   } finally {
+    await engine.close();
     rl.dispose();
     rm?.dispose();
   }

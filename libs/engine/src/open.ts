@@ -1,0 +1,82 @@
+// Opening the rollout engine a stage's `--engine` names, and publishing the trainer's policy to it: the one place
+// every sampling stage (rl, eval, tool-rl, online serve, ...) turns its settings into a RolloutEngine, so the flags,
+// their help and their errors are defined once (engineFields, spread into each stage's settings schema).
+//
+//   local      LocalEngine on the stage's own model object (it samples the weights as the trainer leaves them).
+//   llamacpp   LlamaCppEngine on a GGUF export of the checkpoint folder the stage started from.
+//   openai:URL OpenAiEngine.open: the server must serve that checkpoint (its tokenizer is checked).
+//
+// publishPolicy: after an update, a non-local engine gets the policy written to <dir>/policy-v<version> (the LoRA
+// adapter when the model trains one, else a full checkpoint), published, and the folder removed (both engines copy
+// or convert what they load); the local engine only records the version (nothing is written).
+import * as fs from 'fs';
+import * as path from 'path';
+import { z } from 'zod';
+import { saveCheckpoint, type Qwen2Model } from '@rlhf-code/model';
+import type { Tokenizer } from '@rlhf-code/tokenizer';
+import { engineSpecProblem, parseEngineSpec, type RolloutEngine } from './engine';
+import { LlamaCppEngine } from './llamacpp';
+import { LocalEngine } from './local';
+import { OpenAiEngine } from './openai';
+
+/** The engine settings of a sampling stage (spread into its zod schema: --engine, --engine-shared-dir, --engine-path-prefix). */
+export const engineFields = {
+  engine: z
+    .string()
+    .default('local')
+    .superRefine((v, ctx) => {
+      const problem = engineSpecProblem(v);
+      if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
+    })
+    .describe(
+      "what decodes the samples: local (the project's own decoder on the trainer's model), llamacpp (llama.cpp in process on a GGUF export of the checkpoint), or openai:URL (a vLLM / SGLang server serving the same checkpoint, e.g. openai:http://127.0.0.1:8000)",
+    ),
+  engineSharedDir: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('openai engine: a folder the trainer writes each policy version into and the server reads (needed to publish updates to the server)'),
+  enginePathPrefix: z.string().min(1).optional().describe('openai engine: --engine-shared-dir as the server sees it (default: its absolute path here)'),
+};
+export type EngineSettings = { engine: string; engineSharedDir?: string; enginePathPrefix?: string };
+
+export interface OpenEngineOptions {
+  /** The stage's model object (the local engine samples it; the others read its vocab size). */
+  model: Qwen2Model;
+  tokenizer: Tokenizer;
+  /** The checkpoint (or LoRA adapter) folder the model was loaded from: what llamacpp exports. */
+  checkpointDir: string;
+  /** Local engine: the prefix cache's budget in bytes (0 or absent: none). */
+  prefixCacheBytes?: number;
+}
+
+/** The engine `s.engine` names, opened on the stage's model (see the top of this file). */
+export async function openEngine(s: EngineSettings, o: OpenEngineOptions): Promise<RolloutEngine> {
+  const spec = parseEngineSpec(s.engine);
+  if (spec.kind !== 'openai' && (s.engineSharedDir || s.enginePathPrefix)) throw new Error(`--engine-shared-dir / --engine-path-prefix: only the openai engine uses them, not --engine ${s.engine}`);
+  if (spec.kind === 'local') return new LocalEngine(o.model, o.tokenizer, { prefixCacheBytes: o.prefixCacheBytes });
+  if (spec.kind === 'llamacpp') return LlamaCppEngine.open(o.checkpointDir, { tokenizer: o.tokenizer });
+  return OpenAiEngine.open(s.engine, { modelVocabSize: o.model.config.vocab_size, sharedDir: s.engineSharedDir, pathPrefix: s.enginePathPrefix }, o.tokenizer);
+}
+
+export interface PublishOptions {
+  /** Where the version's folder is written (a fresh policy-v<version> under it). */
+  dir: string;
+  version: number;
+  /** The adapter's base_model_name_or_path (LoRA), and the folder the tokenizer files come from (full weights). */
+  baseModel: string;
+}
+
+/** Make `model`'s current weights version `o.version` of `engine` (see the top of this file). */
+export async function publishPolicy(engine: RolloutEngine, model: Qwen2Model, o: PublishOptions): Promise<void> {
+  const kind = model.lora ? 'adapter' : 'full';
+  if (engine instanceof LocalEngine) return engine.publish({ kind, dir: '' }, o.version);
+  const dir = path.join(o.dir, `policy-v${o.version}`);
+  fs.rmSync(dir, { recursive: true, force: true });
+  await saveCheckpoint(dir, { ...model.checkpointContent(o.baseModel), tokenizerDir: kind === 'full' ? o.baseModel : undefined });
+  try {
+    await engine.publish({ kind, dir }, o.version);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
