@@ -41,6 +41,7 @@ export async function sampleFromCheckpoint(o: CheckpointSampling, onPrompt?: (do
   });
   try {
     const rows = o.prompts.flatMap((p) => new Array<number[]>(o.samples).fill(encodePrompt(tok, p, o.template))); // each prompt's samples together
+    let sampled = 0;
     const done = await engine.sample(rows, {
       maxNewTokens: o.maxNewTokens,
       temperature: o.temperature,
@@ -50,7 +51,7 @@ export async function sampleFromCheckpoint(o: CheckpointSampling, onPrompt?: (do
       stopIds: stopTokenIds(tok, o.template),
       vocabSize: tok.vocabSize,
       batchSize: (o.batchSize ?? DEFAULT_SAMPLE_BATCH) * o.samples,
-      onBatch: (indices) => onPrompt?.((indices[indices.length - 1] + 1) / o.samples), // a batch holds whole prompts
+      onBatch: (indices) => onPrompt?.(Math.floor((sampled += indices.length) / o.samples)), // progress in prompts (the local engine: whole prompts per batch)
     });
     return o.prompts.map((_, k) => done.slice(k * o.samples, (k + 1) * o.samples).map((c) => c.text));
   } finally {

@@ -5,8 +5,8 @@ import * as tf from '@tensorflow/tfjs';
 import { z } from 'zod';
 import { initBackend } from '@rlhf-code/backend';
 import { generateBatch, Qwen2Model } from '@rlhf-code/model';
-import { tinyConfig } from '@rlhf-code/model/testing';
-import { engineFields, LocalEngine, openEngine, parseEngineSpec, publishPolicy } from './index';
+import { tinyConfig, TOKENIZER_DIR } from '@rlhf-code/model/testing';
+import { engineFields, LocalEngine, openEngine, parseEngineSpec, publishPolicy, type RolloutEngine } from './index';
 
 beforeAll(() => initBackend({ quiet: true }));
 
@@ -37,6 +37,28 @@ describe('engineFields, openEngine, publishPolicy', () => {
     expect(engine.policyVersion).toBe(1);
     expect(fs.existsSync(dir)).toBe(false);
     await engine.close();
+    model.dispose();
+  });
+
+  it('a non-local engine gets the LoRA adapter (else a full checkpoint) in policy-v<version>, removed once published', async () => {
+    const seen: { kind: string; files: string[] }[] = [];
+    const engine: RolloutEngine = {
+      name: 'fake',
+      policyVersion: 0,
+      sample: async () => [],
+      publish: async (snapshot) => void seen.push({ kind: snapshot.kind, files: fs.readdirSync(snapshot.dir).sort() }),
+      close: async () => undefined,
+    };
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'engine-publish-'));
+    const model = Qwen2Model.init(tinyConfig(), { seed: 3 });
+    await publishPolicy(engine, model, { dir, version: 1, baseModel: TOKENIZER_DIR }); // full weights: the tokenizer files from there
+    model.addLora({ r: 2, alpha: 4, dropout: 0, targets: ['q_proj', 'v_proj'] }, { seed: 1 });
+    await publishPolicy(engine, model, { dir, version: 2, baseModel: '/base' });
+    expect(seen[0].kind).toBe('full');
+    expect(seen[0].files).toEqual(expect.arrayContaining(['config.json', 'model.safetensors', 'tokenizer.json']));
+    expect(seen[1]).toEqual({ kind: 'adapter', files: ['adapter_config.json', 'adapter_model.safetensors'] });
+    expect(fs.readdirSync(dir)).toEqual([]);
+    fs.rmSync(dir, { recursive: true, force: true });
     model.dispose();
   });
 });

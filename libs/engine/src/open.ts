@@ -48,6 +48,8 @@ export interface OpenEngineOptions {
   checkpointDir: string;
   /** Local engine: the prefix cache's budget in bytes (0 or absent: none). */
   prefixCacheBytes?: number;
+  /** The stage publishes policy versions (a trainer): the openai engine then needs --engine-shared-dir. */
+  publishes?: boolean;
 }
 
 /** The engine `s.engine` names, opened on the stage's model (see the top of this file). */
@@ -56,6 +58,7 @@ export async function openEngine(s: EngineSettings, o: OpenEngineOptions): Promi
   if (spec.kind !== 'openai' && (s.engineSharedDir || s.enginePathPrefix)) throw new Error(`--engine-shared-dir / --engine-path-prefix: only the openai engine uses them, not --engine ${s.engine}`);
   if (spec.kind === 'local') return new LocalEngine(o.model, o.tokenizer, { prefixCacheBytes: o.prefixCacheBytes });
   if (spec.kind === 'llamacpp') return LlamaCppEngine.open(o.checkpointDir, { tokenizer: o.tokenizer });
+  if (o.publishes && !s.engineSharedDir) throw new Error(`--engine ${s.engine}: a trainer publishes each policy version to the server through a folder both see: give --engine-shared-dir`);
   return OpenAiEngine.open(s.engine, { modelVocabSize: o.model.config.vocab_size, sharedDir: s.engineSharedDir, pathPrefix: s.enginePathPrefix }, o.tokenizer);
 }
 

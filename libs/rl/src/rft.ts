@@ -115,7 +115,7 @@ async function sampleRound(f: RftSettings, policyDir: string, records: readonly 
   await initBackend({ quiet: true });
   const policy = await Qwen2Model.load(policyDir, { trainable: false, baseDtype: f.baseDtype });
   // local and llamacpp open on this round's checkpoint; a server serves --model, and gets the round's policy published.
-  const engine = await openEngine(f, { model: policy, tokenizer: tok, checkpointDir: policyDir });
+  const engine = await openEngine(f, { model: policy, tokenizer: tok, checkpointDir: policyDir, publishes: f.rounds > 1 });
   if (round > 1 && parseEngineSpec(f.engine).kind === 'openai') await engine.publish({ kind: isAdapterFolder(policyDir) ? 'adapter' : 'full', dir: policyDir }, round - 1);
   const pool = new SandboxPool({ concurrency: 2, timeoutMs: f.execTimeoutMs });
   const rng = resumableRng(`rft:${f.seed}:${round}`);

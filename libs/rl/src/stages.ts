@@ -146,7 +146,7 @@ async function runPolicyGradient(f: PolicyGradientSettings, plot?: HeldOutPlot, 
       `; score = ${sources.map((s) => `${s.weight} x ${s.name}`).join(' + ')}`,
   );
 
-  const engine = await openEngine(f, { model: models.policy, tokenizer: tok, checkpointDir: f.model });
+  const engine = await openEngine(f, { model: models.policy, tokenizer: tok, checkpointDir: f.model, publishes: true });
   const publishDir = path.join(f.out, 'engine-versions'); // each version's folder lives only until the engine has loaded it
   const rl = new RlTrainer(models, combineScorers(sources), f, { padId: tok.padId, stopTokenIds: stops, vocabSize: tok.vocabSize }, { engine, publishDir, baseModel: f.model });
   const trainingArgs = { stage: f.algo, base_model: f.model, reward_model: f.rewardModel, exec_reward_weight: execWeight, rm_weight: rmWeight, value_head: models.valueHeadSource, ...f };
