@@ -143,8 +143,8 @@ export async function runToolGrpo(f: ToolGrpoSettings, log: (line: string) => vo
   const pool = new SandboxPool({ concurrency: f.toolWorkers });
   const rng = resumableRng(`tool-grpo:${f.seed}`, saved?.rng);
   const engine = await openEngine(f, { model: policy, tokenizer: tok, checkpointDir: f.model, publishes: true });
-  // Version k: the policy after iteration k (each version's files live only until the engine has loaded them).
-  const publish = (version: number) => publishPolicy(engine, policy, { dir: path.join(f.out, 'engine-versions'), version, baseModel: f.model });
+  // Version k: the policy after iteration k.
+  const publish = (version: number) => publishPolicy(engine, policy, { version, baseModel: f.model });
   let batch: ToolTaskRecord[] = [];
   const grpo = new ToolGrpoTrainer(
     {

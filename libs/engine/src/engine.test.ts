@@ -32,33 +32,32 @@ describe('engineFields, openEngine, publishPolicy', () => {
     await expect(openEngine({ engine: 'local', engineSharedDir: '/x' }, { model, tokenizer, checkpointDir: '/unused' })).rejects.toThrow('--engine-shared-dir / --engine-path-prefix: only the openai engine uses them');
     const engine = await openEngine({ engine: 'local' }, { model, tokenizer, checkpointDir: '/unused' });
     expect(engine).toBeInstanceOf(LocalEngine);
-    const dir = path.join(os.tmpdir(), `engine-publish-${process.pid}`);
-    await publishPolicy(engine, model, { dir, version: 1, baseModel: '/unused' });
+    const before = fs.readdirSync(os.tmpdir()).filter((f) => f.startsWith('rlhf-policy-')).length;
+    await publishPolicy(engine, model, { version: 1, baseModel: '/unused' });
     expect(engine.policyVersion).toBe(1);
-    expect(fs.existsSync(dir)).toBe(false);
+    expect(fs.readdirSync(os.tmpdir()).filter((f) => f.startsWith('rlhf-policy-')).length).toBe(before);
     await engine.close();
     model.dispose();
   });
 
-  it('a non-local engine gets the LoRA adapter (else a full checkpoint) in policy-v<version>, removed once published', async () => {
-    const seen: { kind: string; files: string[] }[] = [];
+  it('a non-local engine gets the LoRA adapter (else a full checkpoint) in a temporary policy-v<version>, removed once published', async () => {
+    const seen: { kind: string; dir: string; files: string[] }[] = [];
     const engine: RolloutEngine = {
       name: 'fake',
       policyVersion: 0,
       sample: async () => [],
-      publish: async (snapshot) => void seen.push({ kind: snapshot.kind, files: fs.readdirSync(snapshot.dir).sort() }),
+      publish: async (snapshot) => void seen.push({ kind: snapshot.kind, dir: snapshot.dir, files: fs.readdirSync(snapshot.dir).sort() }),
       close: async () => undefined,
     };
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'engine-publish-'));
     const model = Qwen2Model.init(tinyConfig(), { seed: 3 });
-    await publishPolicy(engine, model, { dir, version: 1, baseModel: TOKENIZER_DIR }); // full weights: the tokenizer files from there
+    await publishPolicy(engine, model, { version: 1, baseModel: TOKENIZER_DIR }); // full weights: the tokenizer files from there
     model.addLora({ r: 2, alpha: 4, dropout: 0, targets: ['q_proj', 'v_proj'] }, { seed: 1 });
-    await publishPolicy(engine, model, { dir, version: 2, baseModel: '/base' });
+    await publishPolicy(engine, model, { version: 2, baseModel: '/base' });
     expect(seen[0].kind).toBe('full');
     expect(seen[0].files).toEqual(expect.arrayContaining(['config.json', 'model.safetensors', 'tokenizer.json']));
-    expect(seen[1]).toEqual({ kind: 'adapter', files: ['adapter_config.json', 'adapter_model.safetensors'] });
-    expect(fs.readdirSync(dir)).toEqual([]);
-    fs.rmSync(dir, { recursive: true, force: true });
+    expect(seen[1]).toMatchObject({ kind: 'adapter', files: ['adapter_config.json', 'adapter_model.safetensors'] });
+    expect(path.basename(seen[1].dir)).toBe('policy-v2');
+    for (const s of seen) expect(fs.existsSync(path.dirname(s.dir))).toBe(false);
     model.dispose();
   });
 });

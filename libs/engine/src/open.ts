@@ -6,10 +6,12 @@
 //   llamacpp   LlamaCppEngine on a GGUF export of the checkpoint folder the stage started from.
 //   openai:URL OpenAiEngine.open: the server must serve that checkpoint (its tokenizer is checked).
 //
-// publishPolicy: after an update, a non-local engine gets the policy written to <dir>/policy-v<version> (the LoRA
+// publishPolicy: after an update, a non-local engine gets the policy written to a fresh temporary folder (the LoRA
 // adapter when the model trains one, else a full checkpoint), published, and the folder removed (both engines copy
-// or convert what they load); the local engine only records the version (nothing is written).
+// or convert what they load; never inside a run's --out, which holds a checkpoint only); the local engine only
+// records the version (nothing is written).
 import * as fs from 'fs';
+import * as os from 'os';
 import * as path from 'path';
 import { z } from 'zod';
 import { saveCheckpoint, type Qwen2Model } from '@rlhf-code/model';
@@ -63,8 +65,6 @@ export async function openEngine(s: EngineSettings, o: OpenEngineOptions): Promi
 }
 
 export interface PublishOptions {
-  /** Where the version's folder is written (a fresh policy-v<version> under it). */
-  dir: string;
   version: number;
   /** The adapter's base_model_name_or_path (LoRA), and the folder the tokenizer files come from (full weights). */
   baseModel: string;
@@ -74,12 +74,11 @@ export interface PublishOptions {
 export async function publishPolicy(engine: RolloutEngine, model: Qwen2Model, o: PublishOptions): Promise<void> {
   const kind = model.lora ? 'adapter' : 'full';
   if (engine instanceof LocalEngine) return engine.publish({ kind, dir: '' }, o.version);
-  const dir = path.join(o.dir, `policy-v${o.version}`);
-  fs.rmSync(dir, { recursive: true, force: true });
+  const dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'rlhf-policy-')), `policy-v${o.version}`);
   await saveCheckpoint(dir, { ...model.checkpointContent(o.baseModel), tokenizerDir: kind === 'full' ? o.baseModel : undefined });
   try {
     await engine.publish({ kind, dir }, o.version);
   } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
+    fs.rmSync(path.dirname(dir), { recursive: true, force: true });
   }
 }

@@ -56,11 +56,9 @@ export interface RlTrainerState {
   rng: object;
 }
 
-/** What samples the rollouts, and where a policy version is written before it is published to it. */
+/** What samples the rollouts, and what a published policy version names as its base. */
 export interface RolloutEngineLink {
   engine: RolloutEngine;
-  /** A folder for the versions' files (non-local engines). */
-  publishDir: string;
   /** The adapter's base_model_name_or_path, and the tokenizer files of a full checkpoint. */
   baseModel: string;
 }
@@ -99,7 +97,7 @@ export class RlTrainer {
     /** vocabSize: default the policy's rows. */
     readonly tokens: { padId: number; stopTokenIds: number[]; vocabSize?: number },
     /** Default: the local engine on the policy. */
-    readonly rollouts: RolloutEngineLink = { engine: new LocalEngine(models.policy), publishDir: '', baseModel: '' },
+    readonly rollouts: RolloutEngineLink = { engine: new LocalEngine(models.policy), baseModel: '' },
   ) {
     this.algorithm = policyGradientOf(config.algo);
     this.critic = criticOf(config);
@@ -148,8 +146,8 @@ export class RlTrainer {
 
   /** The policy as it is now, as version `iteration` of the engine. */
   private async publish(): Promise<void> {
-    const { engine, publishDir, baseModel } = this.rollouts;
-    await publishPolicy(engine, this.models.policy, { dir: publishDir, version: this.iteration, baseModel });
+    const { engine, baseModel } = this.rollouts;
+    await publishPolicy(engine, this.models.policy, { version: this.iteration, baseModel });
   }
 
   /** After a resume the engine still holds version 0 (the checkpoint it opened on): give it the resumed policy. */

@@ -2,7 +2,6 @@
 // against the tests of the prompts and / or the reward model. It reads the prompts and the held-out prompts, loads
 // the models, builds the reward from its sources, runs the loop (runRlLoop) and returns the command's result line.
 import * as fs from 'fs';
-import * as path from 'path';
 import { initBackend } from '@rlhf-code/backend';
 import { UsageError } from '@rlhf-code/cli';
 import { openEngine } from '@rlhf-code/engine';
@@ -147,8 +146,7 @@ async function runPolicyGradient(f: PolicyGradientSettings, plot?: HeldOutPlot, 
   );
 
   const engine = await openEngine(f, { model: models.policy, tokenizer: tok, checkpointDir: f.model, publishes: true });
-  const publishDir = path.join(f.out, 'engine-versions'); // each version's folder lives only until the engine has loaded it
-  const rl = new RlTrainer(models, combineScorers(sources), f, { padId: tok.padId, stopTokenIds: stops, vocabSize: tok.vocabSize }, { engine, publishDir, baseModel: f.model });
+  const rl = new RlTrainer(models, combineScorers(sources), f, { padId: tok.padId, stopTokenIds: stops, vocabSize: tok.vocabSize }, { engine, baseModel: f.model });
   const trainingArgs = { stage: f.algo, base_model: f.model, reward_model: f.rewardModel, exec_reward_weight: execWeight, rm_weight: rmWeight, value_head: models.valueHeadSource, ...f };
   try {
     const result = await runRlLoop({
