@@ -4,9 +4,9 @@
 //   opening     a checkpoint folder (or a LoRA adapter folder, folded into its base) is exported once to a cache
 //               folder, keyed by the source files' names, sizes and modification times; a .gguf file is used as is.
 //   sampling    every prompt decodes on a sequence of its own, up to `sequences` of them in one context (llama.cpp
-//               batches them into one decode); a sequence keeps its KV cache between prompts, so a prompt sharing a
-//               prefix with the previous one on that sequence (a GRPO group, a user's next keystroke) costs only the
-//               rest. Every sampling parameter is sent: temperature (0: greedy), top-k (0: off), top-p (1: off),
+//               batches them into one decode); a sequence keeps its KV cache between prompts, and a prompt goes to
+//               the free sequence holding the longest prefix of it, so a prompt sharing a prefix with an earlier one
+//               (a GRPO group, a user's next keystroke) costs only the rest (SampleRequest.cacheKeys is not needed). Every sampling parameter is sent: temperature (0: greedy), top-k (0: off), top-p (1: off),
 //               min-p 0; ids at or past the request's vocabSize, and the stop ids before minNewTokens, get a logit
 //               bias of -inf. Each prompt's seed is one draw from the stream generateBatch's seeding rule gives it
 //               (a root stream from `seed` or `rng`, one stream per prompt in input order, or the caller's `rngs`),
@@ -173,7 +173,7 @@ export class LlamaCppEngine implements RolloutEngine {
       let next = 0;
       const worker = async () => {
         for (let i = next++; i < prompts.length; i = next++) {
-          const seq = await acquire(gen);
+          const seq = await acquire(gen, prompts[i]);
           try {
             out[i] = { ...(await this.decode(seq, i, prompts[i], req, plan)), policyVersion: gen.version };
             req.onBatch?.([i], [out[i]]);
@@ -297,7 +297,7 @@ export class LlamaCppEngine implements RolloutEngine {
   async logits(ids: readonly number[]): Promise<Float32Array[]> {
     const gen = this.current;
     gen.users++;
-    const seq = await acquire(gen);
+    const seq = await acquire(gen, []);
     try {
       if (seq.nextTokenIndex > 0) await seq.eraseContextTokenRanges([{ start: 0, end: seq.nextTokenIndex }]);
       const out = await seq.controlledEvaluate(ids.map((id) => [id, { generateNext: { logits: true } }]));
@@ -395,10 +395,12 @@ async function newGeneration(version: number, loaded: LoadedModel, opts: { seque
   return { version, loaded, context, free, waiting: [], users: 0, retired: false };
 }
 
-/** A free sequence of `gen` (waits for one). */
-function acquire(gen: Generation): Promise<LlamaContextSequence> {
-  const seq = gen.free.pop();
-  return seq ? Promise.resolve(seq) : new Promise((resolve) => gen.waiting.push(resolve));
+/** A free sequence of `gen`, the one whose KV cache holds the longest prefix of `prompt` (waits for one). */
+function acquire(gen: Generation, prompt: readonly number[]): Promise<LlamaContextSequence> {
+  if (gen.free.length === 0) return new Promise((resolve) => gen.waiting.push(resolve));
+  const shared = gen.free.map((s) => s.compareContextTokens([...prompt]).firstDifferentIndex);
+  const best = shared.indexOf(Math.max(...shared));
+  return Promise.resolve(gen.free.splice(best, 1)[0]);
 }
 
 function release(gen: Generation, seq: LlamaContextSequence): void {
