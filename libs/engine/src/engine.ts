@@ -45,7 +45,7 @@ export interface SampleRequest {
   byLength?: boolean;
   /** Ends prompt `index`'s continuation at an index into its text, or null (engines without streaming apply it to the final text). */
   stopWhen?: (index: number, text: string) => number | null;
-  /** Streams prompt `index`'s newly final text (engines without streaming call it once per prompt at the end). */
+  /** Streams prompt `index`'s newly final text as it is decoded (local, llamacpp; the openai engine calls it once per prompt at the end). */
   onText?: (index: number, delta: string) => void;
   /** Called with prompts' input indices and their completions as they are done (the local engine: after each batch; the others: after each prompt). */
   onBatch?: (indices: readonly number[], completions: readonly EngineCompletion[]) => void;

@@ -67,7 +67,7 @@ describe('llamacpp engine', () => {
     expect(lp.greedyIsArgmax).toBe(true);
     expect(lp.minNewHeldStop).toBe(true);
     for (const k of ['bannedLogprobDiff', 'greedyLogprobDiff', 'minNewLogprobDiff']) expect(lp[k]).toBeLessThan(1e-4);
-    expect(r.stops).toEqual({ stopId: true, stopString: true, stopWhen: true, maxNewZero: true, perPromptGreedy: true });
+    expect(r.stops).toEqual({ stopId: true, stopString: true, stopWhen: true, maxNewZero: true, perPromptGreedy: true, streams: true });
     const v = r.versions;
     expect(v.adapterMovesLogits).toBeGreaterThan(0.1);
     expect(v.recycledSame).toBe(0);

@@ -18,8 +18,8 @@
 //               the tokens the sampler kept, i.e. generateBatch's log p(token) at top-k 0 / top-p 1 (at T = 1 when
 //               greedy); with a top-k or top-p the distribution is the truncated, renormalised one. With the KV
 //               cache in F32 (the default) llama.cpp's logits are within ~1e-5 of the project's fp32 forward pass.
-//   text        with a tokenizer: stop strings and stopWhen are checked after every token, as generateBatch does;
-//               onText gets each prompt's whole text once at the end (no streaming yet).
+//   text        with a tokenizer: stop strings and stopWhen are checked after every token, as generateBatch does,
+//               and onText streams the text that can no longer change as it is decoded (generateBatch's rule).
 //   versions    publish({kind: 'adapter'}) converts the PEFT folder to a LoRA GGUF and opens a new context with it;
 //               publish({kind: 'full'}) exports and loads the new weights. The previous context is released once
 //               the calls sampling from it end. llama.cpp frees adapters only with their model, so after
@@ -29,7 +29,7 @@ import { createHash } from 'crypto';
 import { existsSync, promises as fs } from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { isAdapterFolder, resumableRng, type Completion, type Rng } from '@rlhf-code/model';
+import { finalTextEnd, isAdapterFolder, resumableRng, type Completion, type Rng } from '@rlhf-code/model';
 import type { Tokenizer } from '@rlhf-code/tokenizer';
 import type { EngineCompletion, PolicySnapshot, RolloutEngine, SampleRequest } from './engine';
 import { exportLoraGguf, exportModelGguf, readGgufHeader } from './gguf';
@@ -238,11 +238,17 @@ export class LlamaCppEngine implements RolloutEngine {
     let stopId: number | null = null;
     let finishReason: Completion['finishReason'] = 'length';
     let text: string | null = null; // the text when stop strings or stopWhen cut it
+    let streamed = 0;
+    const stream = (t: string, done: boolean) => {
+      const end = finalTextEnd(t, req.stopStrings ?? [], done);
+      if (req.onText && end > streamed) req.onText(index, t.slice(streamed, end));
+      streamed = Math.max(streamed, end);
+    };
     if (req.maxNewTokens > 0) {
       const keep = Math.min(seq.compareContextTokens([...prompt]).firstDifferentIndex, prompt.length - 1); // the last prompt token is evaluated again: its logits are needed
       if (seq.nextTokenIndex > keep) await seq.eraseContextTokenRanges([{ start: keep, end: seq.nextTokenIndex }]);
       const stops = (req.stopStrings ?? []).filter((s) => s.length > 0);
-      const checkText = stops.length > 0 || req.stopWhen !== undefined;
+      const checkText = stops.length > 0 || req.stopWhen !== undefined || req.onText !== undefined;
       await req.beforeStep?.();
       const steps = seq.evaluateWithMetadata(prompt.slice(keep), { confidence: true }, {
         temperature: plan.temps[index],
@@ -262,6 +268,8 @@ export class LlamaCppEngine implements RolloutEngine {
           break;
         }
         if (checkText) {
+          // generateBatch's rules: the text ends at the first stop string, or where stopWhen cuts it; what can no
+          // longer change streams as it is decoded
           let t = tok!.decode(ids);
           for (const s of stops) {
             const at = t.indexOf(s);
@@ -279,6 +287,7 @@ export class LlamaCppEngine implements RolloutEngine {
             text = t;
             break;
           }
+          stream(t, false);
         }
         if (ids.length >= req.maxNewTokens) break;
         await req.beforeStep?.();
@@ -286,7 +295,7 @@ export class LlamaCppEngine implements RolloutEngine {
     }
     const visible = stopId === null ? ids : ids.slice(0, -1);
     const out: Completion = { ids: visible, stopId, finishReason, logprobs, text: text ?? tok?.decode(visible) ?? '' };
-    if (req.onText && out.text.length > 0) req.onText(index, out.text);
+    stream(out.text, true);
     return out;
   }
 

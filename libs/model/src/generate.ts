@@ -96,7 +96,7 @@ export function nextTurn(): Promise<void> {
 }
 
 /** Length of the longest suffix of `text` that is a proper start of some stop string (held back while streaming). */
-function pendingStopPrefix(text: string, stops: string[]): number {
+function pendingStopPrefix(text: string, stops: readonly string[]): number {
   let keep = 0;
   for (const s of stops) {
     for (let n = Math.min(s.length - 1, text.length); n > keep; n--) {
@@ -306,13 +306,19 @@ function updateText(row: RowState, b: number, stopIds: Set<number>, stops: strin
   row.text = text;
 }
 
-/** Pass on the text that can no longer change: not a trailing partial character, not a possible stop string start. */
+/**
+ * How much of a continuation's text (so far) can no longer change, and may stream: all but a trailing partial
+ * character and a possible stop string start (a finished continuation: all of it).
+ */
+export function finalTextEnd(text: string, stops: readonly string[], done: boolean): number {
+  if (done) return text.length;
+  const end = text.endsWith('\uFFFD') ? text.length - 1 : text.length; // a multi-byte character split across tokens
+  return end - pendingStopPrefix(text.slice(0, end), stops);
+}
+
+/** Pass on the text that can no longer change. */
 function streamText(row: RowState, b: number, stops: string[], onText: (row: number, delta: string) => void, flush = false): void {
-  let end = row.text.length;
-  if (!row.done && !flush) {
-    if (row.text.endsWith('\uFFFD')) end -= 1; // a multi-byte character split across tokens
-    end -= pendingStopPrefix(row.text.slice(0, end), stops);
-  }
+  const end = finalTextEnd(row.text, stops, row.done || flush);
   if (end > row.streamed) {
     onText(b, row.text.slice(row.streamed, end));
     row.streamed = end;

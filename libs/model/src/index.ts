@@ -13,6 +13,7 @@ export { isFrozenMatrix } from './frozen-weights';
 export { ScalarHead } from './heads';
 export { RewardModel } from './reward';
 export { generateBatch, sampledIds } from './generate-batch';
+export { finalTextEnd } from './generate';
 export type { Completion } from './generate-batch';
 export { PrefixCache } from './prefix-cache';
 export { resumableRng } from './sampling';

@@ -8,6 +8,7 @@ import { REPO_CONTEXT_MODES, SERVED_MIN_TOKENS } from '@rlhf-code/tokenizer';
 import { DEFAULT_LATENCY, MULTILINE_MODES, RLINF_EXAMPLE } from '@rlhf-code/continue';
 import { checkBaseDtype, loraFields, optimFields } from '@rlhf-code/trainer-core';
 import { baseDtypeField } from '@rlhf-code/model';
+import { engineFields } from '@rlhf-code/engine';
 
 const port = z.number().int().min(0).max(65535);
 const positiveInt = z.number().int().positive();
@@ -314,6 +315,8 @@ const onlineConfigFields = {
     .default('random')
     .describe("how requests are assigned to arms: random = each independently by the arms' shares (a seeded draw); blocked (measurements) = every block of as many consecutive requests as arms gets each arm once, in a seeded order, with one sampling seed"),
   seed: z.number().int().default(0).describe('seed of the A/B router, and of sampling when a request gives no seed'),
+  // What decodes the suggestions (both models); the trainer's updates reach it as policy versions (@rlhf-code/engine).
+  ...engineFields,
   completion: CompletionServerSchema.prefault({}).describe('the completion server'),
   feedback: FeedbackServerSchema.prefault({}).describe('the feedback server'),
   training: TrainingSchema.prefault({}).describe('the updates: critic-free PPO on the outcomes'),

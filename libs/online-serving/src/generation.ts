@@ -88,6 +88,30 @@ export interface Generator {
   close(): Promise<void>;
 }
 
+/**
+ * Continue's line rule on each row of a request, on the server's clock: `stopWhen` (for the decoder: called once per
+ * row per decoding step, after the row's token is sampled and before its text streams) ends a row where Continue
+ * would; `simMs` holds each row's simulated arrival time so far (null on the wall clock).
+ */
+export function lineRules(req: GenerationRequest): { stopWhen: (row: number, text: string) => number | null; simMs: (number | null)[] } {
+  const clock = servingClock(req.serving);
+  const timed = { t0: req.t0, prompts: req.rows };
+  const rules = req.rows.map((r) => r.line && new LineRule(r.line));
+  const steps = req.rows.map(() => 0);
+  const simMs = req.rows.map(() => (clock.simulated ? clock.simAt(timed, 0) : null));
+  const stopWhen = (row: number, text: string) => {
+    const done = ++steps[row];
+    if (clock.simulated) simMs[row] = clock.simAt(timed, done);
+    return rules[row]?.cut(text, clock.elapsed(timed, done) + req.delayMs) ?? null;
+  };
+  return { stopWhen, simMs };
+}
+
+/** The prefix cache's key of a request: its model, user and file, for a request of one row; else null. */
+export function cacheKeyOf(req: GenerationRequest): string | null {
+  return req.cacheKey !== null && req.rows.length === 1 ? `${req.model}:${req.cacheKey}` : null;
+}
+
 /** The models in this thread; the start model is never trained (A/B control). */
 export class LocalGenerator implements Generator {
   readonly modelWindow: number;
@@ -118,19 +142,10 @@ export class LocalGenerator implements Generator {
     const model = onPolicy ? policy.model : this.o.start;
     // A trained policy may end first (silence, an action RL teaches it); the start model and v0 keep the server's rule.
     const minNewTokens = onPolicy && req.trainedMinNewTokens !== null && policy.version > 0 ? req.trainedMinNewTokens : req.minNewTokens;
-    const clock = servingClock(req.serving);
-    const timed = { t0: req.t0, prompts: req.rows };
-    const rules = req.rows.map((r) => r.line && new LineRule(r.line));
-    const steps = req.rows.map(() => 0);
-    const simMs = req.rows.map(() => (clock.simulated ? clock.simAt(timed, 0) : null));
+    const { stopWhen, simMs } = lineRules(req);
     const versions: number[] = [];
-    const prefixCache = this.prefixCache && req.cacheKey !== null && req.rows.length === 1 ? { cache: this.prefixCache, keys: [`${req.model}:${req.cacheKey}`] } : undefined;
-    // stopWhen runs once per row per decoding step (after the row's token is sampled, before its text streams).
-    const stopWhen = (row: number, text: string) => {
-      const done = ++steps[row];
-      if (clock.simulated) simMs[row] = clock.simAt(timed, done);
-      return rules[row]?.cut(text, clock.elapsed(timed, done) + req.delayMs) ?? null;
-    };
+    const key = cacheKeyOf(req);
+    const prefixCache = this.prefixCache && key !== null ? { cache: this.prefixCache, keys: [key] } : undefined;
     const go = () =>
       generateBatch(
         model,

@@ -88,6 +88,8 @@ async function scenarios(tok: Tokenizer, cacheDir: string): Promise<Record<strin
   const cut = (await engine.sample([p], { ...base, temperature: 0, stopStrings: [stopString], onText: (_i, d) => (streamed += d) }))[0];
   const when = (await engine.sample([p], { ...base, temperature: 0, stopWhen: (_i, text) => (text.length >= 2 ? 1 : null) }))[0];
   const none = (await engine.sample([p], { ...base, maxNewTokens: 0 }))[0];
+  const deltas: string[] = [];
+  const streaming = (await engine.sample([p], { ...base, temperature: 0, onText: (_i, d) => deltas.push(d) }))[0];
   const mixed = await engine.sample([p, p], { ...base, temperatures: [0, 1] });
   out.stops = {
     stopId: JSON.stringify(stopped.ids) === JSON.stringify(greedy.ids.slice(0, stopAt)) && stopped.stopId === greedy.ids[stopAt] && stopped.finishReason === 'stop' && stopped.logprobs.length === stopAt + 1,
@@ -95,6 +97,7 @@ async function scenarios(tok: Tokenizer, cacheDir: string): Promise<Record<strin
     stopWhen: when.text === greedy.text.slice(0, 1) && when.finishReason === 'stop',
     maxNewZero: none.ids.length === 0 && none.finishReason === 'length' && none.logprobs.length === 0,
     perPromptGreedy: JSON.stringify(mixed[0].ids) === JSON.stringify(greedy.ids),
+    streams: deltas.length > 1 && deltas.join('') === streaming.text && streaming.text === greedy.text,
   };
 
   // Versions: an adapter as version 1, the same adapter as versions 2 and 3 on recycled models (recycleEvery 1), the
