@@ -1,0 +1,131 @@
+// online serve --engine openai:URL, end to end in this process: the EngineGenerator decodes through the OpenAI-style
+// server of @rlhf-code/engine (serve-openai.ts, over the project's own decoder) what LocalGenerator decodes on the same
+// models; a published update becomes a new adapter version on the server (the policy's answers change to the updated
+// model's, the start model's do not); an aborted request stops; full fine-tuning is refused with a reason. (The
+// llamacpp kind runs the same class; its decoding is checked in @rlhf-code/engine's llamacpp tests.)
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import * as tf from '@tensorflow/tfjs';
+import { initBackend } from '@rlhf-code/backend';
+import { checkpointAt, Qwen2Model, type HostTensor } from '@rlhf-code/model';
+import { localEngineHost, serveOpenAi } from '@rlhf-code/engine';
+import { formatFim, type Tokenizer } from '@rlhf-code/tokenizer';
+import { lineRuleFor } from '@rlhf-code/continue';
+import { CompletionServerSchema, loadOnlineModels, parseOnlineConfig, type OnlineModels } from '@rlhf-code/online-core';
+import { makeTinyModelDir } from '@rlhf-code/online-core/testing';
+import { EngineGenerator } from './engine-generation';
+import { Aborted, LocalGenerator, type GenerationRequest, type TextEvent } from './generation';
+import { PolicyHolder } from './policy';
+
+const serving = (() => {
+  const c = CompletionServerSchema.parse({});
+  return { clock: c.clock, simulatedLatency: c.simulatedLatency, prefillChunk: c.prefillChunk };
+})();
+
+let dir: string;
+let tok: Tokenizer;
+let server: Awaited<ReturnType<typeof serveOpenAi>>;
+let models: OnlineModels;
+let generator: EngineGenerator;
+const errors: string[] = [];
+
+function request(over: Partial<GenerationRequest> = {}): GenerationRequest {
+  const prefix = 'def add(a, b):\n    return ';
+  const suffix = '\n\nprint(add(1, 2))\n';
+  return {
+    model: 'policy',
+    rows: [
+      { ids: tok.encode(formatFim(prefix, suffix)), line: lineRuleFor({ prefix, suffix }, 'always', 1e9) },
+      { ids: tok.encode('x = '), line: null },
+    ],
+    maxNewTokens: 10,
+    minNewTokens: 1,
+    trainedMinNewTokens: null,
+    temperature: 0,
+    topP: 1,
+    seed: 'engine-gen',
+    stopStrings: [],
+    t0: Date.now(),
+    delayMs: 0,
+    serving,
+    cacheKey: null,
+    ...over,
+  };
+}
+
+/** What the project's decoder gives on the served models as they are now (greedy: the engines' answers must match). */
+async function locally(req: GenerationRequest) {
+  const g = new LocalGenerator({ policy: new PolicyHolder(models.policy), start: models.start, tokenizer: tok });
+  return (await g.generate(req)).completions.map((c) => ({ ids: c.ids, text: c.text, finishReason: c.finishReason }));
+}
+
+const answers = (cs: { ids: number[]; text: string; finishReason: string }[]) => cs.map(({ ids, text, finishReason }) => ({ ids, text, finishReason }));
+
+beforeAll(async () => {
+  await initBackend({ quiet: true });
+  tensorsAtStart = tf.memory().numTensors;
+  dir = await makeTinyModelDir(3);
+  const host = await localEngineHost(checkpointAt(dir, '--model'));
+  server = await serveOpenAi(host, { port: 0, servedModelName: 'tiny' });
+  const shared = fs.mkdtempSync(path.join(os.tmpdir(), 'engine-gen-shared-'));
+  const config = parseOnlineConfig({ model: dir, engine: `openai:${server.url}`, engineSharedDir: shared, training: { loraRank: 2 } });
+  models = await loadOnlineModels(config, null, 'serve');
+  tok = models.tokenizer;
+  generator = await EngineGenerator.open(config, {
+    ...models,
+    startDir: dir,
+    policyDir: null,
+    version: 0,
+    onPublishError: (v, e) => errors.push(`${v}: ${e.message}`),
+  });
+});
+
+let tensorsAtStart = 0;
+
+test('decodes through the server what the project decodes on the same models, text streamed whole', async () => {
+  const events: TextEvent[] = [];
+  const got = await generator.generate(request(), (e) => events.push(e));
+  expect(answers(got.completions)).toEqual(await locally(request()));
+  expect(got.completions.every((c) => c.modelLogprobs!.length === c.ids.length + (c.stopId === null ? 0 : 1))).toBe(true);
+  expect(got.versions).toEqual([0]);
+  got.completions.forEach((c, row) => expect(events.filter((e) => e.row === row).map((e) => e.delta).join('')).toBe(c.text));
+  expect(generator.modelWindow).toBe(models.policy.config.max_position_embeddings);
+});
+
+test('a published update is the policy version the server answers with; the start model stays', async () => {
+  const startBefore = answers((await generator.generate(request({ model: 'start' }))).completions);
+  const adapter = models.policy.trainableWeights();
+  const moved = new Map<string, HostTensor>([...adapter].map(([k, t]) => [k, { shape: t.shape, data: t.data.map((_, i) => Math.sin(i + k.length) * 0.5) }]));
+  expect(generator.publish(moved)).toBe(1);
+  expect(generator.latestVersion).toBe(1);
+  await generator.servedModel(); // waits for the publication
+  expect(errors).toEqual([]);
+  expect(generator.version).toBe(1);
+  const after = await generator.generate(request());
+  expect(after.versions).toEqual([1]);
+  expect(answers(after.completions)).toEqual(await locally(request()));
+  expect(answers(after.completions)).not.toEqual(startBefore);
+  expect(answers((await generator.generate(request({ model: 'start' }))).completions)).toEqual(startBefore);
+});
+
+test('an aborted request stops with Aborted; full fine-tuning on a server is refused with the reason', async () => {
+  const stop = new AbortController();
+  stop.abort();
+  await expect(generator.generate(request(), undefined, stop.signal)).rejects.toBeInstanceOf(Aborted);
+  const full = await Qwen2Model.load(dir, { trainable: false });
+  try {
+    await expect(
+      EngineGenerator.open({ engine: `openai:${server.url}` }, { policy: full, start: full, tokenizer: tok, startDir: dir, policyDir: null, version: 0 }),
+    ).rejects.toThrow(/full weights only by replacing the server's model.*training.loraRank/);
+  } finally {
+    full.dispose();
+  }
+});
+
+// Last: jest's teardown releases the backend before a file's afterAll would run.
+test('close releases the models, both engines and the adapters the server loaded', async () => {
+  await generator.close();
+  await server.close();
+  expect(tf.memory().numTensors).toBe(tensorsAtStart);
+});
