@@ -239,6 +239,7 @@ export class LlamaCppEngine implements RolloutEngine {
     let finishReason: Completion['finishReason'] = 'length';
     let text: string | null = null; // the text when stop strings or stopWhen cut it
     let streamed = 0;
+    let cachedTokens = 0; // the prompt's first positions whose keys and values the sequence already held
     const stream = (t: string, done: boolean) => {
       const end = finalTextEnd(t, req.stopStrings ?? [], done);
       if (req.onText && end > streamed) req.onText(index, t.slice(streamed, end));
@@ -246,6 +247,7 @@ export class LlamaCppEngine implements RolloutEngine {
     };
     if (req.maxNewTokens > 0) {
       const keep = Math.min(seq.compareContextTokens([...prompt]).firstDifferentIndex, prompt.length - 1); // the last prompt token is evaluated again: its logits are needed
+      cachedTokens = keep;
       if (seq.nextTokenIndex > keep) await seq.eraseContextTokenRanges([{ start: keep, end: seq.nextTokenIndex }]);
       const stops = (req.stopStrings ?? []).filter((s) => s.length > 0);
       const checkText = stops.length > 0 || req.stopWhen !== undefined || req.onText !== undefined;
@@ -294,7 +296,7 @@ export class LlamaCppEngine implements RolloutEngine {
       }
     }
     const visible = stopId === null ? ids : ids.slice(0, -1);
-    const out: Completion = { ids: visible, stopId, finishReason, logprobs, text: text ?? tok?.decode(visible) ?? '' };
+    const out: Completion = { ids: visible, stopId, finishReason, logprobs, text: text ?? tok?.decode(visible) ?? '', cachedTokens };
     stream(out.text, true);
     return out;
   }

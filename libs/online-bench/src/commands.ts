@@ -6,7 +6,6 @@ import * as path from 'path';
 import { initBackend } from '@rlhf-code/backend';
 import { readSettingsFile, UsageError } from '@rlhf-code/cli';
 import { corpusFiles, readFimData, writeJsonl } from '@rlhf-code/data';
-import { parseEngineSpec, type EngineSpec } from '@rlhf-code/engine';
 import { EXPERIMENT_ARMS, OnlineConfigSchema, type OnlineConfigInput } from '@rlhf-code/online-core';
 import { loadTokenizer } from '@rlhf-code/tokenizer';
 import { formatExperiment, runOnlineExperiment } from './experiment';
@@ -25,22 +24,12 @@ async function testCases(data: string): Promise<FimCase[]> {
   return cases;
 }
 
-/** --engine's value, a usage error when it is none. */
-function engineOf(value: string): EngineSpec {
-  try {
-    return parseEngineSpec(value);
-  } catch (e) {
-    throw new UsageError((e as Error).message);
-  }
-}
-
 /**
  * `online latency`: a table of the answer times per prompt form and number of clients (and the rows as JSON lines);
  * with --typing, one JSON line of a typing session's times and prefix cache figures.
  */
 export async function runLatencyBench(f: LatencySettings): Promise<void> {
   if (!fs.existsSync(f.model)) throw new UsageError(`--model: ${f.model} does not exist`);
-  if (engineOf(f.engine).kind !== 'local') throw new UsageError(`--engine ${f.engine}: the online server decodes with the local engine only so far (llamacpp and openai:URL are not wired into it yet)`);
   const service = serviceConfigFile(f.serviceConfig);
   if (f.typing) {
     const cases = (await readFimData(f.data)).filter((e) => e.split === 'test').map((e) => ({ prefix: e.prefix, suffix: e.suffix, middle: e.middle, path: e.path ?? 'untitled.py' }));
@@ -76,7 +65,7 @@ export async function runLoadBench(f: LoadSettings): Promise<void> {
       ...f,
       cases,
       durationMs: f.seconds * 1000,
-      serveArgs: f.serviceConfig ? ['--config', f.serviceConfig] : [],
+      serveArgs: [...(f.serviceConfig ? ['--config', f.serviceConfig] : []), '--engine', f.engine],
     },
     (line) => process.stderr.write(line + '\n'),
   );

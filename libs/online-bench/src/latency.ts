@@ -21,6 +21,8 @@ import { typingSession, type TypedCase } from './typing';
 
 export interface LatencyOptions {
   model: string;
+  /** What the server decodes with (online serve's --engine). */
+  engine: string;
   cases: FimCase[];
   requests: number;
   concurrency: number[];
@@ -86,7 +88,7 @@ export function runClients(o: { url: string; statusUrl: string; headers: Record<
 
 export async function measureLatency(o: LatencyOptions, log: (line: string) => void = () => undefined): Promise<LatencyRow[]> {
   if (o.cases.length < 2) throw new Error('latency: need at least 2 FIM cases (one is the other file of the next)');
-  const { service, stop } = await startMeasuringService(o.model, o.completion, o.gate, { training: o.training });
+  const { service, stop } = await startMeasuringService(o.model, o.completion, o.gate, { training: o.training, engine: o.engine });
   const modelName = CompletionServerSchema.parse({}).modelName;
   const tok = loadTokenizer(o.model);
   const count = (t: string) => tok.encode(t, { parseSpecialTokens: false }).length;
@@ -129,7 +131,7 @@ export async function measureLatency(o: LatencyOptions, log: (line: string) => v
 
 export interface TypingOptions {
   model: string;
-  /** Which engine the server decodes with (only 'local' so far). */
+  /** What the server decodes with (online serve's --engine). */
   engine: string;
   /** Held-out FIM cases with their middles (the session's file and its context file come from them). */
   cases: TypedCase[];
@@ -174,7 +176,7 @@ export async function measureTyping(o: TypingOptions): Promise<TypingRow> {
   // Warm-up prompts of the other files, from another client: the session's first request finds no entry of its own.
   const others = o.cases.filter((c) => c.path !== session.path);
   const warm = others.slice(0, o.warmup).map((c, i) => continueShapedPrompt(c, others[(i + 1) % others.length], o.form, count, o.maxPromptTokens));
-  const { service, stop } = await startMeasuringService(o.model, o.completion, o.gate, { training: o.training });
+  const { service, stop } = await startMeasuringService(o.model, o.completion, o.gate, { training: o.training, engine: o.engine });
   const modelName = CompletionServerSchema.parse({}).modelName;
   const send = (prompts: string[], apiKey: string) =>
     runClients({

@@ -12,7 +12,7 @@ import { checkpointAt, Qwen2Model, type HostTensor } from '@rlhf-code/model';
 import { localEngineHost, serveOpenAi } from '@rlhf-code/engine';
 import { formatFim, type Tokenizer } from '@rlhf-code/tokenizer';
 import { lineRuleFor } from '@rlhf-code/continue';
-import { CompletionServerSchema, loadOnlineModels, parseOnlineConfig, type OnlineModels } from '@rlhf-code/online-core';
+import { CompletionServerSchema, loadOnlineModels, parseOnlineConfig } from '@rlhf-code/online-core';
 import { makeTinyModelDir } from '@rlhf-code/online-core/testing';
 import { EngineGenerator } from './engine-generation';
 import { Aborted, LocalGenerator, type GenerationRequest, type TextEvent } from './generation';
@@ -26,7 +26,7 @@ const serving = (() => {
 let dir: string;
 let tok: Tokenizer;
 let server: Awaited<ReturnType<typeof serveOpenAi>>;
-let models: OnlineModels;
+let models: Awaited<ReturnType<typeof loadOnlineModels>>;
 let generator: EngineGenerator;
 const errors: string[] = [];
 
@@ -96,7 +96,7 @@ test('decodes through the server what the project decodes on the same models, te
 test('a published update is the policy version the server answers with; the start model stays', async () => {
   const startBefore = answers((await generator.generate(request({ model: 'start' }))).completions);
   const adapter = models.policy.trainableWeights();
-  const moved = new Map<string, HostTensor>([...adapter].map(([k, t]) => [k, { shape: t.shape, data: t.data.map((_, i) => Math.sin(i + k.length) * 0.5) }]));
+  const moved = new Map<string, HostTensor>([...adapter].map(([k, t]) => [k, { shape: t.shape, data: Float32Array.from(t.data, (_v: number, i: number) => Math.sin(i + k.length) * 0.5) }]));
   expect(generator.publish(moved)).toBe(1);
   expect(generator.latestVersion).toBe(1);
   await generator.servedModel(); // waits for the publication
