@@ -33,8 +33,8 @@ export function policyTurns(engine: RolloutEngine, o: { tokenizer: Tokenizer; te
     // One call serves turns with different budgets: a turn past its own is cut there, as if it had run out of tokens.
     return out.map((c, i) => {
       const cap = maxNewTokens[i];
-      if (c.ids.length + (c.stopId === null ? 0 : 1) <= cap) return { ids: c.ids, stopId: c.stopId, logprobs: c.logprobs };
-      return { ids: c.ids.slice(0, cap), stopId: null, logprobs: c.logprobs.slice(0, cap) };
+      if (c.ids.length + (c.stopId === null ? 0 : 1) <= cap) return { ids: c.ids, stopId: c.stopId, logprobs: c.logprobs, policyVersion: c.policyVersion };
+      return { ids: c.ids.slice(0, cap), stopId: null, logprobs: c.logprobs.slice(0, cap), policyVersion: c.policyVersion };
     });
   };
 }

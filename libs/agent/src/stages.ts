@@ -186,7 +186,7 @@ export async function runToolGrpo(f: ToolGrpoSettings, log: (line: string) => vo
   try {
     for (step = done + 1; step <= f.steps && !run.stopRequested; step++) {
       batch = batchOf(step);
-      const m = await grpo.step(batch.map((t) => taskMessages(t, f.system)));
+      const m = await grpo.step(batch.map((t) => taskMessages(t, f.system)), step - 1); // the policy is version step - 1
       await publish(step);
       run.log(step, m, ['env/success_mean', 'env/tool_calls_mean']);
       if (f.saveEvery > 0 && step % f.saveEvery === 0 && step < f.steps) await save(step);

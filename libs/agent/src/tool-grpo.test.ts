@@ -1,6 +1,6 @@
 // GRPO over tool episodes on a tiny LoRA policy with scripted turns (one success and one failure per task): the
 // update raises the log-probability of the successful episode's own tokens and lowers the failed one's, trains only
-// the adapter, reports the episode metrics, and leaks nothing.
+// the adapter, reports the episode metrics and the lag of each turn's policy version, and leaks nothing.
 import * as tf from '@tensorflow/tfjs';
 import { initBackend } from '@rlhf-code/backend';
 import { openCheckpoint } from '@rlhf-code/model';
@@ -34,7 +34,8 @@ test.each(['token-mean', 'seq-mean'] as const)('%s: the successful episode gains
       const ids = tokenizer.encode(script(i, turn), { parseSpecialTokens: false });
       // The policy's own log-probs of the scripted turn (the trainer takes them as the sampling policy's).
       const logprobs = tf.tidy(() => forwardResponses(policy, layoutSequences([[...sequences[i]]], [[...ids, tokenizer.chat.imEnd]], tokenizer.padId), { temperature: 1 }).logprobs.arraySync() as number[][])[0];
-      return { ids, stopId: tokenizer.chat.imEnd, logprobs };
+      // An engine that lags: the first turns from version 0, later ones from version 1.
+      return { ids, stopId: tokenizer.chat.imEnd, logprobs, policyVersion: Math.min(turn, 1) };
     });
   const grpo = new ToolGrpoTrainer(
     {
@@ -59,19 +60,23 @@ test.each(['token-mean', 'seq-mean'] as const)('%s: the successful episode gains
       const lp = forwardResponses(model, b, { temperature: 1 }).logprobs.arraySync() as number[][];
       return lp.map((row, i) => row.reduce((s, x, t) => s + x * b.responseMask[i][t], 0));
     });
-  const m = await grpo.step([task]);
+  const m = await grpo.step([task], 1); // the trainer at version 1: two turns of version 0 (lag 1), one of version 1 (lag 0)
   expect(m['env/success_mean']).toBe(0.5);
   expect(m['env/tool_calls_mean']).toBe(0.5);
   expect(m['env/malformed_rate']).toBe(0);
   expect(m['tokens/masked_share']).toBeGreaterThan(0);
   expect(m['tokens/masked_share']).toBeLessThan(1);
   expect(Number.isFinite(m['ppo/loss/total'])).toBe(true);
+  expect(m['engine/policy_version_lag_mean']).toBeCloseTo(2 / 3, 10);
+  expect(m['engine/policy_version_lag_max']).toBe(1);
   const [won, lost] = judged;
   expect(won.toolCalls).toBe(1);
   judged.length = 0;
   turnsSeen.clear();
   const before = tf.memory().numTensors;
-  await grpo.step([task]);
+  const m2 = await grpo.step([task], 2); // the trainer at version 2: two turns of version 0 (lag 2), one of version 1 (lag 1)
+  expect(m2['engine/policy_version_lag_mean']).toBeCloseTo((2 + 1 + 2) / 3, 10);
+  expect(m2['engine/policy_version_lag_max']).toBe(2);
   expect(tf.memory().numTensors).toBe(before);
   // The step just taken saw the same two episodes: compare their scores under the policy now and before any update.
   const now = scoreOf(policy, [won, lost]);

@@ -54,8 +54,11 @@ export class ToolGrpoTrainer {
     this.trainer = new Trainer(parts.policy.trainableParams(), parts.trainer);
   }
 
-  /** One iteration on these tasks' opening messages; returns the metrics. */
-  async step(tasks: readonly TemplateMessage[][]): Promise<Record<string, number>> {
+  /**
+   * One iteration on these tasks' opening messages, the trainer's policy being version `policyVersion` (what the
+   * engine's turns are compared with: the lag of each turn's version); returns the metrics.
+   */
+  async step(tasks: readonly TemplateMessage[][], policyVersion = 0): Promise<Record<string, number>> {
     const c = this.config;
     const p = this.parts;
     const rows = tasks.flatMap((m, t) => new Array<number>(c.groupSize).fill(t));
@@ -96,6 +99,7 @@ export class ToolGrpoTrainer {
     const model = episodes.reduce((n, e) => n + e.trainMask.reduce((s, m) => s + m, 0), 0);
     const after = episodes.reduce((n, e) => n + e.ids.length - e.promptLength, 0);
     const calls = episodes.reduce((n, e) => n + e.toolCalls + e.malformedCalls, 0);
+    const lags = episodes.flatMap((e) => e.turnVersions.map((v) => policyVersion - v)); // none for scripted turns
     const malformed = episodes.reduce((n, e) => n + e.malformedCalls, 0);
     return {
       'env/success_mean': mean(verdicts.map((v) => Number(v.success))),
@@ -110,6 +114,7 @@ export class ToolGrpoTrainer {
       'time/episodes_s': (t1 - t0) / 1000, // sampling the turns + running the tool calls
       [METRICS.timeScore]: (t2 - t1) / 1000,
       [METRICS.logprobMismatch]: mismatch, // over the trained tokens only (tool outputs are not sampled)
+      ...(lags.length > 0 ? { [METRICS.policyLagMean]: mean(lags), [METRICS.policyLagMax]: Math.max(...lags) } : {}),
       'time/logprobs_s': (t3 - t2) / 1000, // the policy's and the reference's no-gradient passes
       [METRICS.timeUpdate]: (performance.now() - t3) / 1000,
     };
