@@ -3,13 +3,15 @@
 # same wall-clock budget (MINUTES, default 10; steps estimated from a 20-step timing run of the shape, so each run's
 # warmup-stable-decay schedule ends with its decay inside the budget), bf16, held-out loss every 100 steps. Then
 # tools/pretrain-sweep-fit.py fits L(N, D) = E + A / N^alpha + B / D^beta to every (shape, tokens, held-out loss) point
-# of the stable phase and extrapolates to the hours available. One heavy job: run it alone.
+# of the stable phase and extrapolates to the hours available. One heavy job: run it alone (the timing run sets each
+# shape's steps: anything beside it changes every shape's budget).
 #   bash tools/pretrain-sweep.sh [CACHE] [OUT]      (CACHE default data/corpus/cache, OUT default results/sweep)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CACHE="${1:-data/corpus/cache}"
 OUT="${2:-results/sweep}"
 MINUTES="${MINUTES:-10}"
+ONLY="${ONLY:-A B C}" # the shapes to (re)run; the fit reads every run in OUT
 mkdir -p "$OUT"
 # name  hidden layers heads kv ffn
 SHAPES=(
@@ -20,6 +22,7 @@ SHAPES=(
 pre() { node --import tsx apps/sft/src/main.ts pretrain --cache "$CACHE" --seq-len 512 --batch-size 4 --precision bf16 --quiet "$@"; }
 for s in "${SHAPES[@]}"; do
   read -r name h l nh kv ffn <<< "$s"
+  [[ " $ONLY " == *" $name "* ]] || continue
   shape=(--hidden-size "$h" --layers "$l" --heads "$nh" --kv-heads "$kv" --intermediate-size "$ffn")
   # the shape's seconds per step, from steps 11-20 of a 20-step run
   rm -rf "$OUT/time-$name"

@@ -1,5 +1,5 @@
 // bench's command line: its settings, the one-line errors for a python without torch and a missing torch script, and
-// bench gemm's table and JSON line on a tiny model.
+// bench gemm's markdown table and JSON line on a tiny model.
 import * as fs from 'fs';
 import * as path from 'path';
 import { printedConfig, runApp } from '@rlhf-code/cli/testing';
@@ -126,7 +126,8 @@ describe('bench gemm: CLI', () => {
     expect(line.products[0]).toMatchObject({ name: 'q/o x W^T', m: 32, n: 64, k: 64, trans_a: false, trans_b: true, per_step: 4, dtype: 'fp32', kernel: 'avx2', threads: 1 });
     expect(Object.keys(line.achieved_gflops['1'])).toEqual(['fp32 avx2', 'fp32 avx512', 'bf16 avx512bf16'].slice(0, kernels.length));
     expect(r.stderr).toMatch(/^peak GFLOP\/s \(register-only loops\) 1 thread: avx2 [\d.]+/m);
-    expect(r.stderr).toMatch(/^product +m x k x n +per step +dtype +kernel +threads +GFLOP\/s +% of peak$/m);
-    expect(r.stderr).toMatch(/^a step's GEMMs +32 rows +fp32 +avx2 +1 +[\d.]+ +[\d.]+$/m);
+    expect(r.stderr).toMatch(/^\| product +\| m x k x n +\| per step \| dtype +\| kernel +\| threads \| GFLOP\/s \| % of peak \|$/m);
+    expect(r.stderr).toMatch(/^\| -+ \| -+ \| -+: \| -+ \| -+ \| -+: \| -+: \| -+: \|$/m);
+    expect(r.stderr).toMatch(/^\| a step's GEMMs +\| 32 rows +\| +\| fp32 +\| avx2 +\| +1 \| +[\d.]+ \| +[\d.]+ \|$/m);
   });
 });

@@ -3,92 +3,29 @@
 // `bench sandbox`: test runs per second of the sandbox, one python process per run against batched runs.
 // `bench interpreter`: interpreter tool calls per second, each process spawned against forked from the fork server.
 // `bench gemm`: the native GEMM at a model's training shapes per kernel and precision, against the measured peak.
-// The benchmarks live in libs/bench; this file reads the settings and prints.
+// The benchmarks and their commands live in libs/bench; this file turns flags into their settings.
 import { Command } from 'commander';
-import { runCli, settingsCommand, UsageError } from '@rlhf-code/cli';
+import { runCli, settingsCommand } from '@rlhf-code/cli';
 import {
-  benchGemm,
-  benchGenerate,
   BenchCompareSettings,
-  benchInterpreter,
-  BenchMode,
-  benchSandbox,
   BenchSettings,
-  benchTrain,
-  compare,
-  formatGemmTable,
-  formatPlan,
   GemmBenchSettings,
   InterpreterBenchSettings,
-  measureStepPeak,
   MemorySettings,
-  planMemory,
-  PRESET_KEYS,
+  runCompare,
+  runGemmBench,
+  runGenerateBench,
+  runInterpreterBench,
+  runMemoryBench,
+  runSandboxBench,
+  runTrainBench,
   SandboxBenchSettings,
 } from '@rlhf-code/bench';
-import { modelConfigOf } from '@rlhf-code/model';
-import { describeBackend, initBackend, shutdownBackend } from '@rlhf-code/backend';
-
-function print(x: Record<string, unknown>): void {
-  process.stdout.write(JSON.stringify(x) + '\n');
-}
-
-async function train(f: BenchSettings): Promise<void> {
-  const backend = describeBackend(await initBackend());
-  print({ backend, ...(await benchTrain(f)) });
-}
-
-async function generate(f: BenchSettings): Promise<void> {
-  const backend = describeBackend(await initBackend());
-  print({ backend, ...(await benchGenerate(f)) });
-}
-
-function compareCommand(f: BenchCompareSettings): void {
-  const modes: BenchMode[] = f.mode === 'both' ? ['train', 'generate'] : [f.mode];
-  compare(
-    {
-      modes,
-      runs: f.runs,
-      python: f.python,
-      torchScript: f.torchScript,
-      presetArgs: [...PRESET_KEYS.flatMap((k) => [`--${k}`, String(f[k])]), '--lora-rank', String(f.loraRank)],
-      oursArgs: ['--base-dtype', f.baseDtype, '--int8-activations', f.int8Activations, '--precision', f.precision], // the runtime settings (--backend) reach the child through the environment
-    },
-    print,
-  );
-}
-
-async function memory(f: MemorySettings): Promise<void> {
-  if (f.measure && f.baseDtype !== 'fp32') throw new UsageError('--measure runs the stage in fp32: leave --base-dtype at fp32 to measure');
-  const input = { ...f, config: modelConfigOf(f.model) };
-  const plan = planMemory(input);
-  process.stderr.write(formatPlan(plan) + '\n');
-  let measured: number | null = null;
-  if (f.measure) {
-    await initBackend();
-    measured = await measureStepPeak(input);
-    process.stderr.write(`measured peak ${(measured / 1e6).toFixed(1)} MB (${(100 * (plan.total / measured - 1)).toFixed(1)}% off the plan)\n`);
-  }
-  print({ model: f.model, ...plan, ...(f.measure ? { measured_peak: measured } : {}) });
-}
-
-async function sandbox(f: SandboxBenchSettings): Promise<void> {
-  print(await benchSandbox(f, (msg) => process.stderr.write(`bench sandbox: ${msg}\n`)));
-}
-
-async function interpreter(f: InterpreterBenchSettings): Promise<void> {
-  print(await benchInterpreter(f, (msg) => process.stderr.write(`bench interpreter: ${msg}\n`)));
-}
-
-function gemm(f: GemmBenchSettings): void {
-  const record = benchGemm(f, (line) => process.stderr.write(`bench gemm: ${line}\n`));
-  process.stderr.write(formatGemmTable(record) + '\n');
-  print(record as unknown as Record<string, unknown>);
-}
+import { shutdownBackend } from '@rlhf-code/backend';
 
 const program = new Command('bench').description('Speed of the Qwen2 model and of the sandbox: one JSON line per benchmark.');
-settingsCommand(program.command('train').description('training step (forward, loss, backward, AdamW): {"backend", "params", "step_s", "tokens_per_s"}'), BenchSettings, train);
-settingsCommand(program.command('generate').description('greedy generation with a KV cache, batch 1: {"backend", "ttft_ms", "total_ms", "decode_tokens_per_s"}'), BenchSettings, generate);
+settingsCommand(program.command('train').description('training step (forward, loss, backward, AdamW): {"backend", "params", "step_s", "tokens_per_s"}'), BenchSettings, runTrainBench);
+settingsCommand(program.command('generate').description('greedy generation with a KV cache, batch 1: {"backend", "ttft_ms", "total_ms", "decode_tokens_per_s"}'), BenchSettings, runGenerateBench);
 settingsCommand(
   program
     .command('memory')
@@ -97,7 +34,7 @@ settingsCommand(
         'a table on stderr and one JSON line on stdout {"stage", "params", "trainable", "components": {...bytes}, "total", ...}',
     ),
   MemorySettings,
-  memory,
+  runMemoryBench,
 );
 settingsCommand(
   program
@@ -111,7 +48,7 @@ settingsCommand(
         'per pair (pair i = our run i and torch run i), so > 1 is faster for tokens/s and < 1 is faster for ttft_ms',
     ),
   BenchCompareSettings,
-  compareCommand,
+  runCompare,
 );
 
 settingsCommand(
@@ -124,7 +61,7 @@ settingsCommand(
         '{"median", "min", "max", "values"}, ratio = batched / single per pair (> 1: batching is faster)',
     ),
   SandboxBenchSettings,
-  sandbox,
+  runSandboxBench,
 );
 
 settingsCommand(
@@ -139,7 +76,7 @@ settingsCommand(
         'ratio = fork / spawn per pair (> 1: forking is faster)',
     ),
   InterpreterBenchSettings,
-  interpreter,
+  runInterpreterBench,
 );
 
 settingsCommand(
@@ -155,7 +92,7 @@ settingsCommand(
         'weighted by how often a step runs it)',
     ),
   GemmBenchSettings,
-  gemm,
+  runGemmBench,
 );
 
 void runCli(program, shutdownBackend);

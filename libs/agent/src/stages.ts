@@ -8,6 +8,7 @@
 // questions (data/tools: the answer stated exactly).
 import * as fs from 'fs';
 import * as path from 'path';
+import { markdownTable } from '@rlhf-code/cli';
 import { readToolTasks, shuffle, type ToolTaskRecord } from '@rlhf-code/data';
 import { initBackend } from '@rlhf-code/backend';
 import { LocalEngine, openEngine, publishPolicy } from '@rlhf-code/engine';
@@ -504,30 +505,39 @@ function evalTable(r: {
     ...(r.dev_data
       ? [`Each row without its own temperature is at the one with its best success on the dev tasks ${r.dev_data}: ${Object.entries(r.models).filter(([, m]) => m.dev).map(([name, m]) => `${name} ${Object.entries(m.dev!).map(([t, d]) => `${t}: ${n(d.success)}`).join(', ')}`).join('; ')}.`, '']
       : []),
-    `| run | tool | temperature | ${r.family === 'programming' ? 'pass@1' : 'success'} | - ${r.baseline} (95% CI) | tests passed | tool calls | turns | malformed |`,
-    '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    markdownTable(
+      ['run', 'tool', 'temperature', r.family === 'programming' ? 'pass@1' : 'success', `- ${r.baseline} (95% CI)`, 'tests passed', 'tool calls', 'turns', 'malformed'],
+      Object.entries(r.models).map(([name, m]) => [
+        name,
+        m.tool,
+        String(m.temperature ?? '-'),
+        `${n(m.success)} ± ${n(m.se)}`,
+        m.vs_sft ? diffText(m.vs_sft) : '(baseline)',
+        n(m.tests_passed),
+        n(m.tool_calls, 2),
+        n(m.turns, 2),
+        n(m.malformed),
+      ]),
+      { align: ['left', 'left', 'right', 'right', 'right', 'right', 'right', 'right', 'right'] },
+    ),
   ];
-  for (const [name, m] of Object.entries(r.models)) {
-    lines.push(
-      `| ${name} | ${m.tool} | ${m.temperature ?? '-'} | ${n(m.success)} ± ${n(m.se)} | ${m.vs_sft ? diffText(m.vs_sft) : '(baseline)'} | ${n(m.tests_passed)} | ${n(m.tool_calls, 2)} | ${n(m.turns, 2)} | ${n(m.malformed)} |`,
-    );
-  }
   const groups = Object.keys(r.models[r.baseline].by_group ?? {});
   if (groups.length > 0) {
     lines.push('', `By group of operations (the suite's \`group\`: who trained on the operation), ${r.family === 'programming' ? 'pass@1' : 'success'} ± SE and - ${r.baseline}:`, '');
-    lines.push(`| run | ${groups.map((g) => `${g} (${r.models[r.baseline].by_group![g].n})`).join(' | ')} |`, `| --- |${groups.map(() => ' --- |').join('')}`);
-    for (const [name, m] of Object.entries(r.models)) {
-      const cells = groups.map((g) => {
-        const part = m.by_group?.[g];
-        return part ? `${n(part.success)} ± ${n(part.se)}${part.vs_sft ? ` (${diffText(part.vs_sft)})` : ''}` : '-';
-      });
-      lines.push(`| ${name} | ${cells.join(' | ')} |`);
-    }
+    const cell = (m: EvalRow, g: string) => {
+      const part = m.by_group?.[g];
+      return part ? `${n(part.success)} ± ${n(part.se)}${part.vs_sft ? ` (${diffText(part.vs_sft)})` : ''}` : '-';
+    };
+    lines.push(
+      markdownTable(
+        ['run', ...groups.map((g) => `${g} (${r.models[r.baseline].by_group![g].n})`)],
+        Object.entries(r.models).map(([name, m]) => [name, ...groups.map((g) => cell(m, g))]),
+      ),
+    );
   }
   const same = Object.entries(r.same_checkpoint);
   if (same.length > 0) {
-    lines.push('', 'Rows of one checkpoint with different tools, paired per task:', '', '| rows | difference (95% CI) |', '| --- | --- |');
-    for (const [pair, d] of same) lines.push(`| ${pair} | ${diffText(d)} |`);
+    lines.push('', 'Rows of one checkpoint with different tools, paired per task:', '', markdownTable(['rows', 'difference (95% CI)'], same.map(([pair, d]) => [pair, diffText(d)])));
   }
   return lines.join('\n') + '\n';
 }

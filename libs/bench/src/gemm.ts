@@ -9,6 +9,7 @@
 //             a warm-up, on fresh operands in [-1, 1).
 // achieved_gflops weighs each product by how often a step runs it (its FLOPs over its time, summed over the step): the
 // rate of a whole step's GEMMs, comparable with peak_gflops.
+import { markdownTable } from '@rlhf-code/cli';
 import { loadNative, nativeAddon, type GemmKernel, type GemmPrecision } from '@rlhf-code/backend';
 import { headDim, modelConfigOf, type Qwen2Config } from '@rlhf-code/model';
 import type { GemmBenchSettings } from './settings';
@@ -206,21 +207,24 @@ export function benchGemm(f: GemmBenchSettings, log: (line: string) => void): Ge
   return record;
 }
 
-/** The record as a table: one line per product, kernel and thread count, then each variant's whole step. */
+/**
+ * The record as a markdown table (on stderr, and ready to paste into a note): one row per product, kernel and thread
+ * count, then each variant's whole step; the peaks on the line above it.
+ */
 export function formatGemmTable(r: GemmBenchRecord): string {
-  const head = ['product', 'm x k x n', 'per step', 'dtype', 'kernel', 'threads', 'GFLOP/s', '% of peak'];
-  const lines: string[][] = [head];
+  const rows: string[][] = [];
   for (const p of r.products) {
-    lines.push([p.name, `${p.m} x ${p.k} x ${p.n}`, String(p.per_step), p.dtype, p.kernel, String(p.threads), p.gflops.toFixed(1), p.percent_of_peak.toFixed(1)]);
+    rows.push([p.name, `${p.m} x ${p.k} x ${p.n}`, String(p.per_step), p.dtype, p.kernel, String(p.threads), p.gflops.toFixed(1), p.percent_of_peak.toFixed(1)]);
   }
   for (const threads of r.threads) {
     for (const [variant, gflops] of Object.entries(r.achieved_gflops[threads] ?? {})) {
       const [dtype, kernel] = variant.split(' ');
-      lines.push(['a step\'s GEMMs', `${r.rows} rows`, '', dtype, kernel, String(threads), gflops.toFixed(1), r.percent_of_peak[threads][variant].toFixed(1)]);
+      rows.push(['a step\'s GEMMs', `${r.rows} rows`, '', dtype, kernel, String(threads), gflops.toFixed(1), r.percent_of_peak[threads][variant].toFixed(1)]);
     }
   }
-  const widths = head.map((_, c) => Math.max(...lines.map((l) => l[c].length)));
-  const text = lines.map((l) => l.map((cell, c) => (c >= 5 ? cell.padStart(widths[c]) : cell.padEnd(widths[c]))).join('  ').trimEnd());
+  const table = markdownTable(['product', 'm x k x n', 'per step', 'dtype', 'kernel', 'threads', 'GFLOP/s', '% of peak'], rows, {
+    align: ['left', 'left', 'right', 'left', 'left', 'right', 'right', 'right'],
+  });
   const peaks = r.threads.map((t) => `${t} thread${t === 1 ? '' : 's'}: ${Object.entries(r.peak_gflops[t]).map(([k, g]) => `${k} ${g!.toFixed(1)}`).join(', ')}`);
-  return [`peak GFLOP/s (register-only loops) ${peaks.join('; ')}`, ...text].join('\n');
+  return `peak GFLOP/s (register-only loops) ${peaks.join('; ')}\n${table}`;
 }

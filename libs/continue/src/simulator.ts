@@ -10,6 +10,7 @@
 // comparisons of arms. Examples are taken in a seeded random order, cycling when `events` exceeds them, each
 // `perExample` times in a row (the same prompt). Continue's clock is the wall clock, or with `clock: "simulated"` the
 // `sim_ms` of the server's chunks (libs/continue latency.ts).
+import { markdownTable } from '@rlhf-code/cli';
 import type { FimRecord } from '@rlhf-code/data';
 import type { RepoFile } from '@rlhf-code/tokenizer';
 import { shuffle } from '@rlhf-code/data';
@@ -225,18 +226,21 @@ function get(m: Map<string, Counts>, k: string): Counts {
   return c;
 }
 
-/** The summary as a table: one row per policy version and per arm, acceptance with its Wilson 95% interval. */
+/** The summary as a markdown table: one row per policy version and per arm, acceptance with its Wilson 95% interval. */
 export function formatSummary(s: SimulationSummary): string {
   const pct = (x: number | null) => (x === null ? 'n/a' : `${(100 * x).toFixed(1)}%`);
   const ci = (c: CountsWithRates) => (c.acceptance_ci95 ? `[${pct(c.acceptance_ci95[0])}, ${pct(c.acceptance_ci95[1])}]` : '');
-  const row = (name: string, c: CountsWithRates) =>
-    `${name.padEnd(14)} ${String(c.requests).padStart(8)} ${String(c.shown).padStart(6)} ${String(c.accepted).padStart(8)} ` +
-    `${pct(c.suggestion_rate).padStart(10)} ${pct(c.acceptance_rate).padStart(12)} ${ci(c).padStart(18)} ${pct(c.accepted_per_request).padStart(11)}`;
-  const head =
-    `${'group'.padEnd(14)} ${'requests'.padStart(8)} ${'shown'.padStart(6)} ${'accepted'.padStart(8)} ${'suggest'.padStart(10)} ` +
-    `${'accept/shown'.padStart(12)} ${'95% interval'.padStart(18)} ${'accept/req'.padStart(11)}`;
-  const lines = [`user ${s.user}, Continue ${s.form === 'v139' ? '1.3.9' : 'upstream'} prompts`, head, row('all', s.totals)];
-  for (const [v, c] of Object.entries(s.by_version)) lines.push(row(`policy v${v}`, c));
-  for (const [a, c] of Object.entries(s.by_arm)) lines.push(row(`arm ${a}`, c));
-  return lines.join('\n');
+  const row = (name: string, c: CountsWithRates) => [
+    name,
+    String(c.requests),
+    String(c.shown),
+    String(c.accepted),
+    pct(c.suggestion_rate),
+    pct(c.acceptance_rate),
+    ci(c),
+    pct(c.accepted_per_request),
+  ];
+  const rows = [row('all', s.totals), ...Object.entries(s.by_version).map(([v, c]) => row(`policy v${v}`, c)), ...Object.entries(s.by_arm).map(([a, c]) => row(`arm ${a}`, c))];
+  const table = markdownTable(['group', 'requests', 'shown', 'accepted', 'suggest', 'accept/shown', '95% interval', 'accept/req'], rows);
+  return `user ${s.user}, Continue ${s.form === 'v139' ? '1.3.9' : 'upstream'} prompts\n${table}`;
 }

@@ -8,7 +8,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { isUtf8 } from 'buffer';
-import { stagedProgress } from '@rlhf-code/cli';
+import { markdownTable, stagedProgress } from '@rlhf-code/cli';
 import {
   CORPUS_FILTERS,
   CorpusFilter,
@@ -118,22 +118,17 @@ export interface CorpusTableRow {
 
 /** The corpus table as markdown: per package what went in and what was kept, then per filter what it removed. */
 export function formatCorpusTable(rows: readonly CorpusTableRow[], filters: CorpusFilterResult['filters'], splits: Record<string, { tokens: number; docs: number }>): string {
-  const table = (head: string[], body: string[][]) => {
-    const widths = head.map((h, c) => Math.max(h.length, ...body.map((r) => r[c].length)));
-    const text = (c: number) => c === 0 || ['version', 'licence'].includes(head[c]); // left-aligned; numbers to the right
-    const line = (cells: string[]) => '| ' + cells.map((x, c) => (text(c) ? x.padEnd(widths[c]) : x.padStart(widths[c]))).join(' | ') + ' |';
-    return [line(head), '| ' + widths.map((w, c) => (text(c) ? '-'.repeat(w) : '-'.repeat(w - 1) + ':')).join(' | ') + ' |', ...body.map(line)].join('\n');
-  };
   const sum = (f: (r: CorpusTableRow) => number) => rows.reduce((a, r) => a + f(r), 0);
-  const perPackage = table(
+  const perPackage = markdownTable(
     ['package', 'version', 'licence', 'files in', 'MB in', 'files kept', 'MB kept', 'tokens kept', 'share'],
     [
       ...rows.map((r) => [r.package, r.version, r.licence, String(r.input.files), mb(r.input.bytes), String(r.kept.files), mb(r.kept.bytes), millions(r.kept.tokens), `${((100 * r.kept.tokens) / Math.max(1, sum((x) => x.kept.tokens))).toFixed(1)}%`]),
       [`**${rows.length} sources**`, '', '', String(sum((r) => r.input.files)), mb(sum((r) => r.input.bytes)), String(sum((r) => r.kept.files)), mb(sum((r) => r.kept.bytes)), millions(sum((r) => r.kept.tokens)), '100%'],
     ],
+    { align: ['left', 'left', 'left', 'right', 'right', 'right', 'right', 'right', 'right'] }, // package, version and licence (text) to the left, the figures to the right
   );
   const stripped = sum((r) => r.stripped.bytes);
-  const perFilter = table(
+  const perFilter = markdownTable(
     ['filter (in order)', 'files removed', 'MB removed'],
     [
       ...CORPUS_FILTERS.map((f) => [f, String(filters[f].files), mb(filters[f].bytes)]),

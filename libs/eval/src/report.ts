@@ -5,6 +5,7 @@
 import type { EvalReport, ModelReport } from './evaluate';
 import { CONTROL_ROW, isStubName } from './eval-json';
 import { METRIC_KEYS, MetricKey } from './metrics';
+import { markdownTable } from '@rlhf-code/cli';
 import type { Flips, MeanSe, PairedDiff } from '@rlhf-code/stats';
 
 /** Column header and number format of each metric. */
@@ -70,14 +71,6 @@ const FLIPS_DESCRIPTION =
 /** A decoding temperature as a table cell: 0 is greedy; null (stubs) is n/a. */
 const temperatureCell = (t: number | null | undefined) => (t === null || t === undefined ? 'n/a' : t === 0 ? 'greedy' : String(t));
 
-/** A markdown table, first column left-aligned, the others right-aligned. */
-function table(header: string[], rows: string[][]): string {
-  const widths = header.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c].length)));
-  const line = (cells: string[]) => '| ' + cells.map((x, c) => (c === 0 ? x.padEnd(widths[c]) : x.padStart(widths[c]))).join(' | ') + ' |';
-  const rule = '|' + widths.map((w, c) => (c === 0 ? '-'.repeat(w + 2) : '-'.repeat(w + 1) + ':')).join('|') + '|';
-  return [line(header), rule, ...rows.map(line)].join('\n');
-}
-
 /** The numeric keys (k of pass@k, temperatures) some row has, in increasing order. */
 const sortedKeys = (tables: readonly Record<string, unknown>[]) => [...new Set(tables.flatMap((t) => Object.keys(t)))].sort((a, b) => Number(a) - Number(b));
 
@@ -93,7 +86,7 @@ export function formatTable(report: EvalReport): string {
   const vsSft = models.some(([, m]) => m.vs_sft);
   const cells = (m: ModelReport) =>
     keys.flatMap((k) => [withSe(m[k], m.se[k], COLUMNS[k].digits), ...(k === 'pass_at_1' && vsSft ? [flipsCell(m.vs_sft?.flips)] : [])]);
-  return table(
+  return markdownTable(
     ['model', 'temperature', ...keys.flatMap((k) => [COLUMNS[k].header, ...(k === 'pass_at_1' && vsSft ? [FLIPS_HEADER] : [])]), ...(logRatio ? ['log_ratio'] : [])],
     models.map(([name, m]) => [name, temperatureCell(m.temperature), ...cells(m), ...(logRatio ? [fmt(m.greedy_log_ratio, 2)] : [])]),
   );
@@ -103,7 +96,7 @@ export function formatTable(report: EvalReport): string {
 export function formatSeeds(report: EvalReport): string {
   if (report.n_seeds < 2) return '';
   const runs = Array.from({ length: report.n_seeds }, (_, i) => `run ${i + 1}`);
-  return table(
+  return markdownTable(
     ['model', ...runs, 'mean', 'seed sd'],
     Object.entries(report.models).map(([name, m]) => [name, ...m.pass_at_1_by_seed.map((x) => fmt(x, 3)), fmt(m.pass_at_1, 3), fmt(m.seed_sd, 3)]),
   );
@@ -114,7 +107,7 @@ export function formatComparisons(report: EvalReport): string {
   const rows = Object.entries(report.models).filter(([, m]) => m.vs_sft);
   if (rows.length === 0) return '';
   const keys = METRIC_KEYS.filter((k) => k !== 'kl_to_sft');
-  return table(['model - sft', ...keys.map((k) => COLUMNS[k].header)], rows.map(([name, m]) => [name, ...keys.map((k) => diffCell(m.vs_sft![k], COLUMNS[k].digits))]));
+  return markdownTable(['model - sft', ...keys.map((k) => COLUMNS[k].header)], rows.map(([name, m]) => [name, ...keys.map((k) => diffCell(m.vs_sft![k], COLUMNS[k].digits))]));
 }
 
 /**
@@ -126,7 +119,7 @@ export function formatControl(report: EvalReport): string {
   if (rows.length === 0) return '';
   const groups = Object.entries(report.groups ?? {});
   const pair = (d: (PairedDiff & { flips: Flips }) | undefined) => [diffCell(d, 3), flipsCell(d?.flips)];
-  return table(
+  return markdownTable(
     [`model - ${CONTROL_ROW}`, `pass@1 (${report.n_problems})`, FLIPS_HEADER, ...groups.flatMap(([g, r]) => [`${g} (${r.n_problems})`, FLIPS_HEADER])],
     rows.map(([name, m]) => [name, ...pair(m.vs_sft_more), ...groups.flatMap(([, r]) => pair(r.models[name]?.vs_sft_more))]),
   );
@@ -138,13 +131,13 @@ export function formatPassAtK(report: EvalReport): string {
   if (rows.length === 0) return '';
   const ks = sortedKeys(rows.map(([, m]) => m.pass_at_k!));
   const cell = (v: MeanSe | undefined) => withSe(v?.mean, v?.se, 3);
-  const means = table(
+  const means = markdownTable(
     ['model', 'sampled at', ...ks.map((k) => `pass@${k}`)],
     rows.map(([name, m]) => [name, temperatureCell(m.sampling_temperature), ...ks.map((k) => cell(m.pass_at_k![k]))]),
   );
   const diffs = rows.filter(([, m]) => m.vs_sft?.pass_at_k);
   if (diffs.length === 0) return means;
-  return [means, '', table(['model - sft', ...ks.map((k) => `pass@${k}`)], diffs.map(([name, m]) => [name, ...ks.map((k) => diffCell(m.vs_sft!.pass_at_k![k], 3))]))].join('\n');
+  return [means, '', markdownTable(['model - sft', ...ks.map((k) => `pass@${k}`)], diffs.map(([name, m]) => [name, ...ks.map((k) => diffCell(m.vs_sft!.pass_at_k![k], 3))]))].join('\n');
 }
 
 /** Dev pass@1 ± SE per model and candidate temperature, the chosen one marked `*`; '' without dev data. */
@@ -157,7 +150,7 @@ export function formatDev(report: EvalReport): string {
     if (!d) return 'n/a';
     return withSe(d.pass_at_1, d.se, 3) + (Number(t) === m.temperature ? ' *' : '');
   };
-  return table(['model', ...temperatures.map((t) => temperatureCell(Number(t)))], rows.map(([name, m]) => [name, ...temperatures.map((t) => cell(m, t))]));
+  return markdownTable(['model', ...temperatures.map((t) => temperatureCell(Number(t)))], rows.map(([name, m]) => [name, ...temperatures.map((t) => cell(m, t))]));
 }
 
 /** The greedy figures, or '' when there are none beside the sampled ones. */
@@ -165,7 +158,7 @@ export function formatGreedy(report: EvalReport): string {
   const rows = Object.entries(report.models).filter(([, m]) => m.greedy);
   if (rows.length === 0) return '';
   const keys = METRIC_KEYS.filter((k) => k !== 'kl_to_sft') as Exclude<MetricKey, 'kl_to_sft'>[];
-  return table(
+  return markdownTable(
     ['model (greedy)', ...keys.map((k) => COLUMNS[k].header), 'log_ratio'],
     rows.map(([name, m]) => [name, ...keys.map((k) => fmt(m.greedy![k], COLUMNS[k].digits)), fmt(m.greedy!.greedy_log_ratio, 2)]),
   );
@@ -178,7 +171,7 @@ export function formatGroups(report: EvalReport): string {
     .map(([name, g]) => {
       const rows = Object.entries(g.models);
       const vsSft = rows.some(([, m]) => m.vs_sft);
-      const t = table(
+      const t = markdownTable(
         ['model', 'pass@1', 'tests_passed', ...(vsSft ? ['pass@1 - sft', FLIPS_HEADER] : [])],
         rows.map(([model, m]) => [model, withSe(m.pass_at_1, m.se, 3), fmt(m.tests_passed, 3), ...(vsSft ? [diffCell(m.vs_sft, 3), flipsCell(m.vs_sft?.flips)] : [])]),
       );

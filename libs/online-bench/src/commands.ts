@@ -4,7 +4,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { initBackend } from '@rlhf-code/backend';
-import { readSettingsFile, UsageError } from '@rlhf-code/cli';
+import { markdownTable, readSettingsFile, UsageError } from '@rlhf-code/cli';
 import { corpusFiles, readFimData, writeJsonl } from '@rlhf-code/data';
 import { EXPERIMENT_ARMS, OnlineConfigSchema, type OnlineConfigInput } from '@rlhf-code/online-core';
 import { loadTokenizer } from '@rlhf-code/tokenizer';
@@ -44,14 +44,22 @@ export async function runLatencyBench(f: LatencySettings): Promise<void> {
   process.stdout.write(`[latency] backend ${backend.name}; ${f.requests} requests per setting, ${cases.length} held-out FIM cases from ${f.data}\n`);
   const rows = await measureLatency({ ...f, cases, completion: service.completion, gate: service.gate, training: service.training }, (line) => process.stdout.write(line + '\n'));
   const ms = (x: number | null) => (x === null ? '-' : x.toFixed(0));
-  process.stdout.write('\n| form | clients | requests | failed | first chunk p50 | answer p50 | answer p95 | within 375 ms | chunks | status p50 / p95 (calls) |\n');
-  process.stdout.write('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n');
-  for (const r of rows) {
-    process.stdout.write(
-      `| ${r.form} | ${r.concurrency} | ${r.requests} | ${r.failed} | ${ms(r.first_chunk_p50_ms)} ms | ${ms(r.total_p50_ms)} ms | ${ms(r.total_p95_ms)} ms | ` +
-        `${(100 * r.within_375ms).toFixed(0)}% | ${r.chunks_mean.toFixed(1)} | ${ms(r.status_p50_ms)} / ${ms(r.status_p95_ms)} ms (${r.status_calls}) |\n`,
-    );
-  }
+  const table = markdownTable(
+    ['form', 'clients', 'requests', 'failed', 'first chunk p50', 'answer p50', 'answer p95', 'within 375 ms', 'chunks', 'status p50 / p95 (calls)'],
+    rows.map((r) => [
+      r.form,
+      String(r.concurrency),
+      String(r.requests),
+      String(r.failed),
+      `${ms(r.first_chunk_p50_ms)} ms`,
+      `${ms(r.total_p50_ms)} ms`,
+      `${ms(r.total_p95_ms)} ms`,
+      `${(100 * r.within_375ms).toFixed(0)}%`,
+      r.chunks_mean.toFixed(1),
+      `${ms(r.status_p50_ms)} / ${ms(r.status_p95_ms)} ms (${r.status_calls})`,
+    ]),
+  );
+  process.stdout.write(`\n${table}\n`);
   if (f.json) await writeJsonl(f.json, rows);
 }
 

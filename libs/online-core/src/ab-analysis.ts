@@ -11,6 +11,7 @@
 //   p     two-sided sign-flip permutation test of the per-position differences (exact for up to 16 non-zero ones),
 //         testing that the two arms are exchangeable at every position. For the acceptance of shown suggestions, a
 //         ratio with no per-position difference, there is no p: read its interval.
+import { markdownTable } from '@rlhf-code/cli';
 import { clusterBootstrap, signFlipTest } from '@rlhf-code/stats';
 import { withRates, zeroCounts, type CountsWithRates, type SimulationRecord } from '@rlhf-code/continue';
 import type { ArmSpec } from './arms';
@@ -162,25 +163,25 @@ export function describeArm(a: ArmSpec): string {
 
 /** The analysis as two markdown tables: the arms, then the contrasts (difference [95% CI over files], p over positions). */
 export function formatArmAnalysis(a: ArmAnalysis, specs: readonly ArmSpec[] = []): string {
-  const lines = ['| arm | serves | requests | shown | accepted | accepted / shown (95% CI) | accepted / request | utility / request |', '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |'];
   // The arms in the order of `specs`, then any others.
   const names = [...specs.map((s) => s.name).filter((n) => n in a.arms), ...Object.keys(a.arms).filter((n) => !specs.some((s) => s.name === n))];
-  for (const name of names) {
-    const c = a.arms[name];
-    const spec = specs.find((s) => s.name === name);
-    const ci = c.acceptance_ci95 ? ` [${pct(c.acceptance_ci95[0])}, ${pct(c.acceptance_ci95[1])}]` : '';
-    lines.push(
-      `| ${name} | ${spec ? describeArm(spec) : ''} | ${c.requests} | ${c.shown} | ${c.accepted} | ${pct(c.acceptance_rate)}${ci} | ${pct(c.accepted_per_request)} | ${num(c.utility_per_request)} |`,
-    );
-  }
+  const arms = markdownTable(
+    ['arm', 'serves', 'requests', 'shown', 'accepted', 'accepted / shown (95% CI)', 'accepted / request', 'utility / request'],
+    names.map((name) => {
+      const c = a.arms[name];
+      const spec = specs.find((s) => s.name === name);
+      const ci = c.acceptance_ci95 ? ` [${pct(c.acceptance_ci95[0])}, ${pct(c.acceptance_ci95[1])}]` : '';
+      return [name, spec ? describeArm(spec) : '', String(c.requests), String(c.shown), String(c.accepted), `${pct(c.acceptance_rate)}${ci}`, pct(c.accepted_per_request), num(c.utility_per_request)];
+    }),
+    { align: ['left', 'left', 'right', 'right', 'right', 'right', 'right', 'right'] },
+  );
   const pp = (x: number) => `${(100 * x).toFixed(1)} pp`;
   const u = (x: number) => x.toFixed(3);
   const cell = (f: PairedFigure, fmt: (v: number) => string) =>
     `${signed(f.diff, fmt)}${f.ci95 ? ` [${signed(f.ci95[0], fmt)}, ${signed(f.ci95[1], fmt)}]` : ''}${f.p === null ? '' : `, p ${f.p.toPrecision(2)}`}`;
-  lines.push('', '| contrast | positions (files) | accepted / request | utility / request | accepted / shown |', '| --- | ---: | ---: | ---: | ---: |');
-  for (const c of a.contrasts) {
-    lines.push(`| ${c.arm} - ${c.versus} | ${c.positions} (${c.files}) | ${cell(c.accepted_per_request, pp)} | ${cell(c.utility_per_request, u)} | ${cell(c.acceptance_rate, pp)} |`);
-  }
-  lines.push('', `Differences with the ${a.method.bootstrap} (${a.method.resamples} resamples) and the ${a.method.test}.`);
-  return lines.join('\n');
+  const contrasts = markdownTable(
+    ['contrast', 'positions (files)', 'accepted / request', 'utility / request', 'accepted / shown'],
+    a.contrasts.map((c) => [`${c.arm} - ${c.versus}`, `${c.positions} (${c.files})`, cell(c.accepted_per_request, pp), cell(c.utility_per_request, u), cell(c.acceptance_rate, pp)]),
+  );
+  return [arms, '', contrasts, '', `Differences with the ${a.method.bootstrap} (${a.method.resamples} resamples) and the ${a.method.test}.`].join('\n');
 }

@@ -22,6 +22,7 @@
 import { spawnSync } from 'child_process';
 import { promises as fs } from 'fs';
 import * as path from 'path';
+import { markdownTable } from '@rlhf-code/cli';
 import { dataRandom, shuffle, writeJsonl } from '@rlhf-code/data';
 import { resolvePython } from '@rlhf-code/sandbox';
 import { ARG_NAMES, ARG_NOUNS, NEUTRAL_NAMES, OPERATIONS, type ArgKind, type Family, type Operation, type Rand, type Seen } from './ops';
@@ -430,8 +431,7 @@ export function suiteLeaks(problems: readonly SuiteProblem[]): string[] {
 const suiteReadme = (problems: readonly SuiteProblem[], seed: number) => {
   const count = (split: SuiteSplit, group?: SuiteGroup) => problems.filter((p) => p.split === split && (!group || p.group === group)).length;
   const ops = (seen: Seen) => OPERATIONS.filter((op) => op.seen === seen).map((op) => op.id);
-  const row = (split: SuiteSplit) =>
-    `| ${split} | ${count(split)} | ${count(split, 'sft_ops')} | ${count(split, 'rl_only_ops')} | ${count(split, 'unseen_ops')} |`;
+  const row = (split: SuiteSplit) => [split, ...[count(split), count(split, 'sft_ops'), count(split, 'rl_only_ops'), count(split, 'unseen_ops')].map(String)];
   return `# The task suite
 
 Small Python problems in MBPP's schema (\`task_id\`, \`text\`, \`code\`, \`test_list\`, \`test_setup_code\`,
@@ -444,9 +444,7 @@ by three assert tests that no trivial program (\`pass\`, constant returns, echoi
   generate.ts) with seed ${seed}; the same seed writes the same files.
 - License: MIT, as the rest of this repository (the problems are this project's own work).
 
-| split | problems | sft_ops | rl_only_ops | unseen_ops |
-| --- | ---: | ---: | ---: | ---: |
-${SUITE_SPLITS.map(row).join('\n')}
+${markdownTable(['split', 'problems', 'sft_ops', 'rl_only_ops', 'unseen_ops'], SUITE_SPLITS.map(row))}
 
 - \`sft.jsonl\`: references of the sft operations (what SFT trains on).
 - \`rl.jsonl\`: prompts and tests, no \`code\`: new instances of the sft operations (${RL_PROMPTS_PER_SFT_OPERATION.single} per single and
