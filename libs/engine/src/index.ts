@@ -8,5 +8,5 @@ export { engineFields, openEngine, publishPolicy } from './open';
 export type { EngineSettings } from './open';
 export { exportLoraGguf, exportModelGguf } from './gguf';
 export { GgufSettings } from './gguf-settings';
-export type { EngineSpec, RolloutEngine } from './engine';
+export type { RolloutEngine } from './engine';
 export { localEngineHost, serveOpenAi, ServeOpenAiSettings } from './serve-openai';
