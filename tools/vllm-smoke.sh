@@ -6,8 +6,7 @@
 # loads and unloads, completion requests), with the tails of both logs on failure.
 #
 # NOT RUNNABLE on the development machine, and never run there: it needs an NVIDIA GPU and vLLM (`pip install vllm`).
-# It assumes run_all.sh's ENGINE / ENGINE_SHARED_DIR wiring (the stages' --engine and --engine-shared-dir), which lands
-# separately. Exit status: run_all's (124: the timeout), 2 when the machine cannot run it, 1 when vLLM does not start.
+# run_all.sh passes ENGINE / ENGINE_SHARED_DIR to the sampling stages as --engine and --engine-shared-dir. Exit status: run_all's (124: the timeout), 2 when the machine cannot run it, 1 when vLLM does not start.
 #
 #   bash tools/vllm-smoke.sh
 #   MODEL=models/base PORT=8000 MAX_LORA_RANK=8 LORA_RANK=8 TIMEOUT_S=300 OUT=results/vllm-smoke bash tools/vllm-smoke.sh
