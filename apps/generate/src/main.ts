@@ -101,7 +101,7 @@ async function ggufCommand(flags: GgufSettings): Promise<void> {
   const started = Date.now();
   if (flags.adapter !== undefined && !isAdapterFolder(flags.adapter)) throw new UsageError(`--adapter: ${flags.adapter} is not a LoRA adapter folder (adapter_config.json without config.json)`);
   await initBackend(); // folding an adapter folder given as --model runs tensor ops
-  const out = flags.adapter !== undefined ? await exportLoraGguf(flags.adapter, flags.out) : await exportModelGguf(checkpointAt(flags.model!, '--model').dir, flags.out);
+  const out = flags.adapter !== undefined ? await exportLoraGguf(flags.adapter, flags.out) : await exportModelGguf(checkpointAt(flags.model!, '--model').dir, flags.out, flags.weights);
   process.stdout.write(JSON.stringify({ ...out, seconds: (Date.now() - started) / 1000 }) + '\n');
 }
 

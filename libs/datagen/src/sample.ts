@@ -19,10 +19,11 @@ export interface CheckpointSampling {
   batchSize?: number;
   /** How the checkpoint holds its matrices while sampling (default fp32). */
   baseDtype?: WeightDtype;
-  /** What decodes the samples (default local). */
+  /** What decodes the samples (default local), with its settings (@rlhf-code/engine engineFields). */
   engine?: EngineSettings['engine'];
   engineSharedDir?: string;
   enginePathPrefix?: string;
+  engineWeights?: EngineSettings['engineWeights'];
 }
 
 /**
@@ -34,7 +35,7 @@ export async function sampleFromCheckpoint(o: CheckpointSampling, onPrompt?: (do
   await initBackend({ quiet: true });
   const { model, tokenizer: tok } = await openCheckpoint(o.modelDir, { trainable: false, baseDtype: o.baseDtype });
   const checkpointDir = typeof o.modelDir === 'string' ? o.modelDir : o.modelDir.dir;
-  const engine = await openEngine({ engine: o.engine ?? 'local', engineSharedDir: o.engineSharedDir, enginePathPrefix: o.enginePathPrefix }, { model, tokenizer: tok, checkpointDir }).catch(async (e) => {
+  const engine = await openEngine({ engine: o.engine ?? 'local', engineSharedDir: o.engineSharedDir, enginePathPrefix: o.enginePathPrefix, engineWeights: o.engineWeights }, { model, tokenizer: tok, checkpointDir }).catch(async (e) => {
     model.dispose();
     await shutdownBackend();
     throw e;

@@ -109,6 +109,27 @@ describe('exportModelGguf', () => {
     expect(Array.from(await readGgufTensor(file, 'output.weight', h.tensors.get('output.weight')!))).toEqual(Array.from(weights.get('lm_head.weight')!.data));
   });
 
+  it('writes Q8_0 matrices: a quarter of the bytes, each value within half its block scale, norms and biases F32', async () => {
+    const file = path.join(dir, 'base-q8.gguf');
+    const f32 = fs.statSync(path.join(dir, 'base.gguf')).size;
+    const r = await exportModelGguf(BASE, file, 'Q8_0');
+    const h = await readGgufHeader(file);
+    expect(r.bytes / f32).toBeGreaterThan(0.26);
+    expect(r.bytes / f32).toBeLessThan(0.28); // 34 bytes for 32 values (plus the F32 norms and biases and the tokenizer)
+    expect(valueOf(h.metadata.get('general.file_type'))).toBe(7);
+    expect([h.tensors.get('token_embd.weight')!.type, h.tensors.get('blk.0.ffn_down.weight')!.type, h.tensors.get('blk.0.attn_q.bias')!.type, h.tensors.get('output_norm.weight')!.type]).toEqual([8, 8, 0, 0]);
+    const { weights } = await loadMergedWeights(BASE);
+    const x = weights.get('model.layers.0.mlp.down_proj.weight')!.data;
+    const q = await readGgufTensor(file, 'blk.0.ffn_down.weight', h.tensors.get('blk.0.ffn_down.weight')!);
+    let worst = 0;
+    for (let b = 0; b < x.length; b += 32) {
+      const amax = Math.max(...Array.from(x.subarray(b, b + 32), Math.abs));
+      for (let i = b; i < b + 32; i++) worst = Math.max(worst, Math.abs(q[i] - x[i]) / (amax / 127));
+    }
+    expect(worst).toBeLessThanOrEqual(0.5 + 127 * 2 ** -11); // half a step, plus 127 times the f16 rounding of the scale (as ggml)
+    await expect(writeGguf(file, new Map(), [{ name: 'x', shape: [2, 48], data: new Float32Array(96), type: 'Q8_0' }])).rejects.toThrow('tensor x [2, 48]: Q8_0 needs rows of a multiple of 32');
+  });
+
   it('refuses a reward model and a folder without tokenizer.json, naming them', async () => {
     const rm = path.join(dir, 'rm');
     await saveTinyModel(rm, { kind: 'rm' });

@@ -7,7 +7,7 @@
 //   tensor infos: {string name, u32 n_dims, u64 ne[n_dims], u32 ggml type, u64 offset} ...
 //   padding to general.alignment (32), then each tensor's data at its offset (from the data start, aligned)
 // ne[0] is the fastest-varying dimension: a row-major [out, in] matrix (a safetensors shape) is ne = [in, out], so
-// shapes are reversed on the way in and out and the bytes stay as they are. Tensors are written as F32.
+// shapes are reversed on the way in and out and the bytes stay as they are. Tensors are written as F32, or Q8_0 (ggml's 8-bit blocks) for a model's matrices.
 //
 // What llama.cpp reads:
 //   model   general.architecture=qwen2 and qwen2.* hyperparameters; tensors token_embd, blk.N.attn_norm,
@@ -21,12 +21,11 @@
 //           scale * alpha / r * B A, scale 1 here: PEFT's alpha / r.
 import { promises as fs } from 'fs';
 import * as path from 'path';
-import { expectedParameterShapes, headDim, isSequenceClassifier, loadMergedWeights, modelConfigOf, readAdapter, type Qwen2Config } from '@rlhf-code/model';
+import { expectedParameterShapes, f16BitsToNumber, f32BitsToF16Bits, headDim, isSequenceClassifier, loadMergedWeights, modelConfigOf, readAdapter, type Qwen2Config } from '@rlhf-code/model';
 
 const MAGIC = 0x46554747; // "GGUF" read as a little-endian u32
 const VERSION = 3;
 const ALIGNMENT = 32;
-const GGML_F32 = 0;
 
 /** Metadata value types by name, with their GGUF codes. */
 const TYPE_CODES = { u8: 0, i8: 1, u16: 2, i16: 3, u32: 4, i32: 5, f32: 6, bool: 7, string: 8, array: 9, u64: 10, i64: 11, f64: 12 } as const;
@@ -47,6 +46,49 @@ export interface GgufTensor {
   name: string;
   shape: readonly number[];
   data: Float32Array;
+  /** How it is stored: F32 (default), or Q8_0 (its last dimension a multiple of 32; see quantizeQ8_0). */
+  type?: GgufWeightType;
+}
+
+/** The weight types written here: F32, and Q8_0 (ggml's 8-bit blocks: 32 int8 values and one f16 scale, 8.5 bits a value). */
+export type GgufWeightType = 'F32' | 'Q8_0';
+const GGML_TYPE = { F32: 0, Q8_0: 8 } as const;
+const Q8_0_BLOCK = 32;
+const Q8_0_BYTES = 2 + Q8_0_BLOCK; // an f16 scale, then 32 int8
+
+/**
+ * ggml's Q8_0 of `x` (its length a multiple of 32): per block of 32 values, d = max|x| / 127 (as f16) and
+ * q = round(x / d), so a value is off by at most d / 2 (0.4% of the block's largest).
+ */
+export function quantizeQ8_0(x: Float32Array): Buffer {
+  if (x.length % Q8_0_BLOCK !== 0) throw new Error(`quantizeQ8_0: ${x.length} values is not a multiple of ${Q8_0_BLOCK}`);
+  const out = Buffer.alloc((x.length / Q8_0_BLOCK) * Q8_0_BYTES);
+  const f32 = new Float32Array(1);
+  const u32 = new Uint32Array(f32.buffer);
+  for (let b = 0, o = 0; b < x.length; b += Q8_0_BLOCK, o += Q8_0_BYTES) {
+    let amax = 0;
+    for (let i = b; i < b + Q8_0_BLOCK; i++) amax = Math.max(amax, Math.abs(x[i]));
+    f32[0] = amax / 127;
+    const inv = f32[0] > 0 ? 1 / f32[0] : 0;
+    out.writeUInt16LE(f32BitsToF16Bits(u32[0]), o);
+    for (let i = 0; i < Q8_0_BLOCK; i++) out.writeInt8(Math.round(x[b + i] * inv), o + 2 + i);
+  }
+  return out;
+}
+
+/** Q8_0 blocks back to values (readGgufTensor, tests). */
+function dequantizeQ8_0(bytes: Buffer, n: number): Float32Array {
+  const out = new Float32Array(n);
+  for (let b = 0, o = 0; b < n; b += Q8_0_BLOCK, o += Q8_0_BYTES) {
+    const d = f16BitsToNumber(bytes.readUInt16LE(o));
+    for (let i = 0; i < Q8_0_BLOCK; i++) out[b + i] = d * bytes.readInt8(o + 2 + i);
+  }
+  return out;
+}
+
+/** A tensor's bytes as stored. */
+function tensorBytes(t: GgufTensor): Buffer {
+  return (t.type ?? 'F32') === 'Q8_0' ? quantizeQ8_0(t.data) : Buffer.from(t.data.buffer, t.data.byteOffset, t.data.byteLength);
 }
 
 /** A tensor as a file lists it: its row-major shape (ne reversed), ggml type and absolute byte offset. */
@@ -148,6 +190,7 @@ export async function writeGguf(file: string, metadata: ReadonlyMap<string, Gguf
     if (names.has(t.name)) throw new Error(`writeGguf(${file}): tensor ${t.name} given twice`);
     names.add(t.name);
     if (t.shape.reduce((a, b) => a * b, 1) !== t.data.length) throw new Error(`writeGguf(${file}): tensor ${t.name} has ${t.data.length} values for shape [${t.shape.join(', ')}]`);
+    if (t.type === 'Q8_0' && t.shape[t.shape.length - 1] % Q8_0_BLOCK !== 0) throw new Error(`writeGguf(${file}): tensor ${t.name} [${t.shape.join(', ')}]: Q8_0 needs rows of a multiple of ${Q8_0_BLOCK}`);
   }
 
   const h = new HeaderBytes();
@@ -160,15 +203,16 @@ export async function writeGguf(file: string, metadata: ReadonlyMap<string, Gguf
     h.value(v);
   }
   const offsets: number[] = [];
+  const sizes = tensors.map((t) => ((t.type ?? 'F32') === 'Q8_0' ? (t.data.length / Q8_0_BLOCK) * Q8_0_BYTES : t.data.byteLength));
   let end = 0;
-  for (const t of tensors) {
+  for (const [k, t] of tensors.entries()) {
     const offset = alignUp(end, alignment);
     offsets.push(offset);
-    end = offset + t.data.byteLength;
+    end = offset + sizes[k];
     h.string(t.name);
     h.number('u32', t.shape.length);
     for (const d of [...t.shape].reverse()) h.number('u64', d); // ne[0] is the last (fastest) row-major dimension
-    h.number('u32', GGML_F32);
+    h.number('u32', GGML_TYPE[t.type ?? 'F32']);
     h.number('u64', offset);
   }
   h.padTo(alignment);
@@ -180,7 +224,7 @@ export async function writeGguf(file: string, metadata: ReadonlyMap<string, Gguf
   try {
     await fh.write(header, 0, header.length, 0);
     for (const [k, t] of tensors.entries()) {
-      const bytes = Buffer.from(t.data.buffer, t.data.byteOffset, t.data.byteLength);
+      const bytes = tensorBytes(t);
       for (let at = 0; at < bytes.length; at += 1 << 30) {
         const piece = bytes.subarray(at, at + (1 << 30)); // one write() stays below the 2 GiB limit
         await fh.write(piece, 0, piece.length, header.length + offsets[k] + at);
@@ -320,18 +364,19 @@ export async function readGgufHeader(file: string): Promise<GgufHeader> {
   }
 }
 
-/** The values of an F32 tensor of a GGUF file (row-major in `info.shape`). */
+/** The values of an F32 or Q8_0 tensor of a GGUF file (row-major in `info.shape`). */
 export async function readGgufTensor(file: string, name: string, info: GgufTensorInfo): Promise<Float32Array> {
-  if (info.type !== GGML_F32) throw new Error(`${file}: tensor ${name} has ggml type ${info.type}; only F32 (0) is read here`);
-  const out = new Float32Array(info.shape.reduce((a, b) => a * b, 1));
+  if (info.type !== GGML_TYPE.F32 && info.type !== GGML_TYPE.Q8_0) throw new Error(`${file}: tensor ${name} has ggml type ${info.type}; only F32 (0) and Q8_0 (8) are read here`);
+  const n = info.shape.reduce((a, b) => a * b, 1);
+  const bytes = Buffer.alloc(info.type === GGML_TYPE.F32 ? n * 4 : (n / Q8_0_BLOCK) * Q8_0_BYTES);
   const fh = await fs.open(file, 'r');
   try {
-    const { bytesRead } = await fh.read(Buffer.from(out.buffer), 0, out.byteLength, info.offset);
-    if (bytesRead !== out.byteLength) throw new Error(`${file}: tensor ${name} runs past the end of the file`);
+    const { bytesRead } = await fh.read(bytes, 0, bytes.length, info.offset);
+    if (bytesRead !== bytes.length) throw new Error(`${file}: tensor ${name} runs past the end of the file`);
   } finally {
     await fh.close();
   }
-  return out;
+  return info.type === GGML_TYPE.F32 ? new Float32Array(bytes.buffer, bytes.byteOffset, n).slice() : dequantizeQ8_0(bytes, n);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -439,22 +484,24 @@ async function tokenizerMetadata(dir: string, config: Qwen2Config): Promise<[str
 
 /**
  * Export the causal LM in `dir` (a Hugging Face checkpoint folder, bf16 or f32 safetensors, or a LoRA adapter folder:
- * its base with the adapter folded in) to `out` as an F32 GGUF that llama.cpp loads, the tokenizer included.
+ * its base with the adapter folded in) to `out` as a GGUF that llama.cpp loads, the tokenizer included: every tensor
+ * F32, or with `weightType` Q8_0 the matrices in Q8_0 (a quarter of the bytes; the norms and biases stay F32).
  */
-export async function exportModelGguf(dir: string, out: string): Promise<GgufExport> {
+export async function exportModelGguf(dir: string, out: string, weightType: GgufWeightType = 'F32'): Promise<GgufExport> {
   const { config, weights } = await loadMergedWeights(dir);
   if (isSequenceClassifier(config)) throw new Error(`${dir}: a sequence classifier (reward model); only a causal LM runs in llama.cpp`);
   const tensors: GgufTensor[] = [];
   for (const [name, t] of weights) {
     const g = ggufName(name);
-    if (g) tensors.push({ name: g, shape: t.shape, data: t.data }); // [V, D] -> ne [D, V], [out, in] -> ne [in, out]
+    // [V, D] -> ne [D, V], [out, in] -> ne [in, out]
+    if (g) tensors.push({ name: g, shape: t.shape, data: t.data, type: weightType === 'Q8_0' && t.shape.length === 2 && t.shape[1] % Q8_0_BLOCK === 0 ? 'Q8_0' : 'F32' });
   }
   const hd = headDim(config);
   const metadata = new Map<string, GgufValue>([
     ['general.architecture', str('qwen2')],
     ['general.type', str('model')],
     ['general.name', str(path.basename(path.resolve(dir)))],
-    ['general.file_type', u32(0)], // all F32
+    ['general.file_type', u32(weightType === 'Q8_0' ? 7 : 0)], // llama.cpp's ftype: ALL_F32 or MOSTLY_Q8_0
     ['general.alignment', u32(ALIGNMENT)],
     ['qwen2.context_length', u32(config.max_position_embeddings)],
     ['qwen2.embedding_length', u32(config.hidden_size)],

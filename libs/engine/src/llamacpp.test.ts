@@ -76,6 +76,11 @@ describe('llamacpp engine', () => {
     expect(v.policyVersion).toBe(4);
     expect(v.repeated).toBe('llamacpp engine: version 1 is not after 1');
     expect(v.filesAtV3).toEqual(['policy-v3.lora.gguf']);
+    // Q8_0: quantised (not the F32 file again), and near it. This tiny random model (hidden 32) is its worst case:
+    // models/base moves by 1.2% of its largest logit with 29 of 30 greedy choices the same (EXPERIMENTS.md).
+    expect(r.q8.relativeDiff).toBeGreaterThan(0);
+    expect(r.q8.relativeDiff).toBeLessThan(0.3);
+    expect(r.q8.argmaxAgree).toBeGreaterThanOrEqual(0.75);
     expect(r.errors.tooLong).toMatch(/prompt 0 has \d+ tokens \+ maxNewTokens 64 > the context size 64/);
     expect(r.errors.outsideVocab).toBe("llamacpp engine: prompt 0 has id 17384, outside the model's 16448 rows");
     expect(r.errors.empty).toBe('llamacpp engine: prompt 0 is empty (every prompt needs at least one token)');

@@ -2,7 +2,7 @@
 // entry point for continuing prompts). The backend is @rlhf-code/backend; stop sets come from @rlhf-code/tokenizer.
 export { readConfig, makeConfig, isSequenceClassifier, expectedParameterShapes, headDim } from './config';
 export type { Qwen2Config } from './config';
-export { readSafetensors, readSafetensorsHeader, writeFileAtomic } from './safetensors';
+export { f16BitsToNumber, f32BitsToF16Bits, readSafetensors, readSafetensorsHeader, writeFileAtomic } from './safetensors';
 export type { HostTensor } from './safetensors';
 export { loadMergedWeights, modelConfigOf, saveCheckpoint, saveTrainingState } from './checkpoint-folder';
 export type { CheckpointContent } from './checkpoint-folder';

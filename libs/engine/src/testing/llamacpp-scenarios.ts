@@ -125,6 +125,13 @@ async function scenarios(tok: Tokenizer, cacheDir: string): Promise<Record<strin
     filesAtV3,
   };
 
+  // The same checkpoint exported with Q8_0 matrices: close to the F32 logits (8-bit blocks), the same greedy choices.
+  const q8 = await LlamaCppEngine.open(modelDir, { threads: 1, sequences: 1, contextSize: 64, cacheDir, tokenizer: tok, weights: 'Q8_0' });
+  const q8Logits = await q8.logits(p);
+  await q8.close();
+  const scale = flat(baseLogits).reduce((m, v) => Math.max(m, Math.abs(v)), 0);
+  out.q8 = { relativeDiff: maxDiff(flat(q8Logits), flat(baseLogits)) / scale, argmaxAgree: q8Logits.filter((r, t) => argmax(r) === argmax(baseLogits[t])).length / baseLogits.length };
+
   out.errors = {
     tooLong: await errorOf(engine.sample([p], { ...base, maxNewTokens: 64 })),
     outsideVocab: await errorOf(engine.sample([[tok.vocabSize + 1000]], base)),
