@@ -73,7 +73,7 @@ export async function runLoadBench(f: LoadSettings): Promise<void> {
       ...f,
       cases,
       durationMs: f.seconds * 1000,
-      serveArgs: [...(f.serviceConfig ? ['--config', f.serviceConfig] : []), '--engine', f.engine],
+      serveArgs: [...(f.serviceConfig ? ['--config', f.serviceConfig] : []), '--engine', f.engine, '--engine-weights', f.engineWeights],
     },
     (line) => process.stderr.write(line + '\n'),
   );

@@ -21,8 +21,9 @@ import { typingSession, type TypedCase } from './typing';
 
 export interface LatencyOptions {
   model: string;
-  /** What the server decodes with (online serve's --engine). */
+  /** What the server decodes with (online serve's --engine), and the llamacpp engine's weights (--engine-weights). */
   engine: string;
+  engineWeights?: 'F32' | 'Q8_0';
   cases: FimCase[];
   requests: number;
   concurrency: number[];
@@ -88,7 +89,7 @@ export function runClients(o: { url: string; statusUrl: string; headers: Record<
 
 export async function measureLatency(o: LatencyOptions, log: (line: string) => void = () => undefined): Promise<LatencyRow[]> {
   if (o.cases.length < 2) throw new Error('latency: need at least 2 FIM cases (one is the other file of the next)');
-  const { service, stop } = await startMeasuringService(o.model, o.completion, o.gate, { training: o.training, engine: o.engine });
+  const { service, stop } = await startMeasuringService(o.model, o.completion, o.gate, { training: o.training, engine: { engine: o.engine, engineWeights: o.engineWeights } });
   const modelName = CompletionServerSchema.parse({}).modelName;
   const tok = loadTokenizer(o.model);
   const count = (t: string) => tok.encode(t, { parseSpecialTokens: false }).length;
@@ -131,8 +132,9 @@ export async function measureLatency(o: LatencyOptions, log: (line: string) => v
 
 export interface TypingOptions {
   model: string;
-  /** What the server decodes with (online serve's --engine). */
+  /** What the server decodes with (online serve's --engine), and the llamacpp engine's weights (--engine-weights). */
   engine: string;
+  engineWeights?: 'F32' | 'Q8_0';
   /** Held-out FIM cases with their middles (the session's file and its context file come from them). */
   cases: TypedCase[];
   form: PromptForm;
@@ -149,6 +151,8 @@ export interface TypingOptions {
 export interface TypingRow {
   typing: true;
   engine: string;
+  /** The llamacpp engine's GGUF weights (F32 or Q8_0); null for the other engines. */
+  engine_weights: string | null;
   form: PromptForm;
   /** The file typed in. */
   file: string;
@@ -176,7 +180,7 @@ export async function measureTyping(o: TypingOptions): Promise<TypingRow> {
   // Warm-up prompts of the other files, from another client: the session's first request finds no entry of its own.
   const others = o.cases.filter((c) => c.path !== session.path);
   const warm = others.slice(0, o.warmup).map((c, i) => continueShapedPrompt(c, others[(i + 1) % others.length], o.form, count, o.maxPromptTokens));
-  const { service, stop } = await startMeasuringService(o.model, o.completion, o.gate, { training: o.training, engine: o.engine });
+  const { service, stop } = await startMeasuringService(o.model, o.completion, o.gate, { training: o.training, engine: { engine: o.engine, engineWeights: o.engineWeights } });
   const modelName = CompletionServerSchema.parse({}).modelName;
   const send = (prompts: string[], apiKey: string) =>
     runClients({
@@ -204,6 +208,7 @@ export async function measureTyping(o: TypingOptions): Promise<TypingRow> {
   return {
     typing: true,
     engine: o.engine,
+    engine_weights: o.engine === 'llamacpp' ? (o.engineWeights ?? 'F32') : null,
     form: o.form,
     file: session.path,
     requests: run.results.length,

@@ -28,6 +28,7 @@ export const LatencySettings = z.strictObject({
       "instead: one user's typing session in one held-out file of --data (a request per pause, one after another, in the first of --forms, at most --requests), timed to when Continue shows each suggestion; prints one JSON line: first_line_ms p50 / p95, the prefix cache's hit rate, the prompt tokens prefilled per request",
     ),
   engine: engineFields.engine.describe("what the served model decodes with (online serve's --engine): local, llamacpp or openai:URL"),
+  engineWeights: engineFields.engineWeights,
 });
 export type LatencySettings = z.output<typeof LatencySettings>;
 
@@ -80,5 +81,6 @@ export const LoadSettings = z.strictObject({
   stateDir: z.string().min(1).optional().describe("the server's state dir (default: a temporary folder, removed afterwards)"),
   serverLog: z.string().min(1).optional().describe("append the server's output to this file (default: discarded)"),
   engine: engineFields.engine.describe("what the server decodes with (passed to online serve as --engine): local, llamacpp or openai:URL"),
+  engineWeights: engineFields.engineWeights,
 });
 export type LoadSettings = z.output<typeof LoadSettings>;

@@ -50,6 +50,7 @@ test('online latency --typing on a tiny model: one row, the session reusing its 
   expect(row).toEqual({
     typing: true,
     engine: 'local',
+    engine_weights: null,
     form: 'v139',
     file: 'b.py',
     requests: 9,
@@ -63,5 +64,16 @@ test('online latency --typing on a tiny model: one row, the session reusing its 
   });
   expect(row.first_line_ms.p95!).toBeGreaterThanOrEqual(row.first_line_ms.p50!);
   expect(row.cache_hit_rate).toBe(8 / 9); // every request after the first
+  expect(row.prefilled_tokens_mean).toBeLessThan(row.prompt_tokens_mean / 2);
+});
+
+// The same session served through llama.cpp (online serve --engine llamacpp, in the service's generation thread): every
+// request answered, and llama.cpp's own prefix reuse reported as the local cache's is.
+test('online latency --typing on the llamacpp engine: answered, prompts reused by llama.cpp', async () => {
+  await initBackend({ quiet: true });
+  const model = await makeTinyModelDir(3);
+  const row = await measureTyping({ model, engine: 'llamacpp', engineWeights: 'Q8_0', cases: CASES, form: 'v139', maxPromptTokens: 128, requests: 9, warmup: 1, completion: { maxTokensCap: 8 } });
+  expect([row.engine, row.engine_weights, row.requests, row.failed]).toEqual(['llamacpp', 'Q8_0', 9, 0]);
+  expect(row.cache_hit_rate).toBeGreaterThanOrEqual(8 / 9); // not per user: the first may share the warm-up's opening tokens
   expect(row.prefilled_tokens_mean).toBeLessThan(row.prompt_tokens_mean / 2);
 });
