@@ -10,7 +10,7 @@
 // shipped model's 1024 positions.
 import { z } from 'zod';
 import { engineFields } from '@rlhf-code/engine';
-import { lossAggregationField } from '@rlhf-code/rl';
+import { lossAggregationField, rolloutIsFields } from '@rlhf-code/rl';
 import { checkMergeExport, checkOptim, loraFields, mergeExportField, optimFields, runFields } from '@rlhf-code/trainer-core';
 
 const int = () => z.number().int();
@@ -112,6 +112,7 @@ export const ToolGrpoSettings = z
     microBatchSize: int().positive().default(4).describe('episodes per forward/backward pass (gradient accumulation; also the chunk of the log-prob passes)'),
     lossAggregation: lossAggregationField,
     ...engineFields,
+    ...rolloutIsFields,
     malformedPenalty: z.number().nonnegative().default(0).describe('subtracted from an episode\'s reward per malformed tool call (0 = success alone)'),
     interpreter: z.enum(INTERPRETERS).default('stateful').describe('stateful: one Python process per episode, variables kept across calls; stateless: a fresh python3 -I per call (SandboxFusion)'),
     limit: int().nonnegative().default(0).describe('use only the first n tasks (0 = all)'),

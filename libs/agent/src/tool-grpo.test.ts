@@ -87,3 +87,36 @@ test.each(['token-mean', 'seq-mean'] as const)('%s: the successful episode gains
   grpo.dispose();
   policy.dispose();
 });
+
+test('--rollout-is token-truncate: each model token weighted by min(cap, exp(recomputed - sampler log-prob))', async () => {
+  const dir = tempDir('tool-grpo-is-');
+  await saveTinyModel(dir, { seed: 4, tokenizerDir: TOKENIZER_DIR });
+  const { model: policy, tokenizer } = await openCheckpoint(dir);
+  policy.addLora({ r: 2, alpha: 4, dropout: 0, targets: ['q_proj'] }, { seed: 1 });
+  const answers = ['The answer is 1024.', 'It is 1000.'];
+  // The sampler reports its tokens as `shift` nats less likely than the policy finds them (an engine that disagrees).
+  let shift = 0;
+  const generate: TurnGenerator = async (sequences) =>
+    sequences.map((_, i) => {
+      const ids = tokenizer.encode(answers[i % 2], { parseSpecialTokens: false });
+      const own = tf.tidy(() => forwardResponses(policy, layoutSequences([[...sequences[i]]], [[...ids, tokenizer.chat.imEnd]], tokenizer.padId), { temperature: 1 }).logprobs.arraySync() as number[][])[0];
+      return { ids, stopId: tokenizer.chat.imEnd, logprobs: own.map((lp) => lp - shift) };
+    });
+  const grpo = new ToolGrpoTrainer(
+    {
+      policy, reference: policy.view(null), tokenizer, template: chatTemplateOf(tokenizer), toolFor: interpreterTools(false), generate: () => generate,
+      judge: async (es: Episode[]) => es.map((e) => ({ success: e.answer === answers[0], score: Number(e.answer === answers[0]), testsPassed: null })),
+      trainer: { optimizer: { lr: 1e-3 }, schedule: { totalSteps: 10, kind: 'constant' }, maxGradNorm: 1 },
+    },
+    { groupSize: 2, klCoef: 0, entropyCoef: 0, cliprange: 0.2, ppoEpochs: 1, miniBatches: 1, microBatchSize: 2, temperature: 1, maxTurns: 1, maxTurnTokens: 32, maxTotalTokens: 400, malformedPenalty: 0, lossAggregation: 'token-mean', rolloutIs: 'token-truncate', rolloutIsCap: 2 },
+  );
+  const task = [{ role: 'user' as const, content: 'What is 2 to the power 10?' }];
+  const same = await grpo.step([task]);
+  expect(same['engine/is_weight_mean']).toBeCloseTo(1, 4); // the sampler agrees with the recompute (fp32 both)
+  shift = 5;
+  const off = await grpo.step([task]);
+  expect(off['engine/is_weight_mean']).toBe(2); // exp(5) truncated at the cap
+  expect(off['tokens/logprob_mismatch']).toBeGreaterThan(4.9);
+  grpo.dispose();
+  policy.dispose();
+});

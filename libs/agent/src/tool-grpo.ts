@@ -6,7 +6,7 @@
 // clippedUpdate; the entropy bonus is new here). Tool tokens are context for the forward pass, never targets.
 import * as tf from '@tensorflow/tfjs';
 import type { Qwen2Model } from '@rlhf-code/model';
-import { aggregate, chunksByLength, clippedUpdate, forwardResponses, forwardResponsesToHost, groupAdvantages, METRICS, policyLoss, selectRows, takeRows, type LossAggregation, type SequenceBatch } from '@rlhf-code/rl';
+import { aggregate, chunksByLength, clippedUpdate, forwardResponses, forwardResponsesToHost, groupAdvantages, METRICS, policyLoss, selectRows, takeRows, truncatedIsWeights, type LossAggregation, type SequenceBatch } from '@rlhf-code/rl';
 import type { TemplateMessage, Tokenizer } from '@rlhf-code/tokenizer';
 import { Trainer, type TrainerConfig } from '@rlhf-code/trainer-core';
 import { runEpisodes, type Episode, type EpisodeTool, type TurnGenerator } from './episode';
@@ -29,6 +29,9 @@ export interface ToolGrpoConfig {
   malformedPenalty: number;
   /** token-mean: every model token counts once; seq-mean: every episode counts once (long failed episodes no more). */
   lossAggregation: LossAggregation;
+  /** The engine / trainer mismatch's truncated importance weight (rl train's --rollout-is); default off. */
+  rolloutIs?: 'off' | 'token-truncate';
+  rolloutIsCap?: number;
 }
 
 export interface ToolGrpoParts {
@@ -80,6 +83,7 @@ export class ToolGrpoTrainer {
     // reference's. The sampler's own log-probs only measure that gap (tokens/logprob_mismatch, as in rl train).
     const [old, ref] = this.trainer.inStepPrecision(() => [p.policy, p.reference].map((m) => forwardResponsesToHost(m, batch, chunk).logprobs));
     const mismatch = logprobMismatch(episodes, old, batch.responseWidth);
+    const isWeights = c.rolloutIs === 'token-truncate' ? truncatedIsWeights(old, episodes.map((e) => afterPrompt(e, e.samplerLogprobs, batch.responseWidth)), c.rolloutIsCap ?? 2) : undefined;
     const t3 = performance.now();
     const u = await clippedUpdate({
       trainer: this.trainer,
@@ -90,7 +94,7 @@ export class ToolGrpoTrainer {
         const out = [];
         for (const part of chunksByLength(idx, c.microBatchSize, (r) => episodes[r].ids.length)) {
           const tokens = part.reduce((n, r) => n + episodes[r].trainMask.slice(episodes[r].promptLength).reduce((s, m) => s + m, 0), 0);
-          out.push({ weight: c.lossAggregation === 'token-mean' ? Math.max(1, tokens) : part.length, loss: () => this.loss(selectRows(batch, part, pad), part, old, ref, g.advantages) });
+          out.push({ weight: c.lossAggregation === 'token-mean' ? Math.max(1, tokens) : part.length, loss: () => this.loss(selectRows(batch, part, pad), part, old, ref, g.advantages, isWeights) });
         }
         return out;
       },
@@ -115,13 +119,14 @@ export class ToolGrpoTrainer {
       [METRICS.timeScore]: (t2 - t1) / 1000,
       [METRICS.logprobMismatch]: mismatch, // over the trained tokens only (tool outputs are not sampled)
       ...(lags.length > 0 ? { [METRICS.policyLagMean]: mean(lags), [METRICS.policyLagMax]: Math.max(...lags) } : {}),
+      ...(isWeights ? { [METRICS.isWeightMean]: mean(isWeights.flatMap((row, i) => row.filter((_, t) => batch.responseMask[i][t] > 0))) } : {}),
       'time/logprobs_s': (t3 - t2) / 1000, // the policy's and the reference's no-gradient passes
       [METRICS.timeUpdate]: (performance.now() - t3) / 1000,
     };
   }
 
   /** The loss of rows `rows` (laid out as `sub`) of the rollout's host arrays [N][R] (inside the trainer's tape). */
-  private loss(sub: SequenceBatch, rows: number[], old: number[][], ref: number[][], adv: number[]): { loss: tf.Scalar; aux: Record<string, tf.Scalar> } {
+  private loss(sub: SequenceBatch, rows: number[], old: number[][], ref: number[][], adv: number[], isWeights?: number[][]): { loss: tf.Scalar; aux: Record<string, tf.Scalar> } {
     const c = this.config;
     const R = sub.responseWidth;
     const B = rows.length;
@@ -130,7 +135,7 @@ export class ToolGrpoTrainer {
       const mask = tf.tensor2d(sub.responseMask, [B, R], 'float32');
       const f = forwardResponses(this.parts.policy, sub, { temperature: c.temperature, entropy: c.entropyCoef > 0 });
       const advantages = tf.mul(tf.tensor2d(rows.map((r) => new Array<number>(R).fill(adv[r])), [B, R], 'float32'), mask) as tf.Tensor2D;
-      const pg = policyLoss(f.logprobs, host(old), advantages, mask, { clipRange: c.cliprange, aggregation: c.lossAggregation, klCoef: c.klCoef }, host(ref));
+      const pg = policyLoss(f.logprobs, host(old), advantages, mask, { clipRange: c.cliprange, aggregation: c.lossAggregation, klCoef: c.klCoef, isWeights: isWeights && host(isWeights) }, host(ref));
       let loss: tf.Scalar = pg.loss;
       if (c.entropyCoef > 0) {
         const entropy = aggregate(f.entropy!, mask, c.lossAggregation);
