@@ -81,7 +81,7 @@ async function serveOpenAiCommand(flags: ServeOpenAiSettings): Promise<void> {
   await initBackend();
   const host = await localEngineHost(checkpoint);
   // The API key is the one the openai:URL engine sends (RLHF_ENGINE_TOKEN), never a flag: flags show in `ps`.
-  const server = await serveOpenAi(host, { host: flags.host, port: flags.port, servedModelName: flags.servedModelName ?? flags.model, maxLoraRank: flags.maxLoraRank, apiKey: process.env.RLHF_ENGINE_TOKEN || undefined });
+  const server = await serveOpenAi(host, { host: flags.host, port: flags.port, servedModelName: flags.servedModelName ?? flags.model, maxLoraRank: flags.maxLoraRank, apiKey: process.env.RLHF_ENGINE_TOKEN || undefined, log: (line) => process.stdout.write(`[serve-openai] ${line}\n`) });
   process.stdout.write(`[serve-openai] ${flags.model} on the ${flags.engine} engine at ${server.url} (GET /v1/models; POST /v1/completions, /v1/load_lora_adapter, /v1/unload_lora_adapter)\n`);
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {

@@ -83,6 +83,8 @@ export interface ServeOpenAiOptions {
   maxLoraRank?: number;
   /** Required as `Authorization: Bearer` on /v1 routes when set. */
   apiKey?: string;
+  /** One line per adapter loaded or removed and per completion request (vLLM's log words: what a run's log is searched for). */
+  log?: (line: string) => void;
 }
 
 /** A loaded adapter: its engine, its path, and the requests running on it. */
@@ -155,6 +157,7 @@ export async function serveOpenAi(host: EngineHost, opts: ServeOpenAiOptions = {
     } finally {
       loading.delete(loraName);
     }
+    opts.log?.(`Loaded new LoRA adapter: name '${loraName}', path '${loraPath}'`);
     return reply.code(200).send(`Success: LoRA adapter '${loraName}' added successfully.`);
   });
 
@@ -167,6 +170,7 @@ export async function serveOpenAi(host: EngineHost, opts: ServeOpenAiOptions = {
     adapters.delete(loraName);
     a.unloaded = true;
     if (a.active === 0) await a.served.close();
+    opts.log?.(`Removed LoRA adapter: name '${loraName}'`);
     return reply.code(200).send(`Success: LoRA adapter '${loraName}' removed successfully.`);
   });
 
@@ -178,6 +182,7 @@ export async function serveOpenAi(host: EngineHost, opts: ServeOpenAiOptions = {
       return vllmError(reply, 400, 'BadRequestError', `${field || '(body)'}: ${issue.message}`, field || null);
     }
     const body = parsed.data;
+    opts.log?.(`POST /v1/completions model '${body.model}'`);
     const modelName = body.model ?? name;
     const adapter = modelName === name ? null : adapters.get(modelName);
     if (adapter === undefined) return vllmError(reply, 404, 'NotFoundError', `The model \`${modelName}\` does not exist.`, 'model');
