@@ -9,6 +9,7 @@
 //                                                                      adapter (saveTinyAdapter), built in a temp folder
 //   node --import tsx tools/llamacpp-agreement.ts --model DIR --adapter DIR [--json] [--threads N]
 //   --kv-cache F16      llama.cpp's usual KV cache type instead of the engine's default F32
+//   --weights Q8_0      the checkpoint exported with Q8_0 matrices (--engine-weights Q8_0) instead of F32
 //
 // libs/engine's llamacpp.test.ts runs it on a tiny model with --json and checks the numbers.
 import * as fs from 'fs';
@@ -88,7 +89,7 @@ async function compareLogits(model: Qwen2Model, engine: LlamaCppEngine, prompts:
   return row;
 }
 
-async function measure(modelDir: string, adapterDir: string, opts: { threads: number; kvCache: 'F32' | 'F16'; cacheDir: string }): Promise<Report> {
+async function measure(modelDir: string, adapterDir: string, opts: { threads: number; kvCache: 'F32' | 'F16'; weights: 'F32' | 'Q8_0'; cacheDir: string }): Promise<Report> {
   const tok: Tokenizer = loadTokenizer(modelDir);
   const prompts = PROMPTS.map((p) => tok.encode(p).slice(0, POSITIONS));
   const config = modelConfigOf(modelDir);
@@ -150,6 +151,8 @@ async function main(): Promise<void> {
   const threads = Number(flag('--threads') ?? os.availableParallelism());
   const kvCache = flag('--kv-cache') ?? 'F32';
   if (kvCache !== 'F32' && kvCache !== 'F16') throw new Error(`--kv-cache: expected F32 or F16, got ${kvCache}`);
+  const weights = flag('--weights') ?? 'F32';
+  if (weights !== 'F32' && weights !== 'Q8_0') throw new Error(`--weights: expected F32 or Q8_0, got ${weights}`);
   const model = flag('--model');
   const adapter = flag('--adapter');
   if ((model === undefined) !== (adapter === undefined)) throw new Error('--model and --adapter go together (or neither: the default tables)');
@@ -173,7 +176,7 @@ async function main(): Promise<void> {
       ];
     }
     const reports: Report[] = [];
-    for (const [m, a] of pairs) reports.push(await measure(m, a, { threads, kvCache, cacheDir: path.join(tmp, 'gguf') }));
+    for (const [m, a] of pairs) reports.push(await measure(m, a, { threads, kvCache, weights, cacheDir: path.join(tmp, 'gguf') }));
     const named = reports.map((r) => ({ ...r, model: path.relative(ROOT, r.model).startsWith('..') ? path.basename(r.model) : path.relative(ROOT, r.model) }));
     process.stdout.write(process.argv.includes('--json') ? JSON.stringify(reports) + '\n' : markdown(named));
   } finally {
