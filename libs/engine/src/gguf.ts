@@ -63,6 +63,7 @@ const Q8_0_BYTES = 2 + Q8_0_BLOCK; // an f16 scale, then 32 int8
 export function quantizeQ8_0(x: Float32Array): Buffer {
   if (x.length % Q8_0_BLOCK !== 0) throw new Error(`quantizeQ8_0: ${x.length} values is not a multiple of ${Q8_0_BLOCK}`);
   const out = Buffer.alloc((x.length / Q8_0_BLOCK) * Q8_0_BYTES);
+  const q = new Int8Array(out.buffer, out.byteOffset, out.length);
   const f32 = new Float32Array(1);
   const u32 = new Uint32Array(f32.buffer);
   for (let b = 0, o = 0; b < x.length; b += Q8_0_BLOCK, o += Q8_0_BYTES) {
@@ -70,8 +71,10 @@ export function quantizeQ8_0(x: Float32Array): Buffer {
     for (let i = b; i < b + Q8_0_BLOCK; i++) amax = Math.max(amax, Math.abs(x[i]));
     f32[0] = amax / 127;
     const inv = f32[0] > 0 ? 1 / f32[0] : 0;
-    out.writeUInt16LE(f32BitsToF16Bits(u32[0]), o);
-    for (let i = 0; i < Q8_0_BLOCK; i++) out.writeInt8(Math.round(x[b + i] * inv), o + 2 + i);
+    const h = f32BitsToF16Bits(u32[0]);
+    out[o] = h & 0xff; // little-endian f16
+    out[o + 1] = h >>> 8;
+    for (let i = 0; i < Q8_0_BLOCK; i++) q[o + 2 + i] = Math.round(x[b + i] * inv);
   }
   return out;
 }
