@@ -10,18 +10,13 @@ import * as tf from '@tensorflow/tfjs';
 import { initBackend } from '@rlhf-code/backend';
 import { checkpointAt, Qwen2Model, type HostTensor } from '@rlhf-code/model';
 import { localEngineHost, serveOpenAi } from '@rlhf-code/engine';
-import { formatFim, type Tokenizer } from '@rlhf-code/tokenizer';
-import { lineRuleFor } from '@rlhf-code/continue';
-import { CompletionServerSchema, loadOnlineModels, parseOnlineConfig } from '@rlhf-code/online-core';
+import type { Tokenizer } from '@rlhf-code/tokenizer';
+import { loadOnlineModels, parseOnlineConfig } from '@rlhf-code/online-core';
 import { makeTinyModelDir } from '@rlhf-code/online-core/testing';
 import { EngineGenerator } from './engine-generation';
 import { Aborted, LocalGenerator, type GenerationRequest, type TextEvent } from './generation';
 import { PolicyHolder } from './policy';
-
-const serving = (() => {
-  const c = CompletionServerSchema.parse({});
-  return { clock: c.clock, simulatedLatency: c.simulatedLatency, prefillChunk: c.prefillChunk };
-})();
+import { twoRowRequest } from './testing';
 
 let dir: string;
 let tok: Tokenizer;
@@ -30,29 +25,7 @@ let models: Awaited<ReturnType<typeof loadOnlineModels>>;
 let generator: EngineGenerator;
 const errors: string[] = [];
 
-function request(over: Partial<GenerationRequest> = {}): GenerationRequest {
-  const prefix = 'def add(a, b):\n    return ';
-  const suffix = '\n\nprint(add(1, 2))\n';
-  return {
-    model: 'policy',
-    rows: [
-      { ids: tok.encode(formatFim(prefix, suffix)), line: lineRuleFor({ prefix, suffix }, 'always', 1e9) },
-      { ids: tok.encode('x = '), line: null },
-    ],
-    maxNewTokens: 10,
-    minNewTokens: 1,
-    trainedMinNewTokens: null,
-    temperature: 0,
-    topP: 1,
-    seed: 'engine-gen',
-    stopStrings: [],
-    t0: Date.now(),
-    delayMs: 0,
-    serving,
-    cacheKey: null,
-    ...over,
-  };
-}
+const request = (over: Partial<GenerationRequest> = {}) => twoRowRequest(tok, { maxNewTokens: 10, temperature: 0, seed: 'engine-gen', ...over });
 
 /** What the project's decoder gives on the served models as they are now (greedy: the engines' answers must match). */
 async function locally(req: GenerationRequest) {

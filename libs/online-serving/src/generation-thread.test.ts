@@ -9,9 +9,10 @@ import { Qwen2Model, type HostTensor } from '@rlhf-code/model';
 import { promoteToken } from '@rlhf-code/model/testing';
 import { formatFim, loadTokenizer, type Tokenizer } from '@rlhf-code/tokenizer';
 import { lineRuleFor } from '@rlhf-code/continue';
-import { CompletionServerSchema, parseOnlineConfig } from '@rlhf-code/online-core';
+import { parseOnlineConfig } from '@rlhf-code/online-core';
 import { makeTinyModelDir } from '@rlhf-code/online-core/testing';
 import { Aborted, LocalGenerator, type GenerationRequest, type TextEvent } from './generation';
+import { twoRowRequest } from './testing';
 import { GenerationThread } from './generation-thread';
 import { PolicyHolder } from './policy';
 
@@ -21,34 +22,7 @@ let local: LocalGenerator;
 let thread: GenerationThread;
 let otherWeights: Map<string, HostTensor>;
 
-const serving = (() => {
-  const c = CompletionServerSchema.parse({});
-  return { clock: c.clock, simulatedLatency: c.simulatedLatency, prefillChunk: c.prefillChunk };
-})();
-
-function request(over: Partial<GenerationRequest> = {}): GenerationRequest {
-  const prefix = 'def add(a, b):\n    return ';
-  const suffix = '\n\nprint(add(1, 2))\n';
-  return {
-    model: 'policy',
-    rows: [
-      { ids: tok.encode(formatFim(prefix, suffix)), line: lineRuleFor({ prefix, suffix }, 'always', 1e9) },
-      { ids: tok.encode('x = '), line: null },
-    ],
-    maxNewTokens: 12,
-    minNewTokens: 1,
-    trainedMinNewTokens: null,
-    temperature: 1,
-    topP: 1,
-    seed: 'gen-thread',
-    stopStrings: [],
-    t0: Date.now(),
-    delayMs: 0,
-    serving,
-    cacheKey: null,
-    ...over,
-  };
-}
+const request = (over: Partial<GenerationRequest> = {}) => twoRowRequest(tok, over);
 
 beforeAll(async () => {
   const { kind } = await initBackend({ quiet: true });
