@@ -1,4 +1,4 @@
-// Agreement of the llamacpp engine with the project's own model (issue 52's tables): for a checkpoint, with and
+// Agreement of the llamacpp engine with the project's own model (the agreement tables of guide.md's "Rollout engines"): for a checkpoint, with and
 // without a LoRA adapter, the logits llama.cpp computes on the GGUF exports (gguf.ts) against the project's forward
 // pass (Qwen2Model, fp32) at every position of a few code prompts (max abs diff, next-token log-prob max diff, argmax
 // agreement), and the log-probs of tokens LlamaCppEngine samples against the trainer's teacher-forced recompute

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tools/vllm-smoke.sh: the smoke preset's RL stage with its rollouts on a vLLM server (issue 52, the `openai:URL`
+# tools/vllm-smoke.sh: the smoke preset's RL stage with its rollouts on a vLLM server (the `openai:URL`
 # engine), ready for a machine with an NVIDIA GPU and `pip install vllm`.
 #
 #   1. PRESET=smoke RL_ALGOS=grpo bash run_all.sh, every stage local: $OUT/results/sft is the full SFT checkpoint
