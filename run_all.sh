@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The offline pipeline on the shipped base model: SFT -> reward model -> RL (PPO, GRPO, RLOO) -> evaluation, on the task suite
+# The offline pipeline on the shipped base model: SFT -> reward model -> RL (PPO, GRPO, RLOO, RFT) -> evaluation, on the task suite
 # (data/suite: small problems in MBPP's schema, at the shipped model's scale) and on MBPP's test split.
 #
 # The headline is pass@1 on the suite's test split (results/eval/suite/eval.md): every model at its own best
