@@ -25,11 +25,13 @@ describe('engineFields, openEngine, publishPolicy', () => {
   const Schema = z.strictObject(engineFields);
 
   it('--engine defaults to local, is checked by the schema, and the local engine publishes without writing', async () => {
-    expect(Schema.parse({})).toEqual({ engine: 'local' });
+    expect(Schema.parse({})).toEqual({ engine: 'local', engineWeights: 'F32' });
+    expect(Schema.safeParse({ engineWeights: 'Q4_0' }).success).toBe(false);
     expect(Schema.safeParse({ engine: 'vllm' }).error?.issues[0].message).toBe("expected local, llamacpp or openai:URL, got 'vllm'");
     const model = Qwen2Model.init(tinyConfig(), { seed: 3 });
     const tokenizer = undefined as never; // the local engine decodes no text in this test
     await expect(openEngine({ engine: 'local', engineSharedDir: '/x' }, { model, tokenizer, checkpointDir: '/unused' })).rejects.toThrow('--engine-shared-dir / --engine-path-prefix: only the openai engine uses them');
+    await expect(openEngine({ engine: 'local', engineWeights: 'Q8_0' }, { model, tokenizer, checkpointDir: '/unused' })).rejects.toThrow('--engine-weights Q8_0: only the llamacpp engine exports weights, not --engine local');
     const engine = await openEngine({ engine: 'local' }, { model, tokenizer, checkpointDir: '/unused' });
     expect(engine).toBeInstanceOf(LocalEngine);
     const before = fs.readdirSync(os.tmpdir()).filter((f) => f.startsWith('rlhf-policy-')).length;
