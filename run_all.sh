@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The offline pipeline on the shipped base model: SFT -> reward model -> RL (PPO, GRPO, RLOO) -> evaluation, on the task suite
+# The offline pipeline on the shipped base model: SFT -> reward model -> RL (PPO, GRPO, RLOO, RFT) -> evaluation, on the task suite
 # (data/suite: small problems in MBPP's schema, at the shipped model's scale) and on MBPP's test split.
 #
 # The headline is pass@1 on the suite's test split (results/eval/suite/eval.md): every model at its own best
@@ -20,6 +20,12 @@
 #                                   adapter of rank 8 (alpha LORA_ALPHA, default 2 x rank) with gradient checkpointing
 #   BASE_DTYPE=int8 LORA_RANK=8 ...  the frozen base in int8 (or bf16) in every stage: training under LoRA, the
 #                                   reference and reward model, sampling the RM data and the evaluation (faster decoding)
+#   ENGINE=llamacpp bash run_all.sh  what decodes every stage's samples (--engine): local (default: the project's own
+#                                   decoder), llamacpp (llama.cpp in process on a GGUF export of each checkpoint), or
+#   ENGINE=openai:http://127.0.0.1:8000 ENGINE_SHARED_DIR=/shared/policy bash run_all.sh
+#                                   a vLLM / SGLang server serving $RESULTS/sft with LoRA enabled: the RL stages sample on
+#                                   it and publish each policy version through ENGINE_SHARED_DIR; the RM data and the
+#                                   evaluation (several checkpoints, one server) decode locally with ENGINE=openai:URL
 #
 # Another model than the shipped models/base gets its reward-model data rebuilt after SFT, into $RESULTS/data (the
 # suite's problems, plus RM_SFT_SAMPLES samples per problem of its SFT checkpoint; data/suite is left as it is), unless
@@ -106,6 +112,9 @@ start_run
 # runs. An RL algorithm of the policy-gradient kind reads the `rl` section and its own; expert iteration its own only;
 # the control sft_more the `sft` section and `sft-more`.
 SCRIPT_KEYS+=("${TRAIN_KEYS[@]}") # LORA_RANK, LORA_ALPHA, BASE_DTYPE, GRAD_CHECKPOINTING reach every training stage as flags
+SCRIPT_KEYS+=("${ENGINE_KEYS[@]}") # ENGINE (and ENGINE_SHARED_DIR) reach every sampling stage as flags
+# A server serves one checkpoint: the stages that sample several (or one the server does not serve) decode locally.
+if [[ "$ENGINE" == openai:* ]]; then LOCAL_ENGINE_ARGS=(--engine local); else LOCAL_ENGINE_ARGS=("${ENGINE_ARGS[@]}"); fi
 stage_config prep-rm-data prep:rm prep-rm
 stage_config sft sft:train sft
 stage_config rm rm:train rm
@@ -175,7 +184,7 @@ if [[ "$REBUILD_RM_DATA" == 1 ]]; then
   SAMPLE_ARGS=()
   [[ "$RM_SFT_SAMPLES" -gt 0 ]] && SAMPLE_ARGS=(--sft-model "$RESULTS/sft" --samples "$RM_SFT_SAMPLES" --max-new-tokens "$(preset_value rl.maxNewTokens)")
   stage prep-rm-data nxrun prep:rm -- --config "$(config_of prep-rm-data)" --problems "$SUITE/sft.jsonl" --limit "$RM_PROBLEMS" "${SAMPLE_ARGS[@]}" \
-    --out "$RM_DATA" "${BASE_DTYPE_ARGS[@]}"
+    --out "$RM_DATA" "${BASE_DTYPE_ARGS[@]}" "${LOCAL_ENGINE_ARGS[@]}"
 fi
 
 # 3. Reward model from the SFT checkpoint: regression on execution-earned scores (references, mutants and stubs of sft
@@ -193,11 +202,11 @@ RL_MODELS=""
 for algo in $RL_ALGOS; do
   if [[ "$(algo_kind "$algo")" == policy-gradient ]]; then
     stage "$algo" nxrun rl:train -- --config "$(config_of "$algo")" --algo "$algo" --model "$RESULTS/sft" --reward-model "$RESULTS/rm" \
-      --data "$SUITE_TRAIN/rl.jsonl" --out "$RESULTS/$algo" --heldout-data "$RESULTS/data/dev.jsonl" "${SEED_ARGS[@]}" "${TRAIN_ARGS[@]}"
+      --data "$SUITE_TRAIN/rl.jsonl" --out "$RESULTS/$algo" --heldout-data "$RESULTS/data/dev.jsonl" "${SEED_ARGS[@]}" "${TRAIN_ARGS[@]}" "${ENGINE_ARGS[@]}"
   else
     # Expert iteration: its own section (it shares no policy-gradient setting); its rounds replay the SFT data.
     stage "$algo" nxrun rl:train -- --config "$(config_of "$algo")" --algo "$algo" --model "$RESULTS/sft" --data "$SUITE_TRAIN/rl.jsonl" \
-      --replay-data "$SUITE_TRAIN/sft.jsonl" --out "$RESULTS/$algo" "${SEED_ARGS[@]}" "${TRAIN_ARGS[@]}"
+      --replay-data "$SUITE_TRAIN/sft.jsonl" --out "$RESULTS/$algo" "${SEED_ARGS[@]}" "${TRAIN_ARGS[@]}" "${ENGINE_ARGS[@]}"
   fi
   RL_MODELS="$RL_MODELS,$algo=$RESULTS/$algo"
 done
@@ -218,7 +227,7 @@ EVAL_MODELS="$EVAL_MODELS$RL_MODELS"
 LIMIT_ARGS=()
 [[ "$EVAL_LIMIT" -gt 0 ]] && LIMIT_ARGS=(--limit "$EVAL_LIMIT")
 stage eval-suite nxrun eval:run -- --config "$(config_of eval-suite)" --models "$EVAL_MODELS" --reward-model "$RESULTS/rm" --data "$SUITE/test.jsonl" \
-  --dev-data "$RESULTS/data/dev.jsonl" --out "$RESULTS/eval/suite" "${LIMIT_ARGS[@]}" "${SEED_ARGS[@]}" "${BASE_DTYPE_ARGS[@]}"
+  --dev-data "$RESULTS/data/dev.jsonl" --out "$RESULTS/eval/suite" "${LIMIT_ARGS[@]}" "${SEED_ARGS[@]}" "${BASE_DTYPE_ARGS[@]}" "${LOCAL_ENGINE_ARGS[@]}"
 
 #    MBPP's test split (tasks 11-510, never trained on): what a real checkpoint is judged on. The shipped model solves
 #    none of it; the default preset samples answers of a sample of its problems at temperature 0.7 beside greedy, the
@@ -226,7 +235,7 @@ stage eval-suite nxrun eval:run -- --config "$(config_of eval-suite)" --models "
 MBPP_DEV_ARGS=()
 [[ "$MBPP_DEV" != none ]] && MBPP_DEV_ARGS=(--dev-data "$MBPP_DEV")
 stage eval-mbpp nxrun eval:run -- --config "$(config_of eval-mbpp)" --models "$EVAL_MODELS" --reward-model "$RESULTS/rm" --data data/eval_mbpp_test.jsonl \
-  --out "$RESULTS/eval/mbpp" "${MBPP_DEV_ARGS[@]}" "${SEED_ARGS[@]}" "${BASE_DTYPE_ARGS[@]}"
+  --out "$RESULTS/eval/mbpp" "${MBPP_DEV_ARGS[@]}" "${SEED_ARGS[@]}" "${BASE_DTYPE_ARGS[@]}" "${LOCAL_ENGINE_ARGS[@]}"
 
 echo
 echo "=== run_all [$PRESET] seed $SEED finished in $((SECONDS - T0)) s; results in $RESULTS/ ==="

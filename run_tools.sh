@@ -18,6 +18,9 @@
 #                                     LoRA adapter of rank 8 (alpha LORA_ALPHA, default 2 x rank), GRPO one of the same
 #                                     rank (unless SET gives grpo.loraRank; the preset's 16 otherwise: GRPO trains an
 #                                     adapter even when LORA_RANK is 0; SET='grpo.loraRank=0' trains every weight)
+#   ENGINE=llamacpp bash run_tools.sh what decodes GRPO's episodes (tool-rl train --engine): local (default), llamacpp,
+#                                     or openai:URL with ENGINE_SHARED_DIR=DIR (a vLLM / SGLang server serving
+#                                     $RESULTS/tools/sft with LoRA enabled; each policy version is published through DIR)
 #
 # A preset is a file, configs/run_tools/$PRESET.yaml: a section per stage, passed to it as its --config file (kept as
 # $RESULTS/tools/logs/config/<stage>.json), and the script's own knobs (its `script:` section; the environment variable
@@ -72,7 +75,7 @@ fi
 # Every stage's --config file (the preset's sections with SET's values), in $LOG_DIR/config, checked before any stage
 # runs. The code SFT reads the sft section of run_all's preset of the same name. LORA_RANK, LORA_ALPHA and
 # GRAD_CHECKPOINTING reach the code SFT and the warm-start as flags, and GRPO (step 4) too unless SET gives its rank.
-SCRIPT_KEYS+=("${TRAIN_KEYS[@]/#/sft.}" "${TRAIN_KEYS[@]/#/warmstart.}")
+SCRIPT_KEYS+=("${TRAIN_KEYS[@]/#/sft.}" "${TRAIN_KEYS[@]/#/warmstart.}" "${ENGINE_KEYS[@]/#/grpo.}")
 [[ "$GRAD_CHECKPOINTING" == 1 ]] && SCRIPT_KEYS+=(grpo.gradCheckpointing)
 if [[ "$LORA_RANK" != 0 ]] && ! grep -qx loraRank <<< "$(preset - set-keys grpo)"; then
   GRPO_LORA_ARGS=(--lora-rank "$LORA_RANK" --lora-alpha "$LORA_ALPHA")
@@ -118,7 +121,7 @@ stage warmstart nxrun tool-rl:warmstart -- --config "$(config_of warmstart)" --m
 #    rate, entropy bonus and malformed-call penalty are the setting that measurably beat the warm-start
 #    (configs/run_tools/default.yaml says why). SET='grpo.loraRank=0' trains every weight. LORA_RANK > 0 gives GRPO's
 #    adapter its rank and alpha (LORA_ALPHA, default 2 x rank) unless SET gives grpo.loraRank (GRPO_LORA_ARGS, above).
-GRPO_TRAIN_ARGS=("${GRPO_LORA_ARGS[@]}")
+GRPO_TRAIN_ARGS=("${GRPO_LORA_ARGS[@]}" "${ENGINE_ARGS[@]}")
 [[ "$GRAD_CHECKPOINTING" == 1 ]] && GRPO_TRAIN_ARGS+=(--grad-checkpointing)
 stage grpo nxrun tool-rl:train -- --config "$(config_of grpo)" --model "$TOOLS/sft" --data "$GRPO_DATA" --out "$TOOLS/grpo" \
   "${GRPO_TRAIN_ARGS[@]}"

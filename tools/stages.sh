@@ -151,6 +151,10 @@ shipped_model() {
 #   GRAD_CHECKPOINTING=1  rerun each layer in the backward pass instead of keeping its activations (less memory)
 #   BASE_DTYPE=D          fp32 (default), bf16 or int8: the frozen base's matrices under LoRA (needs LORA_RANK > 0);
 #                         BASE_DTYPE_ARGS carries it to the stages that only run a model (sampling, evaluation)
+#   ENGINE=E              what decodes the samples of every sampling stage: local (default), llamacpp, or openai:URL (a
+#                         vLLM / SGLang server serving the stage's starting checkpoint); ENGINE_ARGS carries it (and
+#                         ENGINE_SHARED_DIR=DIR, the folder the trainer publishes policy versions to the server through),
+#                         ENGINE_KEYS names the settings those flags set
 start_run() {
   if [[ ! -f "$MODEL_PATH/config.json" && ! -f "$MODEL_PATH/adapter_config.json" ]]; then
     echo "$SCRIPT_NAME: MODEL_PATH=$MODEL_PATH is neither a checkpoint folder (config.json, a Hugging Face Qwen2 folder) nor a LoRA adapter folder (adapter_config.json)" >&2
@@ -173,6 +177,21 @@ start_run() {
   if [[ "$BASE_DTYPE" != fp32 && "$LORA_RANK" == 0 ]]; then
     echo "$SCRIPT_NAME: BASE_DTYPE=$BASE_DTYPE: a base in $BASE_DTYPE trains only through LoRA: set LORA_RANK" >&2
     exit 2
+  fi
+  : "${ENGINE:=local}"
+  if [[ "$ENGINE" != local && "$ENGINE" != llamacpp && "$ENGINE" != openai:http://* && "$ENGINE" != openai:https://* ]]; then
+    echo "$SCRIPT_NAME: ENGINE=$ENGINE: expected local, llamacpp or openai:http://host:port" >&2
+    exit 2
+  fi
+  if [[ -n "${ENGINE_SHARED_DIR:-}" && "$ENGINE" != openai:* ]]; then
+    echo "$SCRIPT_NAME: ENGINE_SHARED_DIR=$ENGINE_SHARED_DIR: only ENGINE=openai:URL publishes through a shared folder" >&2
+    exit 2
+  fi
+  ENGINE_ARGS=(--engine "$ENGINE")
+  ENGINE_KEYS=(engine)
+  if [[ -n "${ENGINE_SHARED_DIR:-}" ]]; then
+    ENGINE_ARGS+=(--engine-shared-dir "$ENGINE_SHARED_DIR")
+    ENGINE_KEYS+=(engineSharedDir)
   fi
   TRAIN_ARGS=()
   TRAIN_KEYS=()
@@ -198,6 +217,6 @@ start_run() {
   mkdir -p "$LOG_DIR"
   : > "$LOG_DIR/times.tsv"
   export NX_DAEMON=false NX_NO_CLOUD=true NX_TUI=false
-  echo "=== $SCRIPT_NAME [$PRESET]: MODEL_PATH=$MODEL_PATH; $training ==="
+  echo "=== $SCRIPT_NAME [$PRESET]: MODEL_PATH=$MODEL_PATH; $training; samples decoded by the $ENGINE engine ==="
   T0=$SECONDS
 }

@@ -1,10 +1,13 @@
-// generate: run a Qwen2 checkpoint. `logits` prints raw logits for given ids; `run` generates text.
+// generate: run a Qwen2 checkpoint. `logits` prints raw logits for given ids; `run` generates text; `serve-openai`
+// serves it over vLLM's OpenAI-compatible subset (libs/engine serve-openai.ts) until SIGINT or SIGTERM; `gguf` exports a
+// checkpoint or a LoRA adapter for llama.cpp (the llamacpp engine's format).
 import { Command } from 'commander';
 import { z } from 'zod';
 import * as tf from '@tensorflow/tfjs';
 import { parseJsonFlag, runCli, settingsCommand, UsageError } from '@rlhf-code/cli';
-import { checkpointAt, generateBatch, GenerateLogitsSettings, GenerateRunSettings, openCheckpoint, sampledIds } from '@rlhf-code/model';
+import { checkpointAt, generateBatch, GenerateLogitsSettings, GenerateRunSettings, isAdapterFolder, openCheckpoint, sampledIds } from '@rlhf-code/model';
 import { initBackend, shutdownBackend } from '@rlhf-code/backend';
+import { exportLoraGguf, exportModelGguf, GgufSettings, localEngineHost, serveOpenAi, ServeOpenAiSettings } from '@rlhf-code/engine';
 import { encodeFim, parseFim, type Tokenizer } from '@rlhf-code/tokenizer';
 
 const tokenIds = z.array(z.number().int().nonnegative()).min(1);
@@ -73,8 +76,39 @@ async function runCommand(flags: GenerateRunSettings): Promise<void> {
   process.stdout.write(flags.json ? JSON.stringify({ ids: sampledIds(out), text: out.text }) + '\n' : '\n');
 }
 
+async function serveOpenAiCommand(flags: ServeOpenAiSettings): Promise<void> {
+  const checkpoint = checkpointAt(flags.model, '--model');
+  await initBackend();
+  const host = await localEngineHost(checkpoint);
+  // The API key is the one the openai:URL engine sends (RLHF_ENGINE_TOKEN), never a flag: flags show in `ps`.
+  const server = await serveOpenAi(host, { host: flags.host, port: flags.port, servedModelName: flags.servedModelName ?? flags.model, maxLoraRank: flags.maxLoraRank, apiKey: process.env.RLHF_ENGINE_TOKEN || undefined, log: (line) => process.stdout.write(`[serve-openai] ${line}\n`) });
+  process.stdout.write(`[serve-openai] ${flags.model} on the ${flags.engine} engine at ${server.url} (GET /v1/models; POST /v1/completions, /v1/load_lora_adapter, /v1/unload_lora_adapter)\n`);
+  await new Promise<void>((resolve) => {
+    const stop = (signal: string) => {
+      process.stdout.write(`[serve-openai] ${signal}: stopping\n`);
+      server.close().then(resolve, (e) => {
+        process.stderr.write(`[serve-openai] error while stopping: ${(e as Error).message}\n`);
+        resolve();
+      });
+    };
+    process.once('SIGINT', () => stop('SIGINT'));
+    process.once('SIGTERM', () => stop('SIGTERM'));
+  });
+}
+
+/** Write the GGUF of --model (a checkpoint) or --adapter (a LoRA adapter); prints {file, kind, tensors, bytes, seconds}. */
+async function ggufCommand(flags: GgufSettings): Promise<void> {
+  const started = Date.now();
+  if (flags.adapter !== undefined && !isAdapterFolder(flags.adapter)) throw new UsageError(`--adapter: ${flags.adapter} is not a LoRA adapter folder (adapter_config.json without config.json)`);
+  await initBackend(); // folding an adapter folder given as --model runs tensor ops
+  const out = flags.adapter !== undefined ? await exportLoraGguf(flags.adapter, flags.out) : await exportModelGguf(checkpointAt(flags.model!, '--model').dir, flags.out, flags.weights);
+  process.stdout.write(JSON.stringify({ ...out, seconds: (Date.now() - started) / 1000 }) + '\n');
+}
+
 const program = new Command('generate').description('Run a Qwen2 checkpoint (Hugging Face folder) with TensorFlow.js.');
 settingsCommand(program.command('logits').description('print {"logits": [batch][seq][vocab]} for the given token ids, as one JSON line'), GenerateLogitsSettings, logitsCommand);
+settingsCommand(program.command('serve-openai').description("serve a checkpoint over vLLM's OpenAI-compatible subset (token ids, log-probs, LoRA adapters loaded at run time)"), ServeOpenAiSettings, serveOpenAiCommand);
 settingsCommand(program.command('run').description('generate a continuation of a prompt (streams text, or one JSON line with --json)'), GenerateRunSettings, runCommand);
+settingsCommand(program.command('gguf').description('export a checkpoint (--model) or a LoRA adapter (--adapter) as a GGUF file for llama.cpp; prints one JSON line'), GgufSettings, ggufCommand);
 
 void runCli(program, shutdownBackend);

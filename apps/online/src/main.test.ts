@@ -26,6 +26,15 @@ describe('online settings', () => {
     expect(s.completion.port).toBe(9081);
   });
 
+  it('serve --engine and --engine-weights: the engine the suggestions decode on, a bad one named in one line', () => {
+    const s = printedConfig('online', ['serve', '--engine', 'llamacpp', '--engine-weights', 'Q8_0']) as { engine: string; engineWeights: string };
+    expect([s.engine, s.engineWeights]).toEqual(['llamacpp', 'Q8_0']);
+    expect((printedConfig('online', ['serve']) as { engine: string }).engine).toBe('local');
+    const r = runApp('online', ['serve', '--engine', 'vllm']);
+    expect(r.stderr).toMatch(/--engine: expected local, llamacpp or openai:URL, got 'vllm'\n$/);
+    expect(r.stderr.split('\n').filter(Boolean)).toHaveLength(1);
+  });
+
   it('a bad list is one line naming the flag', () => {
     const r = runApp('online', ['latency', '--concurrency', '1,x']);
     expect(r.stderr).toBe('online: error: --concurrency: expected numbers separated by commas, got "1,x"\n');

@@ -33,7 +33,7 @@ settingsCommand(
   program
     .command('latency')
     .description(
-      'time Continue-shaped requests (both prompt forms) against a running service, alone and concurrent, with the status endpoint polled meanwhile; prints p50/p95 and one JSON line per setting',
+      'time Continue-shaped requests (both prompt forms) against a running service, alone and concurrent, with the status endpoint polled meanwhile; prints p50/p95 and one JSON line per setting; --typing: replay one user typing in one file instead (one JSON line: first_line_ms p50/p95, prefix cache hit rate, tokens prefilled per request)',
     ),
   LatencySettings,
   runLatencyBench,

@@ -1,5 +1,5 @@
 // rl: reinforcement learning of the SFT policy against the reward model (and, when the prompts carry tests, the
-// code's execution score), with an algorithm of @rlhf-code/rl's registry (PPO, GRPO, RLOO). The stage lives in
+// code's execution score), with an algorithm of @rlhf-code/rl's registry (PPO, GRPO, RLOO, RFT: `rl algos` lists them). The stage lives in
 // @rlhf-code/rl (runRl); this file turns flags into its settings, draws the held-out chart (libs/eval's, a layer above
 // rl), prints one JSON line per run, and lists the algorithms (`rl algos`, which run_all.sh checks RL_ALGOS against).
 import * as fs from 'fs';

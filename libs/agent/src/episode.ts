@@ -32,6 +32,8 @@ export interface TurnSample {
   stopId: number | null;
   /** The sampler's log-probs of `ids`, then of the stop id. */
   logprobs: number[];
+  /** The policy version that sampled it (a rollout engine's; absent: a scripted turn). */
+  policyVersion?: number;
 }
 
 /**
@@ -82,6 +84,8 @@ export interface Episode {
    */
   answer: string | null;
   turns: number;
+  /** The policy version of each sampled turn (as the engine reported it; empty for scripted turns). */
+  turnVersions: number[];
   toolCalls: number;
   malformedCalls: number;
   end: EpisodeEnd;
@@ -116,7 +120,7 @@ export async function runEpisodes(generate: TurnGenerator, prompts: readonly Tem
   const episodes: Episode[] = prompts.map((messages) => {
     const text = renderChatTemplate(o.template, messages, { tools: o.noTool ? undefined : [PYTHON_TOOL], addGenerationPrompt: true });
     const ids = tok.encode(text);
-    return { ids, trainMask: ids.map(() => 0), samplerLogprobs: ids.map(() => 0), promptLength: ids.length, messages: [...messages], answer: null, turns: 0, toolCalls: 0, malformedCalls: 0, end: 'turns' };
+    return { ids, trainMask: ids.map(() => 0), samplerLogprobs: ids.map(() => 0), promptLength: ids.length, messages: [...messages], answer: null, turns: 0, turnVersions: [], toolCalls: 0, malformedCalls: 0, end: 'turns' };
   });
   const tools = episodes.map((_, i) => o.toolFor(i));
   const live = new Set(episodes.map((_, i) => i));
@@ -146,6 +150,7 @@ export async function runEpisodes(generate: TurnGenerator, prompts: readonly Tem
         e.trainMask.push(...chosen.map(() => 1));
         e.samplerLogprobs.push(...s.logprobs.slice(0, chosen.length));
         e.turns++;
+        if (s.policyVersion !== undefined) e.turnVersions.push(s.policyVersion);
         const text = tok.decode(s.ids);
         const parsed = o.noTool ? [] : parseToolCalls(text, TOOL_ARGS, CODE_TOOL);
         const calls = parsed.flatMap((p) => (p.ok ? [p.call] : []));

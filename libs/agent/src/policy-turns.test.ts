@@ -2,6 +2,7 @@
 // over the whole multi-turn sequence at its marked positions are the sampler's: the sequence is kept as sampled.
 import * as tf from '@tensorflow/tfjs';
 import { initBackend } from '@rlhf-code/backend';
+import { LocalEngine } from '@rlhf-code/engine';
 import { resumableRng } from '@rlhf-code/model';
 import { saveTinyModel, tempDir, TOKENIZER_DIR } from '@rlhf-code/model/testing';
 import { openCheckpoint } from '@rlhf-code/model';
@@ -19,7 +20,7 @@ test('sampled episodes: ended by a rule; recomputed log-probs at the marked toke
   const { model, tokenizer } = await openCheckpoint(dir);
   const template = chatTemplateOf(tokenizer);
   const prompts = [[{ role: 'user' as const, content: 'Compute 2**10.' }], [{ role: 'user' as const, content: 'Reverse "abc".' }]];
-  const episodes = await runEpisodes(policyTurns(model, { tokenizer, temperature: 1, rng: resumableRng('agent-test') }), prompts, {
+  const episodes = await runEpisodes(policyTurns(new LocalEngine(model, tokenizer), { tokenizer, temperature: 1, rng: resumableRng('agent-test') }), prompts, {
     tokenizer, template, maxTurns: 3, maxTurnTokens: 12, maxTotalTokens: 400, toolFor: interpreterTools(true),
   });
   for (const e of episodes) {
@@ -42,7 +43,7 @@ test('common random numbers: an episode\'s turn k is drawn from its own stream (
   await saveTinyModel(dir, { seed: 5, tokenizerDir: TOKENIZER_DIR });
   const { model, tokenizer } = await openCheckpoint(dir);
   const seqs = ['Compute 2**10.', 'Reverse "abc".', 'Sum 1..9.'].map((q) => tokenizer.encode(`<|im_start|>user\n${q}<|im_end|>\n<|im_start|>assistant\n`));
-  const make = (seed: string) => policyTurns(model, { tokenizer, temperature: 1, rng: resumableRng(seed) });
+  const make = (seed: string) => policyTurns(new LocalEngine(model, tokenizer), { tokenizer, temperature: 1, rng: resumableRng(seed) });
   const a = make('crn');
   const b = make('crn');
   // Turn 0 of all three; then turn 1 of episode 2 alone (a) or beside episode 0 with another budget (b).

@@ -1,5 +1,5 @@
-// The policy as a TurnGenerator: one assistant turn per sequence through the one generation entry point
-// (generateBatch), sampled at `temperature`, ending at the chat stop set (<|im_end|>, <|endoftext|>).
+// The policy as a TurnGenerator: one assistant turn per sequence through the stage's rollout engine (--engine: the
+// local decoder, llama.cpp or a server), sampled at `temperature`, ending at the chat stop set (<|im_end|>, <|endoftext|>).
 //
 // Random numbers: each episode gets a seed from the root stream `rng` when it first appears (one draw, in the order
 // episodes first appear: index order in runEpisodes), and its turn k is drawn from a stream of its own seeded by
@@ -7,12 +7,13 @@
 // other episodes, nor on how long its earlier turns were. Two models evaluated with equal roots share their random
 // numbers turn by turn (common random numbers): where their token distributions agree they choose the same tokens,
 // and the noise of a paired comparison shrinks. One generator per runEpisodes call (its episode indices key the seeds).
-import { resumableRng, generateBatch, type Qwen2Model, type Rng } from '@rlhf-code/model';
+import type { RolloutEngine } from '@rlhf-code/engine';
+import { resumableRng, type Rng } from '@rlhf-code/model';
 import { layoutSequences, type SequenceBatch } from '@rlhf-code/rl';
-import type { Tokenizer } from '@rlhf-code/tokenizer';
+import { stopTokenIds, type Tokenizer } from '@rlhf-code/tokenizer';
 import type { Episode, TurnGenerator } from './episode';
 
-export function policyTurns(model: Qwen2Model, o: { tokenizer: Tokenizer; temperature: number; rng: Rng; batchSize?: number }): TurnGenerator {
+export function policyTurns(engine: RolloutEngine, o: { tokenizer: Tokenizer; temperature: number; rng: Rng; batchSize?: number }): TurnGenerator {
   const seen = new Map<number, { seed: number; turns: number }>();
   return async (sequences, maxNewTokens, episodes) => {
     const rngs = episodes.map((e) => {
@@ -21,12 +22,19 @@ export function policyTurns(model: Qwen2Model, o: { tokenizer: Tokenizer; temper
       return resumableRng(`${s.seed}:${s.turns++}`);
     });
     const longest = Math.max(...maxNewTokens);
-    const out = await generateBatch(model, sequences as number[][], { maxNewTokens: longest, temperature: o.temperature, tokenizer: o.tokenizer, stop: 'chat', rngs, batchSize: o.batchSize });
+    const out = await engine.sample(sequences, {
+      maxNewTokens: longest,
+      temperature: o.temperature,
+      stopIds: stopTokenIds(o.tokenizer, 'chat'),
+      vocabSize: o.tokenizer.vocabSize,
+      rngs,
+      batchSize: o.batchSize,
+    });
     // One call serves turns with different budgets: a turn past its own is cut there, as if it had run out of tokens.
     return out.map((c, i) => {
       const cap = maxNewTokens[i];
-      if (c.ids.length + (c.stopId === null ? 0 : 1) <= cap) return { ids: c.ids, stopId: c.stopId, logprobs: c.logprobs };
-      return { ids: c.ids.slice(0, cap), stopId: null, logprobs: c.logprobs.slice(0, cap) };
+      if (c.ids.length + (c.stopId === null ? 0 : 1) <= cap) return { ids: c.ids, stopId: c.stopId, logprobs: c.logprobs, policyVersion: c.policyVersion };
+      return { ids: c.ids.slice(0, cap), stopId: null, logprobs: c.logprobs.slice(0, cap), policyVersion: c.policyVersion };
     });
   };
 }

@@ -9,7 +9,8 @@
 // said so in the field: 2 concurrent interpreters (2 cores) instead of 10, and turn and token limits that fit the
 // shipped model's 1024 positions.
 import { z } from 'zod';
-import { lossAggregationField } from '@rlhf-code/rl';
+import { engineFields } from '@rlhf-code/engine';
+import { lossAggregationField, rolloutIsFields } from '@rlhf-code/rl';
 import { checkMergeExport, checkOptim, loraFields, mergeExportField, optimFields, runFields } from '@rlhf-code/trainer-core';
 
 const int = () => z.number().int();
@@ -110,6 +111,8 @@ export const ToolGrpoSettings = z
     miniBatches: int().positive().default(2).describe('optimizer steps per pass'),
     microBatchSize: int().positive().default(4).describe('episodes per forward/backward pass (gradient accumulation; also the chunk of the log-prob passes)'),
     lossAggregation: lossAggregationField,
+    ...engineFields,
+    ...rolloutIsFields,
     malformedPenalty: z.number().nonnegative().default(0).describe('subtracted from an episode\'s reward per malformed tool call (0 = success alone)'),
     interpreter: z.enum(INTERPRETERS).default('stateful').describe('stateful: one Python process per episode, variables kept across calls; stateless: a fresh python3 -I per call (SandboxFusion)'),
     limit: int().nonnegative().default(0).describe('use only the first n tasks (0 = all)'),

@@ -11,6 +11,7 @@ import * as path from 'path';
 import { markdownTable } from '@rlhf-code/cli';
 import { readToolTasks, shuffle, type ToolTaskRecord } from '@rlhf-code/data';
 import { initBackend } from '@rlhf-code/backend';
+import { LocalEngine, openEngine, publishPolicy } from '@rlhf-code/engine';
 import { checkpointAt, openCheckpoint, resumableRng, type Checkpoint, type Qwen2Model } from '@rlhf-code/model';
 import { loadRlModels, saveRlCheckpoint } from '@rlhf-code/rl';
 import { SandboxPool, STUB_NAMES, stubPrograms } from '@rlhf-code/sandbox';
@@ -142,6 +143,9 @@ export async function runToolGrpo(f: ToolGrpoSettings, log: (line: string) => vo
   const { policy, reference } = await loadRlModels({ modelDir: f.model, resumeDir, algo: 'grpo', rewardModelDir: null, lora, seed: f.seed });
   const pool = new SandboxPool({ concurrency: f.toolWorkers });
   const rng = resumableRng(`tool-grpo:${f.seed}`, saved?.rng);
+  const engine = await openEngine(f, { model: policy, tokenizer: tok, checkpointDir: f.model, publishes: true });
+  // Version k: the policy after iteration k.
+  const publish = (version: number) => publishPolicy(engine, policy, { version, baseModel: f.model });
   let batch: ToolTaskRecord[] = [];
   const grpo = new ToolGrpoTrainer(
     {
@@ -151,7 +155,7 @@ export async function runToolGrpo(f: ToolGrpoSettings, log: (line: string) => vo
       template,
       toolFor: interpreterTools(f.interpreter === 'stateful', interpreterOptions(f), pool),
       judge: (episodes, rows) => judgeEpisodes(episodes, rows.map((r) => batch[r]), pool),
-      rng,
+      generate: () => policyTurns(engine, { tokenizer: tok, temperature: f.temperature, rng }),
       trainer: trainerConfig(f, f.steps * f.ppoEpochs * f.miniBatches),
       maxToolChars: f.toolOutputChars,
     },
@@ -159,6 +163,7 @@ export async function runToolGrpo(f: ToolGrpoSettings, log: (line: string) => vo
   );
   const done = saved?.iteration ?? 0;
   if (state) await runDir.restore(grpo.trainer, state);
+  if (done > 0) await publish(done);
   log(`tool-rl train: ${tasks.length} tasks from ${f.data.join(',')}; ${f.steps} iterations of ${f.batchSize} tasks x ${f.groupSize} episodes, ${f.interpreter} interpreter` + (lora ? `, LoRA r=${lora.r}` : ''));
   const run = new TrainingRun({ outDir: f.out, label: 'tool grpo', totalSteps: f.steps, append: resumeDir !== undefined, resumeStep: resumeDir ? done : undefined, quiet: f.quiet });
   if (resumeDir) run.print(`tool-rl train: resuming from ${f.out} at iteration ${done}`);
@@ -182,7 +187,8 @@ export async function runToolGrpo(f: ToolGrpoSettings, log: (line: string) => vo
   try {
     for (step = done + 1; step <= f.steps && !run.stopRequested; step++) {
       batch = batchOf(step);
-      const m = await grpo.step(batch.map((t) => taskMessages(t, f.system)));
+      const m = await grpo.step(batch.map((t) => taskMessages(t, f.system)), step - 1); // the policy is version step - 1
+      await publish(step);
       run.log(step, m, ['env/success_mean', 'env/tool_calls_mean']);
       if (f.saveEvery > 0 && step % f.saveEvery === 0 && step < f.steps) await save(step);
       await yieldToEventLoop();
@@ -195,6 +201,7 @@ export async function runToolGrpo(f: ToolGrpoSettings, log: (line: string) => vo
     }
   } finally {
     run.close();
+    await engine.close();
     grpo.dispose();
     policy.dispose();
     reference.dispose();
@@ -336,7 +343,7 @@ async function evalRow(
   const template = chatTemplateOf(tokenizer);
   const rows = tasks.flatMap((t) => new Array<ToolTaskRecord>(k).fill(t));
   const rng = resumableRng(f.commonRandom ? `tool-eval:${f.seed}` : `tool-eval:${f.seed}:${r.name}`);
-  const episodes: Episode[] = await runEpisodes(policyTurns(model, { tokenizer, temperature, rng, batchSize: f.batchSize }), rows.map((t) => taskMessages(t, f.system)), {
+  const episodes: Episode[] = await runEpisodes(policyTurns(new LocalEngine(model, tokenizer), { tokenizer, temperature, rng, batchSize: f.batchSize }), rows.map((t) => taskMessages(t, f.system)), {
     tokenizer,
     template,
     maxTurns: f.maxTurns,

@@ -1,9 +1,9 @@
 // GRPO over tool episodes on a tiny LoRA policy with scripted turns (one success and one failure per task): the
 // update raises the log-probability of the successful episode's own tokens and lowers the failed one's, trains only
-// the adapter, reports the episode metrics, and leaks nothing.
+// the adapter, reports the episode metrics and the lag of each turn's policy version, and leaks nothing.
 import * as tf from '@tensorflow/tfjs';
 import { initBackend } from '@rlhf-code/backend';
-import { openCheckpoint, resumableRng } from '@rlhf-code/model';
+import { openCheckpoint } from '@rlhf-code/model';
 import { saveTinyModel, tempDir, TOKENIZER_DIR } from '@rlhf-code/model/testing';
 import { forwardResponses, layoutSequences } from '@rlhf-code/rl';
 import { chatTemplateOf } from '@rlhf-code/tokenizer';
@@ -34,11 +34,12 @@ test.each(['token-mean', 'seq-mean'] as const)('%s: the successful episode gains
       const ids = tokenizer.encode(script(i, turn), { parseSpecialTokens: false });
       // The policy's own log-probs of the scripted turn (the trainer takes them as the sampling policy's).
       const logprobs = tf.tidy(() => forwardResponses(policy, layoutSequences([[...sequences[i]]], [[...ids, tokenizer.chat.imEnd]], tokenizer.padId), { temperature: 1 }).logprobs.arraySync() as number[][])[0];
-      return { ids, stopId: tokenizer.chat.imEnd, logprobs };
+      // An engine that lags: the first turns from version 0, later ones from version 1.
+      return { ids, stopId: tokenizer.chat.imEnd, logprobs, policyVersion: Math.min(turn, 1) };
     });
   const grpo = new ToolGrpoTrainer(
     {
-      policy, reference, tokenizer, template: chatTemplateOf(tokenizer), toolFor: interpreterTools(true), generate, rng: resumableRng('t'),
+      policy, reference, tokenizer, template: chatTemplateOf(tokenizer), toolFor: interpreterTools(true), generate: () => generate,
       judge: async (es: Episode[]) => {
         judged.push(...es);
         return es.map((e) => {
@@ -59,19 +60,23 @@ test.each(['token-mean', 'seq-mean'] as const)('%s: the successful episode gains
       const lp = forwardResponses(model, b, { temperature: 1 }).logprobs.arraySync() as number[][];
       return lp.map((row, i) => row.reduce((s, x, t) => s + x * b.responseMask[i][t], 0));
     });
-  const m = await grpo.step([task]);
+  const m = await grpo.step([task], 1); // the trainer at version 1: two turns of version 0 (lag 1), one of version 1 (lag 0)
   expect(m['env/success_mean']).toBe(0.5);
   expect(m['env/tool_calls_mean']).toBe(0.5);
   expect(m['env/malformed_rate']).toBe(0);
   expect(m['tokens/masked_share']).toBeGreaterThan(0);
   expect(m['tokens/masked_share']).toBeLessThan(1);
   expect(Number.isFinite(m['ppo/loss/total'])).toBe(true);
+  expect(m['engine/policy_version_lag_mean']).toBeCloseTo(2 / 3, 10);
+  expect(m['engine/policy_version_lag_max']).toBe(1);
   const [won, lost] = judged;
   expect(won.toolCalls).toBe(1);
   judged.length = 0;
   turnsSeen.clear();
   const before = tf.memory().numTensors;
-  await grpo.step([task]);
+  const m2 = await grpo.step([task], 2); // the trainer at version 2: two turns of version 0 (lag 2), one of version 1 (lag 1)
+  expect(m2['engine/policy_version_lag_mean']).toBeCloseTo((2 + 1 + 2) / 3, 10);
+  expect(m2['engine/policy_version_lag_max']).toBe(2);
   expect(tf.memory().numTensors).toBe(before);
   // The step just taken saw the same two episodes: compare their scores under the policy now and before any update.
   const now = scoreOf(policy, [won, lost]);
@@ -79,6 +84,39 @@ test.each(['token-mean', 'seq-mean'] as const)('%s: the successful episode gains
   expect(now[0]).toBeGreaterThan(start[0]);
   expect(now[1]).toBeLessThan(start[1]);
   for (const [name, t] of policy.hostWeights()) expect(Array.from(t.data)).toEqual(Array.from(base.get(name)!.data));
+  grpo.dispose();
+  policy.dispose();
+});
+
+test('--rollout-is token-truncate: each model token weighted by min(cap, exp(recomputed - sampler log-prob))', async () => {
+  const dir = tempDir('tool-grpo-is-');
+  await saveTinyModel(dir, { seed: 4, tokenizerDir: TOKENIZER_DIR });
+  const { model: policy, tokenizer } = await openCheckpoint(dir);
+  policy.addLora({ r: 2, alpha: 4, dropout: 0, targets: ['q_proj'] }, { seed: 1 });
+  const answers = ['The answer is 1024.', 'It is 1000.'];
+  // The sampler reports its tokens as `shift` nats less likely than the policy finds them (an engine that disagrees).
+  let shift = 0;
+  const generate: TurnGenerator = async (sequences) =>
+    sequences.map((_, i) => {
+      const ids = tokenizer.encode(answers[i % 2], { parseSpecialTokens: false });
+      const own = tf.tidy(() => forwardResponses(policy, layoutSequences([[...sequences[i]]], [[...ids, tokenizer.chat.imEnd]], tokenizer.padId), { temperature: 1 }).logprobs.arraySync() as number[][])[0];
+      return { ids, stopId: tokenizer.chat.imEnd, logprobs: own.map((lp) => lp - shift) };
+    });
+  const grpo = new ToolGrpoTrainer(
+    {
+      policy, reference: policy.view(null), tokenizer, template: chatTemplateOf(tokenizer), toolFor: interpreterTools(false), generate: () => generate,
+      judge: async (es: Episode[]) => es.map((e) => ({ success: e.answer === answers[0], score: Number(e.answer === answers[0]), testsPassed: null })),
+      trainer: { optimizer: { lr: 1e-3 }, schedule: { totalSteps: 10, kind: 'constant' }, maxGradNorm: 1 },
+    },
+    { groupSize: 2, klCoef: 0, entropyCoef: 0, cliprange: 0.2, ppoEpochs: 1, miniBatches: 1, microBatchSize: 2, temperature: 1, maxTurns: 1, maxTurnTokens: 32, maxTotalTokens: 400, malformedPenalty: 0, lossAggregation: 'token-mean', rolloutIs: 'token-truncate', rolloutIsCap: 2 },
+  );
+  const task = [{ role: 'user' as const, content: 'What is 2 to the power 10?' }];
+  const same = await grpo.step([task]);
+  expect(same['engine/is_weight_mean']).toBeCloseTo(1, 4); // the sampler agrees with the recompute (fp32 both)
+  shift = 5;
+  const off = await grpo.step([task]);
+  expect(off['engine/is_weight_mean']).toBe(2); // exp(5) truncated at the cap
+  expect(off['tokens/logprob_mismatch']).toBeGreaterThan(4.9);
   grpo.dispose();
   policy.dispose();
 });

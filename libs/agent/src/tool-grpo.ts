@@ -5,13 +5,13 @@
 // clipped surrogate + klCoef x k3 KL to the reference - entropyCoef x entropy (libs/rl's policyLoss and
 // clippedUpdate; the entropy bonus is new here). Tool tokens are context for the forward pass, never targets.
 import * as tf from '@tensorflow/tfjs';
-import type { Qwen2Model, Rng } from '@rlhf-code/model';
-import { aggregate, chunksByLength, clippedUpdate, forwardResponses, forwardResponsesToHost, groupAdvantages, METRICS, policyLoss, selectRows, takeRows, type LossAggregation, type SequenceBatch } from '@rlhf-code/rl';
+import type { Qwen2Model } from '@rlhf-code/model';
+import { aggregate, chunksByLength, clippedUpdate, forwardResponses, forwardResponsesToHost, groupAdvantages, METRICS, policyLoss, selectRows, takeRows, truncatedIsWeights, type LossAggregation, type SequenceBatch } from '@rlhf-code/rl';
 import type { TemplateMessage, Tokenizer } from '@rlhf-code/tokenizer';
 import { Trainer, type TrainerConfig } from '@rlhf-code/trainer-core';
 import { runEpisodes, type Episode, type EpisodeTool, type TurnGenerator } from './episode';
 import type { Verdict } from './judge';
-import { afterPrompt, episodeBatch, policyTurns } from './policy-turns';
+import { afterPrompt, episodeBatch } from './policy-turns';
 
 export interface ToolGrpoConfig {
   groupSize: number;
@@ -29,6 +29,9 @@ export interface ToolGrpoConfig {
   malformedPenalty: number;
   /** token-mean: every model token counts once; seq-mean: every episode counts once (long failed episodes no more). */
   lossAggregation: LossAggregation;
+  /** The engine / trainer mismatch's truncated importance weight (rl train's --rollout-is); default off. */
+  rolloutIs?: 'off' | 'token-truncate';
+  rolloutIsCap?: number;
 }
 
 export interface ToolGrpoParts {
@@ -40,12 +43,11 @@ export interface ToolGrpoParts {
   toolFor: (episode: number) => EpisodeTool;
   /** Each episode's verdict on its task (`tasks[i]` is the index of episode i's task in the step's list). */
   judge: (episodes: Episode[], tasks: number[]) => Promise<Verdict[]>;
-  rng: Rng;
   trainer: TrainerConfig;
   /** Tool answers beyond this many characters are cut (default: runEpisodes'). */
   maxToolChars?: number;
-  /** Default: the policy sampling turns at the temperature. */
-  generate?: TurnGenerator;
+  /** A step's turn generator (one per runEpisodes call): policyTurns on the run's rollout engine at the temperature, or a script in tests. */
+  generate: () => TurnGenerator;
 }
 
 export class ToolGrpoTrainer {
@@ -55,14 +57,16 @@ export class ToolGrpoTrainer {
     this.trainer = new Trainer(parts.policy.trainableParams(), parts.trainer);
   }
 
-  /** One iteration on these tasks' opening messages; returns the metrics. */
-  async step(tasks: readonly TemplateMessage[][]): Promise<Record<string, number>> {
+  /**
+   * One iteration on these tasks' opening messages, the trainer's policy being version `policyVersion` (what the
+   * engine's turns are compared with: the lag of each turn's version); returns the metrics.
+   */
+  async step(tasks: readonly TemplateMessage[][], policyVersion = 0): Promise<Record<string, number>> {
     const c = this.config;
     const p = this.parts;
     const rows = tasks.flatMap((m, t) => new Array<number>(c.groupSize).fill(t));
     const t0 = performance.now();
-    const generate = p.generate ?? policyTurns(p.policy, { tokenizer: p.tokenizer, temperature: c.temperature, rng: p.rng });
-    const episodes = await runEpisodes(generate, rows.map((t) => tasks[t]), {
+    const episodes = await runEpisodes(p.generate(), rows.map((t) => tasks[t]), {
       tokenizer: p.tokenizer, template: p.template, maxTurns: c.maxTurns, maxTurnTokens: c.maxTurnTokens, maxTotalTokens: c.maxTotalTokens, toolFor: p.toolFor, maxToolChars: p.maxToolChars,
     });
     const t1 = performance.now();
@@ -79,6 +83,7 @@ export class ToolGrpoTrainer {
     // reference's. The sampler's own log-probs only measure that gap (tokens/logprob_mismatch, as in rl train).
     const [old, ref] = this.trainer.inStepPrecision(() => [p.policy, p.reference].map((m) => forwardResponsesToHost(m, batch, chunk).logprobs));
     const mismatch = logprobMismatch(episodes, old, batch.responseWidth);
+    const isWeights = c.rolloutIs === 'token-truncate' ? truncatedIsWeights(old, episodes.map((e) => afterPrompt(e, e.samplerLogprobs, batch.responseWidth)), c.rolloutIsCap ?? 2) : undefined;
     const t3 = performance.now();
     const u = await clippedUpdate({
       trainer: this.trainer,
@@ -89,7 +94,7 @@ export class ToolGrpoTrainer {
         const out = [];
         for (const part of chunksByLength(idx, c.microBatchSize, (r) => episodes[r].ids.length)) {
           const tokens = part.reduce((n, r) => n + episodes[r].trainMask.slice(episodes[r].promptLength).reduce((s, m) => s + m, 0), 0);
-          out.push({ weight: c.lossAggregation === 'token-mean' ? Math.max(1, tokens) : part.length, loss: () => this.loss(selectRows(batch, part, pad), part, old, ref, g.advantages) });
+          out.push({ weight: c.lossAggregation === 'token-mean' ? Math.max(1, tokens) : part.length, loss: () => this.loss(selectRows(batch, part, pad), part, old, ref, g.advantages, isWeights) });
         }
         return out;
       },
@@ -98,6 +103,7 @@ export class ToolGrpoTrainer {
     const model = episodes.reduce((n, e) => n + e.trainMask.reduce((s, m) => s + m, 0), 0);
     const after = episodes.reduce((n, e) => n + e.ids.length - e.promptLength, 0);
     const calls = episodes.reduce((n, e) => n + e.toolCalls + e.malformedCalls, 0);
+    const lags = episodes.flatMap((e) => e.turnVersions.map((v) => policyVersion - v)); // none for scripted turns
     const malformed = episodes.reduce((n, e) => n + e.malformedCalls, 0);
     return {
       'env/success_mean': mean(verdicts.map((v) => Number(v.success))),
@@ -112,13 +118,15 @@ export class ToolGrpoTrainer {
       'time/episodes_s': (t1 - t0) / 1000, // sampling the turns + running the tool calls
       [METRICS.timeScore]: (t2 - t1) / 1000,
       [METRICS.logprobMismatch]: mismatch, // over the trained tokens only (tool outputs are not sampled)
+      ...(lags.length > 0 ? { [METRICS.policyLagMean]: mean(lags), [METRICS.policyLagMax]: Math.max(...lags) } : {}),
+      ...(isWeights ? { [METRICS.isWeightMean]: mean(isWeights.flatMap((row, i) => row.filter((_, t) => batch.responseMask[i][t] > 0))) } : {}),
       'time/logprobs_s': (t3 - t2) / 1000, // the policy's and the reference's no-gradient passes
       [METRICS.timeUpdate]: (performance.now() - t3) / 1000,
     };
   }
 
   /** The loss of rows `rows` (laid out as `sub`) of the rollout's host arrays [N][R] (inside the trainer's tape). */
-  private loss(sub: SequenceBatch, rows: number[], old: number[][], ref: number[][], adv: number[]): { loss: tf.Scalar; aux: Record<string, tf.Scalar> } {
+  private loss(sub: SequenceBatch, rows: number[], old: number[][], ref: number[][], adv: number[], isWeights?: number[][]): { loss: tf.Scalar; aux: Record<string, tf.Scalar> } {
     const c = this.config;
     const R = sub.responseWidth;
     const B = rows.length;
@@ -127,7 +135,7 @@ export class ToolGrpoTrainer {
       const mask = tf.tensor2d(sub.responseMask, [B, R], 'float32');
       const f = forwardResponses(this.parts.policy, sub, { temperature: c.temperature, entropy: c.entropyCoef > 0 });
       const advantages = tf.mul(tf.tensor2d(rows.map((r) => new Array<number>(R).fill(adv[r])), [B, R], 'float32'), mask) as tf.Tensor2D;
-      const pg = policyLoss(f.logprobs, host(old), advantages, mask, { clipRange: c.cliprange, aggregation: c.lossAggregation, klCoef: c.klCoef }, host(ref));
+      const pg = policyLoss(f.logprobs, host(old), advantages, mask, { clipRange: c.cliprange, aggregation: c.lossAggregation, klCoef: c.klCoef, isWeights: isWeights && host(isWeights) }, host(ref));
       let loss: tf.Scalar = pg.loss;
       if (c.entropyCoef > 0) {
         const entropy = aggregate(f.entropy!, mask, c.lossAggregation);

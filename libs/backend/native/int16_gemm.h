@@ -1,4 +1,4 @@
-// The int16-activation x int8-weight GEMM (issue 39; lowPrecisionMatMul with int16Activations, kernels.h): C[m, n] =
+// The int16-activation x int8-weight GEMM (lowPrecisionMatMul with int16Activations, kernels.h): C[m, n] =
 // A[m, k] op(W) with W int8 (one fp32 scale per row of W, as LowPrecisionMatrix holds it) and A quantised to int16 on
 // the fly, multiplied with vpmaddwd or vpdpwssd (16 multiply-adds per ymm instruction against 8 for an fp32 FMA) into
 // int32 accumulators that are converted to fp32 at the end of every K block. Included by kernels_avx2.cc (-mavx2

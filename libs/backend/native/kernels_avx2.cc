@@ -584,12 +584,6 @@ void targetLogProbsGrad(int64_t rows, int64_t vocab, const float* x, const int32
   });
 }
 
-}  // namespace avx2
-}  // namespace rlhf
-
-namespace rlhf {
-namespace avx2 {
-
 void cachedAttention(const AttentionDims& d, const float* qkv, const int32_t* positions, const float* keyMask,
                      float* kCache, float* vCache, float* out) {
   const int64_t B = d.batch, T = d.seq, H = d.heads, KV = d.kvHeads, hd = d.headDim, half = hd / 2;
@@ -812,11 +806,6 @@ void segmentSum(int64_t rows, int64_t cols, const float* x, const int32_t* ids, 
   for (int64_t r = 0; r < rows; r++) axpy(cols, 1.f, x + r * cols, out + ids[r] * cols);
 }
 
-}  // namespace avx2
-}  // namespace rlhf
-
-namespace rlhf {
-namespace avx2 {
 namespace {
 
 /** Rotary tables for each (b, t) of `positions` [B*T]: cos and sin [B*T, hd/2], as Hugging Face computes them. */
@@ -1003,12 +992,7 @@ void attentionBackward(const AttentionDims& d, const float* q, const float* k, c
   }
 }
 
-}  // namespace avx2
-}  // namespace rlhf
-
 // ---- Frozen weights in low precision (int8 with per-row scales, bf16), accumulated in fp32 ----
-namespace rlhf {
-namespace avx2 {
 namespace {
 
 /** W [rows, cols] of element type T; row r's values are scale(r) * toFloat(W[r, c]). */
@@ -1209,12 +1193,10 @@ void lowPrecisionRows(const LowPrecision& w, const int32_t* ids, int64_t count, 
 }
 
 }  // namespace avx2
-}  // namespace rlhf
 
 // ---- The GEMM micro-kernel chosen at run time (kernels.h gemmKernel): this file's AVX2 one or kernels_avx512.cc's ----
 // This translation unit is AVX2 code, which every CPU the addon runs on has; the AVX-512 code runs only after the checks
 // below.
-namespace rlhf {
 namespace {
 
 enum class GemmKernel { Avx2, Avx512, Avx512Bf16 };

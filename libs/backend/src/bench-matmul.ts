@@ -1,6 +1,7 @@
 // Matmul throughput on the wasm backend: 1 vs 2 threads, stock vs fast BatchMatMul kernel.
 // Prints one JSON object (GFLOP/s) to stdout.  Run: npx tsx libs/backend/src/bench-matmul.ts
 import * as tf from '@tensorflow/tfjs';
+import { quantile } from '@rlhf-code/stats';
 import { useBatchMatMul } from './register';
 import { initBackend, shutdownBackend } from './select';
 
@@ -23,7 +24,7 @@ function secondsPerCall(run: () => void, reps: number): number {
     run();
     times.push((performance.now() - t0) / 1000);
   }
-  return times.sort((a, b) => a - b)[Math.floor(reps / 2)];
+  return quantile(times, 0.5)!;
 }
 
 /** a x b with the given transposes; a, b stored so the product is [m, k] x [k, n]. */

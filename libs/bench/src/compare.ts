@@ -8,6 +8,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { z } from 'zod';
 import { UsageError } from '@rlhf-code/cli';
+import { quantile } from '@rlhf-code/stats';
 
 /** The repo root (libs/bench/src -> ../../..): our child runs from here; the torch script is in its tools/. */
 export const REPO_ROOT = path.join(__dirname, '../../..');
@@ -17,9 +18,9 @@ export const TORCH_INSTALL = 'apt-get install -y python3-torch libopenblas0-pthr
 
 export type BenchMode = 'train' | 'generate';
 
-export function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+/** The median (stats' quantile at 0.5: the middle value, or the mean of the two middle ones); NaN with no values. */
+export function median(xs: readonly number[]): number {
+  return quantile(xs, 0.5) ?? NaN;
 }
 
 export interface Stats {

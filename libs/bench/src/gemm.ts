@@ -12,6 +12,7 @@
 import { markdownTable } from '@rlhf-code/cli';
 import { loadNative, nativeAddon, type GemmKernel, type GemmPrecision } from '@rlhf-code/backend';
 import { headDim, modelConfigOf, type Qwen2Config } from '@rlhf-code/model';
+import { median } from './compare';
 import type { GemmBenchSettings } from './settings';
 
 /** One product C [m, n] = op(A) op(B) with op(A) [m, k], op(B) [k, n] of a training step, `perStep` times per step. */
@@ -85,8 +86,7 @@ function medianSeconds(fn: () => void, reps: number): number {
     fn();
     times.push(Number(process.hrtime.bigint() - t0) / 1e9);
   }
-  times.sort((a, b) => a - b);
-  return times.length % 2 ? times[(times.length - 1) / 2] : (times[times.length / 2 - 1] + times[times.length / 2]) / 2;
+  return median(times);
 }
 
 /** Values in [-1, 1) from a small LCG (no dependence on Math.random's state). */

@@ -1,4 +1,4 @@
-import { acceptsCompletion, CONTINUE_STOP_STRINGS, continueDisplay, continueOutcome, continuePrompt, continueRequestBody, showCompletion } from './continue-client';
+import { acceptsCompletion, CONTINUE_STOP_STRINGS, continueDisplay, continueDisplayTimed, continueOutcome, continuePrompt, continueRequestBody, showCompletion } from './continue-client';
 import { AutocompleteOutcomeSchema } from './outcome';
 
 const chars = (s: string) => s.length; // a stand-in token count: one token per character
@@ -55,6 +55,11 @@ test("Continue's clock: the 150 ms rule by line, the 10-chunk cut past 375 ms", 
   expect(continueDisplay(at([10, 200, 210, 220]), 'def f():', '\n')).toBe('\n    a = 1'); // line "a" ends at 210 ms
   const pieces = Array.from({ length: 14 }, (_, i) => ({ text: 'x', ms: 40 * (i + 1) })); // the 10th piece at 400 ms
   expect(continueDisplay(pieces, 'y = ', '\n')).toBe('x'.repeat(10));
+  // When it is shown: the piece where Continue stops reading, else the end of the stream.
+  expect(continueDisplayTimed(at([10, 200, 210, 220]), 250, 'def f():', '\n')).toEqual({ shown: '\n    a = 1', ms: 200 });
+  expect(continueDisplayTimed(at([10, 20, 30, 40]), 55, 'def f():', '\n')).toEqual({ shown: '\n    a = 1\n    b = 2\n    c = 3', ms: 55 });
+  expect(continueDisplayTimed(pieces, 600, 'y = ', '\n').ms).toBe(400);
+  expect(continueDisplayTimed([{ text: '  ', ms: 30 }], 45, 'y = ', '\n')).toEqual({ shown: null, ms: 45 });
 });
 
 test('acceptance rule: first lines equal after trimming', () => {

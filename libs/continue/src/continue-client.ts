@@ -169,26 +169,43 @@ export interface DisplayOptions {
  *      when the prefix ends with one; trailing whitespace trimmed.
  */
 export function continueDisplay(pieces: readonly { text: string; ms: number }[], prefix: string, suffix: string, opts: DisplayOptions = {}): string | null {
+  return continueDisplayTimed(pieces, pieces[pieces.length - 1]?.ms ?? 0, prefix, suffix, opts).shown;
+}
+
+/**
+ * continueDisplay, and when Continue has it to show: the ms of the piece at which it stops reading (a stop string, a
+ * line rule's end, the 375 ms cut), else `endMs`, when the stream ended (it shows a suggestion only once complete).
+ */
+export function continueDisplayTimed(
+  pieces: readonly { text: string; ms: number }[],
+  endMs: number,
+  prefix: string,
+  suffix: string,
+  opts: DisplayOptions = {},
+): { shown: string | null; ms: number } {
   const timeout = opts.modelTimeoutMs ?? 150;
   const rule = new LineRule(lineRuleFor({ prefix, suffix }, opts.multiline ?? 'auto', timeout));
   let text = '';
   let cut: number | null = null;
+  let ms = endMs;
   const stopAt = (t: string) => Math.min(...DISPLAY_STOPS.map((s) => t.indexOf(s)).filter((i) => i >= 0), Infinity);
-  for (let i = 0; i < pieces.length && cut === null; i++) {
+  for (let i = 0; i < pieces.length; i++) {
     text += pieces[i].text;
     const stop = stopAt(text);
     if (stop < Infinity) text = text.slice(0, stop);
     cut = rule.cut(text, pieces[i].ms);
-    if (stop < Infinity) break;
-    if ((i + 1) % 10 === 0 && pieces[i].ms > 2.5 * timeout) break;
+    if (cut !== null || stop < Infinity || ((i + 1) % 10 === 0 && pieces[i].ms > 2.5 * timeout)) {
+      ms = pieces[i].ms;
+      break;
+    }
   }
   let shown = cut === null ? text : text.slice(0, cut);
   if (prefix.endsWith(' ') && shown.startsWith(' ')) shown = shown.slice(1);
   shown = shown.trimEnd();
-  if (shown.trim() === '') return null;
+  if (shown.trim() === '') return { shown: null, ms };
   const above = prefix.split('\n').slice(0, -1).reverse().find((l) => l.trim() !== '');
-  if (above !== undefined && shown.split('\n')[0].trim() === above.trim() && prefix.slice(prefix.lastIndexOf('\n') + 1).trim() === '') return null;
-  return shown;
+  if (above !== undefined && shown.split('\n')[0].trim() === above.trim() && prefix.slice(prefix.lastIndexOf('\n') + 1).trim() === '') return { shown: null, ms };
+  return { shown, ms };
 }
 
 /** What Continue would show for a completion that arrived all at once (no clock): continueDisplay of one piece. */

@@ -4,7 +4,7 @@
 // completion-tracking fork posts, the dev-data events upstream Continue posts to its `data:` destinations (dev-data.ts),
 // and simulated users who judge its suggestions (`online simulate`: simulate.ts). No server here: the online libs
 // serve, this lib is the client.
-export { CONTINUE_STOP_STRINGS, PROMPT_FORMS, continuePrompt, continueRequestBody, continueHeaders, streamCompletion, showCompletion, acceptsCompletion, type PromptForm } from './continue-client';
+export { CONTINUE_STOP_STRINGS, PROMPT_FORMS, continuePrompt, continueRequestBody, continueHeaders, streamCompletion, continueDisplayTimed, showCompletion, acceptsCompletion, type PromptForm } from './continue-client';
 export { LineRule, lineRuleFor, wholeCut, MULTILINE_MODES, type LineRuleOptions } from './line-rule';
 export { DEFAULT_LATENCY, simulatedMs } from './latency';
 export { parseOutcome, type AutocompleteOutcome } from './outcome';

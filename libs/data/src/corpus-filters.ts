@@ -89,7 +89,7 @@ export interface CorpusFilterResult {
 
 /**
  * A document path counts as vendored when it contains `_vendor` or `vendored` anywhere (pip/_vendor, six's vendored
- * copies, ...): issue 50's rule, literal, so it also takes the odd module named for vendors (ansible's
+ * copies, ...): the corpus's rule, literal, so it also takes the odd module named for vendors (ansible's
  * fortios_firewall_vendor_mac.py). Copies under other names (sklearn's externals/_packaging) are the held-out check's.
  */
 export const isVendoredPath = (doc: string): boolean => doc.includes('_vendor') || doc.includes('vendored');

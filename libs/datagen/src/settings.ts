@@ -1,6 +1,7 @@
 // The settings of the training-data builders (`prep data`, `prep rm`, `prep syntax`), declared once: flags, --help
 // and --config come from these schemas.
 import { z } from 'zod';
+import { engineFields } from '@rlhf-code/engine';
 import { baseDtypeField } from '@rlhf-code/model';
 import { PROMPT_TEMPLATES } from '@rlhf-code/tokenizer';
 
@@ -43,6 +44,7 @@ export const PrepRmSettings = z.strictObject({
   temperature: z.number().positive().default(0.8).describe('sampling temperature with --sft-model'),
   template: z.enum(PROMPT_TEMPLATES as unknown as ['raw', 'chat']).default('raw').describe('prompt format for --sft-model: raw text, or a ChatML turn for instruct checkpoints'),
   batchSize: int().positive().default(DEFAULT_SAMPLE_BATCH).describe('prompts sampled together with --sft-model (each with its --samples, left-padded in one batch); lower it for big checkpoints'),
+  ...engineFields,
   baseDtype: baseDtypeField.describe("--sft-model's matrices in fp32, bf16 or int8 (per-output-channel scales) while sampling: faster decoding of big checkpoints"),
   limit: int().positive().optional().describe('a seeded subset of n problems (default: all)'),
   timeoutMs: int().min(100).default(3000).describe('wall-clock limit per run'),

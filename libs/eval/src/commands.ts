@@ -90,6 +90,7 @@ export async function runEval(flags: EvalRunSettings): Promise<void> {
       stubs: flags.stubs,
       seed: flags.seed,
       template: flags.template,
+      engine: flags,
       onProgress: (p) => bars.update(`${p.stage.padEnd(8)} ${p.model.padEnd(10)}`, p.done, p.total),
     });
   } finally {

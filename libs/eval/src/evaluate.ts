@@ -8,7 +8,7 @@
 //         choose the model's temperature (the best dev pass@1, ties to the lower) and its sampling temperature (the
 //         best above 0, for pass@k); without, every model is at --temperature (greedy with --greedy).
 //      b. per decoding pass on the test problems (sampled at the sampling temperature, greedy): generate
-//         (generateBatch, `batchSize` prompts at a time, stopping at the template's end token) -> its code goes to the
+//         (the --engine's sample, `batchSize` prompts at a time, stopping at the template's end token) -> its code goes to the
 //         sandbox at once, batch by batch, so python runs while the next batch generates; if KL is wanted for a
 //         reported pass, the model's own log-probs of its responses (at the pass's temperature; libs/rl's
 //         responseLogProbs, the teacher-forced log-probs PPO trains with).
@@ -20,11 +20,12 @@ import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 import type { WeightDtype } from '@rlhf-code/backend';
-import { checkpointAt, Completion, generateBatch, openCheckpoint, Qwen2Model, sampledIds, type Checkpoint } from '@rlhf-code/model';
+import { openEngine, type EngineSettings, type RolloutEngine } from '@rlhf-code/engine';
+import { checkpointAt, Completion, openCheckpoint, Qwen2Model, sampledIds, type Checkpoint } from '@rlhf-code/model';
 import { responseLogProbs } from '@rlhf-code/rl';
 import { calledFunctions, STUB_NAMES, stubPrograms } from '@rlhf-code/sandbox';
 import { bestSamplingTemperature, bestTemperature, meanSe, temperatureKey, type DevPoint } from '@rlhf-code/stats';
-import { encodePair, encodePrompt, loadTokenizer, PromptTemplate, Tokenizer } from '@rlhf-code/tokenizer';
+import { encodePair, encodePrompt, loadTokenizer, PromptTemplate, stopTokenIds, Tokenizer } from '@rlhf-code/tokenizer';
 import type { EvalProblem } from './data';
 import { assembleReport, perProblemReport, type Decoding, type DevReport, type EvalReport, type PerProblemReport, type Row } from './eval-json';
 import type { CodeExecutor, TestOutcome } from './executor';
@@ -76,6 +77,8 @@ export interface EvalOptions {
   /** How every loaded model holds its matrices (default fp32). */
   baseDtype?: WeightDtype;
   executor: CodeExecutor;
+  /** What decodes the answers (--engine; default local): opened on each model in turn. */
+  engine?: EngineSettings;
   onProgress?: (p: Progress) => void;
   /** Human-readable lines (loading, timings). */
   log?: (line: string) => void;
@@ -210,6 +213,8 @@ function checkOptions(opts: EvalOptions): void {
 interface Answerer {
   name: string;
   model: Qwen2Model;
+  /** What decodes its answers (opened on `model`). */
+  engine: RolloutEngine;
   tok: Tokenizer;
   /** Each problem's prompt ids, cut from the left when the prompt + maxNewTokens exceed the context window. */
   prompts(problems: readonly EvalProblem[]): number[][];
@@ -229,13 +234,12 @@ async function generatePass(
 ): Promise<PassRun> {
   const p: PassRun = { ...spec, responses: [], tests: [], syntaxOk: Promise.resolve([]), ownLogProbs: null };
   const rows = a.prompts(problems).flatMap((ids) => new Array<number[]>(spec.perProblem).fill(ids));
-  const completions = await generateBatch(a.model, rows, {
+  const completions = await a.engine.sample(rows, {
     maxNewTokens: opts.maxNewTokens,
     batchSize: opts.batchSize,
-    tokenizer: a.tok,
-    stop: opts.template,
-    greedy: spec.decoding === 'greedy',
-    temperature: spec.temperature,
+    stopIds: stopTokenIds(a.tok, opts.template),
+    vocabSize: a.tok.vocabSize,
+    temperature: spec.decoding === 'greedy' ? 0 : spec.temperature,
     topK: 0,
     topP: 1,
     seed: opts.seed,
@@ -299,9 +303,13 @@ const testPasses = (opts: EvalOptions, c: Choice): PassSpec[] => [
 async function runModel(opts: EvalOptions, { name, dir, checkpoint }: NamedModel): Promise<RowRun> {
   const t0 = performance.now();
   const { model, tokenizer: tok } = await openCheckpoint(checkpoint ?? dir, { flag: `--models ${name}`, trainable: false, baseDtype: opts.baseDtype });
+  const engine = await openEngine(opts.engine ?? { engine: 'local' }, { model, tokenizer: tok, checkpointDir: dir }).catch((e) => {
+    model.dispose();
+    throw e;
+  });
   try {
     const maxPrompt = Math.max(1, model.config.max_position_embeddings - opts.maxNewTokens);
-    const a: Answerer = { name, model, tok, prompts: (ps) => ps.map((q) => encodePrompt(tok, q.prompt, opts.template).slice(-maxPrompt)) };
+    const a: Answerer = { name, model, engine, tok, prompts: (ps) => ps.map((q) => encodePrompt(tok, q.prompt, opts.template).slice(-maxPrompt)) };
     const clock: TestClock = { start: 0, end: 0 };
     const choice = opts.dev ? await chooseOnDev(opts, opts.dev, a, clock) : fixedChoice(opts);
     const run: RowRun = { name, ...choice, passes: [], tokenizerHash: tokenizerHash(dir), generateSeconds: 0, clock };
@@ -321,6 +329,7 @@ async function runModel(opts: EvalOptions, { name, dir, checkpoint }: NamedModel
     opts.log?.(`${name}: ${total} responses in ${run.generateSeconds.toFixed(1)} s`);
     return run;
   } finally {
+    await engine.close();
     model.dispose();
   }
 }

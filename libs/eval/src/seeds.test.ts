@@ -207,7 +207,7 @@ describe('writeSeeds', () => {
     expect(err([runs[0], empty])).toBe(`${empty}: no eval.json (give folders that eval:run --out wrote)`);
     const old = await writeRun('old', seedRows(0));
     fs.rmSync(path.join(old, 'per_problem.json'));
-    expect(err([old])).toBe(`${old}: no per_problem.json (written by eval:run since issue 48; evaluate again)`);
+    expect(err([old])).toBe(`${old}: no per_problem.json (older eval:run folders lack it; evaluate again)`);
     const firstThree = (row: Row): Row => ({ ...row, passes: Object.fromEntries(Object.entries(row.passes).map(([d, s]) => [d, summarize(s.groups.slice(0, 3))])) });
     const fewer = await writeRun('fewer', seedRows(0).map(firstThree), problems.slice(0, 3));
     expect(err([runs[0], fewer])).toBe(`${fewer}: 3 problems against 4 in ${runs[0]}; every run must evaluate the same problems`);

@@ -30,7 +30,7 @@ export function readSeedRun(dir: string): SeedRun {
   };
   const report: EvalReport = read(OUTPUT_FILES.json, 'give folders that eval:run --out wrote');
   if (report.n_seeds !== 1) throw new SeedRunsError(`${dir}: already the mean of ${report.n_seeds ?? 'an unknown number of'} seeds; give the folders of single eval:run runs`);
-  const perProblem: PerProblemReport = read(OUTPUT_FILES.perProblem, 'written by eval:run since issue 48; evaluate again');
+  const perProblem: PerProblemReport = read(OUTPUT_FILES.perProblem, 'older eval:run folders lack it; evaluate again');
   return { dir, report, perProblem };
 }
 

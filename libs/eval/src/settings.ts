@@ -2,6 +2,7 @@
 // pipeline, one per seed, averaged) and `eval base` (the pretrained base model's held-out loss and FIM figures),
 // declared once: flags, --help and --config come from these schemas.
 import { z } from 'zod';
+import { engineFields } from '@rlhf-code/engine';
 import { baseDtypeField } from '@rlhf-code/model';
 import { PROMPT_TEMPLATES, SERVED_MIN_TOKENS } from '@rlhf-code/tokenizer';
 import { DEFAULT_EVAL_DATA } from './data';
@@ -50,6 +51,7 @@ export const EvalRunSettings = z
     greedyPass: z.boolean().default(true).describe('also report the greedy response per problem beside the sampled ones'),
     greedy: z.boolean().default(false).describe('greedy decoding only, one response per problem (same as --samples 0)'),
     template: z.enum(PROMPT_TEMPLATES as unknown as ['raw', 'chat']).default('raw').describe('prompt format: raw text (code models) or a ChatML user turn (instruct models)'),
+    ...engineFields,
     concurrency: int().positive().default(2).describe('python sandbox processes running at once'),
     timeoutMs: int().positive().default(5000).describe('wall-clock limit of one sandbox run (response + all its tests)'),
     chart: z.boolean().default(true).describe('render eval.svg'),

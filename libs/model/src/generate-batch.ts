@@ -19,6 +19,10 @@
 //               its stream (`rngs`: a multi-turn caller keeps one per episode and turn). Greedy decoding draws nothing.
 //   stops       a set by name resolved from the tokenizer (stopTokenIds: 'raw' <|endoftext|>; 'chat' <|im_end|> too;
 //               'fim' every control token that ends a FIM completion), plus any `stopIds` and stop strings.
+//   prefix      with `prefixCache`, a batch of one prompt that has a key decodes from the KV cache of the key's earlier
+//   cache       prompt, prefilling only what follows the longest token prefix they share, and leaves its own there
+//               (prefix-cache.ts): a user's next keystroke in a file costs its new tokens. Batches of several prompts
+//               decode as they would without it.
 //   event loop  generate() yields a macrotask turn before every decoding step, so sandbox callbacks, a server's other
 //               requests and progress bars run while a generation does.
 //
@@ -27,6 +31,7 @@
 import { stopTokenIds, type StopSet, type Tokenizer } from '@rlhf-code/tokenizer';
 import { generate, type FinishReason } from './generate';
 import type { Qwen2Model } from './model';
+import type { PrefixCache } from './prefix-cache';
 import { resumableRng, type Rng, type SamplingOptions } from './sampling';
 
 export interface GenerateBatchOptions extends SamplingOptions {
@@ -69,6 +74,11 @@ export interface GenerateBatchOptions extends SamplingOptions {
   beforeStep?: () => void | Promise<void>;
   /** Prefill long prompts this many positions at a time, yielding between pieces (see generate's prefillChunk). */
   prefillChunk?: number;
+  /**
+   * Reuse the KV cache of earlier prompts of the same key (a user's, a file's): `keys[i]` is prompt i's (null: none).
+   * Applies to batches of one prompt (batchSize 1, or a single prompt); see the top of this file.
+   */
+  prefixCache?: { cache: PrefixCache; keys: readonly (string | null)[] };
   /** Called after each batch with its prompts' input indices and their completions. */
   onBatch?: (indices: readonly number[], completions: readonly Completion[]) => void;
 }
@@ -85,6 +95,8 @@ export interface Completion {
   modelLogprobs?: number[];
   /** Decoded `ids`, cut before a stop string ('' without a tokenizer). */
   text: string;
+  /** Decoded with a prefix cache: the prompt's first positions whose keys and values came from it. */
+  cachedTokens?: number;
 }
 
 /** Every sampled id: the continuation plus the stop token when there is one (what log-probs and KL are taken over). */
@@ -108,6 +120,7 @@ export async function generateBatch(model: Qwen2Model, prompts: readonly (readon
   if (opts.temperatures && opts.temperatures.length !== prompts.length) throw new Error(`generateBatch: ${prompts.length} prompts need ${prompts.length} temperatures, got ${opts.temperatures.length}`);
   const greedy = opts.greedy === true || (opts.temperatures ? opts.temperatures.every((t) => t === 0) : opts.temperature === 0);
   if (opts.rngs && (opts.rng || opts.seed !== undefined)) throw new Error('generateBatch: give rngs, or rng / seed, not both');
+  if (opts.prefixCache && opts.prefixCache.keys.length !== prompts.length) throw new Error(`generateBatch: ${prompts.length} prompts need ${prompts.length} prefix cache keys, got ${opts.prefixCache.keys.length}`);
   if (opts.rngs && opts.rngs.length !== prompts.length) throw new Error(`generateBatch: ${prompts.length} prompts need ${prompts.length} rngs, got ${opts.rngs.length}`);
   const streamsFrom = (root: Rng) => prompts.map(() => resumableRng(String(root.next())));
   const rngs = greedy ? undefined : (opts.rngs ?? streamsFrom(opts.rng ?? resumableRng(opts.seed ?? 0)));
@@ -119,6 +132,7 @@ export async function generateBatch(model: Qwen2Model, prompts: readonly (readon
   const out: Completion[] = new Array(prompts.length);
   for (let start = 0; start < order.length; start += batchSize) {
     const rows = order.slice(start, start + batchSize); // input indices of this batch
+    const key = rows.length === 1 ? opts.prefixCache?.keys[rows[0]] : null;
     const gens = await generate(
       model,
       rows.map((i) => prompts[i]),
@@ -141,13 +155,22 @@ export async function generateBatch(model: Qwen2Model, prompts: readonly (readon
         onText: opts.onText && ((row, delta) => opts.onText!(rows[row], delta)),
         beforeStep: opts.beforeStep,
         prefillChunk: opts.prefillChunk,
+        prefixCache: key ? { cache: opts.prefixCache!.cache, key } : undefined,
       },
     );
     const batch = gens.map((g): Completion => {
       const last = g.ids[g.ids.length - 1];
       const stopId = g.ids.length > 0 && isStop.has(last) ? last : null;
       const ids = stopId === null ? g.ids : g.ids.slice(0, -1);
-      return { ids, stopId, finishReason: g.finishReason, logprobs: g.logprobs, ...(g.modelLogprobs ? { modelLogprobs: g.modelLogprobs } : {}), text: stepText ? g.text : (tok?.decode(ids) ?? '') };
+      return {
+        ids,
+        stopId,
+        finishReason: g.finishReason,
+        logprobs: g.logprobs,
+        ...(g.modelLogprobs ? { modelLogprobs: g.modelLogprobs } : {}),
+        text: stepText ? g.text : (tok?.decode(ids) ?? ''),
+        ...(g.cachedTokens === undefined ? {} : { cachedTokens: g.cachedTokens }),
+      };
     });
     batch.forEach((c, k) => (out[rows[k]] = c));
     opts.onBatch?.(rows, batch);

@@ -6,6 +6,7 @@ import { readFloats } from '@rlhf-code/backend';
 import { KVCache } from './kv-cache';
 import { sharedPrefixLength } from './shared-prefix';
 import { Qwen2Model } from './model';
+import type { PrefixCache } from './prefix-cache';
 import { Rng, sampleToken, SamplingOptions } from './sampling';
 
 export interface GenerateOptions extends SamplingOptions {
@@ -44,6 +45,12 @@ export interface GenerateOptions extends SamplingOptions {
    * a server stays responsive during a long prompt; 0 or absent = the whole prompt in one pass. Same numbers either way.
    */
   prefillChunk?: number;
+  /**
+   * One prompt only: decode from the KV cache `key`'s earlier prompt left in `cache` (the longest token prefix they
+   * share is not prefilled again), and leave this one's there for the key's next (prefix-cache.ts). Same numbers as
+   * without, up to float rounding.
+   */
+  prefixCache?: { cache: PrefixCache; key: string };
 }
 
 export type FinishReason = 'stop' | 'length';
@@ -58,6 +65,8 @@ export interface Generation {
   /** Decoded text of the generated ids, stop token and stop string excluded ('' without `decode`). */
   text: string;
   finishReason: FinishReason;
+  /** With `prefixCache`: the prompt's first positions whose keys and values came from the cache (not prefilled). */
+  cachedTokens?: number;
 }
 
 // Turn-taking between generations running in one process (a server's concurrent requests): each decoding step (or
@@ -87,7 +96,7 @@ export function nextTurn(): Promise<void> {
 }
 
 /** Length of the longest suffix of `text` that is a proper start of some stop string (held back while streaming). */
-function pendingStopPrefix(text: string, stops: string[]): number {
+function pendingStopPrefix(text: string, stops: readonly string[]): number {
   let keep = 0;
   for (const s of stops) {
     for (let n = Math.min(s.length - 1, text.length); n > keep; n--) {
@@ -126,13 +135,19 @@ export async function generate(model: Qwen2Model, prompts: readonly (readonly nu
   if (opts.temperatures && opts.temperatures.length !== B) throw new Error(`generate: ${B} prompts need ${B} temperatures, got ${opts.temperatures.length}`);
   const rowSampling = prompts.map((_, b) => (opts.temperatures ? { ...opts, temperature: opts.temperatures[b] } : opts));
   const rows = prompts.map(() => new RowState());
+  if (opts.prefixCache && B !== 1) throw new Error(`generate: a prefix cache serves one prompt at a time, got ${B}`);
+
+  // A prefix cache's entry for the key: its first `reused` positions are this prompt's, the rest is prefilled.
+  const pc = opts.prefixCache;
+  const taken = pc?.cache.take(pc.key, prompts[0], model, prompts[0].length + opts.maxNewTokens);
+  const reused = taken?.reused ?? 0;
 
   // The prompts' common first tokens (a shared system prompt, a group of copies of one prompt) are prefilled once, in
   // one row that is then copied to every row of the cache; the batch prefills only the rest. Each row keeps at least
   // its last prompt token in the rest (it gives the first logits). Between the shared part and a shorter row's rest
   // sit pad columns: masked keys, and positions count real tokens only, so every row sees what it would see alone.
   const shared = B > 1 && opts.maxNewTokens > 0 ? sharedPrefixLength(prompts) : 0;
-  const rests = prompts.map((p) => p.slice(shared));
+  const rests = prompts.map((p) => p.slice(shared + reused)); // reused: one prompt, nothing shared
   const T = Math.max(...rests.map((p) => p.length));
 
   // Left padding: every row's last prompt token sits at column T-1, so all rows decode in lockstep.
@@ -157,7 +172,7 @@ export async function generate(model: Qwen2Model, prompts: readonly (readonly nu
   const dedupe = firstRowOf.length < B && T > 1 && opts.maxNewTokens > 0;
   const prefillRows = dedupe ? firstRowOf : rows.map((_, b) => b);
 
-  const cache = new KVCache({ capacity: shared + T + opts.maxNewTokens });
+  const cache = taken?.cache ?? new KVCache({ capacity: shared + T + opts.maxNewTokens });
   // Columns [from, to) of the left-padded prompt block, for the given rows (default: all).
   const columns = <A extends Int32Array | Float32Array>(a: A, from: number, to: number, of: readonly number[] = rows.map((_, b) => b)): A => {
     const out = new (a.constructor as new (n: number) => A)(of.length * (to - from));
@@ -259,10 +274,14 @@ export async function generate(model: Qwen2Model, prompts: readonly (readonly nu
     }
     tf.dispose([input, inputMask]);
   } finally {
-    cache.dispose();
+    // The cache holds the prompt, then each sampled token but the last (it was never fed back), in order: also after
+    // an abort between steps, which the key's next prompt (the user typed on) most likely shares.
+    if (pc && taken) pc.cache.put(pc.key, [...prompts[0], ...rows[0].ids].slice(0, cache.length), taken, model);
+    else cache.dispose();
   }
   if (opts.onText) rows.forEach((row, b) => streamText(row, b, [], opts.onText!, true));
-  return rows.map(({ ids, logprobs, modelLogprobs, text, finishReason }) => ({ ids, logprobs, ...(opts.modelLogprobs ? { modelLogprobs } : {}), text, finishReason }));
+  const cached = taken ? { cachedTokens: reused } : {};
+  return rows.map(({ ids, logprobs, modelLogprobs, text, finishReason }) => ({ ids, logprobs, ...(opts.modelLogprobs ? { modelLogprobs } : {}), text, finishReason, ...cached }));
 }
 
 /** Re-decode the row and end it at the first stop string, or where stopWhen says. */
@@ -287,13 +306,19 @@ function updateText(row: RowState, b: number, stopIds: Set<number>, stops: strin
   row.text = text;
 }
 
-/** Pass on the text that can no longer change: not a trailing partial character, not a possible stop string start. */
+/**
+ * How much of a continuation's text (so far) can no longer change, and may stream: all but a trailing partial
+ * character and a possible stop string start (a finished continuation: all of it).
+ */
+export function finalTextEnd(text: string, stops: readonly string[], done: boolean): number {
+  if (done) return text.length;
+  const end = text.endsWith('\uFFFD') ? text.length - 1 : text.length; // a multi-byte character split across tokens
+  return end - pendingStopPrefix(text.slice(0, end), stops);
+}
+
+/** Pass on the text that can no longer change. */
 function streamText(row: RowState, b: number, stops: string[], onText: (row: number, delta: string) => void, flush = false): void {
-  let end = row.text.length;
-  if (!row.done && !flush) {
-    if (row.text.endsWith('\uFFFD')) end -= 1; // a multi-byte character split across tokens
-    end -= pendingStopPrefix(row.text.slice(0, end), stops);
-  }
+  const end = finalTextEnd(row.text, stops, row.done || flush);
   if (end > row.streamed) {
     onText(b, row.text.slice(row.streamed, end));
     row.streamed = end;

@@ -12,6 +12,11 @@ import { FusedWeights } from './decode';
 export interface KVCacheOptions {
   /** Positions to preallocate on the native path (prompt + new tokens); it grows if a call needs more. */
   capacity?: number;
+  /**
+   * Fused matrices to decode with, owned by the caller and shared with other caches (a prefix cache keeps one for all
+   * its entries); default: the cache's own, freed with it.
+   */
+  fused?: FusedWeights;
 }
 
 export class KVCache {
@@ -27,12 +32,15 @@ export class KVCache {
   realTokens: number[] = [];
   /** Native path: positions filled. */
   past = 0;
-  /** Native path: the fused q/k/v and gate/up matrices this generation decodes with (freed with the cache). */
-  readonly fused = new FusedWeights();
+  /** Native path: the fused q/k/v and gate/up matrices this generation decodes with (freed with the cache unless shared). */
+  readonly fused: FusedWeights;
+  private readonly ownsFused: boolean;
   readonly capacityHint: number;
 
   constructor(opts: KVCacheOptions = {}) {
     this.capacityHint = opts.capacity ?? 0;
+    this.fused = opts.fused ?? new FusedWeights();
+    this.ownsFused = opts.fused === undefined;
   }
 
   /** S, the number of cached positions. */
@@ -105,8 +113,47 @@ export class KVCache {
     index.dispose();
   }
 
+  /** Bytes of keys and values held (both layouts; the native buffers at their full capacity). */
+  get bytes(): number {
+    const kvs = this.layers.length > 0 ? this.layers : this.buffers;
+    return kvs.reduce((n, kv) => n + 4 * (kv.k.size + kv.v.size), 0);
+  }
+
+  /**
+   * Forget every position from `n` on, of a cache of one row without padding (a prompt's, kept for a later prompt that
+   * begins with the same n tokens): the next forward pass continues at position n. Native buffers keep their capacity
+   * (positions past n are masked and overwritten); composite tensors are cut to n.
+   */
+  truncate(n: number): void {
+    if (!(Number.isInteger(n) && n >= 0 && n <= this.length)) throw new Error(`KVCache.truncate: ${n} is not within the ${this.length} cached positions`);
+    if (this.layers.length > 0) {
+      const [B, KV, , hd] = this.layers[0].k.shape;
+      if (B !== 1) throw new Error(`KVCache.truncate: holds ${B} rows, truncates one`);
+      if (n === 0) {
+        for (const kv of this.layers) tf.dispose([kv.k, kv.v]);
+        this.mask!.dispose();
+        this.layers = [];
+        this.mask = null;
+        return;
+      }
+      const cut = <T extends tf.Tensor>(t: T, shape: number[]): T => {
+        const out = tf.keep(tf.slice(t, new Array(shape.length).fill(0), shape)) as T;
+        t.dispose();
+        return out;
+      };
+      this.layers = this.layers.map((kv) => ({ k: cut(kv.k, [1, KV, n, hd]), v: cut(kv.v, [1, KV, n, hd]) }));
+      this.mask = cut(this.mask!, [1, n]);
+      return;
+    }
+    if (this.buffers.length === 0) return;
+    if (this.realTokens.length !== 1) throw new Error(`KVCache.truncate: holds ${this.realTokens.length} rows, truncates one`);
+    this.hostMask.fill(0, n);
+    this.realTokens = [n];
+    this.past = n;
+  }
+
   dispose(): void {
-    this.fused.dispose();
+    if (this.ownsFused) this.fused.dispose();
     for (const kv of this.layers) tf.dispose([kv.k, kv.v]);
     for (const kv of this.buffers) tf.dispose([kv.k, kv.v]);
     if (this.mask) this.mask.dispose();

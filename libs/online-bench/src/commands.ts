@@ -9,7 +9,7 @@ import { corpusFiles, readFimData, writeJsonl } from '@rlhf-code/data';
 import { EXPERIMENT_ARMS, OnlineConfigSchema, type OnlineConfigInput } from '@rlhf-code/online-core';
 import { loadTokenizer } from '@rlhf-code/tokenizer';
 import { formatExperiment, runOnlineExperiment } from './experiment';
-import { measureLatency } from './latency';
+import { measureLatency, measureTyping } from './latency';
 import { runLoad } from './load';
 import type { FimCase } from './prompts';
 import type { ExperimentSettings, LatencySettings, LoadSettings } from './settings';
@@ -24,11 +24,22 @@ async function testCases(data: string): Promise<FimCase[]> {
   return cases;
 }
 
-/** `online latency`: a table of the answer times per prompt form and number of clients (and the rows as JSON lines). */
+/**
+ * `online latency`: a table of the answer times per prompt form and number of clients (and the rows as JSON lines);
+ * with --typing, one JSON line of a typing session's times and prefix cache figures.
+ */
 export async function runLatencyBench(f: LatencySettings): Promise<void> {
   if (!fs.existsSync(f.model)) throw new UsageError(`--model: ${f.model} does not exist`);
-  const cases = await testCases(f.data);
   const service = serviceConfigFile(f.serviceConfig);
+  if (f.typing) {
+    const cases = (await readFimData(f.data)).filter((e) => e.split === 'test').map((e) => ({ prefix: e.prefix, suffix: e.suffix, middle: e.middle, path: e.path ?? 'untitled.py' }));
+    await initBackend({ quiet: true });
+    const row = await measureTyping({ ...f, cases, form: f.forms[0], completion: service.completion, gate: service.gate, training: service.training });
+    process.stdout.write(JSON.stringify(row) + '\n');
+    if (f.json) await writeJsonl(f.json, [row]);
+    return;
+  }
+  const cases = await testCases(f.data);
   const backend = await initBackend();
   process.stdout.write(`[latency] backend ${backend.name}; ${f.requests} requests per setting, ${cases.length} held-out FIM cases from ${f.data}\n`);
   const rows = await measureLatency({ ...f, cases, completion: service.completion, gate: service.gate, training: service.training }, (line) => process.stdout.write(line + '\n'));
@@ -62,7 +73,7 @@ export async function runLoadBench(f: LoadSettings): Promise<void> {
       ...f,
       cases,
       durationMs: f.seconds * 1000,
-      serveArgs: f.serviceConfig ? ['--config', f.serviceConfig] : [],
+      serveArgs: [...(f.serviceConfig ? ['--config', f.serviceConfig] : []), '--engine', f.engine, '--engine-weights', f.engineWeights],
     },
     (line) => process.stderr.write(line + '\n'),
   );

@@ -6,17 +6,24 @@
 //             once it is complete, and keeps at most 10 chunks after 375 ms); per status call: its answer time
 // Each figure is a median (p50) and 95th percentile over the requests of one setting. The clients run in a worker
 // thread (latency-clients.js), as Continue runs in a process of its own.
+// With --typing (measureTyping): one user's typing session in one file (typing.ts), a request per pause, one after
+// another, each timed to when Continue would show its suggestion (continueDisplayTimed: the piece where it stops
+// reading, or the end of the stream), with the prompt tokens the server's prefix cache held (usage's cached_tokens).
 import * as path from 'path';
 import { Worker } from 'worker_threads';
-import { continueHeaders, continueRequestBody, type PromptForm } from '@rlhf-code/continue';
+import { continueDisplayTimed, continueHeaders, continueRequestBody, type PromptForm } from '@rlhf-code/continue';
 import { loadTokenizer } from '@rlhf-code/tokenizer';
 import { startMeasuringService } from '@rlhf-code/online';
 import { quantile } from '@rlhf-code/stats';
 import { CompletionServerSchema, type OnlineConfigInput } from '@rlhf-code/online-core';
 import { continueShapedPrompt, type FimCase } from './prompts';
+import { typingSession, type TypedCase } from './typing';
 
 export interface LatencyOptions {
   model: string;
+  /** What the server decodes with (online serve's --engine), and the llamacpp engine's weights (--engine-weights). */
+  engine: string;
+  engineWeights?: 'F32' | 'Q8_0';
   cases: FimCase[];
   requests: number;
   concurrency: number[];
@@ -53,8 +60,15 @@ export interface LatencyRow {
 }
 
 
+/** OpenAI's usage as the completion server reports it (cached_tokens: prompt tokens its prefix cache held). */
+interface Usage {
+  prompt_tokens: number;
+  prompt_tokens_details?: { cached_tokens: number };
+}
+
 interface ClientRun {
-  results: { first: number; total: number; chunks: number; failed: boolean }[];
+  /** Per request: times, chunks, each text piece with its arrival ms, the usage of its last chunk (null: none). */
+  results: { first: number; total: number; chunks: number; failed: boolean; pieces: { text: string; ms: number }[]; usage: Usage | null }[];
   /** Answer times of the status calls made while requests were in flight. */
   status: number[];
 }
@@ -75,7 +89,7 @@ export function runClients(o: { url: string; statusUrl: string; headers: Record<
 
 export async function measureLatency(o: LatencyOptions, log: (line: string) => void = () => undefined): Promise<LatencyRow[]> {
   if (o.cases.length < 2) throw new Error('latency: need at least 2 FIM cases (one is the other file of the next)');
-  const { service, stop } = await startMeasuringService(o.model, o.completion, o.gate, { training: o.training });
+  const { service, stop } = await startMeasuringService(o.model, o.completion, o.gate, { training: o.training, engine: { engine: o.engine, engineWeights: o.engineWeights } });
   const modelName = CompletionServerSchema.parse({}).modelName;
   const tok = loadTokenizer(o.model);
   const count = (t: string) => tok.encode(t, { parseSpecialTokens: false }).length;
@@ -114,4 +128,96 @@ export async function measureLatency(o: LatencyOptions, log: (line: string) => v
     await stop();
   }
   return rows;
+}
+
+export interface TypingOptions {
+  model: string;
+  /** What the server decodes with (online serve's --engine), and the llamacpp engine's weights (--engine-weights). */
+  engine: string;
+  engineWeights?: 'F32' | 'Q8_0';
+  /** Held-out FIM cases with their middles (the session's file and its context file come from them). */
+  cases: TypedCase[];
+  form: PromptForm;
+  maxPromptTokens: number;
+  /** At most this many requests in the session. */
+  requests: number;
+  /** Requests of other files (from another client) sent first and not measured (the first ones compile kernels). */
+  warmup: number;
+  completion?: OnlineConfigInput['completion'];
+  gate?: OnlineConfigInput['gate'];
+  training?: OnlineConfigInput['training'];
+}
+
+export interface TypingRow {
+  typing: true;
+  engine: string;
+  /** The llamacpp engine's GGUF weights (F32 or Q8_0); null for the other engines. */
+  engine_weights: string | null;
+  form: PromptForm;
+  /** The file typed in. */
+  file: string;
+  requests: number;
+  /** Requests whose stream carried an error: left out of the figures below. */
+  failed: number;
+  /** From sending a request to when Continue would show its suggestion (or know there is none). */
+  first_line_ms: { p50: number | null; p95: number | null };
+  /** Share of the answered requests shown within Continue's 375 ms. */
+  within_375ms: number;
+  /** Share of the answered requests with a suggestion to show. */
+  shown: number;
+  /** Share of the answered requests whose prompt reused keys and values of the user's previous one (cached_tokens > 0). */
+  cache_hit_rate: number;
+  prompt_tokens_mean: number;
+  /** Prompt tokens computed per request: prompt_tokens - cached_tokens. */
+  prefilled_tokens_mean: number;
+}
+
+/** Replay a typing session against a served model, one request after another; its one row. */
+export async function measureTyping(o: TypingOptions): Promise<TypingRow> {
+  const tok = loadTokenizer(o.model);
+  const count = (t: string) => tok.encode(t, { parseSpecialTokens: false }).length;
+  const session = typingSession(o.cases, o.form, count, o.maxPromptTokens, o.requests);
+  // Warm-up prompts of the other files, from another client: the session's first request finds no entry of its own.
+  const others = o.cases.filter((c) => c.path !== session.path);
+  const warm = others.slice(0, o.warmup).map((c, i) => continueShapedPrompt(c, others[(i + 1) % others.length], o.form, count, o.maxPromptTokens));
+  const { service, stop } = await startMeasuringService(o.model, o.completion, o.gate, { training: o.training, engine: { engine: o.engine, engineWeights: o.engineWeights } });
+  const modelName = CompletionServerSchema.parse({}).modelName;
+  const send = (prompts: string[], apiKey: string) =>
+    runClients({
+      url: `${service.completionUrl}/v1/completions`,
+      statusUrl: `${service.feedbackUrl}/api/training/status`,
+      headers: continueHeaders(apiKey),
+      bodies: prompts.map((p) => continueRequestBody(p, modelName)),
+      requests: prompts.length,
+      concurrency: 1,
+      statusEveryMs: 0,
+    });
+  let run: ClientRun;
+  try {
+    if (warm.length > 0) await send(warm, 'warmup');
+    run = await send(session.requests.map((r) => r.prompt), 'typist');
+  } finally {
+    await stop();
+  }
+  const answered = run.results.flatMap((r, i) => (r.failed ? [] : [{ ...r, request: session.requests[i] }]));
+  const shown = answered.map((r) => continueDisplayTimed(r.pieces, r.total, r.request.code, r.request.suffix));
+  const times = shown.map((s) => s.ms);
+  const n = Math.max(answered.length, 1);
+  const cached = answered.map((r) => r.usage?.prompt_tokens_details?.cached_tokens ?? 0);
+  const prompts = answered.map((r) => r.usage?.prompt_tokens ?? 0);
+  return {
+    typing: true,
+    engine: o.engine,
+    engine_weights: o.engine === 'llamacpp' ? (o.engineWeights ?? 'F32') : null,
+    form: o.form,
+    file: session.path,
+    requests: run.results.length,
+    failed: run.results.length - answered.length,
+    first_line_ms: { p50: quantile(times, 0.5), p95: quantile(times, 0.95) },
+    within_375ms: times.filter((t) => t <= 375).length / n,
+    shown: shown.filter((s) => s.shown !== null).length / n,
+    cache_hit_rate: cached.filter((c) => c > 0).length / n,
+    prompt_tokens_mean: prompts.reduce((a, b) => a + b, 0) / n,
+    prefilled_tokens_mean: prompts.reduce((a, b, i) => a + b - cached[i], 0) / n,
+  };
 }

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { PROMPT_FORMS, SIM_USERS } from '@rlhf-code/continue';
 import { CompletionServerSchema, TrainingSchema } from '@rlhf-code/online-core';
+import { engineFields } from '@rlhf-code/engine';
 import { EXPERIMENT_PACES } from './experiment';
 
 const int = () => z.number().int();
@@ -20,6 +21,14 @@ export const LatencySettings = z.strictObject({
   warmup: int().nonnegative().default(3).describe('requests sent first and not measured'),
   json: z.string().min(1).optional().describe('also write the rows as JSON lines'),
   serviceConfig: z.string().min(1).optional().describe("online service config (JSON or YAML, as online:serve's --config): its completion and gate settings are served, and its training section says how the models are held (loraRank, baseDtype: a 0.5B model fits the wasm heap only as a LoRA base); nothing trains"),
+  typing: z
+    .boolean()
+    .default(false)
+    .describe(
+      "instead: one user's typing session in one held-out file of --data (a request per pause, one after another, in the first of --forms, at most --requests), timed to when Continue shows each suggestion; prints one JSON line: first_line_ms p50 / p95, the prefix cache's hit rate, the prompt tokens prefilled per request",
+    ),
+  engine: engineFields.engine.describe("what the served model decodes with (online serve's --engine): local, llamacpp or openai:URL"),
+  engineWeights: engineFields.engineWeights,
 });
 export type LatencySettings = z.output<typeof LatencySettings>;
 
@@ -71,5 +80,7 @@ export const LoadSettings = z.strictObject({
   serviceConfig: z.string().min(1).optional().describe("online service config (JSON or YAML, as online:serve's --config) the server runs with"),
   stateDir: z.string().min(1).optional().describe("the server's state dir (default: a temporary folder, removed afterwards)"),
   serverLog: z.string().min(1).optional().describe("append the server's output to this file (default: discarded)"),
+  engine: engineFields.engine.describe("what the server decodes with (passed to online serve as --engine): local, llamacpp or openai:URL"),
+  engineWeights: engineFields.engineWeights,
 });
 export type LoadSettings = z.output<typeof LoadSettings>;

@@ -8,6 +8,7 @@ import { REPO_CONTEXT_MODES, SERVED_MIN_TOKENS } from '@rlhf-code/tokenizer';
 import { DEFAULT_LATENCY, MULTILINE_MODES, RLINF_EXAMPLE } from '@rlhf-code/continue';
 import { checkBaseDtype, loraFields, optimFields } from '@rlhf-code/trainer-core';
 import { baseDtypeField } from '@rlhf-code/model';
+import { engineFields } from '@rlhf-code/engine';
 
 const port = z.number().int().min(0).max(65535);
 const positiveInt = z.number().int().positive();
@@ -65,6 +66,15 @@ export const CompletionServerSchema = z.strictObject({
     ),
   // 64: status p95 18-32 ms with 8 clients against 24-49 ms at 128, for ~5 ms more per answer (EXPERIMENTS.md 2026-11-26).
   prefillChunk: positiveInt.default(64).describe('the prompt is prefilled this many tokens at a time, with a turn of the event loop between (status and feedback answer meanwhile)'),
+  // A user's consecutive requests in one file share their prompt up to the cursor (and, in SPM order, the suffix too):
+  // 64 MiB holds ~2,700 positions of Qwen2.5-0.5B's keys and values (24 KiB each), a few users' prompts of 512.
+  prefixCacheMiB: z
+    .number()
+    .min(0)
+    .default(64)
+    .describe(
+      "keys and values of each user's (and file's) last prompt kept for its next request, in MiB: that one prefills only what follows the longest token prefix they share; the least recently used are dropped beyond this; 0: off",
+    ),
   // Online learning needs the policy to try things: at 0.01 a rejected suggestion keeps being served until an update
   // flips the model's first choice.
   temperatureFloor: z
@@ -305,6 +315,8 @@ const onlineConfigFields = {
     .default('random')
     .describe("how requests are assigned to arms: random = each independently by the arms' shares (a seeded draw); blocked (measurements) = every block of as many consecutive requests as arms gets each arm once, in a seeded order, with one sampling seed"),
   seed: z.number().int().default(0).describe('seed of the A/B router, and of sampling when a request gives no seed'),
+  // What decodes the suggestions (both models); the trainer's updates reach it as policy versions (@rlhf-code/engine).
+  ...engineFields,
   completion: CompletionServerSchema.prefault({}).describe('the completion server'),
   feedback: FeedbackServerSchema.prefault({}).describe('the feedback server'),
   training: TrainingSchema.prefault({}).describe('the updates: critic-free PPO on the outcomes'),

@@ -2,7 +2,7 @@
 //
 //   1. positions  `positions` distinct cursor positions drawn from the recent requests the HTTP thread passed with the
 //                 update (their FIM prompts, encoded as the completion server reads them)
-//   2. rollouts   `samples` suggestions per position from the policy (libs/model generateBatch, temperature
+//   2. rollouts   `samples` suggestions per position from the policy (the local rollout engine, temperature
 //                 `temperature`, the server's stop set, minTokens and Continue's stop strings), each ended by
 //                 Continue's line rule on the latency model's clock (libs/continue line-rule.ts, latency.ts: what the
 //                 `update` arm streams), then what Continue displays of it (showCompletion: its trimming, its blank
@@ -23,9 +23,10 @@
 // Log-probs (old, reference, the reward model's log-prob features) all come from libs/rl's responseLogProbs.
 import * as tf from '@tensorflow/tfjs';
 import { shuffle } from '@rlhf-code/data';
-import { generateBatch, type Completion, type HostTensor, type Qwen2Model } from '@rlhf-code/model';
+import { type Completion, type HostTensor, type Qwen2Model } from '@rlhf-code/model';
+import { LocalEngine } from '@rlhf-code/engine';
 import { groupAdvantages, layoutSequences, responseLogProbs } from '@rlhf-code/rl';
-import { encodeServedPrompt, parseFim, type Tokenizer } from '@rlhf-code/tokenizer';
+import { encodeServedPrompt, parseFim, stopTokenIds, type Tokenizer } from '@rlhf-code/tokenizer';
 import { CONTINUE_STOP_STRINGS, LineRule, lineRuleFor, showCompletion, simulatedMs } from '@rlhf-code/continue';
 import { Trainer, trainerConfig, yieldToEventLoop } from '@rlhf-code/trainer-core';
 import type { OnlineConfig } from '@rlhf-code/online-core';
@@ -267,16 +268,16 @@ export class UserRmRl {
     const rows = positions.flatMap((p) => Array.from({ length: G }, () => p));
     const rules = rows.map((p) => (p.prefix === null ? null : new LineRule(lineRuleFor({ prefix: p.prefix, suffix: p.suffix! }, c.multiline, c.showWithinMs))));
     const decoded = rows.map(() => 0);
-    const gens: Completion[] = await generateBatch(
-      policy,
+    // The trainer's own model through the local engine: these rollouts must sample the weights being trained.
+    const gens: Completion[] = await new LocalEngine(policy, tok).sample(
       rows.map((p) => p.ids),
       {
         maxNewTokens: u.maxNewTokens,
         minNewTokens: u.minTokens,
         temperature: u.temperature,
         seed: `user-rm:${step}`,
-        tokenizer: tok,
-        stop: 'fim',
+        stopIds: stopTokenIds(tok, 'fim'),
+        vocabSize: tok.vocabSize,
         stopStrings: CONTINUE_STOP_STRINGS,
         stopWhen: (i, text) => rules[i]?.cut(text, simulatedMs(c.simulatedLatency, rows[i].ids.length, ++decoded[i])) ?? null,
         beforeStep: this.pause,

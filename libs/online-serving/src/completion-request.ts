@@ -4,10 +4,10 @@
 // read and routed: the gate (completion-gating.ts) plans how it is held and judges what was generated, the scheduler
 // (completion-scheduling.ts) generates it; each returns what it finds out, none of them writes to it. Its clock is the
 // wall clock or, with completion.clock "simulated", the latency model's (libs/continue latency.ts).
-import { randomUUID } from 'crypto';
+import { createHash, randomUUID } from 'crypto';
 import { z } from 'zod';
 import { sampledIds, type Completion } from '@rlhf-code/model';
-import { encodeServedPrompt, PromptError, type Tokenizer } from '@rlhf-code/tokenizer';
+import { encodeServedPrompt, parseFim, PromptError, type Tokenizer } from '@rlhf-code/tokenizer';
 import { lineRuleFor, simulatedMs, type LineRuleOptions } from '@rlhf-code/continue';
 import type { ArmSpec, CompletionServerSchema } from '@rlhf-code/online-core';
 
@@ -58,6 +58,8 @@ export interface ServingRequest {
   readonly trainedMinTokens: number | null;
   /** Prompt tokens over the request's prompts (each counted once, whatever n is). */
   readonly promptTokens: number;
+  /** The prefix cache's key (prefixCacheKey): whose prompt this is; null for several prompts or choices. */
+  readonly cacheKey: string | null;
 }
 
 export type Sampling = { temperature: number; topP: number; seed: number | string };
@@ -71,7 +73,7 @@ export interface RequestProblem {
 /** A checked request: the request without its arm (the router assigns it once the request is admitted), its stop strings. */
 export interface ReadRequest {
   body: CompletionRequest;
-  request: Omit<ServingRequest, 'arm' | 'trainedMinTokens'>;
+  request: Omit<ServingRequest, 'arm' | 'trainedMinTokens' | 'cacheKey'>;
   stops: string[];
 }
 
@@ -116,6 +118,19 @@ export function readCompletionRequest(body: CompletionRequest, config: Completio
   };
   const stops = body.stop == null ? [] : typeof body.stop === 'string' ? [body.stop] : body.stop;
   return { body, request, stops };
+}
+
+/**
+ * Whose prompt a read request is, for the prefix cache: the client (its API key and address, hashed: the key is a
+ * secret) and, when an upstream prompt's repository header names it, the file (1.3.9's prompt names it only inside
+ * the prefix's comments, so its files share the client's one entry). null for several prompts or choices: they decode
+ * as one batch, which the prefix cache does not serve. Called once readCompletionRequest has accepted the prompt.
+ */
+export function prefixCacheKey(body: CompletionRequest, client: { apiKey: string | null; address: string }): string | null {
+  if (choicesOf(body) !== 1) return null;
+  const file = parseFim(typeof body.prompt === 'string' ? body.prompt : body.prompt[0])?.repo?.path ?? '';
+  const who = createHash('sha256').update(`${client.apiKey ?? ''}\0${client.address}`).digest('hex').slice(0, 16);
+  return `${who}:${file}`;
 }
 
 /** What a clock needs of a request (a ServingRequest, or the generation request made of it). */

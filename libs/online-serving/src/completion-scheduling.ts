@@ -65,6 +65,7 @@ export class CompletionScheduler {
         // A held suggestion reaches Continue only after the gate: its lines count as arriving that much later.
         delayMs: plan.delayMs,
         serving: { clock: this.o.config.clock, simulatedLatency: this.o.config.simulatedLatency, prefillChunk: this.o.config.prefillChunk },
+        cacheKey: r.cacheKey,
       },
       (e) => onText?.(e),
       signal,

@@ -102,7 +102,7 @@ test('non-stream answer has the OpenAI shape, usage, id and policy version; text
   expect(body.choices).toEqual([{ text: ref.text, index: 0, logprobs: null, finish_reason: ref.finishReason }]);
   const promptTokens = tok.encode(PROMPT).length;
   const sampled = sampledIds(ref).length;
-  expect(body.usage).toEqual({ prompt_tokens: promptTokens, completion_tokens: sampled, total_tokens: promptTokens + sampled });
+  expect(body.usage).toEqual({ prompt_tokens: promptTokens, completion_tokens: sampled, total_tokens: promptTokens + sampled, prompt_tokens_details: { cached_tokens: 0 } });
   const rec = served.find((s) => s.rec.id === body.id)!;
   expect(rec.rec).toMatchObject({ version: 0, arm: 'policy', blank: ref.text.trim() === '', endedByModel: ref.stopId !== null, completionTokens: sampled });
 });
@@ -710,5 +710,33 @@ test('past maxConcurrent generations in progress, a request is answered at once 
     expect(shed).toBe(2);
   } finally {
     await busy.close();
+  }
+});
+
+test("the prefix cache: a client's next prompt in a file reuses what it shares with its last one; the answers are the same", async () => {
+  const config = CompletionServerSchema.parse({ port: 0, maxTokensCap: 12, modelName: 'tiny', multiline: 'always', showWithinMs: 1e9, lineChunks: false });
+  const cached = new LocalGenerator({ policy: new PolicyHolder(policyModel), start: startModel, tokenizer: tok, prefixCacheBytes: 1 << 24 });
+  const server = buildCompletionServer({ config, tokenizer: tok, generator: cached, router: new ArmRouter(0) });
+  await server.listen({ port: 0, host: '127.0.0.1' });
+  const url = `http://127.0.0.1:${(server.server.address() as AddressInfo).port}/v1/completions`;
+  const ask = (target: string, prompt: string, apiKey: string, stream = false) =>
+    fetch(target, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` }, body: JSON.stringify({ prompt, max_tokens: 8, temperature: 0, stream }) });
+  // The user typed on: the prefix grew at the cursor.
+  const [before, after] = ['def add(a, b):\n    ret', 'def add(a, b):\n    return a'].map((p) => formatFim(p, '\n\nprint(add(1, 2))\n'));
+  try {
+    const first = await jsonOf(ask(url, before, 'alice'));
+    expect(first.usage.prompt_tokens_details).toEqual({ cached_tokens: 0 });
+    const second = await jsonOf(ask(url, after, 'alice'));
+    expect(second.usage.prompt_tokens_details.cached_tokens).toBeGreaterThan(0);
+    expect(second.choices).toEqual((await jsonOf(post({ prompt: after, max_tokens: 8, temperature: 0 }))).choices); // the server without a cache
+    // Another client has no entry; a stream carries the usage on its last chunk.
+    expect((await jsonOf(ask(url, after, 'bob'))).usage.prompt_tokens_details).toEqual({ cached_tokens: 0 });
+    const chunks = (await readSse(await ask(url, after, 'alice', true))).slice(0, -1).map((e) => JSON.parse(e));
+    const { usage } = chunks[chunks.length - 1];
+    expect(usage.prompt_tokens_details.cached_tokens).toBe(usage.prompt_tokens - 1); // the same prompt again
+    expect(chunks.slice(0, -1).every((c) => c.usage === undefined)).toBe(true);
+  } finally {
+    await server.close();
+    await cached.close();
   }
 });

@@ -2,9 +2,12 @@
 //
 //   POST /v1/completions  {model, prompt, max_tokens, min_tokens, temperature, top_p, n, stop, stream, seed, ...}
 //     stream: true  -> text/event-stream, one `data: {...}` chunk per piece of text as tokens are decoded
-//                      (object "text_completion", choices[0].text, finish_reason on each choice's last chunk),
-//                      then `data: [DONE]`
+//                      (object "text_completion", choices[0].text, finish_reason on each choice's last chunk, the
+//                      last one with `usage`), then `data: [DONE]`
 //     stream: false -> {id, object, created, model, choices: [{text, index, logprobs, finish_reason}], usage}
+//     usage: {prompt_tokens, completion_tokens, total_tokens, prompt_tokens_details: {cached_tokens}}: cached_tokens
+//       are the prompt tokens whose keys and values came from the prefix cache (the same client's previous prompt in
+//       the same file: generation.ts), not prefilled again
 //   POST /completions  the same (for an apiBase without /v1)
 //   GET /v1/models   the served model, named by config modelName (a request naming any other model is served by it all
 //                    the same); a prompt may start with upstream Continue's <|repo_name|> / <|file_sep|> header
@@ -30,7 +33,18 @@ import { sampledIds, type Completion } from '@rlhf-code/model';
 import type { Tokenizer } from '@rlhf-code/tokenizer';
 import { randomUUID } from 'crypto';
 import { bearerToken, errorBody, hashPrompt, installJsonHandling, sendError, type ArmRouter, type ServedRecord } from '@rlhf-code/online-core';
-import { choicesOf, parseCompletionBody, readCompletionRequest, servingClock, stepsOf, type CompletionRequest, type CompletionServerConfig, type Sampling, type ServingRequest } from './completion-request';
+import {
+  choicesOf,
+  parseCompletionBody,
+  prefixCacheKey,
+  readCompletionRequest,
+  servingClock,
+  stepsOf,
+  type CompletionRequest,
+  type CompletionServerConfig,
+  type Sampling,
+  type ServingRequest,
+} from './completion-request';
 import { choiceId, CompletionGating, type ServingGate } from './completion-gating';
 import { Aborted, CompletionScheduler } from './completion-scheduling';
 import type { Generator, TextEvent } from './generation';
@@ -111,7 +125,13 @@ export function buildCompletionServer(opts: CompletionServerOptions): FastifyIns
       const read = readCompletionRequest(body, config, tok, window);
       if (!('request' in read)) return sendError(reply, 400, 'invalid_request_error', read.message, read.field);
       const routed = opts.router.route();
-      const request: ServingRequest = { ...read.request, arm: routed.arm, trainedMinTokens: body.min_tokens === undefined ? (opts.trainedMinTokens ?? null) : null };
+      const apiKey = bearerToken(req) ?? (typeof req.headers['api-key'] === 'string' ? req.headers['api-key'] : null);
+      const request: ServingRequest = {
+        ...read.request,
+        arm: routed.arm,
+        trainedMinTokens: body.min_tokens === undefined ? (opts.trainedMinTokens ?? null) : null,
+        cacheKey: prefixCacheKey(body, { apiKey, address: req.ip }),
+      };
       const sampling: Sampling = {
         temperature: Math.max(body.temperature ?? 1, config.temperatureFloor),
         topP: body.top_p ?? 1,
@@ -174,10 +194,12 @@ export function buildCompletionServer(opts: CompletionServerOptions): FastifyIns
     });
   }
 
-  const usage = (r: ServingRequest, gens: Completion[]) => {
+  /** OpenAI's usage; prompt_tokens_details.cached_tokens: prompt tokens the prefix cache held (not prefilled), from `generated`. */
+  const usage = (r: ServingRequest, gens: Completion[], generated: Completion[]) => {
     const prompt = r.promptTokens;
     const completion = gens.reduce((s, g) => s + sampledIds(g).length, 0); // every sampled token, the stop token included
-    return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+    const cached = generated.reduce((s, g) => s + (g.cachedTokens ?? 0), 0);
+    return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion, prompt_tokens_details: { cached_tokens: cached } };
   };
 
   function stamp(reply: FastifyReply, r: ServingRequest, versions: readonly number[]): void {
@@ -196,7 +218,7 @@ export function buildCompletionServer(opts: CompletionServerOptions): FastifyIns
       created: r.created,
       model: r.model,
       choices: gens.map((g, i) => ({ text: g.text, index: i, logprobs: null, finish_reason: g.finishReason })),
-      usage: usage(r, gens),
+      usage: usage(r, gens, generated.completions),
       policy_version: startVersion(r, versions),
       policy_versions: distinct(versions),
       arm: r.arm.name,
@@ -271,9 +293,10 @@ export function buildCompletionServer(opts: CompletionServerOptions): FastifyIns
         const end = clock.simAt(r, stepsOf(gens)); // the rest arrives once the batch is done
         simMs = r.prompts.map(() => end);
       }
+      // The last chunk carries the usage (on a choice's chunk: Continue reads choices[0] of every chunk).
       gens.forEach((g, i) => {
         if (config.lineChunks && r.prompts[i].line !== null && g.text.length > sent[i]) send(chunk(i, g.text.slice(sent[i]), null));
-        send({ ...chunk(i, '', g.finishReason), policy_versions: distinct(versions) });
+        send({ ...chunk(i, '', g.finishReason), policy_versions: distinct(versions), ...(i === gens.length - 1 ? { usage: usage(r, gens, generated.completions) } : {}) });
       });
       send('[DONE]');
       raw.end();

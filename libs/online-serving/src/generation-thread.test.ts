@@ -1,5 +1,6 @@
 // The generation thread decodes what the same models decode on this thread: the same completions, streamed text that
-// adds up to them, published weights swapped in, an abort that stops a generation, and the served model's weights.
+// adds up to them, published weights swapped in, an abort that stops a generation, and the served model's weights; a
+// request of one row with a cache key decodes from its prefix cache (completion.prefixCacheMiB).
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -8,9 +9,10 @@ import { Qwen2Model, type HostTensor } from '@rlhf-code/model';
 import { promoteToken } from '@rlhf-code/model/testing';
 import { formatFim, loadTokenizer, type Tokenizer } from '@rlhf-code/tokenizer';
 import { lineRuleFor } from '@rlhf-code/continue';
-import { CompletionServerSchema, parseOnlineConfig } from '@rlhf-code/online-core';
+import { parseOnlineConfig } from '@rlhf-code/online-core';
 import { makeTinyModelDir } from '@rlhf-code/online-core/testing';
 import { Aborted, LocalGenerator, type GenerationRequest, type TextEvent } from './generation';
+import { twoRowRequest } from './testing';
 import { GenerationThread } from './generation-thread';
 import { PolicyHolder } from './policy';
 
@@ -20,33 +22,7 @@ let local: LocalGenerator;
 let thread: GenerationThread;
 let otherWeights: Map<string, HostTensor>;
 
-const serving = (() => {
-  const c = CompletionServerSchema.parse({});
-  return { clock: c.clock, simulatedLatency: c.simulatedLatency, prefillChunk: c.prefillChunk };
-})();
-
-function request(over: Partial<GenerationRequest> = {}): GenerationRequest {
-  const prefix = 'def add(a, b):\n    return ';
-  const suffix = '\n\nprint(add(1, 2))\n';
-  return {
-    model: 'policy',
-    rows: [
-      { ids: tok.encode(formatFim(prefix, suffix)), line: lineRuleFor({ prefix, suffix }, 'always', 1e9) },
-      { ids: tok.encode('x = '), line: null },
-    ],
-    maxNewTokens: 12,
-    minNewTokens: 1,
-    trainedMinNewTokens: null,
-    temperature: 1,
-    topP: 1,
-    seed: 'gen-thread',
-    stopStrings: [],
-    t0: Date.now(),
-    delayMs: 0,
-    serving,
-    ...over,
-  };
-}
+const request = (over: Partial<GenerationRequest> = {}) => twoRowRequest(tok, over);
 
 beforeAll(async () => {
   const { kind } = await initBackend({ quiet: true });
@@ -133,4 +109,16 @@ test("trainedMinNewTokens: a policy an update has trained may end first (silence
     model.dispose();
     start.dispose();
   }
+});
+
+test("a request of one row with a cache key reuses the key's last prompt in the thread (the config's prefix cache)", async () => {
+  const [prefix, suffix] = ['def add(a, b):\n    return a', '\n\nprint(add(1, 2))\n'];
+  const row = (p: string) => ({ ids: tok.encode(formatFim(p, suffix)), line: lineRuleFor({ prefix: p, suffix }, 'always', 1e9) });
+  const typed = (p: string, cacheKey: string | null) => request({ model: 'start', rows: [row(p)], temperature: 0, cacheKey });
+  await thread.generate(typed(prefix, 'user:add.py'));
+  const next = (await thread.generate(typed(prefix + ' +', 'user:add.py'))).completions[0];
+  expect(next.cachedTokens).toBeGreaterThan(0);
+  const plain = (await local.generate(typed(prefix + ' +', null))).completions[0];
+  expect(plain.cachedTokens).toBeUndefined();
+  expect(next.ids).toEqual(plain.ids);
 });

@@ -1,5 +1,6 @@
 // The generation thread (started by generation-thread.ts): loads the served models (libs/online-core online-models.ts, role `serve`:
-// the frozen start model and the served copy of the policy) and answers the HTTP thread's calls, each as it comes
+// the frozen start model and the served copy of the policy), decodes on them (LocalGenerator) or through the engine
+// --engine names (EngineGenerator, engine-generation.ts), and answers the HTTP thread's calls, each as it comes
 // (generations take turns by decoding step, as they did on the HTTP thread; an abort reaches the one it stops):
 //   {id, op: 'info'}                    -> {modelWindow, version}
 //   {id, op: 'generate', call, request} -> events {row, delta, version, simMs} while decoding, then GenerationResult,
@@ -12,15 +13,33 @@
 import { parentPort } from 'worker_threads';
 import { initBackend } from '@rlhf-code/backend';
 import { loadOnlineModels, serveCalls, threadData } from '@rlhf-code/online-core';
-import { Aborted, LocalGenerator } from './generation';
+import { EngineGenerator } from './engine-generation';
+import { Aborted, LocalGenerator, type Generator } from './generation';
 import type { GenerateReply, GenerationCall, GenerationWorkerData } from './generation-thread';
 import { PolicyHolder } from './policy';
 
 async function main(port: NonNullable<typeof parentPort>, d: GenerationWorkerData): Promise<void> {
   await initBackend({ backend: d.backend, quiet: true });
   const models = await loadOnlineModels(d.config, d.policyDir, 'serve');
-  const policy = new PolicyHolder(models.policy, d.version);
-  const generator = new LocalGenerator({ policy, start: models.start, tokenizer: models.tokenizer, owned: models.owned });
+  const generator: Generator =
+    d.config.engine === 'local'
+      ? new LocalGenerator({
+          policy: new PolicyHolder(models.policy, d.version),
+          start: models.start,
+          tokenizer: models.tokenizer,
+          owned: models.owned,
+          prefixCacheBytes: d.config.completion.prefixCacheMiB * 2 ** 20,
+        })
+      : await EngineGenerator.open(d.config, {
+          policy: models.policy,
+          start: models.start,
+          tokenizer: models.tokenizer,
+          owned: models.owned,
+          startDir: d.config.model,
+          policyDir: d.policyDir,
+          version: d.version,
+          onPublishError: (v, e) => console.error(`online serve: --engine ${d.config.engine}: policy version ${v} not published (still serving the previous one): ${e.message}`),
+        });
   const running = new Map<number, AbortController>();
 
   const handle = async (m: GenerationCall, emit: (event: unknown) => void): Promise<unknown> => {

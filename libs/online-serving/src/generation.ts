@@ -6,8 +6,10 @@
 // Both decode with generateBatch on the request's model (the served policy, whose weights the PolicyHolder swaps between
 // decoding steps, or the frozen start model), with Continue's line rule ending each row where Continue would (its clock:
 // the wall clock from the request's arrival, or the latency model's), and stop between steps when the request's signal
-// is aborted (the client went away).
-import { generateBatch, type Completion, type HostTensor, type Qwen2Model } from '@rlhf-code/model';
+// is aborted (the client went away). A request of one row with a cache key (its user and file) decodes from the KV
+// cache of that key's previous prompt on the same model, prefilling only what follows the token prefix they share
+// (@rlhf-code/model prefix-cache.ts: one cache for both models, completion.prefixCacheMiB in all).
+import { generateBatch, PrefixCache, type Completion, type HostTensor, type Qwen2Model } from '@rlhf-code/model';
 import type { Tokenizer } from '@rlhf-code/tokenizer';
 import { LineRule, type LineRuleOptions } from '@rlhf-code/continue';
 import { servingClock, type CompletionServerConfig } from './completion-request';
@@ -39,6 +41,8 @@ export interface GenerationRequest {
   delayMs: number;
   /** The server's clock of the line rule (completion.clock and its latency model) and its prefill piece size. */
   serving: Pick<CompletionServerConfig, 'clock' | 'simulatedLatency' | 'prefillChunk'>;
+  /** Whose prompt a request of one row is (its user and file: the prefix cache's key); null: no prefix cache. */
+  cacheKey: string | null;
 }
 
 /** A piece of a row's text, as decoded (before it is sent). */
@@ -52,6 +56,7 @@ export interface TextEvent {
 }
 
 export interface GenerationResult {
+  /** With a prefix cache, each carries cachedTokens: its prompt's first positions not prefilled again. */
   completions: Completion[];
   /** The version of each decoding step, in order (0 on the start model). */
   versions: number[];
@@ -83,13 +88,40 @@ export interface Generator {
   close(): Promise<void>;
 }
 
+/**
+ * Continue's line rule on each row of a request, on the server's clock: `stopWhen` (for the decoder: called once per
+ * row per decoding step, after the row's token is sampled and before its text streams) ends a row where Continue
+ * would; `simMs` holds each row's simulated arrival time so far (null on the wall clock).
+ */
+export function lineRules(req: GenerationRequest): { stopWhen: (row: number, text: string) => number | null; simMs: (number | null)[] } {
+  const clock = servingClock(req.serving);
+  const timed = { t0: req.t0, prompts: req.rows };
+  const rules = req.rows.map((r) => r.line && new LineRule(r.line));
+  const steps = req.rows.map(() => 0);
+  const simMs = req.rows.map(() => (clock.simulated ? clock.simAt(timed, 0) : null));
+  const stopWhen = (row: number, text: string) => {
+    const done = ++steps[row];
+    if (clock.simulated) simMs[row] = clock.simAt(timed, done);
+    return rules[row]?.cut(text, clock.elapsed(timed, done) + req.delayMs) ?? null;
+  };
+  return { stopWhen, simMs };
+}
+
+/** The prefix cache's key of a request: its model, user and file, for a request of one row; else null. */
+export function cacheKeyOf(req: GenerationRequest): string | null {
+  return req.cacheKey !== null && req.rows.length === 1 ? `${req.model}:${req.cacheKey}` : null;
+}
+
 /** The models in this thread; the start model is never trained (A/B control). */
 export class LocalGenerator implements Generator {
   readonly modelWindow: number;
+  /** The keys and values of each cache key's last prompt on each model (null: no prefix cache). */
+  private readonly prefixCache: PrefixCache | null;
 
-  /** `owned`: the models close() disposes. */
-  constructor(private readonly o: { policy: PolicyHolder; start: Qwen2Model; tokenizer: Tokenizer; owned?: Qwen2Model[] }) {
+  /** `owned`: the models close() disposes; `prefixCacheBytes`: the prefix cache's budget (0 or absent: none). */
+  constructor(private readonly o: { policy: PolicyHolder; start: Qwen2Model; tokenizer: Tokenizer; owned?: Qwen2Model[]; prefixCacheBytes?: number }) {
     this.modelWindow = o.policy.model.config.max_position_embeddings;
+    this.prefixCache = o.prefixCacheBytes ? new PrefixCache({ maxBytes: o.prefixCacheBytes }) : null;
   }
 
   get version(): number {
@@ -110,18 +142,10 @@ export class LocalGenerator implements Generator {
     const model = onPolicy ? policy.model : this.o.start;
     // A trained policy may end first (silence, an action RL teaches it); the start model and v0 keep the server's rule.
     const minNewTokens = onPolicy && req.trainedMinNewTokens !== null && policy.version > 0 ? req.trainedMinNewTokens : req.minNewTokens;
-    const clock = servingClock(req.serving);
-    const timed = { t0: req.t0, prompts: req.rows };
-    const rules = req.rows.map((r) => r.line && new LineRule(r.line));
-    const steps = req.rows.map(() => 0);
-    const simMs = req.rows.map(() => (clock.simulated ? clock.simAt(timed, 0) : null));
+    const { stopWhen, simMs } = lineRules(req);
     const versions: number[] = [];
-    // stopWhen runs once per row per decoding step (after the row's token is sampled, before its text streams).
-    const stopWhen = (row: number, text: string) => {
-      const done = ++steps[row];
-      if (clock.simulated) simMs[row] = clock.simAt(timed, done);
-      return rules[row]?.cut(text, clock.elapsed(timed, done) + req.delayMs) ?? null;
-    };
+    const key = cacheKeyOf(req);
+    const prefixCache = this.prefixCache && key !== null ? { cache: this.prefixCache, keys: [key] } : undefined;
     const go = () =>
       generateBatch(
         model,
@@ -137,6 +161,7 @@ export class LocalGenerator implements Generator {
           stop: 'fim',
           stopStrings: req.stopStrings,
           prefillChunk: req.serving.prefillChunk,
+          prefixCache,
           modelLogprobs: true, // the model's confidence in what it suggests: a feature of the show gate
           stopWhen,
           onText: onText && ((row, delta) => onText({ row, delta, version: versions[versions.length - 1] ?? 0, simMs: simMs[row] })),
@@ -157,6 +182,7 @@ export class LocalGenerator implements Generator {
   }
 
   async close(): Promise<void> {
+    this.prefixCache?.dispose();
     for (const m of this.o.owned ?? []) m.dispose();
   }
 }

@@ -445,13 +445,17 @@ export async function startOnlineService(config: OnlineConfig, opts: StartOption
  * A service that only serves, for measuring: `model` on free ports, no training, state in a temporary folder removed by
  * the returned `stop()`. By default one arm, the policy, which is `model` itself; `ab.policy` serves another run's
  * checkpoint as the policy (`model` is then the start model), `ab.arms` and `ab.routing` set the arms; `ab.training`
- * holds the served models as a training service would (a LoRA adapter on a base in `baseDtype`), nothing trains.
+ * holds the served models as a training service would (a LoRA adapter on a base in `baseDtype`), nothing trains;
+ * `ab.engine` is what decodes (online serve's --engine and --engine-weights).
  */
+/** What decodes a measuring service's suggestions: online serve's engine settings. */
+export type EngineChoice = Pick<OnlineConfigInput, 'engine' | 'engineWeights'>;
+
 export async function startMeasuringService(
   model: string,
   completion: OnlineConfigInput['completion'] = {},
   gate: OnlineConfigInput['gate'] = {},
-  ab: { policy?: StartOptions['policy']; arms?: OnlineConfigInput['arms']; routing?: OnlineConfigInput['routing']; training?: OnlineConfigInput['training'] } = {},
+  ab: { policy?: StartOptions['policy']; arms?: OnlineConfigInput['arms']; routing?: OnlineConfigInput['routing']; training?: OnlineConfigInput['training']; engine?: EngineChoice } = {},
 ): Promise<{ service: OnlineService; stop: () => Promise<void> }> {
   const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'online-measure-'));
   const config = parseOnlineConfig({
@@ -460,6 +464,7 @@ export async function startMeasuringService(
     abFraction: 0,
     arms: ab.arms,
     routing: ab.routing,
+    ...ab.engine,
     completion: { ...completion, port: 0 },
     feedback: { port: 0 },
     training: { ...ab.training, batchSize: 1_000_000 },

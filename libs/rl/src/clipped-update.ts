@@ -77,6 +77,8 @@ export interface PolicyLossOptions {
   aggregation: LossAggregation;
   /** Weight of the k3 KL to the reference (with refLogprobs); 0 = no KL term. */
   klCoef?: number;
+  /** [B, R] truncated importance weights of the clipped loss (truncatedIsWeights); absent: none. */
+  isWeights?: tf.Tensor2D;
 }
 
 /**
@@ -91,7 +93,7 @@ export function policyLoss(
   o: PolicyLossOptions,
   refLogprobs?: tf.Tensor2D,
 ): { loss: tf.Scalar; aux: Record<string, tf.Scalar> } {
-  const pg = clippedPolicyLoss(logprobs, oldLogprobs, advantages, mask, o.clipRange, o.aggregation);
+  const pg = clippedPolicyLoss(logprobs, oldLogprobs, advantages, mask, o.clipRange, o.aggregation, o.isWeights);
   const aux: Record<string, tf.Scalar> = { [METRICS.lossPolicy]: pg.loss, [METRICS.clipfrac]: pg.clipfrac, [METRICS.approxKl]: pg.approxKl };
   if (!refLogprobs || !(o.klCoef && o.klCoef > 0)) return { loss: pg.loss, aux };
   const kl = aggregate(k3Kl(logprobs, refLogprobs), mask, o.aggregation);

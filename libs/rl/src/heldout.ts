@@ -6,7 +6,8 @@
 // The sampling seed is the same at every measurement (common random numbers): two measurements differ because
 // the policy changed, not because the dice did. The trainer's own RNG is not touched, so --resume and the
 // rollouts are the same with or without these measurements.
-import { resumableRng, Qwen2Model } from '@rlhf-code/model';
+import type { RolloutEngine } from '@rlhf-code/engine';
+import { resumableRng } from '@rlhf-code/model';
 import { meanSe, paired, type MeanSe, type PairedDiff } from '@rlhf-code/stats';
 import { sampleResponses } from './rollout';
 import type { RlPrompt } from './rl-trainer';
@@ -25,10 +26,9 @@ export interface HeldOutOptions {
   samples: number;
   maxNewTokens: number;
   temperature: number;
-  padId: number;
   stopTokenIds: number[];
   /** Ids at or past it (a checkpoint's padding rows past the tokenizer's ids) are never sampled. */
-  vocabSize?: number;
+  vocabSize: number;
   seed: number;
   /** Prompts generated together. */
   batchSize?: number;
@@ -64,17 +64,17 @@ export class HeldOutProbe {
     this.start = record;
   }
 
-  async measure(policy: Qwen2Model, step: number): Promise<HeldOutRecord> {
+  /** Sample the prompts on `engine` (the run's, at the policy version just published). */
+  async measure(engine: RolloutEngine, step: number): Promise<HeldOutRecord> {
     const o = this.options;
     const K = o.samples;
     const rows = o.prompts.flatMap((p) => new Array<RlPrompt>(K).fill(p)); // [P * K], each prompt's K samples together
     const gen = await sampleResponses(
-      policy,
+      engine,
       rows.map((p) => p.ids),
       {
         maxNewTokens: o.maxNewTokens,
         temperature: o.temperature,
-        padId: o.padId,
         stopTokenIds: o.stopTokenIds,
         vocabSize: o.vocabSize,
         rng: resumableRng(`heldout:${o.seed}`),

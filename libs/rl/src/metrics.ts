@@ -38,6 +38,11 @@ export const METRICS = {
   // mean |sampler log-prob - training forward log-prob| over response tokens: near 0 unless generation and
   // training disagree (the cause of negative KL estimates the notes warn about)
   logprobMismatch: 'tokens/logprob_mismatch',
+  // the trainer's policy version minus the version of the engine that sampled each rollout (0 when publishing is synchronous)
+  policyLagMean: 'engine/policy_version_lag_mean',
+  policyLagMax: 'engine/policy_version_lag_max',
+  // mean truncated importance weight over response tokens (--rollout-is token-truncate)
+  isWeightMean: 'engine/is_weight_mean',
   groups: 'grpo/groups',
   zeroVarianceGroups: 'grpo/zero_variance_groups', // groups with equal rewards: advantage 0, still in the KL term
   // wall time of the iteration's phases, in seconds

@@ -2,6 +2,7 @@ import * as tf from '@tensorflow/tfjs';
 import { resumableRng, Qwen2Model, ScalarHead } from '@rlhf-code/model';
 import { tokenLogProbs } from '@rlhf-code/trainer-core';
 import { forwardResponses, forwardResponsesToHost, responseLogProbs } from './policy-forward';
+import { LocalEngine } from '@rlhf-code/engine';
 import { chunksByLength, layoutSequences, sampleResponses, selectRows, takeRows } from './rollout';
 import { tinyConfig, TINY_EOS, TINY_PAD } from './testing/tiny';
 import { useTestBackend } from '@rlhf-code/trainer-core/testing';
@@ -126,7 +127,7 @@ describe('forwardResponses', () => {
 
   it('samples responses that stop at EOS and reports which did', async () => {
     const before = tf.memory().numTensors;
-    const out = await sampleResponses(model, prompts, { maxNewTokens: 6, temperature: 1, padId: TINY_PAD, stopTokenIds: [TINY_EOS], rng: resumableRng(0), batchSize: 2 });
+    const out = await sampleResponses(new LocalEngine(model), prompts, { maxNewTokens: 6, temperature: 1, vocabSize: model.config.vocab_size, stopTokenIds: [TINY_EOS], rng: resumableRng(0), batchSize: 2 });
     expect(out.responseIds).toHaveLength(3);
     out.responseIds.forEach((r, i) => {
       expect(r.length).toBeGreaterThan(0);
@@ -137,7 +138,7 @@ describe('forwardResponses', () => {
     // generateBatch's seeding rule: the trainer's rng gives each prompt its own stream, so the batch size does not
     // change the samples, and the rng moves on one draw per prompt.
     const rng = resumableRng(0);
-    const whole = await sampleResponses(model, prompts, { maxNewTokens: 6, temperature: 1, padId: TINY_PAD, stopTokenIds: [TINY_EOS], rng });
+    const whole = await sampleResponses(new LocalEngine(model), prompts, { maxNewTokens: 6, temperature: 1, vocabSize: model.config.vocab_size, stopTokenIds: [TINY_EOS], rng });
     expect([whole.responseIds, whole.endedWithEos]).toEqual([out.responseIds, out.endedWithEos]);
     whole.samplerLogprobs.forEach((lp, i) => lp.forEach((x, t) => expect(x).toBeCloseTo(out.samplerLogprobs[i][t], 4)));
     const draws = resumableRng(0);
@@ -148,11 +149,11 @@ describe('forwardResponses', () => {
   });
 
   it('vocabSize: no id at or past it is sampled (a vocab_size padded past the tokenizer), even at a high temperature', async () => {
-    const opts = { maxNewTokens: 6, temperature: 50, padId: TINY_PAD, stopTokenIds: [TINY_EOS], rng: resumableRng(1) };
+    const opts = { maxNewTokens: 6, temperature: 50, vocabSize: model.config.vocab_size, stopTokenIds: [TINY_EOS], rng: resumableRng(1) };
     const limit = 10; // ids 0-9 only; near-uniform sampling over the rest would draw past it almost surely
-    const free = await sampleResponses(model, prompts, opts);
+    const free = await sampleResponses(new LocalEngine(model), prompts, opts);
     expect(free.responseIds.flat().some((id) => id >= limit)).toBe(true);
-    const masked = await sampleResponses(model, prompts, { ...opts, rng: resumableRng(1), vocabSize: limit });
+    const masked = await sampleResponses(new LocalEngine(model), prompts, { ...opts, rng: resumableRng(1), vocabSize: limit });
     expect(masked.responseIds.flat().every((id) => id < limit)).toBe(true);
   });
 });

@@ -1,6 +1,6 @@
 import * as tf from '@tensorflow/tfjs';
 import { tokenLogProbs } from '@rlhf-code/trainer-core';
-import { clippedPolicyLoss } from './policy-loss';
+import { clippedPolicyLoss, truncatedIsWeights } from './policy-loss';
 import { aggregate } from './masked';
 import { useTestBackend } from '@rlhf-code/trainer-core/testing';
 
@@ -113,5 +113,38 @@ describe('aggregate', () => {
     const x = tf.zeros([1, 1]);
     expect(() => aggregate(x, x, 'sum' as never)).toThrow('unknown mode "sum"');
     x.dispose();
+  });
+});
+
+describe('truncated importance weights (--rollout-is token-truncate)', () => {
+  // Old (the trainer's recompute) and sampler (the engine's) log-probs of two tokens, a third only the trainer has:
+  //   t0: exp(ln 0.4 - ln 0.2) = 2, cut to the cap 1.5;  t1: exp(ln 0.25 - ln 0.25) = 1;  t2: no sampler log-prob -> 1
+  const old = [[Math.log(0.4), Math.log(0.25), -1]];
+  const sampler = [[Math.log(0.2), Math.log(0.25)]];
+
+  it('are min(cap, exp(old - sampler)), 1 where the engine gave none', () => {
+    const w = truncatedIsWeights(old, sampler, 1.5);
+    expect(w[0][0]).toBeCloseTo(1.5, 12);
+    expect(w[0][1]).toBeCloseTo(1, 12);
+    expect(w[0][2]).toBe(1);
+    expect(() => truncatedIsWeights(old, sampler, 0)).toThrow('cap must be > 0');
+  });
+
+  it('weight each token of the clipped loss, as constants (hand-computed loss and gradient)', () => {
+    // A = 1, clip 0.2; ratios 1.25 (t0: clipped term -1.2 wins, no gradient) and 0.9 (t1: -0.9, gradient -ratio);
+    // t2 masked out. Weighted token mean: (1.5 x -1.2 + 1 x -0.9) / 2 = -1.35; d/dlogp1 = -0.9 x 1 / 2 = -0.45.
+    const oldLogp = tf.tensor2d([old[0]]);
+    const ratios = [1.25, 0.9, 1];
+    const adv = tf.tensor2d([[1]]);
+    const mask = tf.tensor2d([[1, 1, 0]]);
+    const isWeights = tf.tensor2d(truncatedIsWeights(old, sampler, 1.5));
+    const logp = tf.variable(tf.tensor2d([old[0].map((o, t) => o + Math.log(ratios[t]))]));
+    const { value, grads } = tf.variableGrads(() => clippedPolicyLoss(logp, oldLogp, adv, mask, 0.2, 'token-mean', isWeights).loss, [logp]);
+    expect(value.dataSync()[0]).toBeCloseTo(-1.35, 5);
+    const g = data(grads[logp.name]);
+    expect(g[0]).toBeCloseTo(0, 6);
+    expect(g[1]).toBeCloseTo(-0.45, 5);
+    expect(data(clippedPolicyLoss(logp, oldLogp, adv, mask, 0.2).loss)[0]).toBeCloseTo(-1.05, 5); // unweighted: (-1.2 - 0.9) / 2
+    tf.dispose([oldLogp, adv, mask, isWeights, logp, value, grads[logp.name]]);
   });
 });

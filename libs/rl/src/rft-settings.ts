@@ -2,6 +2,7 @@
 // filters, and how each round fine-tunes (the SFT stage's fields, with RFT's defaults: 1-2 epochs at a cosine 3e-4).
 // It shares none of the policy-gradient settings (iterations, minibatches, clip, KL): its update is the SFT step.
 import { z } from 'zod';
+import { engineFields } from '@rlhf-code/engine';
 import { baseDtypeField } from '@rlhf-code/model';
 import { PROMPT_TEMPLATES } from '@rlhf-code/tokenizer';
 import { loraFields, optimFields, runFields } from '@rlhf-code/trainer-core';
@@ -23,6 +24,7 @@ export const RFT_FIELDS = {
   maxNewTokens: int().positive().default(128).describe('longest response; one cut here is never kept'),
   maxPromptLen: int().positive().default(256).describe('prompts are cut from the left to this many tokens'),
   template: z.enum(PROMPT_TEMPLATES as unknown as ['raw', 'chat']).default('raw').describe('prompt format: raw text (code models) or ChatML (instruct models)'),
+  ...engineFields,
   sampleBatchSize: int().positive().default(256).describe('sequences decoded together (whole prompts: --samples copies each)'),
   execTimeoutMs: int().positive().default(5000).describe('sandbox wall-clock limit per response'),
   limit: int().nonnegative().default(0).describe('use only the first n prompts (0 = all)'),

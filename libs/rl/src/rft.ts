@@ -18,7 +18,8 @@ import * as path from 'path';
 import { initBackend } from '@rlhf-code/backend';
 import { UsageError } from '@rlhf-code/cli';
 import { readPpoData, readSftData, shuffle, writeJsonl, type PpoRecord } from '@rlhf-code/data';
-import { checkpointAt, Qwen2Model, resumableRng } from '@rlhf-code/model';
+import { openEngine, parseEngineSpec } from '@rlhf-code/engine';
+import { checkpointAt, isAdapterFolder, Qwen2Model, resumableRng } from '@rlhf-code/model';
 import { SandboxPool } from '@rlhf-code/sandbox';
 import { encodePrompt, loadTokenizer, stopTokenIds } from '@rlhf-code/tokenizer';
 import { runSft, SftSettings } from '@rlhf-code/train';
@@ -113,6 +114,9 @@ async function sampleRound(f: RftSettings, policyDir: string, records: readonly 
   const prompts = records.map((r, index) => ({ index, ids: encodePrompt(tok, r.prompt, f.template).slice(-f.maxPromptLen) }));
   await initBackend({ quiet: true });
   const policy = await Qwen2Model.load(policyDir, { trainable: false, baseDtype: f.baseDtype });
+  // local and llamacpp open on this round's checkpoint; a server serves --model, and gets the round's policy published.
+  const engine = await openEngine(f, { model: policy, tokenizer: tok, checkpointDir: policyDir, publishes: f.rounds > 1 });
+  if (round > 1 && parseEngineSpec(f.engine).kind === 'openai') await engine.publish({ kind: isAdapterFolder(policyDir) ? 'adapter' : 'full', dir: policyDir }, round - 1);
   const pool = new SandboxPool({ concurrency: 2, timeoutMs: f.execTimeoutMs });
   const rng = resumableRng(`rft:${f.seed}:${round}`);
   const scorer = executionScorer({ pool, prompts: records.map(execPromptOf), decode: (ids) => tok.decode(ids), stopTokenIds: stops, template: f.template });
@@ -125,10 +129,9 @@ async function sampleRound(f: RftSettings, policyDir: string, records: readonly 
     const scoring: Promise<typeof kept>[] = [];
     for (let start = 0; start < prompts.length; start += per) {
       const rows = prompts.slice(start, start + per).flatMap((p) => new Array(f.samples).fill(p) as typeof prompts);
-      const gen = await sampleResponses(policy, rows.map((r) => r.ids), {
+      const gen = await sampleResponses(engine, rows.map((r) => r.ids), {
         maxNewTokens: f.maxNewTokens,
         temperature: f.temperature,
-        padId: tok.padId,
         stopTokenIds: stops,
         vocabSize: tok.vocabSize,
         rng,
@@ -149,6 +152,7 @@ async function sampleRound(f: RftSettings, policyDir: string, records: readonly 
     }
     kept = (await Promise.all(scoring)).flat(); // prompt order, whatever finished first
   } finally {
+    await engine.close();
     policy.dispose();
   }
   const byGroup: Record<string, { pass: number; n: number }> = {};

@@ -57,7 +57,7 @@ const LORA = { r: 2, alpha: 4, dropout: 0, targets: ['q_proj', 'v_proj', 'down_p
 async function run(out: string, steps: number, resume: boolean, heldOut = false, lora: LoraConfig | null = null) {
   const models = await loadRlModels({ modelDir: sft, resumeDir: resume ? out : undefined, algo: 'ppo', seed: 1, lora });
   const rl = new RlTrainer(models, scorer, config, { padId: TINY_PAD, stopTokenIds: [TINY_EOS] });
-  const probe = new HeldOutProbe({ prompts: heldOutPrompts, scorer, samples: 2, maxNewTokens: 4, temperature: 0.7, padId: TINY_PAD, stopTokenIds: [TINY_EOS], seed: 3 });
+  const probe = new HeldOutProbe({ prompts: heldOutPrompts, scorer, samples: 2, maxNewTokens: 4, temperature: 0.7, stopTokenIds: [TINY_EOS], vocabSize: models.policy.config.vocab_size, seed: 3 });
   try {
     const result = await runRlLoop({
       rl,

@@ -85,13 +85,14 @@ export async function runRlLoop(o: RlRunOptions): Promise<RlRunResult> {
   if (o.heldOut && heldOut.length > 0) o.heldOut.probe.setStart(heldOut[0]);
   const measure = async () => {
     if (!o.heldOut || heldOut.some((r) => r.step === o.rl.iteration)) return;
-    const record = await o.heldOut.probe.measure(o.rl.models.policy, o.rl.iteration);
+    const record = await o.heldOut.probe.measure(o.rl.engine, o.rl.iteration);
     heldOut.push(record);
     fs.appendFileSync(heldOutFile, JSON.stringify(record) + '\n');
     run.print(formatHeldOut(record, HELDOUT_SHOWN));
     await o.heldOut.onRecord?.(heldOut);
   };
   try {
+    await o.rl.catchUpEngine(); // the held-out probe samples from the engine too
     await measure();
     while (o.rl.iteration < o.steps) {
       if (position.stepInEpoch >= batchesPerEpoch) {

@@ -168,6 +168,19 @@ describe('RlTrainer', () => {
     disposeAll(models, rl);
   });
 
+  it('--rollout-is token-truncate: weights near 1 when the engine is the trainer (fp32), each iteration a new engine version, no lag', async () => {
+    const models = tinyModels(false);
+    const rl = new RlTrainer(models, scorer, config({ algo: 'grpo', ppoEpochs: 1, miniBatches: 1, rolloutIs: 'token-truncate', rolloutIsCap: 2, precision: 'fp32' }), { padId: TINY_PAD, stopTokenIds: [TINY_EOS] });
+    for (let step = 1; step <= 2; step++) {
+      const m = await rl.step(prompts);
+      expect(m['engine/is_weight_mean']).toBeCloseTo(1, 3);
+      expect(m['engine/policy_version_lag_max']).toBe(0);
+      expect(m['engine/policy_version_lag_mean']).toBe(0);
+      expect(rl.engine.policyVersion).toBe(step);
+    }
+    disposeAll(models, rl);
+  });
+
   it.each(['fp32', 'bf16'] as const)('recomputes the rollout log-probs exactly as training does (%s): the first update starts at ratio 1', async (precision) => {
     const models = tinyModels(true);
     // One epoch, one minibatch: the only update sees the rollout policy itself, split into micro-batches of 3

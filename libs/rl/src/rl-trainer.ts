@@ -14,8 +14,10 @@
 //      iterations only the value head learns (value loss, its own optimizer): the policy waits until the critic's
 //      advantages mean something.
 //   6. the KL controller sees the rollout's KL
+//   7. the updated policy is published to the rollout engine as the next version (a no-op write for the local engine)
 // Everything here is token-id level; text, files and checkpoints belong to the caller (rl-run.ts, the app).
 import * as tf from '@tensorflow/tfjs';
+import { LocalEngine, publishPolicy, type RolloutEngine } from '@rlhf-code/engine';
 import { resumableRng, Qwen2Model, Rng, ScalarHead } from '@rlhf-code/model';
 import { shuffle } from '@rlhf-code/data';
 import { MicroBatch, Trainer, trainerConfig } from '@rlhf-code/trainer-core';
@@ -25,6 +27,7 @@ import { LossAggregation, maskedMean } from './masked';
 import { mean, METRICS, MetricRecord, rolloutMetrics } from './metrics';
 import { forwardResponses, forwardResponsesToHost } from './policy-forward';
 import { clippedUpdate, policyLoss } from './clipped-update';
+import { truncatedIsWeights } from './policy-loss';
 import { applyMissingEosPenalty, clipScores, perTokenRewards } from './rewards';
 import { chunksByLength, layoutSequences, sampleResponses, selectRows, SequenceBatch, takeRows } from './rollout';
 import { CombinedScorer, rolloutSamples } from './scorers';
@@ -53,6 +56,13 @@ export interface RlTrainerState {
   rng: object;
 }
 
+/** What samples the rollouts, and what a published policy version names as its base. */
+export interface RolloutEngineLink {
+  engine: RolloutEngine;
+  /** The adapter's base_model_name_or_path, and the tokenizer files of a full checkpoint. */
+  baseModel: string;
+}
+
 /** Host arrays of one rollout, rows [N] and tokens [N][R]. */
 interface Rollout {
   batch: SequenceBatch;
@@ -64,6 +74,8 @@ interface Rollout {
   returns?: number[][];
   /** The rows the update trains on (default all; GRPO with dropUniformGroups: those of groups with a signal). */
   rows?: number[];
+  /** --rollout-is token-truncate: the per-token weights of the clipped loss. */
+  isWeights?: number[][];
 }
 
 export class RlTrainer {
@@ -82,7 +94,10 @@ export class RlTrainer {
     readonly models: RlModels,
     readonly scorer: CombinedScorer,
     readonly config: PolicyGradientSettings,
+    /** vocabSize: default the policy's rows. */
     readonly tokens: { padId: number; stopTokenIds: number[]; vocabSize?: number },
+    /** Default: the local engine on the policy. */
+    readonly rollouts: RolloutEngineLink = { engine: new LocalEngine(models.policy), baseModel: '' },
   ) {
     this.algorithm = policyGradientOf(config.algo);
     this.critic = criticOf(config);
@@ -124,24 +139,40 @@ export class RlTrainer {
     this.iteration = s.iteration!;
   }
 
+  /** The engine the rollouts (and the held-out probe) sample from. */
+  get engine(): RolloutEngine {
+    return this.rollouts.engine;
+  }
+
+  /** The policy as it is now, as version `iteration` of the engine. */
+  private async publish(): Promise<void> {
+    const { engine, baseModel } = this.rollouts;
+    await publishPolicy(engine, this.models.policy, { version: this.iteration, baseModel });
+  }
+
+  /** After a resume the engine still holds version 0 (the checkpoint it opened on): give it the resumed policy. */
+  async catchUpEngine(): Promise<void> {
+    if (this.engine.policyVersion < this.iteration) await this.publish();
+  }
+
   /** One iteration on these prompts; returns the step's metrics (TRL names). */
   async step(prompts: readonly RlPrompt[]): Promise<MetricRecord> {
     if (prompts.length === 0) throw new Error('RlTrainer.step: no prompts');
     const cfg = this.config;
     const algorithm = this.algorithm;
     const { policy, reference, valueHead } = this.models;
+    await this.catchUpEngine();
 
     const t0 = Date.now();
     // 1. Rollout: each prompt samplesPerPrompt times, the copies next to each other.
     const n = algorithm.samplesPerPrompt(cfg);
     const rows = prompts.flatMap((p) => new Array<RlPrompt>(n).fill(p));
     const promptIds = rows.map((p) => p.ids);
-    const gen = await sampleResponses(policy, promptIds, {
+    const gen = await sampleResponses(this.engine, promptIds, {
       maxNewTokens: cfg.maxNewTokens,
       temperature: cfg.temperature,
-      padId: this.tokens.padId,
       stopTokenIds: this.tokens.stopTokenIds,
-      vocabSize: this.tokens.vocabSize,
+      vocabSize: this.tokens.vocabSize ?? policy.config.vocab_size,
       rng: this.rng,
       batchSize: cfg.microBatchSize,
     });
@@ -166,10 +197,15 @@ export class RlTrainer {
     const shaped = perTokenRewards({ logprobs: pol.logprobs, refLogprobs: ref.logprobs, mask, scores, klCoef: algorithm.kl === 'reward' ? klCoef : 0 });
     const kl = shaped.kl;
     const adv = algorithm.advantages({ scores, rewards: shaped.rewards, values: pol.values ?? null, mask }, cfg);
-    const rollout: Rollout = { batch, oldLogprobs: pol.logprobs, refLogprobs: ref.logprobs, advantages: adv.advantages, oldValues: pol.values, returns: adv.returns, rows: adv.rows };
+    const isWeights = cfg.rolloutIs === 'token-truncate' ? truncatedIsWeights(pol.logprobs, gen.samplerLogprobs, cfg.rolloutIsCap) : undefined;
+    const rollout: Rollout = { batch, oldLogprobs: pol.logprobs, refLogprobs: ref.logprobs, advantages: adv.advantages, oldValues: pol.values, returns: adv.returns, rows: adv.rows, isWeights };
     const extra: MetricRecord = { ...adv.metrics };
     for (const [name, s] of Object.entries(scored.parts)) extra[`env/${name}_mean`] = mean(s);
     extra[METRICS.logprobMismatch] = mean(gen.samplerLogprobs.flatMap((row, b) => row.map((lp, t) => Math.abs(lp - pol.logprobs[b][t]))));
+    const lags = gen.policyVersions.map((v) => this.iteration - v);
+    extra[METRICS.policyLagMean] = mean(lags);
+    extra[METRICS.policyLagMax] = Math.max(...lags);
+    if (isWeights) extra[METRICS.isWeightMean] = mean(isWeights.flatMap((row, b) => row.filter((_, t) => mask[b][t] > 0)));
 
     // 5. Update.
     const t2 = Date.now();
@@ -197,6 +233,7 @@ export class RlTrainer {
     };
     this.kl.update(metrics[METRICS.kl], rows.length);
     this.iteration++;
+    await this.publish();
     return metrics;
   }
 
@@ -248,7 +285,7 @@ export class RlTrainer {
       const f = forwardResponses(policy, sub, { temperature: cfg.temperature, valueHead });
       // The k3 KL to the reference in the loss (GRPO); the other algorithms have it in the rewards instead.
       const lossKl = this.algorithm.kl === 'loss' ? this.kl.value : 0;
-      const pg = policyLoss(f.logprobs, host(r.oldLogprobs), host(r.advantages), mask, { clipRange: cfg.cliprange, aggregation: cfg.lossAggregation, klCoef: lossKl }, lossKl > 0 ? host(r.refLogprobs) : undefined);
+      const pg = policyLoss(f.logprobs, host(r.oldLogprobs), host(r.advantages), mask, { clipRange: cfg.cliprange, aggregation: cfg.lossAggregation, klCoef: lossKl, isWeights: r.isWeights && host(r.isWeights) }, lossKl > 0 ? host(r.refLogprobs) : undefined);
       const aux = pg.aux;
       let loss: tf.Scalar = pg.loss;
       const critic = this.critic;

@@ -5,7 +5,9 @@
 //   attention [B, P + R]    0  ...  0  1  1  1 |  1  1  1  1   0   0
 // Position P - 1 + t predicts response token t, so the response's log-probs (and values) are read at
 // positions P - 1 .. P + R - 2. Positions follow cumsum(attention) - 1, so padding shifts nothing.
-import { generateBatch, Qwen2Model, Rng, sampledIds } from '@rlhf-code/model';
+// Responses come from the stage's rollout engine (@rlhf-code/engine: local, llamacpp or openai:URL).
+import type { RolloutEngine } from '@rlhf-code/engine';
+import { Rng, sampledIds } from '@rlhf-code/model';
 
 export interface SequenceBatch {
   promptIds: number[][];
@@ -82,7 +84,6 @@ export function takeRows(x: readonly (readonly number[])[], rows: readonly numbe
 export interface SampleOptions {
   maxNewTokens: number;
   temperature: number;
-  padId: number;
   /** Generation ends after one of these; a response that ends with one "ended with EOS". */
   stopTokenIds: number[];
   /** The root stream of generateBatch's seeding rule (one draw per prompt); caller-owned so a run can save it. */
@@ -90,14 +91,16 @@ export interface SampleOptions {
   /** Prompts generated together (memory of the KV cache); default all. */
   batchSize?: number;
   /** Ids at or past it (a checkpoint's padding rows past the tokenizer's ids, which are no text) are never sampled. */
-  vocabSize?: number;
+  vocabSize: number;
 }
 
 export interface Responses {
   responseIds: number[][];
   endedWithEos: boolean[];
-  /** The sampler's own log-probs (KV-cached decoding): only a cross-check, PPO recomputes them. */
+  /** The sampler's own log-probs (the engine's): the mismatch metric and the optional importance weight; PPO recomputes the old policy's. */
   samplerLogprobs: number[][];
+  /** The policy version that sampled each response. */
+  policyVersions: number[];
 }
 
 /**
@@ -105,14 +108,13 @@ export interface Responses {
  * training describe the distribution the tokens were really drawn from (else the KL estimate turns negative).
  * `rng` is generateBatch's root stream: it moves on one draw per prompt, and each prompt samples from its own stream.
  */
-export async function sampleResponses(policy: Qwen2Model, prompts: readonly number[][], o: SampleOptions): Promise<Responses> {
+export async function sampleResponses(engine: RolloutEngine, prompts: readonly number[][], o: SampleOptions): Promise<Responses> {
   if (!(o.maxNewTokens >= 1)) throw new Error(`sampleResponses: maxNewTokens must be >= 1, got ${o.maxNewTokens}`);
-  const done = await generateBatch(policy, prompts, {
+  const done = await engine.sample(prompts, {
     maxNewTokens: o.maxNewTokens,
     temperature: o.temperature,
     topK: 0,
     topP: 1,
-    padId: o.padId,
     stopIds: o.stopTokenIds,
     vocabSize: o.vocabSize,
     rng: o.rng,
@@ -122,5 +124,6 @@ export async function sampleResponses(policy: Qwen2Model, prompts: readonly numb
     responseIds: done.map(sampledIds),
     endedWithEos: done.map((c) => c.stopId !== null),
     samplerLogprobs: done.map((c) => c.logprobs),
+    policyVersions: done.map((c) => c.policyVersion),
   };
 }

@@ -4,6 +4,7 @@
 // descriptions live here and in the records once; flags, --help and --config come from this schema.
 import { z } from 'zod';
 import { PROMPT_TEMPLATES } from '@rlhf-code/tokenizer';
+import { engineFields } from '@rlhf-code/engine';
 import { baseDtypeField } from '@rlhf-code/model';
 import { checkBaseDtype, checkMergeExport, checkOptim, loraFields, mergeExportField, optimFields, runFields } from '@rlhf-code/trainer-core';
 import { ALGORITHMS, KlPlacement, RlAlgorithm } from './algorithms';
@@ -11,6 +12,15 @@ import { LOSS_AGGREGATIONS } from './masked';
 
 /** How the per-token policy loss is averaged (every RL algorithm and the tool GRPO). */
 export const lossAggregationField = z.enum(LOSS_AGGREGATIONS as unknown as ['token-mean', 'seq-mean']).default('token-mean').describe('token-mean: every token counts once; seq-mean: every response counts once');
+
+/** The engine / trainer log-prob mismatch's correction, for every trainer that samples through a rollout engine (rl train, tool-rl train). */
+export const rolloutIsFields = {
+  rolloutIs: z
+    .enum(['off', 'token-truncate'])
+    .default('off')
+    .describe("the engine / trainer mismatch: token-truncate multiplies each token's clipped loss by min(--rollout-is-cap, exp(old log-prob - the engine's log-prob)), without gradient; off = none"),
+  rolloutIsCap: z.number().positive().default(2).describe('the cap of the truncated importance weight (--rollout-is token-truncate)'),
+};
 
 const int = () => z.number().int();
 const { epochs: _epochs, maxSteps: _maxSteps, gradAccum: _gradAccum, ...run } = runFields({ out: 'results/ppo', epochs: 1, batchSize: 16, gradAccum: 1, saveEvery: 10 });
@@ -46,6 +56,8 @@ const shared = {
   maxNewTokens: int().positive().default(128).describe('longest response; a response cut here gets --missing-eos-penalty'),
   maxPromptLen: int().positive().default(256).describe('prompts are cut from the left to this many tokens'),
   temperature: z.number().positive().default(0.7).describe('sampling temperature (pure sampling: top-k 0, top-p 1); log-probs use the same'),
+  ...engineFields,
+  ...rolloutIsFields,
   template: z.enum(PROMPT_TEMPLATES as unknown as ['raw', 'chat']).default('raw').describe('prompt format: raw text (code models) or ChatML (instruct models)'),
   ...optimFields({ lr: 5e-5, schedule: 'constant', warmupSteps: 0, weightDecay: 0, beta2: 0.999 }),
   initKlCoef: z.number().nonnegative().default(0.05).describe(`KL coefficient (${klHelp()})`),

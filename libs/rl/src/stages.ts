@@ -4,6 +4,7 @@
 import * as fs from 'fs';
 import { initBackend } from '@rlhf-code/backend';
 import { UsageError } from '@rlhf-code/cli';
+import { openEngine } from '@rlhf-code/engine';
 import { readPpoData, PpoRecord } from '@rlhf-code/data';
 import { checkpointAt, checkVocabulary, loadMergedWeights, parameterCount, saveCheckpoint } from '@rlhf-code/model';
 import { SandboxPool } from '@rlhf-code/sandbox';
@@ -122,7 +123,6 @@ async function runPolicyGradient(f: PolicyGradientSettings, plot?: HeldOutPlot, 
           samples: f.heldoutSamples,
           maxNewTokens: f.maxNewTokens,
           temperature: f.temperature,
-          padId: tok.padId,
           stopTokenIds: stops,
           seed: f.seed,
           batchSize: f.heldoutBatchSize,
@@ -145,7 +145,8 @@ async function runPolicyGradient(f: PolicyGradientSettings, plot?: HeldOutPlot, 
       `; score = ${sources.map((s) => `${s.weight} x ${s.name}`).join(' + ')}`,
   );
 
-  const rl = new RlTrainer(models, combineScorers(sources), f, { padId: tok.padId, stopTokenIds: stops, vocabSize: tok.vocabSize });
+  const engine = await openEngine(f, { model: models.policy, tokenizer: tok, checkpointDir: f.model, publishes: true });
+  const rl = new RlTrainer(models, combineScorers(sources), f, { padId: tok.padId, stopTokenIds: stops, vocabSize: tok.vocabSize }, { engine, baseModel: f.model });
   const trainingArgs = { stage: f.algo, base_model: f.model, reward_model: f.rewardModel, exec_reward_weight: execWeight, rm_weight: rmWeight, value_head: models.valueHeadSource, ...f };
   try {
     const result = await runRlLoop({
@@ -183,6 +184,7 @@ async function runPolicyGradient(f: PolicyGradientSettings, plot?: HeldOutPlot, 
       heldout: heldOutSummary(result.heldOut),
     };
   } finally {
+    await engine.close();
     rl.dispose();
     rm?.dispose();
   }

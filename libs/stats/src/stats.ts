@@ -158,7 +158,8 @@ export function flips(a: readonly number[], b: readonly number[]): Flips {
 
 /**
  * The p-quantile (0..1) of values in any order, linear between order statistics (R's type 7, numpy's and mathjs's
- * default); null with no values. The one quantile rule of the project (latency percentiles, bootstrap intervals).
+ * default); null with no values. The one quantile rule of the project (latency percentiles, bootstrap intervals, the
+ * benchmarks' medians).
  */
 export function quantile(values: readonly number[], p: number): number | null {
   if (values.length === 0) return null;

@@ -470,7 +470,7 @@ change. Below that share the agreement is chance (three random lists on which th
 also the largest number), and the problem draws new inputs until no such reference passes all its tests. Aliases
 within a class (two sft operations) are harmless and allowed.
 
-## This regeneration (issue 48: honest groups, RL prompts for the sft operations)
+## This regeneration (honest groups, RL prompts for the sft operations)
 
 - Aliases resolved (the alias check's findings on the previous operations): max_id_positive (rl-only; = max_id_all and
   max_abs_positive, sft), min_abs_positive (rl-only; = min_id_positive), min_double_all (rl-only; = min_double_negative

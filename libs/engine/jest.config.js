@@ -1,0 +1,6 @@
+module.exports = {
+  ...require('../../jest.preset.js'),
+  displayName: 'engine',
+  rootDir: __dirname,
+  testMatch: ['<rootDir>/src/**/*.test.ts'],
+};
