@@ -82,8 +82,9 @@ export class ToolGrpoTrainer {
     // with a KV cache, so its log-probs differ from the training forward's by the precision's rounding), and so is the
     // reference's. The sampler's own log-probs only measure that gap (tokens/logprob_mismatch, as in rl train).
     const [old, ref] = this.trainer.inStepPrecision(() => [p.policy, p.reference].map((m) => forwardResponsesToHost(m, batch, chunk).logprobs));
-    const mismatch = logprobMismatch(episodes, old, batch.responseWidth);
-    const isWeights = c.rolloutIs === 'token-truncate' ? truncatedIsWeights(old, episodes.map((e) => afterPrompt(e, e.samplerLogprobs, batch.responseWidth)), c.rolloutIsCap ?? 2) : undefined;
+    const sampled = episodes.map((e) => afterPrompt(e, e.samplerLogprobs, batch.responseWidth)); // the sampler's, laid out as `old`
+    const mismatch = logprobMismatch(sampled, old, batch.responseMask);
+    const isWeights = c.rolloutIs === 'token-truncate' ? truncatedIsWeights(old, sampled, c.rolloutIsCap ?? 2) : undefined;
     const t3 = performance.now();
     const u = await clippedUpdate({
       trainer: this.trainer,
@@ -152,18 +153,16 @@ export class ToolGrpoTrainer {
   }
 }
 
-/** Mean |sampler log-prob - recomputed log-prob| over the tokens the policy is trained on (its trainMask), 0 without any. */
-function logprobMismatch(episodes: readonly Episode[], recomputed: readonly number[][], width: number): number {
+/** Mean |sampler log-prob - recomputed log-prob| over the tokens the policy is trained on (the batch's response mask: each episode's trainMask), 0 without any. */
+function logprobMismatch(sampled: readonly number[][], recomputed: readonly number[][], mask: readonly number[][]): number {
   let sum = 0;
   let n = 0;
-  episodes.forEach((e, i) => {
-    const sampled = afterPrompt(e, e.samplerLogprobs, width);
-    const mask = afterPrompt(e, e.trainMask, width);
-    for (let t = 0; t < width; t++) {
-      if (mask[t] === 0) continue;
-      sum += Math.abs(sampled[t] - recomputed[i][t]);
+  mask.forEach((row, i) =>
+    row.forEach((m, t) => {
+      if (m === 0) return;
+      sum += Math.abs(sampled[i][t] - recomputed[i][t]);
       n++;
-    }
-  });
+    }),
+  );
   return n > 0 ? sum / n : 0;
 }
