@@ -2,8 +2,9 @@
 // Module boundaries of the monorepo, checked from the sources (the equivalent of @nx/enforce-module-boundaries with
 // depConstraints on tags, without an eslint install). Run by `npm test`. Rules:
 //   1. every project has a `scope:` tag (app or lib) and a `type:` tag; every lib a `layer:N` tag;
-//   2. a lib imports only libs of a lower layer (so no lib imports one above it, and there are no cycles); no lib
-//      imports an app; an app imports libs only; tests may also use another lib's `testing` entry;
+//   2. a lib imports only libs of a lower layer (so no lib imports one above it, and there are no cycles), its tests
+//      included (a test's import is an edge of the project graph too); no lib imports an app; an app imports libs
+//      only; only tests may use another lib's `testing` entry;
 //   3. other projects import a lib through its public entry (@rlhf-code/<lib> or @rlhf-code/<lib>/testing), never
 //      through a relative path into it;
 //   4. a lib's index.ts exports only what another project imports (its public API): an unused export is an error.
@@ -110,7 +111,7 @@ for (const p of all) {
       if (sub === 'testing' && !isTest) problems.push(`${rel}: imports ${spec} outside a test`);
       if (lib === p) continue;
       if (sub === undefined) names.forEach((n) => used.get(alias).add(n));
-      if (!p.app && !isTest && !(layer(lib) < layer(p))) {
+      if (!p.app && !(layer(lib) < layer(p))) {
         problems.push(`${rel}: ${p.name} (layer ${layer(p)}) imports @rlhf-code/${alias} (layer ${layer(lib)}); a lib imports only lower layers`);
       }
     }

@@ -1,13 +1,14 @@
 #!/usr/bin/env node
 // Checks what a LoRA run of run_all.sh wrote (CI's LoRA smoke test, after `LORA_RANK=R MODEL_PATH=<another model>
-// bash run_all.sh` with the smoke preset's RL_ALGOS): every training stage an adapter folder of rank R (sft on
-// MODEL_PATH; rm, the RL rows and sft_more on the SFT adapter; the RM a SEQ_CLS adapter), the reward-model data rebuilt for the model in RESULTS/data (the samples of its
+// bash run_all.sh`): every training stage an adapter folder of rank R (sft on MODEL_PATH; rm, the RL stages the run
+// ran and sft_more on the SFT adapter; the RM a SEQ_CLS adapter), the reward-model data rebuilt for the model in RESULTS/data (the samples of its
 // SFT checkpoint are kept only when they differ from the stubs, so their count is not checked), and the evaluations of
 // the adapters with the RM adapter's scores; with BASE_DTYPE, every training stage ran on a base in that dtype.
 // Usage: node tools/check-lora-run.cjs RESULTS RANK MODEL_PATH [BASE_DTYPE]. Prints one line per problem and exits 1 when
 // there is any.
 const fs = require('fs');
 const path = require('path');
+const { execFileSync } = require('child_process');
 
 const [results, rank, model, baseDtype = 'fp32'] = process.argv.slice(2);
 if (!results || !rank || !model) {
@@ -24,17 +25,20 @@ const json = (file) => {
   }
 };
 const sft = path.join(results, 'sft');
-// rft's base is the SFT adapter when a round trained, or the model when no sample passed (its folder is then the SFT
-// adapter as it was; the smoke preset's few steps rarely pass a test).
+// The RL stages of this run: the registry's algorithms (`rl algos`, as run_all.sh reads it) that have a stage config in
+// RESULTS/logs/config. A rejection-sampling algorithm (rft) has the SFT adapter as its base when a round trained, or the
+// model when no sample passed (its folder is then the SFT adapter as it was; the smoke preset's few steps rarely pass a
+// test).
+const algos = execFileSync(process.execPath, ['--import', 'tsx', path.join(__dirname, '../apps/rl/src/main.ts'), 'algos'], { encoding: 'utf8' })
+  .trim().split('\n').map((l) => l.split('\t'));
+const ran = (stage) => fs.existsSync(path.join(results, 'logs', 'config', `${stage}.json`));
 const adapters = {
   sft: ['CAUSAL_LM', [model]],
   rm: ['SEQ_CLS', [sft]],
-  ppo: ['CAUSAL_LM', [sft]],
-  grpo: ['CAUSAL_LM', [sft]],
-  rloo: ['CAUSAL_LM', [sft]],
-  rft: ['CAUSAL_LM', [sft, model]],
-  sft_more: ['CAUSAL_LM', [sft]],
+  ...Object.fromEntries(algos.filter(([name]) => ran(name)).map(([name, kind]) => [name, ['CAUSAL_LM', kind === 'policy-gradient' ? [sft] : [sft, model]]])),
+  ...(ran('sft_more') ? { sft_more: ['CAUSAL_LM', [sft]] } : {}),
 };
+if (Object.keys(adapters).length === 2) problems.push(`${results}/logs/config: no RL stage of ${algos.map(([n]) => n).join(', ')}`);
 for (const [stage, [task, bases]] of Object.entries(adapters)) {
   if (fs.existsSync(path.join(results, stage, 'config.json'))) problems.push(`${stage}: a full checkpoint (config.json), not an adapter folder`);
   const a = json(path.join(stage, 'adapter_config.json'));

@@ -7,6 +7,7 @@
 // Both steps return what they decide (plan: how the request is held and its decoding batch; judge: one completion per
 // choice and when it arrives); the only state here is the gate's own, how long its last verdicts took.
 import { sampledIds, type Completion } from '@rlhf-code/model';
+import { quantile } from '@rlhf-code/stats';
 import type { Tokenizer } from '@rlhf-code/tokenizer';
 import { wholeCut, type LineRuleOptions } from '@rlhf-code/continue';
 import { holds, type GateInput } from '@rlhf-code/online-core';
@@ -71,12 +72,11 @@ export class CompletionGating {
 
   /**
    * How long the gate takes to judge: the latency model's judgeMs on the simulated clock; else the 90th percentile of
-   * its last 32 verdicts (50 ms before the first).
+   * its last 32 verdicts (the project's one quantile rule; 50 ms before the first).
    */
   readonly judgeMs = (): number => {
-    const t = this.judgeTimes;
     if (this.o.clock.simulated) return this.o.config.simulatedLatency.judgeMs;
-    return t.length === 0 ? 50 : [...t].sort((a, b) => a - b)[Math.floor(0.9 * (t.length - 1))];
+    return quantile(this.judgeTimes, 0.9) ?? 50;
   };
 
   /** A held choice as Continue will show it when it arrives whole `elapsedMs` after the request (line-rule.ts wholeCut). */
