@@ -5,17 +5,23 @@ import type { AddressInfo } from 'net';
 import { runSimulation } from './simulator';
 import { simUser } from './sim-users';
 
-/** A server that answers every completion request with `chunks` (text and, when given, sim_ms) as SSE; it keeps the prompts. */
-async function fakeServer(chunks: { text: string; sim_ms?: number }[], arms: string[] = ['policy']) {
+/**
+ * A server that answers every completion request with `chunks` (text and, when given, sim_ms) as SSE, each after its
+ * `waitMs` of wall time; it keeps the prompts.
+ */
+async function fakeServer(chunks: { text: string; sim_ms?: number; waitMs?: number }[], arms: string[] = ['policy']) {
   const prompts: string[] = [];
   const server = http.createServer((req, res) => {
     let body = '';
     req.on('data', (d) => (body += d));
-    req.on('end', () => {
+    req.on('end', async () => {
       prompts.push(JSON.parse(body).prompt);
       const arm = arms[(prompts.length - 1) % arms.length];
       res.writeHead(200, { 'content-type': 'text/event-stream' });
-      for (const c of chunks) res.write(`data: ${JSON.stringify({ id: 'c', arm, policy_version: 0, choices: [{ text: c.text, index: 0, finish_reason: null }], ...(c.sim_ms === undefined ? {} : { sim_ms: c.sim_ms }) })}\n\n`);
+      for (const c of chunks) {
+        if (c.waitMs) await new Promise((r) => setTimeout(r, c.waitMs));
+        res.write(`data: ${JSON.stringify({ id: 'c', arm, policy_version: 0, choices: [{ text: c.text, index: 0, finish_reason: null }], ...(c.sim_ms === undefined ? {} : { sim_ms: c.sim_ms }) })}\n\n`);
+      }
       res.end('data: [DONE]\n\n');
     });
   });
@@ -30,16 +36,17 @@ const examples = [
 const base = { token: 't', project: 'p', countTokens: (t: string) => t.length, feedbackUrl: null, reportEvery: 0, user: simUser('exact'), log: () => undefined };
 
 test("clock simulated: Continue's 150 ms rule times each line by the server's sim_ms, not by when it arrived", async () => {
-  // Two lines; the first counts as complete when the second chunk arrives: at 200 ms simulated, a few ms on the wall.
-  const s = await fakeServer([{ text: 'x = 1', sim_ms: 100 }, { text: '\nx = 3', sim_ms: 200 }]);
+  // Two lines; the first counts as complete when the second chunk arrives: at 120 ms simulated (within the rule),
+  // after at least 400 ms on the wall (past it however loaded the machine is: a wait only makes it later).
+  const s = await fakeServer([{ text: 'x = 1', sim_ms: 100 }, { text: '\nx = 3', sim_ms: 120, waitMs: 400 }]);
   try {
-    // A user who accepts one-line suggestions only: on the wall clock Continue displayed both lines, simulated it cut
-    // after the first (done at 200 ms, past 150).
+    // A user who accepts one-line suggestions only: on the wall clock Continue cut after the first line, simulated it
+    // displayed both.
     const oneLine = { ...simUser('exact'), accepts: async (js: readonly { shown: string }[]) => js.map((j) => !j.shown.includes('\n')) };
     const wallOne = await runSimulation({ ...base, user: oneLine, examples: examples.slice(0, 1), events: 1, completionUrl: s.url });
     const simOne = await runSimulation({ ...base, user: oneLine, examples: examples.slice(0, 1), events: 1, completionUrl: s.url, clock: 'simulated' });
-    expect(simOne.records).toEqual([{ position: 0, file: 'a.py', arm: 'policy', shown: true, accepted: true }]);
-    expect(wallOne.records[0]).toMatchObject({ shown: true, accepted: false });
+    expect(wallOne.records).toEqual([{ position: 0, file: 'a.py', arm: 'policy', shown: true, accepted: true }]);
+    expect(simOne.records[0]).toMatchObject({ shown: true, accepted: false });
   } finally {
     await s.close();
   }

@@ -14,7 +14,7 @@
 import { isAdapterFolder, type HostTensor, type Qwen2Model } from '@rlhf-code/model';
 import { openEngine, publishPolicy, type EngineSettings, type RolloutEngine } from '@rlhf-code/engine';
 import { stopTokenIds, type Tokenizer } from '@rlhf-code/tokenizer';
-import { Aborted, cacheKeyOf, lineRules, type Generator, type GenerationRequest, type GenerationResult, type ServedModelSnapshot, type TextEvent } from './generation';
+import { Aborted, cacheKeyOf, requestSampling, type Generator, type GenerationRequest, type GenerationResult, type ServedModelSnapshot, type TextEvent } from './generation';
 
 export interface EngineGeneratorOptions {
   /** The served copy of the policy (updates are written into it) and the frozen start model. */
@@ -98,23 +98,15 @@ export class EngineGenerator implements Generator {
     const onPolicy = req.model === 'policy';
     const engine = onPolicy ? this.engines.policy : this.engines.start;
     const version = onPolicy ? this.version : 0;
-    const minNewTokens = onPolicy && req.trainedMinNewTokens !== null && version > 0 ? req.trainedMinNewTokens : req.minNewTokens;
-    const { stopWhen, simMs } = lineRules(req);
+    const { sampling, simMs } = requestSampling(req, version);
     const key = cacheKeyOf(req);
     if (signal?.aborted) throw new Aborted();
     const out = await engine.sample(
       req.rows.map((r) => r.ids),
       {
-        maxNewTokens: req.maxNewTokens,
-        minNewTokens,
-        temperature: req.temperature,
-        temperatures: req.temperatures,
-        topP: req.topP,
+        ...sampling,
         stopIds: this.stopIds,
-        stopStrings: req.stopStrings,
         vocabSize: this.o.tokenizer.vocabSize,
-        seed: req.seed,
-        stopWhen,
         onText: onText && ((row, delta) => onText({ row, delta, version, simMs: simMs[row] })),
         beforeStep: () => {
           if (signal?.aborted) throw new Aborted();

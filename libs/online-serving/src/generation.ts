@@ -89,11 +89,14 @@ export interface Generator {
 }
 
 /**
- * Continue's line rule on each row of a request, on the server's clock: `stopWhen` (for the decoder: called once per
- * row per decoding step, after the row's token is sampled and before its text streams) ends a row where Continue
- * would; `simMs` holds each row's simulated arrival time so far (null on the wall clock).
+ * What every generator decodes a request with, whatever its decoder: the request's sampling settings, and Continue's
+ * line rule on each row on the server's clock. `stopWhen` (for the decoder: called once per row per decoding step,
+ * after the row's token is sampled and before its text streams) ends a row where Continue would; `simMs` holds each
+ * row's simulated arrival time so far (null on the wall clock). `servedVersion` is the policy version that decodes
+ * (0 for the start model): a trained policy may end first (silence, an action RL teaches it); the start model and v0
+ * keep the server's minimum.
  */
-export function lineRules(req: GenerationRequest): { stopWhen: (row: number, text: string) => number | null; simMs: (number | null)[] } {
+export function requestSampling(req: GenerationRequest, servedVersion: number) {
   const clock = servingClock(req.serving);
   const timed = { t0: req.t0, prompts: req.rows };
   const rules = req.rows.map((r) => r.line && new LineRule(r.line));
@@ -104,7 +107,18 @@ export function lineRules(req: GenerationRequest): { stopWhen: (row: number, tex
     if (clock.simulated) simMs[row] = clock.simAt(timed, done);
     return rules[row]?.cut(text, clock.elapsed(timed, done) + req.delayMs) ?? null;
   };
-  return { stopWhen, simMs };
+  const trained = req.model === 'policy' && servedVersion > 0;
+  const sampling = {
+    maxNewTokens: req.maxNewTokens,
+    minNewTokens: trained && req.trainedMinNewTokens !== null ? req.trainedMinNewTokens : req.minNewTokens,
+    temperature: req.temperature,
+    temperatures: req.temperatures,
+    topP: req.topP,
+    seed: req.seed,
+    stopStrings: req.stopStrings,
+    stopWhen,
+  };
+  return { sampling, simMs };
 }
 
 /** The prefix cache's key of a request: its model, user and file, for a request of one row; else null. */
@@ -140,9 +154,7 @@ export class LocalGenerator implements Generator {
     const { policy } = this.o;
     const onPolicy = req.model === 'policy';
     const model = onPolicy ? policy.model : this.o.start;
-    // A trained policy may end first (silence, an action RL teaches it); the start model and v0 keep the server's rule.
-    const minNewTokens = onPolicy && req.trainedMinNewTokens !== null && policy.version > 0 ? req.trainedMinNewTokens : req.minNewTokens;
-    const { stopWhen, simMs } = lineRules(req);
+    const { sampling, simMs } = requestSampling(req, onPolicy ? policy.version : 0);
     const versions: number[] = [];
     const key = cacheKeyOf(req);
     const prefixCache = this.prefixCache && key !== null ? { cache: this.prefixCache, keys: [key] } : undefined;
@@ -151,19 +163,12 @@ export class LocalGenerator implements Generator {
         model,
         req.rows.map((r) => r.ids),
         {
-          maxNewTokens: req.maxNewTokens,
-          minNewTokens,
-          temperature: req.temperature,
-          temperatures: req.temperatures,
-          topP: req.topP,
-          seed: req.seed,
+          ...sampling,
           tokenizer: this.o.tokenizer,
           stop: 'fim',
-          stopStrings: req.stopStrings,
           prefillChunk: req.serving.prefillChunk,
           prefixCache,
           modelLogprobs: true, // the model's confidence in what it suggests: a feature of the show gate
-          stopWhen,
           onText: onText && ((row, delta) => onText({ row, delta, version: versions[versions.length - 1] ?? 0, simMs: simMs[row] })),
           beforeStep: async () => {
             if (signal?.aborted) throw new Aborted();

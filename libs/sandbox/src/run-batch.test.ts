@@ -12,7 +12,8 @@ import { runPython, runPythonBatch, type ExecResult, type PythonJob } from './ru
 const ADD = 'def add(a, b):\n    return a + b\n';
 const GOOD: PythonJob = { code: ADD, tests: ['assert add(1, 2) == 3', 'assert add(-1, 1) == 0'] };
 /** One set of limits for the whole batch (runPythonBatch's options are the batch's). */
-const LIMITS = { timeoutMs: 1500, memoryMb: 256, outputCapBytes: 100_000 };
+// 4 s: a test that exhausts memory must reach the memory limit before the timeout on a loaded machine too.
+const LIMITS = { timeoutMs: 4000, memoryMb: 256, outputCapBytes: 100_000 };
 /** The fields of a result that do not depend on timing. */
 const FIELDS = ['syntaxOk', 'passed', 'total', 'timedOut', 'memoryExceeded', 'finished', 'outputExceeded', 'exitCode', 'error'] as const;
 const fields = (r: ExecResult) => Object.fromEntries(FIELDS.map((k) => [k, r[k]]));
@@ -139,7 +140,7 @@ describe('runPythonBatch', () => {
     expect(byName('environment and cwd')).toMatchObject({ passed: 4, finished: true, stderrTail: '' });
     expect(byName('failing test')).toMatchObject({ passed: 1, total: 3, error: 'test 1 failed: AssertionError' });
     expect(byName('failing test').stderrTail).toContain("test 2 failed: NameError: name 'undefined_name' is not defined");
-    expect(byName('infinite loop with a child process')).toMatchObject({ timedOut: true, error: 'timed out after 1500 ms' });
+    expect(byName('infinite loop with a child process')).toMatchObject({ timedOut: true, error: 'timed out after 4000 ms' });
     expect(byName('stdout flood')).toMatchObject({ outputExceeded: true, timedOut: false }); // killed at the cap, before the timeout
     expect(byName('stderr flood').stderrTail.length).toBeLessThanOrEqual(2000);
     expect(byName('os._exit monkeypatched')).toMatchObject({ passed: 0, finished: false, error: 'code: SystemExit: 0' });
@@ -200,10 +201,12 @@ describe('runPythonBatch', () => {
     writeFileSync(
       script,
       [
+        `import { existsSync, readFileSync } from 'fs';`,
         `import { runPythonBatch } from ${JSON.stringify(path.join(__dirname, 'run'))};`,
         `const code = "import os\\nopen(${JSON.stringify(info).replace(/"/g, "'")}, 'w').write(os.getcwd() + ' ' + str(os.getpid()))\\nwhile True: pass\\n";`,
         "void runPythonBatch([{ code: 'x = 1', tests: [] }, { code, tests: [] }], { timeoutMs: 60000 });",
-        'setTimeout(() => process.exit(0), 1500);',
+        // exits once the looping job has started (its info written), however long that takes on a loaded machine
+        `setInterval(() => existsSync(${JSON.stringify(info)}) && readFileSync(${JSON.stringify(info)}, 'utf8').includes(' ') && process.exit(0), 20);`,
       ].join('\n'),
     );
     const root = path.join(__dirname, '../../..');

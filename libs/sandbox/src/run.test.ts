@@ -180,10 +180,12 @@ describe('runPython', () => {
     writeFileSync(
       script,
       [
+        `import { existsSync, readFileSync } from 'fs';`,
         `import { runPython } from ${JSON.stringify(path.join(__dirname, 'run'))};`,
         `const code = "import os\\nopen(${JSON.stringify(info).replace(/"/g, "'")}, 'w').write(os.getcwd() + ' ' + str(os.getpid()))\\nwhile True: pass\\n";`,
         'void runPython(code, [], { timeoutMs: 60000 });',
-        `setTimeout(() => process.exit(0), 1500);`,
+        // exits once the looping job has started (its info written), however long that takes on a loaded machine
+        `setInterval(() => existsSync(${JSON.stringify(info)}) && readFileSync(${JSON.stringify(info)}, 'utf8').includes(' ') && process.exit(0), 20);`,
       ].join('\n'),
     );
     const root = path.join(__dirname, '../../..');
