@@ -32,6 +32,25 @@ describe('bench compare: CLI', () => {
   });
 });
 
+describe('bench generate: CLI', () => {
+  it('a checkpoint on the llamacpp engine: one JSON line with the engine, its threads and the decode speed', () => {
+    const r = bench('generate', '--model', 'models/base', '--engine', 'llamacpp', '--engine-threads', '1', '--seq', '16', '--new', '4');
+    expect(r.code).toBe(0);
+    const line = JSON.parse(r.stdout.trim());
+    expect(line).toMatchObject({ mode: 'generate', model: 'models/base', engine: 'llamacpp', engine_weights: 'F32', engine_threads: 1, prompt_tokens: 16, new_tokens: 4 });
+    expect(line.ttft_ms).toBeGreaterThan(0);
+    expect(line.total_ms).toBeGreaterThan(line.ttft_ms);
+    expect(line.decode_tokens_per_s).toBeGreaterThan(0);
+  });
+
+  it('an engine without --model, or threads for an engine without its own, is one line naming the flag', () => {
+    expect(bench('generate', '--engine', 'llamacpp').stderr).toBe('bench: error: --engine llamacpp: give --model (a checkpoint folder the engine opens)\n');
+    const r = bench('generate', '--model', 'models/base', '--engine-threads', '1');
+    expect(r.stderr).toMatch(/\nbench: error: --engine-threads: only the llamacpp engine runs its own threads, not --engine local\n$/);
+    expect(stackLines(r.stderr)).toEqual([]);
+  });
+});
+
 describe('bench memory: CLI', () => {
   it('a config.json: the table on stderr, one JSON line on stdout', () => {
     const r = bench('memory', '--model', 'models/configs/qwen2.5-coder-0.5b.json', '--stage', 'ppo', '--lora-rank', '8', '--batch-size', '1', '--seq-len', '256', '--grad-checkpointing');

@@ -8,6 +8,7 @@ import { Command } from 'commander';
 import { runCli, settingsCommand } from '@rlhf-code/cli';
 import {
   BenchCompareSettings,
+  BenchGenerateSettings,
   BenchSettings,
   GemmBenchSettings,
   InterpreterBenchSettings,
@@ -25,7 +26,13 @@ import { shutdownBackend } from '@rlhf-code/backend';
 
 const program = new Command('bench').description('Speed of the Qwen2 model and of the sandbox: one JSON line per benchmark.');
 settingsCommand(program.command('train').description('training step (forward, loss, backward, AdamW): {"backend", "params", "step_s", "tokens_per_s"}'), BenchSettings, runTrainBench);
-settingsCommand(program.command('generate').description('greedy generation with a KV cache, batch 1: {"backend", "ttft_ms", "total_ms", "decode_tokens_per_s"}'), BenchSettings, runGenerateBench);
+settingsCommand(
+  program
+    .command('generate')
+    .description('greedy generation, batch 1, of the preset\'s random model or of a --model checkpoint on any --engine (llamacpp, openai:URL): {"backend", "ttft_ms", "total_ms", "decode_tokens_per_s"}'),
+  BenchGenerateSettings,
+  runGenerateBench,
+);
 settingsCommand(
   program
     .command('memory')

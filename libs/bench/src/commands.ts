@@ -8,7 +8,7 @@ import { compare, type BenchMode } from './compare';
 import { benchGemm, formatGemmTable } from './gemm';
 import { formatPlan, measureStepPeak, planMemory } from './memory';
 import { benchInterpreter, benchSandbox } from './sandbox';
-import { PRESET_KEYS, type BenchCompareSettings, type BenchSettings, type GemmBenchSettings, type InterpreterBenchSettings, type MemorySettings, type SandboxBenchSettings } from './settings';
+import { PRESET_KEYS, type BenchCompareSettings, type BenchGenerateSettings, type BenchSettings, type GemmBenchSettings, type InterpreterBenchSettings, type MemorySettings, type SandboxBenchSettings } from './settings';
 import { benchGenerate, benchTrain } from './speed';
 
 /** A benchmark's record: one JSON line on stdout. */
@@ -26,7 +26,8 @@ export async function runTrainBench(f: BenchSettings): Promise<void> {
 }
 
 /** `bench generate`: greedy generation's time to first token and decode tokens/s, with the backend it ran on. */
-export async function runGenerateBench(f: BenchSettings): Promise<void> {
+export async function runGenerateBench(f: BenchGenerateSettings): Promise<void> {
+  if (f.model === undefined && f.engine !== 'local') throw new UsageError(`--engine ${f.engine}: give --model (a checkpoint folder the engine opens)`);
   const backend = describeBackend(await initBackend());
   printRecord({ backend, ...(await benchGenerate(f)) });
 }

@@ -1,6 +1,7 @@
 // The settings of the speed benchmarks: a model preset (named as tools/torch_ref_bench.py takes it, so
 // `bench compare` passes the same flags to both), compare's own settings, and the GEMM microbenchmark's.
 import { z } from 'zod';
+import { engineFields } from '@rlhf-code/engine';
 import { baseDtypeField, int8ActivationsField, LORA_TARGETS } from '@rlhf-code/model';
 import { precisionField } from '@rlhf-code/trainer-core';
 import { DEFAULT_PYTHON, DEFAULT_TORCH_SCRIPT } from './compare';
@@ -37,6 +38,14 @@ export const BenchSettings = z.strictObject({
   sharedPrefix: z.number().int().min(0).default(0).describe('train: the rows begin with this many identical tokens (a shared system prompt), which the model computes once (0: random rows, as the torch reference)'),
 });
 export type BenchSettings = z.output<typeof BenchSettings>;
+
+/** `bench generate`: the preset's random model on the project's decoder, or a checkpoint on any rollout engine. */
+export const BenchGenerateSettings = BenchSettings.extend({
+  model: z.string().min(1).optional().describe("a checkpoint folder to decode instead of the preset's random model (its shape and vocabulary; the preset's shape flags are then not used); needed by --engine llamacpp / openai:URL"),
+  ...engineFields,
+  engineThreads: z.number().int().positive().optional().describe("llamacpp engine: llama.cpp's CPU threads (default: every core)"),
+});
+export type BenchGenerateSettings = z.output<typeof BenchGenerateSettings>;
 
 export const BenchCompareSettings = z.strictObject({
   ...PRESET_FIELDS,

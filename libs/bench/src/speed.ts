@@ -2,10 +2,12 @@
 // One record each: what `bench train` and `bench generate` print as a JSON line.
 import * as tf from '@tensorflow/tfjs';
 import { nativeAddon, withLowPrecisionActivations, type GemmKernel } from '@rlhf-code/backend';
-import { generateBatch, LORA_TARGETS, makeConfig, Qwen2Model } from '@rlhf-code/model';
+import * as os from 'os';
+import { openEngine } from '@rlhf-code/engine';
+import { generateBatch, LORA_TARGETS, makeConfig, openCheckpoint, Qwen2Model } from '@rlhf-code/model';
 import { sparseCrossEntropy, Trainer } from '@rlhf-code/trainer-core';
 import { median } from './compare';
-import type { BenchSettings } from './settings';
+import type { BenchGenerateSettings, BenchSettings } from './settings';
 
 function presetModel(f: BenchSettings): Qwen2Model {
   const config = makeConfig({
@@ -105,22 +107,28 @@ function trainSpeed(f: BenchSettings): Record<string, unknown> {
   }
 }
 
-/** Greedy generation with the KV cache, batch 1: time to first token and decode speed of the median run. */
-export async function benchGenerate(f: BenchSettings): Promise<Record<string, unknown>> {
-  const model = presetModel(f);
+/**
+ * Greedy generation, batch 1: time to first token and decode speed of the median run. The preset's random model on the
+ * project's decoder (generateBatch with its KV cache); or, with --model, a checkpoint on the rollout engine --engine
+ * names (the engine interface every sampling stage uses), each run on a fresh random prompt so that no engine reuses
+ * an earlier run's prefix.
+ */
+export async function benchGenerate(f: BenchGenerateSettings): Promise<Record<string, unknown>> {
+  const opened = f.model === undefined ? null : await openCheckpoint(f.model, { flag: '--model', baseDtype: f.baseDtype });
+  const model = opened?.model ?? presetModel(f);
+  const vocab = opened ? opened.tokenizer.vocabSize : f.vocab;
+  const engine = opened ? await openEngine(f, { model, tokenizer: opened.tokenizer, checkpointDir: f.model! }) : null;
   try {
-    const prompt = Array.from(randomTokens({ ...f, batch: 1 }).subarray(0, f.seq));
     const once = async () => {
+      const prompt = Array.from(randomTokens({ seq: f.seq, vocab, batch: 1 }).subarray(0, f.seq));
       let steps = 0;
       let ttft = 0;
       const t0 = performance.now();
-      await generateBatch(model, [prompt], {
-        maxNewTokens: f.new,
-        greedy: true,
-        beforeStep: () => {
-          if (steps++ === 1) ttft = performance.now() - t0; // the first token has been chosen
-        },
-      });
+      const beforeStep = () => {
+        if (steps++ === 1) ttft = performance.now() - t0; // the first token has been chosen
+      };
+      if (engine) await engine.sample([prompt], { maxNewTokens: f.new, minNewTokens: f.new, temperature: 0, stopIds: [], vocabSize: vocab, beforeStep });
+      else await generateBatch(model, [prompt], { maxNewTokens: f.new, greedy: true, beforeStep });
       return { ttft, total: performance.now() - t0 };
     };
     await once(); // warm-up
@@ -130,6 +138,7 @@ export async function benchGenerate(f: BenchSettings): Promise<Record<string, un
     const { ttft, total } = runs[Math.floor(runs.length / 2)];
     return {
       mode: 'generate',
+      ...(opened ? { model: f.model, engine: f.engine, ...(f.engine === 'llamacpp' ? { engine_weights: f.engineWeights, engine_threads: f.engineThreads ?? os.availableParallelism() } : {}) } : {}),
       params: model.numParams,
       ...weightsOf(f),
       prompt_tokens: f.seq,
@@ -139,6 +148,7 @@ export async function benchGenerate(f: BenchSettings): Promise<Record<string, un
       decode_tokens_per_s: ((f.new - 1) * 1000) / (total - ttft),
     };
   } finally {
+    await engine?.close();
     model.dispose();
   }
 }
