@@ -63,6 +63,7 @@ export interface LatencyRow {
 /** OpenAI's usage as the completion server reports it (cached_tokens: prompt tokens its prefix cache held). */
 interface Usage {
   prompt_tokens: number;
+  completion_tokens?: number;
   prompt_tokens_details?: { cached_tokens: number };
 }
 
@@ -168,8 +169,11 @@ export interface TypingRow {
   /** Share of the answered requests whose prompt reused keys and values of the user's previous one (cached_tokens > 0). */
   cache_hit_rate: number;
   prompt_tokens_mean: number;
-  /** Prompt tokens computed per request: prompt_tokens - cached_tokens. */
+  /** Prompt tokens computed per request: prompt_tokens - cached_tokens (the median: a keystroke's usual cost). */
   prefilled_tokens_mean: number;
+  prefilled_tokens_p50: number | null;
+  /** Tokens decoded per request (usage's completion_tokens). */
+  completion_tokens_mean: number;
 }
 
 /** Replay a typing session against a served model, one request after another; its one row. */
@@ -219,5 +223,7 @@ export async function measureTyping(o: TypingOptions): Promise<TypingRow> {
     cache_hit_rate: cached.filter((c) => c > 0).length / n,
     prompt_tokens_mean: prompts.reduce((a, b) => a + b, 0) / n,
     prefilled_tokens_mean: prompts.reduce((a, b, i) => a + b - cached[i], 0) / n,
+    prefilled_tokens_p50: quantile(prompts.map((p, i) => p - cached[i]), 0.5),
+    completion_tokens_mean: answered.reduce((a, r) => a + (r.usage?.completion_tokens ?? 0), 0) / n,
   };
 }

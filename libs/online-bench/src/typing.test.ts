@@ -61,10 +61,15 @@ test('online latency --typing on a tiny model: one row, the session reusing its 
     cache_hit_rate: expect.any(Number),
     prompt_tokens_mean: expect.any(Number),
     prefilled_tokens_mean: expect.any(Number),
+    prefilled_tokens_p50: expect.any(Number),
+    completion_tokens_mean: expect.any(Number),
   });
   expect(row.first_line_ms.p95!).toBeGreaterThanOrEqual(row.first_line_ms.p50!);
   expect(row.cache_hit_rate).toBe(8 / 9); // every request after the first
   expect(row.prefilled_tokens_mean).toBeLessThan(row.prompt_tokens_mean / 2);
+  expect(row.prefilled_tokens_p50!).toBeLessThan(row.prompt_tokens_mean / 2);
+  expect(row.completion_tokens_mean).toBeGreaterThan(0);
+  expect(row.completion_tokens_mean).toBeLessThanOrEqual(8); // maxTokensCap
 });
 
 // The same session served through llama.cpp (online serve --engine llamacpp, in the service's generation thread): every
