@@ -1,9 +1,9 @@
 // Training and generation speed of a randomly initialised Qwen2 of the preset's shape, on the current backend.
 // One record each: what `bench train` and `bench generate` print as a JSON line.
 import * as tf from '@tensorflow/tfjs';
-import { nativeAddon, withLowPrecisionActivations, type GemmKernel } from '@rlhf-code/backend';
 import * as os from 'os';
-import { openEngine } from '@rlhf-code/engine';
+import { nativeAddon, withLowPrecisionActivations, type GemmKernel } from '@rlhf-code/backend';
+import { openEngine, type RolloutEngine } from '@rlhf-code/engine';
 import { generateBatch, LORA_TARGETS, makeConfig, openCheckpoint, Qwen2Model } from '@rlhf-code/model';
 import { sparseCrossEntropy, Trainer } from '@rlhf-code/trainer-core';
 import { median } from './compare';
@@ -117,8 +117,9 @@ export async function benchGenerate(f: BenchGenerateSettings): Promise<Record<st
   const opened = f.model === undefined ? null : await openCheckpoint(f.model, { flag: '--model', baseDtype: f.baseDtype });
   const model = opened?.model ?? presetModel(f);
   const vocab = opened ? opened.tokenizer.vocabSize : f.vocab;
-  const engine = opened ? await openEngine(f, { model, tokenizer: opened.tokenizer, checkpointDir: f.model! }) : null;
+  let engine: RolloutEngine | null = null;
   try {
+    if (opened) engine = await openEngine(f, { model, tokenizer: opened.tokenizer, checkpointDir: f.model! }); // in the try: a failed open still disposes the model
     const once = async () => {
       const prompt = Array.from(randomTokens({ seq: f.seq, vocab, batch: 1 }).subarray(0, f.seq));
       let steps = 0;
@@ -127,7 +128,7 @@ export async function benchGenerate(f: BenchGenerateSettings): Promise<Record<st
       const beforeStep = () => {
         if (steps++ === 1) ttft = performance.now() - t0; // the first token has been chosen
       };
-      if (engine) await engine.sample([prompt], { maxNewTokens: f.new, minNewTokens: f.new, temperature: 0, stopIds: [], vocabSize: vocab, beforeStep });
+      if (engine !== null) await engine.sample([prompt], { maxNewTokens: f.new, minNewTokens: f.new, temperature: 0, stopIds: [], vocabSize: vocab, beforeStep });
       else await generateBatch(model, [prompt], { maxNewTokens: f.new, greedy: true, beforeStep });
       return { ttft, total: performance.now() - t0 };
     };
