@@ -424,8 +424,8 @@ napi_value LowPrecisionRows(napi_env env, napi_callback_info info) {
 // ---- One Qwen2 decoder layer of the decode path in one call (libs/model decode.ts) ----
 // The same kernels, in the same order, as the decode path's per-op tfjs kernels (RMSNorm, the fused [q|k|v] product
 // plus bias, cached attention, o_proj, residual, RMSNorm, the fused [gate|up] product, SwiGLU, down_proj, residual),
-// products by the same rules (matmulOne for float32, lowPrecisionMatMul for bf16 / int8), so the results are the
-// same numbers; what goes is the tfjs dispatch, the output allocations and the JS glue between them (about 10 tfjs
+// products by the same rules (matmulOne for float32, lowPrecisionMatMul for bf16 / int8), each projection's LoRA term
+// (when it has an adapter) added as the per-op path adds it, so the results are the same numbers; what goes is the tfjs dispatch, the output allocations and the JS glue between them (about 10 tfjs
 // kernels a layer, 240 a step on the 0.5B shape).
 
 /** A decode layer's weight W [rows, cols] (an HF [out, in] matrix): float32 (f32 set) or low precision. */
@@ -441,16 +441,56 @@ void productT(const LayerMatrix& w, int64_t m, const float* a, float* c) {
   else avx2::lowPrecisionMatMul(w.low, true, m, a, c, true);
 }
 
+/** A projection's LoRA adapter (libs/model lora.ts): rank r (0: none), A [r, in], B [out, r], scale alpha / r. */
+struct LayerLora {
+  int64_t r = 0;
+  const float *A = nullptr, *B = nullptr;
+  float scale = 0;
+};
+
+/**
+ * y[n, offset + j] (rows of `stride` floats) += the LoRA term of x [N, in] for out columns, in lora.ts loraDelta's
+ * order: t = x A^T [N, r], then t (scale B)^T [N, out], then added; so the per-op path's numbers.
+ */
+void addLora(const LayerLora& l, int64_t N, int64_t in, int64_t out, const float* x, float* y, int64_t stride, int64_t offset) {
+  if (l.r == 0) return;
+  thread_local std::vector<float> scratch;
+  scratch.resize(N * l.r + out * l.r + N * out);
+  float *t = scratch.data(), *b = t + N * l.r, *d = b + out * l.r;
+  matmulOne(Gemm{false, true, N, l.r, in}, x, l.A, t, true);
+  for (int64_t i = 0; i < out * l.r; i++) b[i] = l.B[i] * l.scale;
+  matmulOne(Gemm{false, true, N, out, l.r}, t, b, d, true);
+  for (int64_t n = 0; n < N; n++)
+    for (int64_t j = 0; j < out; j++) y[n * stride + offset + j] += d[n * out + j];
+}
+
 /**
  * The layer's fields as decodeLayer's spec (a Float64Array) holds them, in this order; a matrix is 3 numbers: its type
  * (-1 float32, 0 int8, 1 bf16), the offset of its values (float32 values, or the packed int32 words) and of its int8
- * scales (0 otherwise). Offsets are in float32 elements of the heap. libs/backend native-kernels.ts writes the same order.
+ * scales (0 otherwise); then a LoRA adapter per projection (q, k, v, o, gate, up, down), 4 numbers each: rank (0:
+ * none), the offsets of A and B, the scale. Offsets are in float32 elements of the heap. libs/backend
+ * native-kernels.ts writes the same order.
  */
 enum LayerSpec : int {
   kBatch, kSeq, kHeads, kKvHeads, kHeadDim, kPast, kCapacity, kTheta, kHidden, kInner, kEps,
   kX, kPositions, kKeyMask, kKCache, kVCache, kOut, kInputNorm, kPostNorm, kQkvBias,
-  kQkv, kO = kQkv + 3, kGateUp = kO + 3, kDown = kGateUp + 3, kSpecLength = kDown + 3
+  kQkv, kO = kQkv + 3, kGateUp = kO + 3, kDown = kGateUp + 3, kLora = kDown + 3, kSpecLength = kLora + 4 * 7
 };
+
+/** The LoRA adapter of projection `which` (0 q ... 6 down) of the spec, [out, in]; throws and returns false if it lies outside the heap. */
+bool layerLora(napi_env env, const double* spec, int which, int64_t out, int64_t in, const Heap& heap, LayerLora* l) {
+  const double* f = spec + kLora + 4 * which;
+  const double r = f[0];
+  if (!(r >= 0) || r != static_cast<double>(static_cast<int64_t>(r))) {
+    napi_throw_range_error(env, nullptr, "rlhf-native: a decode layer's LoRA rank must be a whole number >= 0");
+    return false;
+  }
+  l->r = static_cast<int64_t>(r);
+  if (l->r == 0) return true;
+  l->scale = static_cast<float>(f[3]);
+  return (l->A = at(env, heap, static_cast<int64_t>(f[1]), l->r * in, "a LoRA A")) &&
+         (l->B = at(env, heap, static_cast<int64_t>(f[2]), out * l->r, "a LoRA B"));
+}
 
 /** Matrix `field` of the spec, [rows, cols]; throws and returns false if it lies outside the heap. */
 bool layerMatrix(napi_env env, const double* spec, int field, int64_t rows, int64_t cols, const Heap& heap, LayerMatrix* w) {
@@ -508,6 +548,13 @@ napi_value DecodeLayer(napi_env env, napi_callback_info info) {
       !layerMatrix(env, spec, kDown, D, I, heap, &down)) {
     return nullptr;
   }
+  const int64_t qOut = d.heads * d.headDim, kvOut = d.kvHeads * d.headDim;
+  LayerLora lq, lk, lv, lo, lg, lu, ld;
+  if (!layerLora(env, spec, 0, qOut, D, heap, &lq) || !layerLora(env, spec, 1, kvOut, D, heap, &lk) ||
+      !layerLora(env, spec, 2, kvOut, D, heap, &lv) || !layerLora(env, spec, 3, D, A, heap, &lo) ||
+      !layerLora(env, spec, 4, I, D, heap, &lg) || !layerLora(env, spec, 5, I, D, heap, &lu) || !layerLora(env, spec, 6, D, I, heap, &ld)) {
+    return nullptr;
+  }
   const float eps = static_cast<float>(spec[kEps]);
   // Scratch of the calling thread: h [N, D], qkv [N, Q], ctx [N, A], [gate|up] [N, 2I], act [N, I], a product [N, D].
   thread_local std::vector<float> scratch;
@@ -517,13 +564,20 @@ napi_value DecodeLayer(napi_env env, napi_callback_info info) {
   productT(qkv, N, h, q);                                                                 // [q|k|v] = h Wqkv^T
   for (int64_t r = 0; r < N; r++)
     for (int64_t j = 0; j < Q; j++) q[r * Q + j] += bias[j];                              // + [q|k|v] biases
+  addLora(lq, N, D, qOut, h, q, Q, 0);                                                    // + LoRA terms of q, k, v
+  addLora(lk, N, D, kvOut, h, q, Q, qOut);
+  addLora(lv, N, D, kvOut, h, q, Q, qOut + kvOut);
   avx2::cachedAttention(d, q, reinterpret_cast<const int32_t*>(pos), mask, kCache, vCache, ctx);  // RoPE, cache, softmax
   productT(o, N, ctx, y);                                                                 // o_proj
+  addLora(lo, N, A, D, ctx, y, D, 0);                                                     // + its LoRA term
   for (int64_t i = 0; i < N * D; i++) out[i] = x[i] + y[i];                               // residual
   avx2::rmsNorm(N, D, out, postNorm, eps, h);                                             // post_attention_layernorm
   productT(gateUp, N, h, gu);                                                             // [gate|up] = h Wgu^T
+  addLora(lg, N, D, I, h, gu, 2 * I, 0);                                                  // + LoRA terms of gate, up
+  addLora(lu, N, D, I, h, gu, 2 * I, I);
   avx2::swiglu(N, I, gu, gu + I, 2 * I, act);                                             // silu(gate) * up
   productT(down, N, act, y);                                                              // down_proj
+  addLora(ld, N, I, D, act, y, D, 0);                                                     // + its LoRA term
   for (int64_t i = 0; i < N * D; i++) out[i] += y[i];                                     // residual
   return nullptr;
 }

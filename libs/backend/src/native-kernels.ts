@@ -189,6 +189,8 @@ export interface DecodeLayerAttrs extends CachedAttentionAttrs {
   eps: number; // rms_norm_eps
   /** qkv, o, gateUp, down: each float32 or low precision. */
   dtypes: [DecodeMatrixDtype, DecodeMatrixDtype, DecodeMatrixDtype, DecodeMatrixDtype];
+  /** alpha / r of each projection's adapter, in DECODE_LORA_PROJECTIONS' order (0 where it has none). */
+  loraScales: number[];
 }
 
 const DECODE_MATRICES = ['qkv', 'o', 'gateUp', 'down'] as const;
@@ -196,6 +198,9 @@ const DECODE_MATRICES = ['qkv', 'o', 'gateUp', 'down'] as const;
 const DECODE_SPEC = ['batch', 'seq', 'heads', 'kvHeads', 'headDim', 'past', 'capacity', 'theta', 'hidden', 'inner', 'eps',
   'x', 'positions', 'keyMask', 'kCache', 'vCache', 'out', 'inputNorm', 'postNorm', 'qkvBias'] as const;
 const MATRIX_TYPE = { fp32: -1, int8: 0, bf16: 1 } as const;
+/** The projections whose LoRA adapters follow the matrices in the spec, 4 numbers each (rank, A, B, scale). */
+export const DECODE_LORA_PROJECTIONS = ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'] as const;
+export type DecodeLoraProjection = (typeof DECODE_LORA_PROJECTIONS)[number];
 
 function decodeLayer(args: { inputs: Record<string, TensorInfo>; backend: unknown; attrs: NamedAttrMap }): TensorInfo {
   const a = args.attrs as unknown as DecodeLayerAttrs;
@@ -205,12 +210,17 @@ function decodeLayer(args: { inputs: Record<string, TensorInfo>; backend: unknow
   // The attributes, the cache's capacity, and the heap offsets of the inputs and the output.
   const fields: Record<string, number> = { ...(a as unknown as Record<string, number>), capacity: inputs.kCache.shape[2], out: at(backend, out) };
   for (const name of ['x', 'positions', 'keyMask', 'kCache', 'vCache', 'inputNorm', 'postNorm', 'qkvBias']) fields[name] = at(backend, inputs[name]);
-  const spec = new Float64Array(DECODE_SPEC.length + 3 * DECODE_MATRICES.length);
+  const matricesAt = DECODE_SPEC.length, loraAt = matricesAt + 3 * DECODE_MATRICES.length;
+  const spec = new Float64Array(loraAt + 4 * DECODE_LORA_PROJECTIONS.length);
   DECODE_SPEC.forEach((field, i) => (spec[i] = fields[field]));
   DECODE_MATRICES.forEach((m, j) => {
     const dtype = a.dtypes[j];
     const scales = inputs[`${m}Scales`];
-    spec.set([MATRIX_TYPE[dtype], at(backend, inputs[m]), scales ? at(backend, scales) : 0], DECODE_SPEC.length + 3 * j);
+    spec.set([MATRIX_TYPE[dtype], at(backend, inputs[m]), scales ? at(backend, scales) : 0], matricesAt + 3 * j);
+  });
+  DECODE_LORA_PROJECTIONS.forEach((p, j) => {
+    const A = inputs[`${p}.lora_A`];
+    if (A) spec.set([A.shape[0], at(backend, A), at(backend, inputs[`${p}.lora_B`]), a.loraScales[j]], loraAt + 4 * j);
   });
   try {
     addon().decodeLayer(heapF32(backend), spec);
@@ -477,11 +487,13 @@ export interface DecodeLayerWeights {
   postNorm: tf.Tensor1D; // post_attention_layernorm.weight [D]
   gateUp: DecodeMatrix; // gate_proj, up_proj weights stacked [2 I, D]
   down: DecodeMatrix; // down_proj.weight [D, I]
+  /** LoRA adapters of some projections (eval mode: no dropout): y += x A^T (scale B)^T, A [r, in], B [out, r]. */
+  lora?: Partial<Record<DecodeLoraProjection, { A: tf.Tensor2D; B: tf.Tensor2D; scale: number }>>;
 }
 
 /**
- * One Qwen2 decoder layer over a preallocated KV cache in a single native call (no gradient, no LoRA): x [B*T, D] ->
- * x + attn(rmsNorm(x)), then + mlp(rmsNorm(.)), [B*T, D]; this call's keys and values are written into kCache, vCache
+ * One Qwen2 decoder layer over a preallocated KV cache in a single native call (no gradient): x [B*T, D] ->
+ * x + attn(rmsNorm(x)), then + mlp(rmsNorm(.)), [B*T, D], with the LoRA terms of the projections in `w.lora`; this call's keys and values are written into kCache, vCache
  * [B, KV, capacity, hd] as fusedCachedAttention does (same positions, keyMask and attrs). The same kernels as the
  * per-op decode path, in the same order. Throws if the backend lacks the kernel (check hasNativeKernels).
  */
@@ -500,7 +512,14 @@ export function fusedDecodeLayer(
     if (m.scales) inputs[`${name}Scales`] = m.scales;
     return m.dtype;
   });
-  const full: DecodeLayerAttrs = { ...attrs, hidden: x.shape[1], inner: w.down.shape[1], dtypes: dtypes as DecodeLayerAttrs['dtypes'] };
+  const loraScales = DECODE_LORA_PROJECTIONS.map((p) => {
+    const l = w.lora?.[p];
+    if (!l) return 0;
+    inputs[`${p}.lora_A`] = l.A;
+    inputs[`${p}.lora_B`] = l.B;
+    return l.scale;
+  });
+  const full: DecodeLayerAttrs = { ...attrs, hidden: x.shape[1], inner: w.down.shape[1], dtypes: dtypes as DecodeLayerAttrs['dtypes'], loraScales };
   return tf.engine().runKernel(DECODE_LAYER, inputs, full as unknown as NamedAttrMap) as tf.Tensor2D;
 }
 

@@ -1,7 +1,7 @@
 // The decode path's one-call layers (fusedDecodeLayer) against its per-op layers (decodeSettings.fusedLayers off, the
 // reference) and against the composite tfjs path, with fp32, bf16 and int8 frozen weights: the logits of a prefill and
-// of every decoding step, greedy tokens and log-probs, tensor bookkeeping, and a LoRA adapter (whose layers run op
-// by op; the base's view runs fused).
+// of every decoding step, greedy tokens and log-probs, tensor bookkeeping, and LoRA adapters (their terms inside
+// the one call; op by op in training mode, where dropout draws masks).
 // Tolerances: against the per-op path, the same kernels run in the same order, so the logits agree to 1e-6 (they have
 // been bit-equal); against the composite path (tfjs matMul on dequantised weights, other summation orders) 1e-5 + 1e-4
 // relative, as native-paths.test.ts.
@@ -12,6 +12,7 @@ import { makeConfig } from './config';
 import { decodeSettings } from './decode';
 import { generate } from './generate';
 import { KVCache } from './kv-cache';
+import type { LoraTarget } from './lora';
 import { Qwen2Model } from './model';
 
 // Odd sizes on purpose (head dim 14, 3 query heads on 1 kv head, hidden 42, MLP 50): the products' and attention's
@@ -133,18 +134,40 @@ async function kernelsOfDecode(model: Qwen2Model): Promise<string[]> {
   });
 });
 
-(nativeAddonBuilt() ? test : test.skip)('with a LoRA adapter its layers run op by op and keep its terms; the base view runs fused', async () => {
-  const model = randomModel('int8');
-  model.addLora({ r: 2, alpha: 4, dropout: 0, targets: ['v_proj', 'down_proj'] }, { seed: 2 });
-  let seed = 9;
-  for (const v of Object.values(model.adapters)) v.assign(tf.randomNormal(v.shape, 0, 0.3, 'float32', seed++));
-  const base = model.view(null);
-  expect(await kernelsOfDecode(model)).not.toContain('RlhfDecodeLayer');
-  expect((await kernelsOfDecode(base)).filter((k) => k === 'RlhfDecodeLayer')).toHaveLength(CONFIG.num_hidden_layers);
-  const withAdapter = stepLogits(model, 3);
-  const baseLogits = stepLogits(base, 3);
-  const composite = await withoutNativeKernels(() => stepLogits(model, 3));
-  withAdapter.forEach((l, s) => expect(closeness(l, composite[s], 1e-5, 1e-4)).toBeLessThanOrEqual(1));
-  expect(closeness(withAdapter[0], baseLogits[0], 1e-5, 1e-4)).toBeGreaterThan(1); // the adapter changes the logits
-  model.dispose();
+(nativeAddonBuilt() ? describe : describe.skip).each([
+  ['fp32', ['v_proj', 'down_proj']],
+  ['int8', ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj']],
+  ['bf16', ['k_proj', 'o_proj', 'up_proj']],
+] as [WeightDtype, LoraTarget[]][])('a LoRA adapter on a %s base (%j)', (dtype, targets) => {
+  let model: Qwen2Model;
+  beforeAll(() => {
+    model = randomModel(dtype);
+    model.addLora({ r: 2, alpha: 4, dropout: 0.1, targets }, { seed: 2 });
+    let seed = 9;
+    for (const v of Object.values(model.adapters)) v.assign(tf.randomNormal(v.shape, 0, 0.3, 'float32', seed++));
+  });
+  afterAll(() => model.dispose());
+
+  test('its layers run in one native call with its terms: as the per-op layers (1e-6) and the composite path', async () => {
+    expect((await kernelsOfDecode(model)).filter((k) => k === 'RlhfDecodeLayer')).toHaveLength(CONFIG.num_hidden_layers);
+    const fused = stepLogits(model, 3);
+    const perOp = await withFused(false, () => stepLogits(model, 3));
+    const composite = await withoutNativeKernels(() => stepLogits(model, 3));
+    const base = stepLogits(model.view(null), 3);
+    fused.forEach((l, s) => {
+      expect(closeness(l, perOp[s], 1e-6, 1e-6)).toBeLessThanOrEqual(1);
+      expect(closeness(l, composite[s], 1e-5, 1e-4)).toBeLessThanOrEqual(1);
+    });
+    expect(closeness(fused[0], base[0], 1e-5, 1e-4)).toBeGreaterThan(1); // the adapter changes the logits
+  });
+
+  test('in training mode (dropout draws masks) its layers run op by op', async () => {
+    model.train(true);
+    try {
+      expect(await kernelsOfDecode(model)).not.toContain('RlhfDecodeLayer');
+    } finally {
+      model.train(false);
+    }
+    expect(await kernelsOfDecode(model)).toContain('RlhfDecodeLayer');
+  });
 });

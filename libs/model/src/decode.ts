@@ -8,11 +8,12 @@
 // as the cache, so a model holds no hidden copies between generations. Checkpoints keep HF's names.
 // With a LoRA adapter active, each projection's low-rank term (lora.ts) is added to its fused product (zeros for the
 // projections without one), so an adapter swap only changes those small matrices and needs no rebuild.
-// A layer none of whose projections has an adapter runs as one native call (fusedDecodeLayer: the same kernels in the
-// same order, without the tfjs dispatch between them); a layer with adapter terms runs op by op as above.
+// Each layer runs as one native call (fusedDecodeLayer: the same kernels in the same order, adapter terms included,
+// without the tfjs dispatch between them); the per-op path above is its reference, and runs where q/k/v or gate/up
+// cannot be stacked into one matrix, or where an adapter is in training mode with dropout.
 // No gradients: training and scoring use the composite ops of attention.ts / mlp.ts / norm.ts.
 import * as tf from '@tensorflow/tfjs';
-import { fusedCachedAttention, fusedDecodeLayer, fusedRmsNorm, fusedSwiGLUPacked, LowPrecisionMatrix, matMulWeight, stackRows, weightShape, type Weight } from '@rlhf-code/backend';
+import { fusedCachedAttention, fusedDecodeLayer, fusedRmsNorm, fusedSwiGLUPacked, LowPrecisionMatrix, matMulWeight, stackRows, weightShape, type DecodeLayerWeights, type DecodeLoraProjection, type Weight } from '@rlhf-code/backend';
 import { embedTokens } from './embedding';
 import type { BlockWeights } from './block';
 import type { KVCache } from './kv-cache';
@@ -86,12 +87,27 @@ export class FusedWeights {
 /** Whether a layer may run as one native call (tests and A/B measurements turn it off: the per-op path is its reference). */
 export const decodeSettings = { fusedLayers: true };
 
-/** Whether layer `w` runs in one native call: no adapter term on any projection, q/k/v and gate/up each one matrix. */
+type Adaptable = { weight: Weight; lora?: LoraWeights };
+
+/** Layer `w`'s projections by HF name (the order of the native layer's adapters). */
+const projections = (w: BlockWeights): Record<DecodeLoraProjection, Adaptable> => ({
+  q_proj: w.self_attn.q_proj, k_proj: w.self_attn.k_proj, v_proj: w.self_attn.v_proj, o_proj: w.self_attn.o_proj,
+  gate_proj: w.mlp.gate_proj, up_proj: w.mlp.up_proj, down_proj: w.mlp.down_proj,
+});
+
+/** Whether layer `w` runs in one native call: q/k/v and gate/up each one matrix, no adapter drawing dropout masks. */
 const fusable = (w: BlockWeights, f: FusedLayer): boolean =>
   decodeSettings.fusedLayers && f.qkvWeight.length === 1 && f.gateUpWeight.length === 1 &&
-  [w.self_attn.q_proj, w.self_attn.k_proj, w.self_attn.v_proj, w.self_attn.o_proj, w.mlp.gate_proj, w.mlp.up_proj, w.mlp.down_proj].every((m) => !m.lora);
+  Object.values(projections(w)).every((m) => !(m.lora && m.lora.training && m.lora.dropout > 0));
 
-type Adaptable = { weight: Weight; lora?: LoraWeights };
+/** The adapters of layer `w`'s projections, as fusedDecodeLayer takes them. */
+function layerLora(w: BlockWeights): DecodeLayerWeights['lora'] {
+  const out: NonNullable<DecodeLayerWeights['lora']> = {};
+  for (const [name, m] of Object.entries(projections(w)) as [DecodeLoraProjection, Adaptable][]) {
+    if (m.lora) out[name] = { A: m.lora.A, B: m.lora.B, scale: m.lora.scale };
+  }
+  return out;
+}
 
 /** The LoRA terms of projections whose outputs are packed side by side, x [N, in] -> [N, sum of widths]; null: none. */
 function packedLora(x: tf.Tensor2D, mods: Adaptable[]): tf.Tensor2D | null {
@@ -146,6 +162,7 @@ export function decodeForward(
         const layer = {
           inputNorm: w.input_layernorm.weight, qkv: f.qkvWeight[0], qkvBias: f.qkvBias, o: w.self_attn.o_proj.weight,
           postNorm: w.post_attention_layernorm.weight, gateUp: f.gateUpWeight[0], down: w.mlp.down_proj.weight,
+          lora: layerLora(w),
         };
         x = fusedDecodeLayer(x, layer, cache.buffers[i].k, cache.buffers[i].v, pos, keyMask, { ...attrs, eps }); // [B*T, D]
         return;
