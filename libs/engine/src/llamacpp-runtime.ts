@@ -34,6 +34,8 @@ export interface LlamaTokenBias {
 
 export interface LlamaContextSequence {
   readonly nextTokenIndex: number;
+  /** The tokens whose keys and values the sequence holds (a copy). */
+  readonly contextTokens: number[];
   compareContextTokens(tokens: number[]): { firstDifferentIndex: number };
   eraseContextTokenRanges(ranges: { start: number; end: number }[]): Promise<void>;
   evaluateWithMetadata(tokens: number[], metadata: { confidence: true }, options: LlamaSamplingOptions): AsyncGenerator<{ token: number; confidence: number }, void, void>;

@@ -81,6 +81,13 @@ describe('llamacpp engine', () => {
     expect(r.q8.relativeDiff).toBeGreaterThan(0);
     expect(r.q8.relativeDiff).toBeLessThan(0.3);
     expect(r.q8.argmaxAgree).toBeGreaterThanOrEqual(0.75);
+    // cacheReuse: the 15 held tokens past the removed span are kept (25 of the 27-token prompt), not only the 10 before
+    // it; the same prompt again reuses all but its last token either way.
+    expect(r.reuse).toEqual({
+      cacheReuse0: { cachedTokens: 10, newTokens: 4, againCached: 26 },
+      cacheReuse4: { cachedTokens: 25, newTokens: 4, againCached: 26 },
+      badSetting: 'llamacpp engine: cacheReuse must be an integer >= 0, got -1',
+    });
     expect(r.errors.tooLong).toMatch(/prompt 0 has \d+ tokens \+ maxNewTokens 64 > the context size 64/);
     expect(r.errors.outsideVocab).toBe("llamacpp engine: prompt 0 has id 17384, outside the model's 16448 rows");
     expect(r.errors.empty).toBe('llamacpp engine: prompt 0 is empty (every prompt needs at least one token)');

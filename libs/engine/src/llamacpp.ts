@@ -58,6 +58,41 @@ export interface LlamaCppOptions {
   recycleEvery?: number;
   /** Decodes `text`, and is needed for stop strings, stopWhen and onText. */
   tokenizer?: Tokenizer;
+  /**
+   * Past the prefix a prompt shares with what a sequence holds, keep runs of at least this many held tokens that the
+   * prompt has further on, removing the held tokens between them and shifting the rest to their new positions
+   * (llama.cpp's --cache-reuse). A prompt that lost a span near its front (Continue's snippet losing lines, the prefix
+   * window losing its first line) then prefills only its new tokens. Approximate: a kept token's keys were computed
+   * with the removed span in view. 0 (default): only the shared prefix is kept, so every answer is exact.
+   */
+  cacheReuse?: number;
+}
+
+/**
+ * How to turn the `held` tokens of a sequence into a prefix of `prompt` by removing spans only: keep their shared
+ * prefix, then each run of at least `minRun` held tokens found next in the prompt (the held tokens before it removed),
+ * and remove what is left at the end. `kept`: the prompt's first tokens the sequence then holds. minRun 0: the shared
+ * prefix alone.
+ */
+export function cacheReusePlan(held: readonly number[], prompt: readonly number[], minRun: number): { erase: { start: number; end: number }[]; kept: number } {
+  let i = 0; // in held
+  let j = 0; // in prompt
+  while (i < held.length && j < prompt.length && held[i] === prompt[j]) i++, j++;
+  const erase: { start: number; end: number }[] = [];
+  while (minRun > 0 && i < held.length && j + minRun <= prompt.length) {
+    let at = -1; // the first held position >= i where prompt[j, j + minRun) starts
+    for (let c = i; c + minRun <= held.length && at < 0; c++) {
+      let m = 0;
+      while (m < minRun && held[c + m] === prompt[j + m]) m++;
+      if (m === minRun) at = c;
+    }
+    if (at < 0) break;
+    if (at > i) erase.push({ start: i, end: at });
+    i = at;
+    while (i < held.length && j < prompt.length && held[i] === prompt[j]) i++, j++;
+  }
+  if (i < held.length) erase.push({ start: i, end: held.length });
+  return { erase, kept: j };
 }
 
 /** A loaded model, and the files deleted when it is released: its adapters, and its GGUF where the engine wrote it. */
@@ -152,6 +187,7 @@ export class LlamaCppEngine implements RolloutEngine {
       contextSize: o.contextSize ?? Math.min(trained.value, 2048),
       threads: o.threads ?? os.availableParallelism(),
       recycleEvery: o.recycleEvery ?? 8,
+      cacheReuse: o.cacheReuse ?? 0,
       kvCache: o.kvCache ?? 'F32',
       weights: o.weights ?? 'F32',
       tokenizer: o.tokenizer,
@@ -159,6 +195,7 @@ export class LlamaCppEngine implements RolloutEngine {
     for (const [k, v] of Object.entries({ sequences: opts.sequences, contextSize: opts.contextSize, threads: opts.threads, recycleEvery: opts.recycleEvery })) {
       if (!(Number.isInteger(v) && v >= 1)) throw new Error(`llamacpp engine: ${k} must be an integer >= 1, got ${v}`);
     }
+    if (!(Number.isInteger(opts.cacheReuse) && opts.cacheReuse >= 0)) throw new Error(`llamacpp engine: cacheReuse must be an integer >= 0, got ${opts.cacheReuse}`);
     const workDir = await fs.mkdtemp(path.join(cacheDir, 'engine-'));
     const loaded = await loadModel(rt, file, []);
     const first = await newGeneration(0, loaded, opts, undefined);
@@ -252,7 +289,13 @@ export class LlamaCppEngine implements RolloutEngine {
       streamed = Math.max(streamed, end);
     };
     if (req.maxNewTokens > 0) {
-      const keep = Math.min(seq.compareContextTokens([...prompt]).firstDifferentIndex, prompt.length - 1); // the last prompt token is evaluated again: its logits are needed
+      let shared = seq.compareContextTokens([...prompt]).firstDifferentIndex;
+      if (this.opts.cacheReuse > 0) {
+        const plan = cacheReusePlan(seq.contextTokens, prompt, this.opts.cacheReuse);
+        if (plan.erase.length > 0) await seq.eraseContextTokenRanges(plan.erase);
+        shared = plan.kept;
+      }
+      const keep = Math.min(shared, prompt.length - 1); // the last prompt token is evaluated again: its logits are needed
       cachedTokens = keep;
       if (seq.nextTokenIndex > keep) await seq.eraseContextTokenRanges([{ start: keep, end: seq.nextTokenIndex }]);
       const stops = (req.stopStrings ?? []).filter((s) => s.length > 0);

@@ -55,6 +55,8 @@ export interface OpenEngineOptions {
   checkpointDir: string;
   /** Local engine: the prefix cache's budget in bytes (0 or absent: none). */
   prefixCacheBytes?: number;
+  /** llamacpp engine: LlamaCppOptions.cacheReuse (0 or absent: the shared prefix only). */
+  cacheReuse?: number;
   /** The stage publishes policy versions (a trainer): the openai engine then needs --engine-shared-dir. */
   publishes?: boolean;
 }
@@ -66,7 +68,7 @@ export async function openEngine(s: EngineSettings, o: OpenEngineOptions): Promi
   if (spec.kind !== 'llamacpp' && (s.engineWeights ?? 'F32') !== 'F32') throw new Error(`--engine-weights ${s.engineWeights}: only the llamacpp engine exports weights, not --engine ${s.engine}`);
   if (spec.kind !== 'llamacpp' && s.engineThreads !== undefined) throw new Error(`--engine-threads: only the llamacpp engine runs its own threads, not --engine ${s.engine}`);
   if (spec.kind === 'local') return new LocalEngine(o.model, o.tokenizer, { prefixCacheBytes: o.prefixCacheBytes });
-  if (spec.kind === 'llamacpp') return LlamaCppEngine.open(o.checkpointDir, { tokenizer: o.tokenizer, weights: s.engineWeights, threads: s.engineThreads });
+  if (spec.kind === 'llamacpp') return LlamaCppEngine.open(o.checkpointDir, { tokenizer: o.tokenizer, weights: s.engineWeights, threads: s.engineThreads, cacheReuse: o.cacheReuse });
   if (o.publishes && !s.engineSharedDir) throw new Error(`--engine ${s.engine}: a trainer publishes each policy version to the server through a folder both see: give --engine-shared-dir`);
   return OpenAiEngine.open(s.engine, { modelVocabSize: o.model.config.vocab_size, sharedDir: s.engineSharedDir, pathPrefix: s.enginePathPrefix }, o.tokenizer);
 }

@@ -66,6 +66,13 @@ test('serve: errors name the flag, the variable or the file and key', async () =
   await expect(serve(['--gate-l2', 'x'])).rejects.toThrow('--gate-l2: expected a number or cv, got "x"');
 });
 
+test('completion.cacheReuseTokens: for the llamacpp engine only (another engine would ignore it)', () => {
+  expect(parseOnlineConfig({ engine: 'llamacpp', completion: { cacheReuseTokens: 64 } }).completion.cacheReuseTokens).toBe(64);
+  expect(parseOnlineConfig({}).completion.cacheReuseTokens).toBe(0);
+  expect(() => parseOnlineConfig({ completion: { cacheReuseTokens: 64 } })).toThrow(/completion\.cacheReuseTokens: only the llamacpp engine .*engine is local/);
+  expect(() => parseOnlineConfig({ engine: 'llamacpp', completion: { cacheReuseTokens: -1 } })).toThrow(/completion\.cacheReuseTokens: /);
+});
+
 test('feedback.defaultProject: the first allowed project unless set; must be an allowed one unless projects has "*"', async () => {
   expect(parseOnlineConfig({}).feedback.defaultProject).toBe('test-project');
   expect((await serve([], { ONLINE_PROJECTS: 'team-a,team-b' })).feedback.defaultProject).toBe('team-a');

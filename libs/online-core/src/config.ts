@@ -75,6 +75,16 @@ export const CompletionServerSchema = z.strictObject({
     .describe(
       "keys and values of each user's (and file's) last prompt kept for its next request, in MiB: that one prefills only what follows the longest token prefix they share; the least recently used are dropped beyond this; 0: off",
     ),
+  // llama.vscode serves FIM from llama.cpp with --cache-reuse 256; Continue's prompts lose spans near their front as the
+  // code grows (EXPERIMENTS.md 2026-11-30 (morning), issue 52's typing session), which the shared prefix alone cannot keep.
+  cacheReuseTokens: z
+    .number()
+    .int()
+    .min(0)
+    .default(0)
+    .describe(
+      "--engine llamacpp: past the prefix a prompt shares with the user's previous one, keep the cached runs of at least this many tokens it has further on (the span between them removed, the rest shifted: llama.cpp's --cache-reuse), so a prompt that lost a span near its front prefills only its new tokens; approximate (the kept keys saw the removed span); 0: the shared prefix only, exact",
+    ),
   // Online learning needs the policy to try things: at 0.01 a rejected suggestion keeps being served until an update
   // flips the model's first choice.
   temperatureFloor: z
@@ -324,8 +334,11 @@ const onlineConfigFields = {
 };
 
 /** Problems between settings that are each valid alone. */
-function checkCrossSettings(c: { feedback: FeedbackServerConfig; training: TrainingConfig }, ctx: z.RefinementCtx): void {
+function checkCrossSettings(c: { feedback: FeedbackServerConfig; training: TrainingConfig; completion: { cacheReuseTokens: number }; engine: string }, ctx: z.RefinementCtx): void {
   checkBaseDtype(c.training, ctx, 'training');
+  if (c.completion.cacheReuseTokens > 0 && c.engine !== 'llamacpp') {
+    ctx.addIssue({ code: 'custom', path: ['completion', 'cacheReuseTokens'], message: `only the llamacpp engine reuses cached runs past a change in the prompt (engine is ${c.engine}); set 0` });
+  }
   const f = c.feedback;
   if (!f.projects.includes('*') && !f.projects.includes(f.defaultProject)) {
     ctx.addIssue({ code: 'custom', path: ['feedback', 'defaultProject'], message: `"${f.defaultProject}" is not one of feedback.projects (${f.projects.join(', ')})` });

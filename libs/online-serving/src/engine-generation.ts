@@ -29,6 +29,8 @@ export interface EngineGeneratorOptions {
   owned?: Qwen2Model[];
   /** Called when a version cannot be published (the engine keeps serving the previous one). */
   onPublishError?: (version: number, e: Error) => void;
+  /** llamacpp: completion.cacheReuseTokens (the cached runs reused past a change in the prompt; 0: none). */
+  cacheReuse?: number;
 }
 
 export class EngineGenerator implements Generator {
@@ -52,7 +54,7 @@ export class EngineGenerator implements Generator {
     if (!o.policy.lora && s.engine.startsWith('openai:')) {
       throw new Error(`--engine ${s.engine}: online serving publishes full weights only by replacing the server's model, which also serves the start model (the A/B control); train a LoRA adapter (training.loraRank > 0)`);
     }
-    const open = (model: Qwen2Model, publishes: boolean) => openEngine(s, { model, tokenizer: o.tokenizer, checkpointDir: o.startDir, publishes });
+    const open = (model: Qwen2Model, publishes: boolean) => openEngine(s, { model, tokenizer: o.tokenizer, checkpointDir: o.startDir, publishes, cacheReuse: o.cacheReuse });
     const start = await open(o.start, false);
     let policy: RolloutEngine | null = null;
     try {

@@ -38,6 +38,7 @@ async function main(port: NonNullable<typeof parentPort>, d: GenerationWorkerDat
           startDir: d.config.model,
           policyDir: d.policyDir,
           version: d.version,
+          cacheReuse: d.config.completion.cacheReuseTokens,
           onPublishError: (v, e) => console.error(`online serve: --engine ${d.config.engine}: policy version ${v} not published (still serving the previous one): ${e.message}`),
         });
   const running = new Map<number, AbortController>();

@@ -125,6 +125,26 @@ async function scenarios(tok: Tokenizer, cacheDir: string): Promise<Record<strin
     filesAtV3,
   };
 
+  // Cache reuse: after a prompt of 30 tokens, the same prompt without its tokens 10-14 (a span lost near the front, as
+  // Continue's prompts lose one) keeps the 15 held tokens after the span with cacheReuse 4, and only the 10 before it
+  // without; each sequence holds one user's prompt.
+  const long = Array.from({ length: 30 }, (_, i) => 100 + i);
+  const lostSpan = [...long.slice(0, 10), ...long.slice(15), 7, 8];
+  const greedyFour: SampleRequest = { ...base, maxNewTokens: 4, temperature: 0 };
+  const reuse: Record<string, unknown> = {};
+  for (const cacheReuse of [0, 4]) {
+    const e = await LlamaCppEngine.open(modelDir, { threads: 1, sequences: 1, contextSize: 64, cacheDir, tokenizer: tok, cacheReuse });
+    await e.sample([long], greedyFour);
+    const [c] = await e.sample([lostSpan], greedyFour);
+    const [again] = await e.sample([lostSpan], greedyFour);
+    reuse[`cacheReuse${cacheReuse}`] = { cachedTokens: c.cachedTokens, newTokens: c.ids.length, againCached: again.cachedTokens };
+    await e.close();
+  }
+  out.reuse = {
+    ...reuse,
+    badSetting: await errorOf(LlamaCppEngine.open(modelDir, { threads: 1, sequences: 1, contextSize: 64, cacheDir, tokenizer: tok, cacheReuse: -1 })),
+  };
+
   // The same checkpoint exported with Q8_0 matrices: close to the F32 logits (8-bit blocks), the same greedy choices.
   const q8 = await LlamaCppEngine.open(modelDir, { threads: 1, sequences: 1, contextSize: 64, cacheDir, tokenizer: tok, weights: 'Q8_0' });
   const q8Logits = await q8.logits(p);
