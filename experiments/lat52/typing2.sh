@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Issue 52: is the local engine's larger prefill (p50 194 tokens against llama.cpp's 1) the prefix cache's budget?
-# The same typing session on local with completion.prefixCacheMiB 1024 (default 64).
+# Issue 52: the typing session on llamacpp (Q8_0) with completion.cacheReuseTokens (llama.cpp's --cache-reuse), N = 16
+# and 64, beside the shared prefix alone (typing-llamacpp.jsonl of run.sh). Needs /tmp/q05 (run.sh makes it).
 set -eux
-cd /work/main
+cd "$(dirname "$0")/../.."
 R=experiments/lat52
-echo '{"training":{"loraRank":8,"baseDtype":"int8"},"completion":{"maxPromptTokens":2048,"maxTokensCap":8,"prefixCacheMiB":1024}}' > $R/svc-1g.json
-node --import tsx apps/online/src/main.ts latency --model /tmp/q05 --engine local --typing --warmup 2 --requests 30 --service-config $R/svc-1g.json --json $R/typing-local-1g.jsonl | tail -3
+for n in 16 64; do
+  echo "{\"engine\":\"llamacpp\",\"training\":{\"loraRank\":8,\"baseDtype\":\"int8\"},\"completion\":{\"maxPromptTokens\":2048,\"maxTokensCap\":8,\"cacheReuseTokens\":$n}}" > $R/svc-reuse$n.json
+  node --import tsx apps/online/src/main.ts latency --model /tmp/q05 --engine llamacpp --engine-weights Q8_0 --typing --warmup 2 --requests 30 --service-config $R/svc-reuse$n.json --json $R/typing-llamacpp-reuse$n.jsonl | tail -3
+done
