@@ -273,6 +273,13 @@ export class LlamaCppEngine implements RolloutEngine {
     return { temps, topK, topP, minNew, seeds, bias, stopBias, stops: new Set(req.stopIds) };
   }
 
+  /** cacheReusePlan applied to `seq`: the spans it names erased (the rest shifted); returns the prompt's tokens it then holds. */
+  private async reuseRuns(seq: LlamaContextSequence, prompt: readonly number[]): Promise<number> {
+    const plan = cacheReusePlan(seq.contextTokens, prompt, this.opts.cacheReuse);
+    if (plan.erase.length > 0) await seq.eraseContextTokenRanges(plan.erase);
+    return plan.kept;
+  }
+
   /** One prompt's continuation on `seq` (the KV cache of the prefix it shares with what `seq` holds is kept). */
   private async decode(seq: LlamaContextSequence, index: number, prompt: readonly number[], req: SampleRequest, plan: Plan): Promise<Completion> {
     const tok = this.opts.tokenizer;
@@ -289,12 +296,7 @@ export class LlamaCppEngine implements RolloutEngine {
       streamed = Math.max(streamed, end);
     };
     if (req.maxNewTokens > 0) {
-      let shared = seq.compareContextTokens([...prompt]).firstDifferentIndex;
-      if (this.opts.cacheReuse > 0) {
-        const plan = cacheReusePlan(seq.contextTokens, prompt, this.opts.cacheReuse);
-        if (plan.erase.length > 0) await seq.eraseContextTokenRanges(plan.erase);
-        shared = plan.kept;
-      }
+      const shared = this.opts.cacheReuse > 0 ? await this.reuseRuns(seq, prompt) : seq.compareContextTokens([...prompt]).firstDifferentIndex;
       const keep = Math.min(shared, prompt.length - 1); // the last prompt token is evaluated again: its logits are needed
       cachedTokens = keep;
       if (seq.nextTokenIndex > keep) await seq.eraseContextTokenRanges([{ start: keep, end: seq.nextTokenIndex }]);
