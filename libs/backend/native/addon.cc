@@ -425,8 +425,9 @@ napi_value LowPrecisionRows(napi_env env, napi_callback_info info) {
 // The same kernels, in the same order, as the decode path's per-op tfjs kernels (RMSNorm, the fused [q|k|v] product
 // plus bias, cached attention, o_proj, residual, RMSNorm, the fused [gate|up] product, SwiGLU, down_proj, residual),
 // products by the same rules (matmulOne for float32, lowPrecisionMatMul for bf16 / int8), each projection's LoRA term
-// (when it has an adapter) added as the per-op path adds it, so the results are the same numbers; what goes is the tfjs dispatch, the output allocations and the JS glue between them (about 10 tfjs
-// kernels a layer, 240 a step on the 0.5B shape).
+// (when it has an adapter) added as the per-op path adds it, so the results are the same numbers; what goes is the
+// tfjs dispatch, the output allocations and the JS glue between them (about 10 tfjs kernels a layer, 240 a step on the
+// 0.5B shape).
 
 /** A decode layer's weight W [rows, cols] (an HF [out, in] matrix): float32 (f32 set) or low precision. */
 struct LayerMatrix {

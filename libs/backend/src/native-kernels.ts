@@ -493,8 +493,8 @@ export interface DecodeLayerWeights {
 
 /**
  * One Qwen2 decoder layer over a preallocated KV cache in a single native call (no gradient): x [B*T, D] ->
- * x + attn(rmsNorm(x)), then + mlp(rmsNorm(.)), [B*T, D], with the LoRA terms of the projections in `w.lora`; this call's keys and values are written into kCache, vCache
- * [B, KV, capacity, hd] as fusedCachedAttention does (same positions, keyMask and attrs). The same kernels as the
+ * x + attn(rmsNorm(x)), then + mlp(rmsNorm(.)), [B*T, D], with the LoRA terms of the projections in `w.lora`; this
+ * call's keys and values are written into kCache, vCache [B, KV, capacity, hd] as fusedCachedAttention does (same positions, keyMask and attrs). The same kernels as the
  * per-op decode path, in the same order. Throws if the backend lacks the kernel (check hasNativeKernels).
  */
 export function fusedDecodeLayer(

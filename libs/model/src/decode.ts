@@ -95,16 +95,17 @@ const projections = (w: BlockWeights): Record<DecodeLoraProjection, Adaptable> =
   gate_proj: w.mlp.gate_proj, up_proj: w.mlp.up_proj, down_proj: w.mlp.down_proj,
 });
 
-/** Whether layer `w` runs in one native call: q/k/v and gate/up each one matrix, no adapter drawing dropout masks. */
-const fusable = (w: BlockWeights, f: FusedLayer): boolean =>
-  decodeSettings.fusedLayers && f.qkvWeight.length === 1 && f.gateUpWeight.length === 1 &&
-  Object.values(projections(w)).every((m) => !(m.lora && m.lora.training && m.lora.dropout > 0));
-
-/** The adapters of layer `w`'s projections, as fusedDecodeLayer takes them. */
-function layerLora(w: BlockWeights): DecodeLayerWeights['lora'] {
+/**
+ * Layer `f`'s adapters as fusedDecodeLayer takes them when it runs in one native call (q/k/v and gate/up each one
+ * matrix, no adapter drawing dropout masks); null: it runs op by op.
+ */
+function fusedLora(w: BlockWeights, f: FusedLayer): DecodeLayerWeights['lora'] | null {
+  if (!decodeSettings.fusedLayers || f.qkvWeight.length !== 1 || f.gateUpWeight.length !== 1) return null;
   const out: NonNullable<DecodeLayerWeights['lora']> = {};
   for (const [name, m] of Object.entries(projections(w)) as [DecodeLoraProjection, Adaptable][]) {
-    if (m.lora) out[name] = { A: m.lora.A, B: m.lora.B, scale: m.lora.scale };
+    if (!m.lora) continue;
+    if (m.lora.training && m.lora.dropout > 0) return null;
+    out[name] = { A: m.lora.A, B: m.lora.B, scale: m.lora.scale };
   }
   return out;
 }
@@ -158,11 +159,11 @@ export function decodeForward(
     let x = embedTokens(embed, tf.reshape(ids, [B * T]) as tf.Tensor1D); // [B*T, D]
     layers.forEach((w, i) => {
       const f = weights[i];
-      if (fusable(w, f)) {
+      const lora = fusedLora(w, f);
+      if (lora) {
         const layer = {
           inputNorm: w.input_layernorm.weight, qkv: f.qkvWeight[0], qkvBias: f.qkvBias, o: w.self_attn.o_proj.weight,
-          postNorm: w.post_attention_layernorm.weight, gateUp: f.gateUpWeight[0], down: w.mlp.down_proj.weight,
-          lora: layerLora(w),
+          postNorm: w.post_attention_layernorm.weight, gateUp: f.gateUpWeight[0], down: w.mlp.down_proj.weight, lora,
         };
         x = fusedDecodeLayer(x, layer, cache.buffers[i].k, cache.buffers[i].v, pos, keyMask, { ...attrs, eps }); // [B*T, D]
         return;
