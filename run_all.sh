@@ -15,9 +15,9 @@
 #                                   the RL algorithms to run, commas or spaces (the preset's: rft by default, all four
 #                                   in full; the known ones: `npx nx run rl:algos`), each from the preset's sections
 #                                   (`rl` and its own; rft its own only)
-#   LORA_RANK=8 GRAD_CHECKPOINTING=1 MODEL_PATH=/models/Qwen2.5-Coder-0.5B bash run_all.sh
+#   LORA_RANK=8 RECOMPUTE_LAYERS=1 MODEL_PATH=/models/Qwen2.5-Coder-0.5B bash run_all.sh
 #                                   another model (a checkpoint or a LoRA adapter folder), every training stage a LoRA
-#                                   adapter of rank 8 (alpha LORA_ALPHA, default 2 x rank) with gradient checkpointing
+#                                   adapter of rank 8 (alpha LORA_ALPHA, default 2 x rank) with layer recomputation
 #   BASE_DTYPE=int8 LORA_RANK=8 ...  the frozen base in int8 (or bf16) in every stage: training under LoRA, the
 #                                   reference and reward model, sampling the RM data and the evaluation (faster decoding)
 #   ENGINE=llamacpp bash run_all.sh  what decodes every stage's samples (--engine): local (default: the project's own
@@ -111,7 +111,7 @@ start_run
 # Every stage's --config file (the preset's sections with SET's values), in $LOG_DIR/config, checked before any stage
 # runs. An RL algorithm of the policy-gradient kind reads the `rl` section and its own; expert iteration its own only;
 # the control sft_more the `sft` section and `sft-more`.
-SCRIPT_KEYS+=("${TRAIN_KEYS[@]}") # LORA_RANK, LORA_ALPHA, BASE_DTYPE, GRAD_CHECKPOINTING reach every training stage as flags
+SCRIPT_KEYS+=("${TRAIN_KEYS[@]}") # LORA_RANK, LORA_ALPHA, BASE_DTYPE, RECOMPUTE_LAYERS reach every training stage as flags
 SCRIPT_KEYS+=("${ENGINE_KEYS[@]}") # ENGINE (and ENGINE_SHARED_DIR) reach every sampling stage as flags
 # A server serves one checkpoint: the stages that sample several (or one the server does not serve) decode locally.
 if [[ "$ENGINE" == openai:* ]]; then LOCAL_ENGINE_ARGS=(--engine local); else LOCAL_ENGINE_ARGS=("${ENGINE_ARGS[@]}"); fi

@@ -13,7 +13,7 @@
 #   PRESET=full bash run_tools.sh     the default plus GRPO trained with the stateless interpreter (both interpreters
 #                                     trained for, each evaluated with both) and every dev task for the temperatures
 #   PRESET=smoke bash run_tools.sh    a few steps per stage (CI: checks the wiring, not the quality)
-#   LORA_RANK=8 GRAD_CHECKPOINTING=1 MODEL_PATH=DIR bash run_tools.sh
+#   LORA_RANK=8 RECOMPUTE_LAYERS=1 MODEL_PATH=DIR bash run_tools.sh
 #                                     another model (a checkpoint or a LoRA adapter folder); the warm-start trains a
 #                                     LoRA adapter of rank 8 (alpha LORA_ALPHA, default 2 x rank), GRPO one of the same
 #                                     rank (unless SET gives grpo.loraRank; the preset's 16 otherwise: GRPO trains an
@@ -74,9 +74,9 @@ fi
 
 # Every stage's --config file (the preset's sections with SET's values), in $LOG_DIR/config, checked before any stage
 # runs. The code SFT reads the sft section of run_all's preset of the same name. LORA_RANK, LORA_ALPHA and
-# GRAD_CHECKPOINTING reach the code SFT and the warm-start as flags, and GRPO (step 4) too unless SET gives its rank.
+# RECOMPUTE_LAYERS reach the code SFT and the warm-start as flags, and GRPO (step 4) too unless SET gives its rank.
 SCRIPT_KEYS+=("${TRAIN_KEYS[@]/#/sft.}" "${TRAIN_KEYS[@]/#/warmstart.}" "${ENGINE_KEYS[@]/#/grpo.}")
-[[ "$GRAD_CHECKPOINTING" == 1 ]] && SCRIPT_KEYS+=(grpo.gradCheckpointing)
+[[ "$RECOMPUTE_LAYERS" == 1 ]] && SCRIPT_KEYS+=(grpo.recomputeLayers)
 if [[ "$LORA_RANK" != 0 ]] && ! grep -qx loraRank <<< "$(preset - set-keys grpo)"; then
   GRPO_LORA_ARGS=(--lora-rank "$LORA_RANK" --lora-alpha "$LORA_ALPHA")
   SCRIPT_KEYS+=(grpo.loraAlpha)
@@ -122,7 +122,7 @@ stage warmstart nxrun tool-rl:warmstart -- --config "$(config_of warmstart)" --m
 #    (configs/run_tools/default.yaml says why). SET='grpo.loraRank=0' trains every weight. LORA_RANK > 0 gives GRPO's
 #    adapter its rank and alpha (LORA_ALPHA, default 2 x rank) unless SET gives grpo.loraRank (GRPO_LORA_ARGS, above).
 GRPO_TRAIN_ARGS=("${GRPO_LORA_ARGS[@]}" "${ENGINE_ARGS[@]}")
-[[ "$GRAD_CHECKPOINTING" == 1 ]] && GRPO_TRAIN_ARGS+=(--grad-checkpointing)
+[[ "$RECOMPUTE_LAYERS" == 1 ]] && GRPO_TRAIN_ARGS+=(--recompute-layers)
 stage grpo nxrun tool-rl:train -- --config "$(config_of grpo)" --model "$TOOLS/sft" --data "$GRPO_DATA" --out "$TOOLS/grpo" \
   "${GRPO_TRAIN_ARGS[@]}"
 #    STATELESS_ARM=1 (PRESET=full): the same GRPO with the stateless interpreter, so stateful and stateless are each

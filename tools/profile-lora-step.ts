@@ -1,8 +1,8 @@
 // Where the time of one LoRA SFT step goes: every wasm kernel is wrapped with a timer, keyed by kernel name
 // (low-precision products also by orientation and shape), and the step's wall time not inside a kernel is reported as
-// tfjs overhead. Same model and step as `bench train` (libs/bench speed.ts), plus --grad-checkpointing.
+// tfjs overhead. Same model and step as `bench train` (libs/bench speed.ts), plus --recompute-layers.
 //   node --import tsx tools/profile-lora-step.ts --hidden 896 --layers 24 --heads 14 --kv 2 --ffn 4864 --vocab 151936 \
-//     --seq 128 --batch 1 --lora-rank 8 --base-dtype int8 [--int8-activations int16|fp32] [--grad-checkpointing] [--steps 3]
+//     --seq 128 --batch 1 --lora-rank 8 --base-dtype int8 [--int8-activations int16|fp32] [--recompute-layers] [--steps 3]
 //     [--by-shape: the small BatchMatMuls (LoRA) one row per operand shapes and transposes]
 // Prints a table on stdout and one JSON line.
 import * as tf from '@tensorflow/tfjs';
@@ -22,7 +22,7 @@ const str = (name: string, def: string) => {
 const f = {
   hidden: flag('hidden', 896), layers: flag('layers', 24), heads: flag('heads', 14), kv: flag('kv', 2), ffn: flag('ffn', 4864),
   vocab: flag('vocab', 151936), seq: flag('seq', 128), batch: flag('batch', 1), loraRank: flag('lora-rank', 8),
-  baseDtype: str('base-dtype', 'int8') as 'int8' | 'bf16' | 'fp32', int8Activations: str('int8-activations', 'int16') as LowPrecisionActivations, steps: flag('steps', 3), checkpointing: args.includes('--grad-checkpointing'),
+  baseDtype: str('base-dtype', 'int8') as 'int8' | 'bf16' | 'fp32', int8Activations: str('int8-activations', 'int16') as LowPrecisionActivations, steps: flag('steps', 3), recompute: args.includes('--recompute-layers'),
   byShape: args.includes('--by-shape'),
 };
 
@@ -89,7 +89,7 @@ async function main(): Promise<void> {
     intermediate_size: f.ffn, vocab_size: f.vocab, tie_word_embeddings: true, max_position_embeddings: Math.max(2048, f.seq),
   });
   const model = Qwen2Model.init(config, { seed: 0, baseDtype: f.baseDtype });
-  model.gradCheckpointing = f.checkpointing;
+  model.recomputeLayers = f.recompute;
   model.addLora({ r: f.loraRank, alpha: 2 * f.loraRank, dropout: 0, targets: [...LORA_TARGETS] }, { seed: 1 });
   tf.tidy(() => Object.entries(model.adapters).forEach(([name, v], i) => name.includes('lora_B') && v.assign(tf.randomNormal(v.shape, 0, 0.02, 'float32', i))));
   const trainer = new Trainer(model.trainableParams(), { optimizer: { lr: 1e-4 }, schedule: { totalSteps: f.steps + 1, kind: 'constant' }, maxGradNorm: 0 });

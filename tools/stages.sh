@@ -148,7 +148,7 @@ shipped_model() {
 # says what trains, and starts the clock (T0).
 #   LORA_RANK=R           0 (default): every weight trains; R > 0: a LoRA adapter of rank R on the frozen model
 #   LORA_ALPHA=A          the adapters' alpha (default 2R: a scale of 2)
-#   GRAD_CHECKPOINTING=1  rerun each layer in the backward pass instead of keeping its activations (less memory)
+#   RECOMPUTE_LAYERS=1  rerun each layer in the backward pass instead of keeping its activations (less memory)
 #   BASE_DTYPE=D          fp32 (default), bf16 or int8: the frozen base's matrices under LoRA (needs LORA_RANK > 0);
 #                         BASE_DTYPE_ARGS carries it to the stages that only run a model (sampling, evaluation)
 #   ENGINE=E              what decodes the samples of every sampling stage: local (default), llamacpp, or openai:URL (a
@@ -160,13 +160,17 @@ start_run() {
     echo "$SCRIPT_NAME: MODEL_PATH=$MODEL_PATH is neither a checkpoint folder (config.json, a Hugging Face Qwen2 folder) nor a LoRA adapter folder (adapter_config.json)" >&2
     exit 2
   fi
-  : "${LORA_RANK:=0}" "${GRAD_CHECKPOINTING:=0}"
+  if [[ -n "${GRAD_CHECKPOINTING:-}" ]]; then # renamed: "checkpoint" names only a model folder now
+    echo "$SCRIPT_NAME: GRAD_CHECKPOINTING is now RECOMPUTE_LAYERS (RECOMPUTE_LAYERS=$GRAD_CHECKPOINTING)" >&2
+    exit 2
+  fi
+  : "${LORA_RANK:=0}" "${RECOMPUTE_LAYERS:=0}"
   if [[ ! "$LORA_RANK" =~ ^[0-9]+$ ]]; then
     echo "$SCRIPT_NAME: LORA_RANK=$LORA_RANK: expected 0 (every weight trains) or a positive rank" >&2
     exit 2
   fi
-  if [[ "$GRAD_CHECKPOINTING" != 0 && "$GRAD_CHECKPOINTING" != 1 ]]; then
-    echo "$SCRIPT_NAME: GRAD_CHECKPOINTING=$GRAD_CHECKPOINTING: expected 0 or 1" >&2
+  if [[ "$RECOMPUTE_LAYERS" != 0 && "$RECOMPUTE_LAYERS" != 1 ]]; then
+    echo "$SCRIPT_NAME: RECOMPUTE_LAYERS=$RECOMPUTE_LAYERS: expected 0 or 1" >&2
     exit 2
   fi
   : "${BASE_DTYPE:=fp32}"
@@ -209,10 +213,10 @@ start_run() {
     TRAIN_KEYS+=(baseDtype)
     training="$training, the base in $BASE_DTYPE"
   fi
-  if [[ "$GRAD_CHECKPOINTING" == 1 ]]; then
-    TRAIN_ARGS+=(--grad-checkpointing)
-    TRAIN_KEYS+=(gradCheckpointing)
-    training="$training, gradient checkpointing"
+  if [[ "$RECOMPUTE_LAYERS" == 1 ]]; then
+    TRAIN_ARGS+=(--recompute-layers)
+    TRAIN_KEYS+=(recomputeLayers)
+    training="$training, layer recomputation"
   fi
   mkdir -p "$LOG_DIR"
   : > "$LOG_DIR/times.tsv"

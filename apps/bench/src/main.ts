@@ -9,7 +9,7 @@ import { runCli, settingsCommand } from '@rlhf-code/cli';
 import {
   BenchCompareSettings,
   BenchGenerateSettings,
-  BenchSettings,
+  BenchTrainSettings,
   GemmBenchSettings,
   InterpreterBenchSettings,
   MemorySettings,
@@ -25,7 +25,7 @@ import {
 import { shutdownBackend } from '@rlhf-code/backend';
 
 const program = new Command('bench').description('Speed of the Qwen2 model and of the sandbox: one JSON line per benchmark.');
-settingsCommand(program.command('train').description('training step (forward, loss, backward, AdamW): {"backend", "params", "step_s", "tokens_per_s"}'), BenchSettings, runTrainBench);
+settingsCommand(program.command('train').description('training step (forward, loss, backward, AdamW): {"backend", "params", "step_s", "tokens_per_s", "achieved_gflops", "peak_gflops", "percent_of_peak"}; --profile adds where one step\'s time goes'), BenchTrainSettings, runTrainBench);
 settingsCommand(
   program
     .command('generate')
@@ -92,7 +92,7 @@ settingsCommand(
     .description(
       'the native GEMM at the training shapes of --model (N = batch x seq rows; every projection\'s forward x W^T, input ' +
         'gradient dy W and weight gradient dy^T x, and the LM head\'s) per micro-kernel and precision (fp32 avx2, fp32 avx512, ' +
-        'bf16 avx512bf16, those this CPU has), on each --threads count, beside the peak of a register-only loop of the ' +
+        'bf16 avx512 (emulated: operands rounded to bf16, fp32 FMA), bf16 avx512bf16 (vdpbf16ps), those this CPU has), on each --threads count, beside the peak of a register-only loop of the ' +
         'kernel\'s multiply-add; progress on stderr, then a table (product, shape, dtype, kernel, threads, GFLOP/s, % of peak), ' +
         'then one JSON line on stdout {"model", "rows", "threads", "peak_gflops", "achieved_gflops", "percent_of_peak", ' +
         '"products"}: peak_gflops[threads][instruction], achieved_gflops[threads]["dtype kernel"] = a step\'s GEMMs (each product ' +

@@ -4,13 +4,14 @@
 //   bf16  within the fp32 bound of the exact sum of the bf16-rounded operands' products (vdpbf16ps or emulated), and
 //         within bf16's own rounding (2^-8 relative per operand) of the exact fp32 product;
 // on odd shapes (m, n, k not multiples of the 12 x 32 / 6 x 16 tiles or of the k blocks), every transpose, k = 1, tiny
-// and multi-block shapes. Then the tfjs route (gemmPrecision) and the switches (setGemmKernel, RLHF_AVX512=0).
+// and multi-block shapes. Then the tfjs route (gemmPrecision) and the switches (setGemmKernel, RLHF_AVX512=0,
+// RLHF_BF16_GEMM and the measured default).
 // With RLHF_AVX512=0 the addon offers the AVX2 kernel alone, and every test here runs on it.
 import { spawnSync } from 'child_process';
 import * as path from 'path';
 import * as tf from '@tensorflow/tfjs';
 import { f32BitsToBf16Bits } from './low-precision';
-import { ADDON_FILE, gemmKernels, loadNative, nativeAddon, nativeSettings, setGemmKernel, type GemmKernel, type GemmPrecision, type NativeAddon } from './native';
+import { ADDON_FILE, defaultGemmKernel, gemmKernels, loadNative, nativeAddon, nativeSettings, setGemmKernel, type GemmKernel, type GemmPrecision, type NativeAddon } from './native';
 import { gemmPrecision, setGemmPrecision, withGemmPrecision } from './native-kernels';
 import { initBackend } from './select';
 import { nativeAddonBuilt, runOn, seededValues } from './testing';
@@ -113,22 +114,53 @@ const TRANSPOSES: Array<[boolean, boolean]> = [[false, false], [true, false], [f
 (nativeAddonBuilt() ? describe : describe.skip)('GEMM micro-kernels against each other and float64', () => {
   let addon: NativeAddon;
   let kernels: GemmKernel[];
-  let widest: GemmKernel;
+  let chosen: GemmKernel; // the default, restored after each test
 
   beforeAll(() => {
     const loaded = loadNative({ threads: 2 });
     if ('reason' in loaded) throw new Error(`the native kernels did not load: ${loaded.reason}`);
     addon = nativeAddon()!;
     kernels = addon.gemmKernels().available;
-    widest = kernels[kernels.length - 1];
+    chosen = addon.gemmKernels().active;
   });
-  afterEach(() => addon.setGemmKernel(widest));
+  afterEach(() => addon.setGemmKernel(chosen));
 
-  test('the widest kernel this CPU has is active; RLHF_AVX512=0 leaves AVX2 alone', () => {
+  test('the default is the widest kernel, avx512bf16 only where vdpbf16ps outruns the zmm FMA; RLHF_AVX512=0 leaves AVX2 alone', () => {
     expect(kernels[0]).toBe('avx2');
-    expect(addon.gemmKernels().active).toBe(widest);
-    expect(addon.info().kernel).toBe(widest);
+    expect(addon.info().kernel).toBe(chosen);
     if (process.env.RLHF_AVX512 === '0') expect(kernels).toEqual(['avx2']);
+    if (!kernels.includes('avx512bf16')) {
+      expect(chosen).toBe(kernels[kernels.length - 1]);
+      return;
+    }
+    // The addon measured both instructions once; measured again here, a clear winner must be the one it chose (on the
+    // CPUs seen, vdpbf16ps gives 1.8x or 0.5x the FMA's FLOPs; between 0.8x and 1.25x either may win a measurement).
+    const ratio = addon.peakGflops('avx512bf16', 0.05) / addon.peakGflops('avx512', 0.05);
+    if (ratio > 1.25) expect(chosen).toBe('avx512bf16');
+    else if (ratio < 0.8) expect(chosen).toBe('avx512');
+    else expect(['avx512', 'avx512bf16']).toContain(chosen);
+  });
+
+  test('RLHF_BF16_GEMM: vdpbf16ps and emulated decide without measuring (the fp32 FMA kernel for emulated); a bad value is an error naming it', () => {
+    const widest = kernels[kernels.length - 1];
+    const hasBf16 = widest === 'avx512bf16';
+    expect(defaultGemmKernel(addon, 'vdpbf16ps')).toBe(widest);
+    expect(defaultGemmKernel(addon, 'emulated')).toBe(hasBf16 ? 'avx512' : widest);
+    expect(defaultGemmKernel(addon, 'auto')).toBe(chosen);
+    const before = process.env.RLHF_BF16_GEMM;
+    try {
+      process.env.RLHF_BF16_GEMM = 'emulated';
+      expect(nativeSettings().bf16Gemm).toBe('emulated');
+      const loaded = loadNative({ threads: 2 });
+      expect('info' in loaded && loaded.info.kernel).toBe(hasBf16 ? 'avx512' : widest);
+      process.env.RLHF_BF16_GEMM = 'fast';
+      expect(() => nativeSettings()).toThrow('RLHF_BF16_GEMM');
+    } finally {
+      if (before == null) delete process.env.RLHF_BF16_GEMM;
+      else process.env.RLHF_BF16_GEMM = before;
+      loadNative({ threads: 2 });
+    }
+    expect(addon.gemmKernels().active).toBe(chosen);
   });
 
   for (const [m, k, n] of [...SHAPES, ...TINY]) {
@@ -162,7 +194,7 @@ const TRANSPOSES: Array<[boolean, boolean]> = [[false, false], [true, false], [f
     );
     expect(() => addon.setGemmKernel('sse2' as GemmKernel)).toThrow("no GEMM kernel 'sse2' on this CPU");
     expect(() => setGemmKernel('amx' as GemmKernel)).toThrow("no GEMM kernel 'amx' on this CPU");
-    expect(gemmKernels()!.active).toBe(widest);
+    expect(gemmKernels()!.active).toBe(chosen);
   });
 
   test('peakGflops: positive for each kernel this CPU has, -1 for one it lacks', () => {

@@ -6,7 +6,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { NATIVE_GEMMS, RUNTIME_ENV, runtimeSettings } from '@rlhf-code/cli';
+import { BF16_GEMMS, NATIVE_GEMMS, RUNTIME_ENV, runtimeSettings } from '@rlhf-code/cli';
 
 /** The micro-kernels of the int16-activation x int8-weight GEMM (native/int16_gemm.h): vpmaddwd + vpaddd, or vpdpwssd on ymm / zmm. */
 export type Int16Kernel = 'avx2' | 'avxvnni' | 'avx512vnni';
@@ -36,7 +36,7 @@ export interface NativeAddon {
   int16Kernels(): { active: Int16Kernel; available: Int16Kernel[] };
   /** Chooses the int16 GEMM's micro-kernel (a RangeError for one this CPU lacks); returns int16Kernels(). */
   setInt16Kernel(name: Int16Kernel): { active: Int16Kernel; available: Int16Kernel[] };
-  /** The GEMM's micro-kernel in use (by default the widest this CPU has) and those the CPU has, AVX2 first. */
+  /** The GEMM's micro-kernel in use (loadNative: defaultGemmKernel) and those the CPU has, AVX2 first. */
   gemmKernels(): { active: GemmKernel; available: GemmKernel[] };
   /** Chooses the GEMM's micro-kernel (a RangeError for one this CPU lacks); returns gemmKernels(). */
   setGemmKernel(name: GemmKernel): { active: GemmKernel; available: GemmKernel[] };
@@ -82,6 +82,8 @@ export interface NativeAddon {
 }
 
 export type GemmChoice = (typeof NATIVE_GEMMS)[number];
+/** How bf16 products run on a CPU with AVX-512 BF16 (the runtime setting bf16Gemm, RLHF_BF16_GEMM). */
+export type Bf16Gemm = (typeof BF16_GEMMS)[number];
 
 export interface NativeOptions {
   /** Default: the runtime setting native (RLHF_NATIVE), else enabled. */
@@ -110,7 +112,7 @@ export function nativeAddon(): NativeAddon | null {
  * avx512: false leaves the GEMMs their AVX2 and AVX-VNNI micro-kernels, as on a CPU without AVX-512 (the addon reads
  * it from the environment itself as it loads: native/kernels.h avx512Allowed).
  */
-export function nativeSettings(opts: NativeOptions = {}): { enabled: boolean; threads: number; gemm: GemmChoice; avx512: boolean } {
+export function nativeSettings(opts: NativeOptions = {}): { enabled: boolean; threads: number; gemm: GemmChoice; avx512: boolean; bf16Gemm: Bf16Gemm } {
   const runtime = runtimeSettings();
   const enabled = opts.enabled ?? runtime.native;
   const threads = opts.threads ?? (runtime.nativeThreads === 'auto' ? os.cpus().length : runtime.nativeThreads);
@@ -120,7 +122,34 @@ export function nativeSettings(opts: NativeOptions = {}): { enabled: boolean; th
   }
   const gemm = opts.gemm ?? runtime.nativeGemm;
   if (!NATIVE_GEMMS.includes(gemm)) throw new Error(`option gemm must be one of ${NATIVE_GEMMS.join(', ')}; got '${gemm}'`);
-  return { enabled, threads, gemm, avx512: runtime.avx512 };
+  return { enabled, threads, gemm, avx512: runtime.avx512, bf16Gemm: runtime.bf16Gemm };
+}
+
+/** The measured answer of defaultGemmKernel's auto rule, once per process (the CPU does not change). */
+let bf16InstructionPays: boolean | undefined;
+
+/**
+ * The GEMM micro-kernel a process starts on: the widest this CPU has, except that avx512bf16 (bf16 products on
+ * vdpbf16ps) gives way to avx512 (bf16 emulated on the fp32 FMA kernel) when `bf16Gemm` says emulated, or says auto and
+ * vdpbf16ps does not outrun the zmm FMA in FLOPs: it does twice the FLOPs per instruction, but its throughput differs by
+ * design (measured 1.8x the FMA's FLOPs on Zen 5, 0.5x on a Xeon of family 6 model 207). fp32 products are the same
+ * bits on either kernel.
+ */
+export function defaultGemmKernel(addon: NativeAddon, bf16Gemm: Bf16Gemm): GemmKernel {
+  const widest = addon.gemmKernels().available.at(-1)!;
+  if (widest !== 'avx512bf16' || bf16Gemm === 'vdpbf16ps') return widest;
+  if (bf16Gemm === 'emulated') return 'avx512';
+  // Both loops twice, interleaved, the better of each kept: a clock still ramping up favours neither (~40 ms).
+  if (bf16InstructionPays === undefined) {
+    let fma = 0;
+    let bf16 = 0;
+    for (let round = 0; round < 2; round++) {
+      fma = Math.max(fma, addon.peakGflops('avx512', 0.01));
+      bf16 = Math.max(bf16, addon.peakGflops('avx512bf16', 0.01));
+    }
+    bf16InstructionPays = bf16 > fma;
+  }
+  return bf16InstructionPays ? 'avx512bf16' : 'avx512';
 }
 
 /**
@@ -128,7 +157,7 @@ export function nativeSettings(opts: NativeOptions = {}): { enabled: boolean; th
  * used. Throws only for invalid settings (and for gemm 'openblas' asked for explicitly on a machine without it).
  */
 export function loadNative(opts: NativeOptions = {}): { info: NativeInfo } | { reason: string } {
-  const { enabled, threads, gemm, avx512 } = nativeSettings(opts);
+  const { enabled, threads, gemm, avx512, bf16Gemm } = nativeSettings(opts);
   active = null;
   if (!enabled) return { reason: 'RLHF_NATIVE=0' };
   if (process.platform !== 'linux' || process.arch !== 'x64') {
@@ -148,8 +177,8 @@ export function loadNative(opts: NativeOptions = {}): { info: NativeInfo } | { r
   }
   if (!addon.info().cpu) return { reason: 'this CPU lacks AVX2 or FMA' };
   addon.configure(threads, gemm);
-  // The widest GEMM micro-kernel this CPU has (set each time: a test may have chosen another).
-  addon.setGemmKernel(addon.gemmKernels().available.at(-1)!);
+  // Set each time: a test may have chosen another.
+  addon.setGemmKernel(defaultGemmKernel(addon, bf16Gemm));
   const info = addon.info();
   active = { addon, info };
   return { info };

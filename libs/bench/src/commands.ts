@@ -8,7 +8,7 @@ import { compare, type BenchMode } from './compare';
 import { benchGemm, formatGemmTable } from './gemm';
 import { formatPlan, measureStepPeak, planMemory } from './memory';
 import { benchInterpreter, benchSandbox } from './sandbox';
-import { PRESET_KEYS, type BenchCompareSettings, type BenchGenerateSettings, type BenchSettings, type GemmBenchSettings, type InterpreterBenchSettings, type MemorySettings, type SandboxBenchSettings } from './settings';
+import { PRESET_KEYS, type BenchCompareSettings, type BenchGenerateSettings, type BenchTrainSettings, type GemmBenchSettings, type InterpreterBenchSettings, type MemorySettings, type SandboxBenchSettings } from './settings';
 import { benchGenerate, benchTrain } from './speed';
 
 /** A benchmark's record: one JSON line on stdout. */
@@ -20,7 +20,7 @@ function printRecord(record: object): void {
 const progress = (command: string) => (line: string) => process.stderr.write(`bench ${command}: ${line}\n`);
 
 /** `bench train`: a training step's time and tokens/s, with the backend it ran on. */
-export async function runTrainBench(f: BenchSettings): Promise<void> {
+export async function runTrainBench(f: BenchTrainSettings): Promise<void> {
   const backend = describeBackend(await initBackend());
   printRecord({ backend, ...(await benchTrain(f)) });
 }

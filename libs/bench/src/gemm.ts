@@ -33,10 +33,13 @@ interface Variant {
   peak: GemmKernel;
 }
 
-// fp32 on the FMA kernels (avx512bf16's fp32 is avx512's), bf16 on vdpbf16ps; the kernels this CPU lacks are skipped.
+// fp32 on the FMA kernels (avx512bf16's fp32 is avx512's); bf16 emulated on the zmm FMA kernel (operands rounded at
+// packing) and on vdpbf16ps, the two ways a bf16 product can run (runtime bf16Gemm); the kernels this CPU lacks are
+// skipped.
 const VARIANTS: Variant[] = [
   { precision: 'fp32', kernel: 'avx2', peak: 'avx2' },
   { precision: 'fp32', kernel: 'avx512', peak: 'avx512' },
+  { precision: 'bf16', kernel: 'avx512', peak: 'avx512' },
   { precision: 'bf16', kernel: 'avx512bf16', peak: 'avx512bf16' },
 ];
 
@@ -145,7 +148,7 @@ export function benchGemm(f: GemmBenchSettings, log: (line: string) => void): Ge
   const available = addon.gemmKernels().available;
   const widest = available[available.length - 1];
   const variants = VARIANTS.filter((v) => available.includes(v.kernel));
-  const unavailable = VARIANTS.map((v) => v.kernel).filter((k) => !available.includes(k));
+  const unavailable = [...new Set(VARIANTS.map((v) => v.kernel))].filter((k) => !available.includes(k));
 
   const record: GemmBenchRecord = {
     model: f.model, rows, threads: f.threads, ...(unavailable.length ? { unavailable } : {}),

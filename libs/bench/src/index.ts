@@ -3,4 +3,4 @@
 // against the machine's peak. commands.ts runs each from its settings; apps/bench is its command line.
 export { runCompare, runGemmBench, runGenerateBench, runInterpreterBench, runMemoryBench, runSandboxBench, runTrainBench } from './commands';
 export { TORCH_INSTALL } from './compare';
-export { BenchCompareSettings, BenchGenerateSettings, BenchSettings, GemmBenchSettings, InterpreterBenchSettings, MemorySettings, SandboxBenchSettings } from './settings';
+export { BenchCompareSettings, BenchGenerateSettings, BenchTrainSettings, GemmBenchSettings, InterpreterBenchSettings, MemorySettings, SandboxBenchSettings } from './settings';

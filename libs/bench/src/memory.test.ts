@@ -49,8 +49,8 @@ test('stage arithmetic: the roles each stage holds, full and LoRA', () => {
   expect(ppoLora.trainable).toBe(adapter + 81);
   expect(planMemory({ ...base, stage: 'online', loraRank: 0 }).components.weights).toBe(4 * 3 * params);
   expect(planMemory({ ...base, stage: 'online', loraRank: 4 }).components.weights).toBe(4 * (params + 2 * adapter));
-  // Checkpointing keeps less per layer; the defaults come from the stage's settings.
-  expect(planMemory({ ...base, stage: 'sft', loraRank: 0, gradCheckpointing: true }).components.activations).toBeLessThan(sft.components.activations);
+  // Recomputation keeps less per layer; the defaults come from the stage's settings.
+  expect(planMemory({ ...base, stage: 'sft', loraRank: 0, recomputeLayers: true }).components.activations).toBeLessThan(sft.components.activations);
   expect(planMemory({ config, stage: 'sft', loraRank: 0, loraTargets: [...LORA_TARGETS] })).toMatchObject({ batch_size: 8, seq_len: 512 });
   expect(planMemory({ config, stage: 'ppo', loraRank: 0, loraTargets: [...LORA_TARGETS] })).toMatchObject({ batch_size: 4, seq_len: 384, response_len: 128 });
 });
@@ -75,9 +75,9 @@ test('Qwen2.5-Coder-0.5B: 494,032,768 parameters', () => {
 const cases: [string, Omit<MemoryPlanInput, 'loraTargets'> & { loraTargets?: MemoryPlanInput['loraTargets'] }][] = [
   ['sft, full', { config: small(), stage: 'sft', loraRank: 0, batchSize: 3, seqLen: 40 }],
   ['sft, LoRA r=6 on q, k, v, o', { config: small({ I: 160, V: 1500 }), stage: 'sft', loraRank: 6, loraTargets: ['q_proj', 'k_proj', 'v_proj', 'o_proj'], batchSize: 2, seqLen: 56 }],
-  ['sft, full, checkpointing', { config: small({ L: 5 }), stage: 'sft', loraRank: 0, batchSize: 2, seqLen: 40, gradCheckpointing: true }],
+  ['sft, full, recomputation', { config: small({ L: 5 }), stage: 'sft', loraRank: 0, batchSize: 2, seqLen: 40, recomputeLayers: true }],
   ['rm, full', { config: small({ D: 48, H: 4, KV: 2 }), stage: 'rm', loraRank: 0, batchSize: 4, seqLen: 30 }],
-  ['rm, LoRA r=4, checkpointing', { config: small(), stage: 'rm', loraRank: 4, batchSize: 2, seqLen: 40, gradCheckpointing: true }],
+  ['rm, LoRA r=4, recomputation', { config: small(), stage: 'rm', loraRank: 4, batchSize: 2, seqLen: 40, recomputeLayers: true }],
   ['ppo, LoRA r=4 (reference = the base)', { config: small(), stage: 'ppo', loraRank: 4, batchSize: 2, seqLen: 40, responseLen: 12, rewardModel: 'none' }],
   ['ppo, full', { config: small({ V: 2000 }), stage: 'ppo', loraRank: 0, batchSize: 2, seqLen: 36, responseLen: 10, rewardModel: 'none' }],
 ];

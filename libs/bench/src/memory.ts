@@ -14,7 +14,7 @@
 // head matrix; c_vocab alone without an LM head) + per token
 // c_embed x D + per token per layer (c_D x D + c_I x I + c_KV x kv width + c_lora x the adapted output widths). The coefficients were fitted to tf.profile peaks of
 // real steps on small configs (EXPERIMENTS.md, 2026-11-25) and the tests check other configs against measured peaks.
-// With gradient checkpointing a layer keeps only its input, and one layer's intermediates live at a time.
+// With layer recomputation a layer keeps only its input, and one layer's intermediates live at a time.
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -42,7 +42,7 @@ export interface MemoryPlanInput {
   seqLen?: number;
   /** ppo / online: response tokens per row (through the LM head; default: the stage's). */
   responseLen?: number;
-  gradCheckpointing?: boolean;
+  recomputeLayers?: boolean;
   /** ppo: where the reward model lives (default: an adapter on the policy's base with LoRA, else its own copy). */
   rewardModel?: 'shared' | 'separate' | 'none';
   /** How the frozen base's matrices are held (default fp32; bf16 / int8 need LoRA). */
@@ -58,7 +58,7 @@ export interface MemoryPlan {
   batch_size: number;
   seq_len: number;
   response_len: number;
-  grad_checkpointing: boolean;
+  recompute_layers: boolean;
   reward_model: string | null;
   base_dtype: WeightDtype;
   /** Parameters of the base model, and trainable ones. */
@@ -79,7 +79,7 @@ const ACT = {
   layerI: 4.7, // per MLP unit per layer (gate, up, SiLU, product)
   layerKV: 12.7, // per key/value unit per layer
   lora: 7.2, // per output unit of each adapted projection per layer (its low-rank path and the sum)
-  // With gradient checkpointing: what a layer keeps, and one layer's intermediates during its rerun.
+  // With layer recomputation: what a layer keeps, and one layer's intermediates during its rerun.
   ckptKeep: 2.8, // per hidden unit per layer: the kept input, the output and the gradient that flows through it
   ckptLayers: 1, // one layer's intermediates (the rerun)
 };
@@ -137,7 +137,7 @@ export function planMemory(i: MemoryPlanInput): MemoryPlan {
   const T = i.seqLen ?? d.seqLen;
   const R = i.stage === 'ppo' || i.stage === 'online' ? Math.min(i.responseLen ?? d.responseLen, T - 1) : T - 1;
   const lora = i.loraRank > 0;
-  const gc = i.gradCheckpointing ?? false;
+  const gc = i.recomputeLayers ?? false;
   const D = c.hidden_size;
   const L = c.num_hidden_layers;
   const kvWidth = (c.num_key_value_heads ?? c.num_attention_heads) * headDim(c);
@@ -198,7 +198,7 @@ export function planMemory(i: MemoryPlanInput): MemoryPlan {
     batch_size: B,
     seq_len: T,
     response_len: i.stage === 'ppo' || i.stage === 'online' ? R : 0,
-    grad_checkpointing: gc,
+    recompute_layers: gc,
     reward_model: rewardModel,
     base_dtype: baseDtype,
     params,
@@ -214,7 +214,7 @@ export function formatPlan(p: MemoryPlan): string {
   const lines = [
     `stage ${p.stage}${p.lora_rank > 0 ? `, LoRA r=${p.lora_rank}` : ', full fine-tuning'}${p.base_dtype !== 'fp32' ? `, ${p.base_dtype} base` : ''}, batch ${p.batch_size} x ${p.seq_len} tokens` +
       (p.response_len ? ` (${p.response_len} response)` : '') +
-      (p.grad_checkpointing ? ', gradient checkpointing' : '') +
+      (p.recompute_layers ? ', layer recomputation' : '') +
       (p.reward_model ? `, reward model ${p.reward_model}` : ''),
     `parameters ${p.params.toLocaleString('en-US')}, trainable ${p.trainable.toLocaleString('en-US')}`,
     `${'component'.padEnd(12)}${'MB'.padStart(10)}`,
@@ -247,7 +247,7 @@ export async function measureStepPeak(i: MemoryPlanInput): Promise<number> {
       const m = Qwen2Model.init(i.config, { seed: 1 });
       disposers.push(() => m.dispose());
       if (lora) m.addLora(lora, { seed: 1 });
-      m.gradCheckpointing = plan.grad_checkpointing;
+      m.recomputeLayers = plan.recompute_layers;
       const trainer = new Trainer(m.trainableParams(), { optimizer: { lr: 1e-5 }, schedule: { totalSteps: 10, kind: 'constant' }, maxGradNorm: 1 });
       disposers.push(() => trainer.dispose());
       const batch = padLmBatch(randomRows(B, T, V, 1).map((ids) => ({ ids, lossMask: ids.map(() => 1) })), 0);
@@ -261,7 +261,7 @@ export async function measureStepPeak(i: MemoryPlanInput): Promise<number> {
       fs.rmSync(dir, { recursive: true, force: true });
       disposers.push(() => rm.dispose());
       if (lora) rm.addLora(lora, 1);
-      rm.backbone.gradCheckpointing = plan.grad_checkpointing;
+      rm.backbone.recomputeLayers = plan.recompute_layers;
       const trainer = new Trainer(rm.trainableParams(), { optimizer: { lr: 1e-5 }, schedule: { totalSteps: 10, kind: 'constant' }, maxGradNorm: 1 });
       disposers.push(() => trainer.dispose());
       const examples = randomRows(B, T, V, 2).map((ids, k) => ({ ids, score: k % 2, group: String(k) }));
@@ -270,7 +270,7 @@ export async function measureStepPeak(i: MemoryPlanInput): Promise<number> {
       const policy = Qwen2Model.init(i.config, { seed: 1 });
       disposers.push(() => policy.dispose());
       if (lora) policy.addLora(lora, { seed: 1 });
-      policy.gradCheckpointing = plan.grad_checkpointing;
+      policy.recomputeLayers = plan.recompute_layers;
       const reference = lora ? policy.view(null) : Qwen2Model.init(i.config, { seed: 1, trainable: false });
       disposers.push(() => reference.dispose());
       const valueHead = createValueHead(i.config.hidden_size, null, 1).head;

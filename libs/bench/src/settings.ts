@@ -39,6 +39,12 @@ export const BenchSettings = z.strictObject({
 });
 export type BenchSettings = z.output<typeof BenchSettings>;
 
+/** `bench train`: the preset's step, and optionally where its time goes. */
+export const BenchTrainSettings = BenchSettings.extend({
+  profile: z.boolean().default(false).describe("after the timed steps, one more step under tf.profile: each kernel's milliseconds in it (summed over its calls), a table on stderr and \"profile\" in the record"),
+});
+export type BenchTrainSettings = z.output<typeof BenchTrainSettings>;
+
 /** `bench generate`: the preset's random model on the project's decoder, or a checkpoint on any rollout engine. */
 export const BenchGenerateSettings = BenchSettings.extend({
   model: z.string().min(1).optional().describe("a checkpoint folder to decode instead of the preset's random model (its shape and vocabulary; the preset's shape flags are then not used); needed by --engine llamacpp / openai:URL"),
@@ -87,7 +93,7 @@ export const MemorySettings = z.strictObject({
   batchSize: z.number().int().positive().optional().describe("rows per micro-batch (default: the stage's: sft/rm --batch-size, ppo --micro-batch-size, online 1)"),
   seqLen: z.number().int().min(2).optional().describe("tokens per row (default: the stage's longest: sft/rm --max-len, ppo prompt + response, online prompt + completion)"),
   responseLen: z.number().int().positive().optional().describe('ppo / online: response tokens per row (default: the stage\'s)'),
-  gradCheckpointing: z.boolean().default(false).describe('plan with gradient checkpointing'),
+  recomputeLayers: z.boolean().default(false).describe('plan with layer recomputation'),
   rewardModel: z.enum(['shared', 'separate', 'none']).optional().describe('ppo: the reward model as an adapter on the policy\'s base (default with LoRA), its own copy (default without), or none'),
   measure: z.boolean().default(false).describe('also run two steps of the stage on a random model of this config and print the measured peak (sft, rm, ppo; needs the memory)'),
 });

@@ -7,7 +7,7 @@ import { openEngine, type RolloutEngine } from '@rlhf-code/engine';
 import { generateBatch, LORA_TARGETS, makeConfig, openCheckpoint, Qwen2Model } from '@rlhf-code/model';
 import { sparseCrossEntropy, Trainer } from '@rlhf-code/trainer-core';
 import { median } from './compare';
-import type { BenchGenerateSettings, BenchSettings } from './settings';
+import type { BenchGenerateSettings, BenchSettings, BenchTrainSettings } from './settings';
 
 function presetModel(f: BenchSettings): Qwen2Model {
   const config = makeConfig({
@@ -67,9 +67,51 @@ function stepPeak(precision: BenchSettings['precision']): { kernel: GemmKernel; 
  * Median seconds of a training step (forward, loss, backward, AdamW) after one warm-up step, an int8 base's products
  * as --int8-activations says (as sft and rm train), for this benchmark only.
  */
-export const benchTrain = (f: BenchSettings): Promise<Record<string, unknown>> => withLowPrecisionActivations(f.int8Activations, async () => trainSpeed(f));
+export const benchTrain = (f: BenchTrainSettings): Promise<Record<string, unknown>> => withLowPrecisionActivations(f.int8Activations, async () => trainSpeed(f));
 
-function trainSpeed(f: BenchSettings): Record<string, unknown> {
+/** One kernel's share of a profiled step: milliseconds summed over its calls. */
+export interface KernelTime {
+  kernel: string;
+  calls: number;
+  ms: number;
+}
+
+/**
+ * Where one step's time goes: `step` run under tf.profile, each kernel's wall milliseconds (the wasm backend times a
+ * kernel as the wall time of its call) summed over its calls, largest first (the scopes of custom-gradient functions
+ * left out: their kernels are listed themselves); `other_ms` is the step's wall time outside any kernel (the tape,
+ * tfjs bookkeeping, JS between kernels).
+ */
+export async function profileStep(step: () => void): Promise<{ step_ms: number; kernels: KernelTime[]; other_ms: number }> {
+  const t0 = performance.now();
+  const info = await tf.profile(step);
+  const stepMs = performance.now() - t0;
+  const by = new Map<string, KernelTime>();
+  const backend = tf.getBackend();
+  for (const k of info.kernels) {
+    // A custom-gradient function is recorded as a scope around kernels that are recorded too: kernels only.
+    if (tf.getKernel(k.name, backend) == null) continue;
+    const ms = Number(await k.kernelTimeMs) || 0; // {error: ...} when a backend cannot time it: counted as 0
+    const row = by.get(k.name) ?? { kernel: k.name, calls: 0, ms: 0 };
+    row.calls++;
+    row.ms += ms;
+    by.set(k.name, row);
+  }
+  const kernels = [...by.values()].sort((a, b) => b.ms - a.ms).map((r) => ({ ...r, ms: Math.round(r.ms * 100) / 100 }));
+  const inKernels = kernels.reduce((s, r) => s + r.ms, 0);
+  return { step_ms: Math.round(stepMs * 10) / 10, kernels, other_ms: Math.round((stepMs - inKernels) * 10) / 10 };
+}
+
+/** The profile as a table: kernel, calls, ms, share of the step. */
+export function formatProfile(p: { step_ms: number; kernels: KernelTime[]; other_ms: number }): string {
+  const pct = (ms: number) => `${((100 * ms) / p.step_ms).toFixed(1)}%`;
+  const rows = [...p.kernels.map((k) => [k.kernel, String(k.calls), k.ms.toFixed(1), pct(k.ms)]), ['(outside kernels)', '', p.other_ms.toFixed(1), pct(p.other_ms)]];
+  const lines = [['kernel', 'calls', 'ms', 'share'], ...rows];
+  const w = [0, 1, 2, 3].map((c) => Math.max(...lines.map((r) => r[c].length)));
+  return lines.map((r) => r.map((x, c) => (c === 0 ? x.padEnd(w[c]) : x.padStart(w[c]))).join('  ')).join('\n') + `\nstep under the profiler: ${p.step_ms} ms`;
+}
+
+async function trainSpeed(f: BenchTrainSettings): Promise<Record<string, unknown>> {
   if (f.sharedPrefix >= f.seq) throw new Error(`--shared-prefix must be below --seq (${f.seq}), got ${f.sharedPrefix}`);
   const model = presetModel(f);
   const trainer = new Trainer(model.trainableParams(), { optimizer: { lr: 1e-4 }, schedule: { totalSteps: f.steps + 1, kind: 'constant' }, maxGradNorm: 0, precision: f.precision });
@@ -91,6 +133,9 @@ function trainSpeed(f: BenchSettings): Record<string, unknown> {
       times.push((performance.now() - t0) / 1000);
     }
     const step_s = median(times);
+    // Profiled after the timed steps, so the profiler's own cost is in none of them.
+    const profile = f.profile ? await profileStep(() => trainer.step([{ loss }])) : undefined;
+    if (profile) process.stderr.write(formatProfile(profile) + '\n');
     // The whole step's matrix FLOPs over its time (the non-matrix ops count as time, not FLOPs), beside the peak.
     const achieved = trainStepFlops(f) / step_s / 1e9;
     const peak = stepPeak(f.precision);
@@ -100,6 +145,7 @@ function trainSpeed(f: BenchSettings): Record<string, unknown> {
       peak_gflops: peak ? Math.round(peak.gflops * 10) / 10 : null,
       peak_kernel: peak?.kernel ?? null,
       percent_of_peak: peak ? Math.round((1000 * achieved) / peak.gflops) / 10 : null,
+      ...(profile ? { profile } : {}),
     };
   } finally {
     trainer.dispose();

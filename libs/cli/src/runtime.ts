@@ -27,11 +27,13 @@ export const RUNTIME_ENV = {
   nativeThreads: 'RLHF_NATIVE_THREADS',
   nativeGemm: 'RLHF_NATIVE_GEMM',
   avx512: 'RLHF_AVX512',
+  bf16Gemm: 'RLHF_BF16_GEMM',
   python: 'RLHF_PYTHON',
   debug: 'RLHF_DEBUG',
 } as const;
 
 export const NATIVE_GEMMS = ['auto', 'own', 'openblas'] as const;
+export const BF16_GEMMS = ['auto', 'vdpbf16ps', 'emulated'] as const;
 
 export const RuntimeSettings = z.strictObject({
   backend: z
@@ -56,6 +58,13 @@ export const RuntimeSettings = z.strictObject({
     .default(true)
     .describe("false: the native GEMMs keep their AVX2 (and AVX-VNNI) micro-kernels, as on a CPU without AVX-512 (the addon reads it as it loads)")
     .meta({ env: RUNTIME_ENV.avx512 }),
+  bf16Gemm: z
+    .enum(BF16_GEMMS)
+    .default('auto')
+    .describe(
+      "how a bf16 product runs on a CPU with AVX-512 BF16: on vdpbf16ps, or emulated (operands rounded to bf16, then the fp32 FMA kernel: the same rounding, another order of the fp32 additions); auto: vdpbf16ps only where it outruns the FMA, measured once per process (on Zen 5 it gives 1.8x the FMA's FLOPs, on some Xeons half)",
+    )
+    .meta({ env: RUNTIME_ENV.bf16Gemm }),
   python: z.string().min(1).default('python3').describe("the Python interpreter the sandbox runs (a name on PATH or a path); a stage's own --python wins").meta({ env: RUNTIME_ENV.python }),
   debug: z.boolean().default(false).describe('print the stack trace of an error too').meta({ env: RUNTIME_ENV.debug }),
 });

@@ -8,7 +8,7 @@ import { attention, fusedSelfAttention, LayerKV } from './attention';
 import { Attend, BlockWeights, decoderLayer } from './block';
 import { expectedParameterShapes, headDim, Qwen2Config } from './config';
 import { adapterBase, loadMergedWeights, type CheckpointContent } from './checkpoint-folder';
-import { recomputedLayer } from './grad-checkpointing';
+import { recomputedLayer } from './recompute';
 import { decodeForward } from './decode';
 import { embedTokens } from './embedding';
 import { frozenWeights, isFrozenMatrix } from './frozen-weights';
@@ -76,8 +76,8 @@ export class Qwen2Model {
   private readonly adapterSets: Map<string, AdapterSet> = new Map();
   private active: string | null = null;
   private readonly layers: BlockWeights[];
-  /** Recompute each layer in the backward pass instead of keeping its intermediates (grad-checkpointing.ts). */
-  gradCheckpointing = false;
+  /** Recompute each layer in the backward pass instead of keeping its intermediates (recompute.ts). */
+  recomputeLayers = false;
 
   /** A view shares another model's weights and adapters (see view()); disposing it frees nothing. */
   private readonly isView: boolean;
@@ -337,7 +337,7 @@ export class Qwen2Model {
       if (layout) {
         const m = {
           embed: this.embedding, layers: this.layers, finalNorm: this.params['model.norm.weight'] as unknown as tf.Tensor1D,
-          heads: H, kvHeads: KV, headDim: hd, eps, theta: cfg.rope_theta, gradCheckpointing: this.gradCheckpointing,
+          heads: H, kvHeads: KV, headDim: hd, eps, theta: cfg.rope_theta, recomputeLayers: this.recomputeLayers,
         };
         return tf.tidy(() => tf.reshape(sharedPrefixForward(m, layout, B, T), [B, T, -1]) as tf.Tensor3D);
       }
@@ -350,7 +350,7 @@ export class Qwen2Model {
       const positions = tf.slice(tf.relu(tf.sub(tf.cumsum(fullMask, 1), 1)), [0, P], [B, T]) as tf.Tensor2D;
       const dims = { batch: B, seq: T, heads: H, kvHeads: KV, headDim: hd };
       // The attention of a layer, built from its context tensors `ctx` (masks, positions or RoPE angles): explicit so
-      // that gradient checkpointing can keep them for the backward pass's rerun of the layer.
+      // that layer recomputation can keep them for the backward pass's rerun of the layer.
       let ctx: tf.Tensor[];
       let attendWith: (ctx: tf.Tensor[]) => Attend;
       if (!cache && hasNativeKernels()) {
@@ -372,7 +372,7 @@ export class Qwen2Model {
       let x = embedTokens(this.embedding, tf.reshape(ids, [B * T]) as tf.Tensor1D); // [B*T, D]
       const kvs: LayerKV[] = [];
       for (const w of this.layers) {
-        if (this.gradCheckpointing && !cache) {
+        if (this.recomputeLayers && !cache) {
           x = recomputedLayer(x, w, eps, attendWith, ctx);
           continue;
         }

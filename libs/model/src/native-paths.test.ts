@@ -93,16 +93,16 @@ describe.each(CONFIGS)('$name', ({ config, T }) => {
           return { hidden, grads: Object.fromEntries(Object.entries(grads).map(([k, g]) => [k, Float32Array.from(g.dataSync())])) };
         });
       const tensors = tf.memory().numTensors;
-      for (const checkpointing of [false, true]) {
-        model.gradCheckpointing = checkpointing;
+      for (const recompute of [false, true]) {
+        model.recomputeLayers = recompute;
         const [shared, full] = [run(true), run(false)];
         expect(closeness(real(shared.hidden, config.hidden_size), real(full.hidden, config.hidden_size), 1e-5, 1e-4)).toBeLessThanOrEqual(1);
         for (const name of Object.keys(full.grads)) {
           const worst = closeness(shared.grads[name], full.grads[name], 1e-4, 1e-3);
-          if (!(worst <= 1)) throw new Error(`gradient of ${name} (checkpointing ${checkpointing}): scaled error ${worst}`);
+          if (!(worst <= 1)) throw new Error(`gradient of ${name} (recompute ${recompute}): scaled error ${worst}`);
         }
       }
-      model.gradCheckpointing = false;
+      model.recomputeLayers = false;
       expect(tf.memory().numTensors).toBe(tensors);
       // Too short a shared start, or one row: the full pass.
       expect(prefixLayout(sIds.map((t, i) => (i % W === 2 + 4 ? t + 1 : t)), sMask, 4, W)).toBeNull(); // row 0 differs at its 5th token

@@ -8,9 +8,10 @@
 //                                   folder's tokenizer, checked to fit each other: every token id the tokenizer can
 //                                   produce must have a row in the model's embedding (the model may have more rows: Qwen
 //                                   pads its vocabulary). `at` is a Checkpoint, or a folder checked here.
-// "Checkpoint" means this folder only. Recomputing activations in the backward pass is gradient checkpointing
-// (grad-checkpointing.ts, the --grad-checkpointing flag); what --resume continues is a run's training state
-// (trainer-state.ts, trainer-core's RunDir), which a checkpoint folder may carry beside its weights.
+// "Checkpoint" means this folder only. Recomputing activations in the backward pass is layer recomputation
+// (recompute.ts, the --recompute-layers flag; Hugging Face's "gradient checkpointing"); what --resume continues is a
+// run's training state (trainer-state.ts, trainer-core's RunDir), which a checkpoint folder may carry beside its
+// weights.
 import * as fs from 'fs';
 import * as path from 'path';
 import { loadTokenizer, type Tokenizer } from '@rlhf-code/tokenizer';

@@ -1,4 +1,4 @@
-// Gradient checkpointing: the same loss and gradients as the plain backward pass (full and LoRA), less peak memory,
+// Layer recomputation: the same loss and gradients as the plain backward pass (full and LoRA), less peak memory,
 // no leaked tensors.
 import * as tf from '@tensorflow/tfjs';
 import { initBackend } from '@rlhf-code/backend';
@@ -39,22 +39,22 @@ function expectSame(a: ReturnType<typeof lossAndGrads>, b: ReturnType<typeof los
 test('checkpointed layers give the plain gradients (every weight, then a LoRA adapter) and leak nothing', () => {
   const m = Qwen2Model.init(config, { seed: 4 });
   const plain = lossAndGrads(m);
-  m.gradCheckpointing = true;
+  m.recomputeLayers = true;
   const before = tf.memory().numTensors;
   const ckpt = lossAndGrads(m);
   expect(tf.memory().numTensors).toBe(before);
   expectSame(plain, ckpt);
 
-  m.gradCheckpointing = false;
+  m.recomputeLayers = false;
   m.addLora({ r: 2, alpha: 4, dropout: 0, targets: ['q_proj', 'v_proj', 'up_proj', 'down_proj'] }, { seed: 1 });
   for (const v of Object.values(m.adapters)) v.assign(tf.randomNormal(v.shape, 0, 0.2, 'float32', 9));
   const loraPlain = lossAndGrads(m);
-  m.gradCheckpointing = true;
+  m.recomputeLayers = true;
   expectSame(loraPlain, lossAndGrads(m));
   m.dispose();
 });
 
-test('checkpointing lowers the peak memory of a backward pass', async () => {
+test('recomputation lowers the peak memory of a backward pass', async () => {
   const deep = tinyConfig({ vocab_size: 48, num_hidden_layers: 8, max_position_embeddings: 64 });
   const m = Qwen2Model.init(deep, { seed: 1 });
   const peak = async () => {
@@ -65,7 +65,7 @@ test('checkpointing lowers the peak memory of a backward pass', async () => {
     return p.peakBytes - start;
   };
   const plain = await peak();
-  m.gradCheckpointing = true;
+  m.recomputeLayers = true;
   const ckpt = await peak();
   expect(ckpt).toBeLessThan(0.8 * plain);
   m.dispose();
@@ -74,8 +74,8 @@ test('checkpointing lowers the peak memory of a backward pass', async () => {
 test('refuses LoRA dropout while training (the rerun would draw other masks)', () => {
   const m = Qwen2Model.init(config, { seed: 4 });
   m.addLora({ r: 2, alpha: 4, dropout: 0.1, targets: ['q_proj'] }, { seed: 1 });
-  m.gradCheckpointing = true;
+  m.recomputeLayers = true;
   m.train(true);
-  expect(() => lossAndGrads(m)).toThrow('gradient checkpointing with LoRA dropout');
+  expect(() => lossAndGrads(m)).toThrow('layer recomputation with LoRA dropout');
   m.dispose();
 });

@@ -1,7 +1,8 @@
-// Gradient checkpointing of a decoder layer (Chen et al. 2016, "Training deep nets with sublinear memory cost"):
-// the forward pass keeps only the layer's input; the backward pass runs the layer again under its own gradient tape
-// and takes the gradients from there. Activation memory drops from every layer's intermediates to one [B*T, D]
-// tensor per layer plus one layer's intermediates at a time, for about one more forward pass of compute.
+// Layer recomputation of a decoder layer (Hugging Face: "gradient checkpointing"; Chen et al. 2016, "Training deep nets
+// with sublinear memory cost"): the forward pass keeps only the layer's input; the backward pass runs the layer again
+// under its own gradient tape and takes the gradients from there. Activation memory drops from every layer's
+// intermediates to one [B*T, D] tensor per layer plus one layer's intermediates at a time, for about one more forward
+// pass of compute.
 import * as tf from '@tensorflow/tfjs';
 import { Attend, BlockWeights, decoderLayer } from './block';
 import type { LoraWeights } from './lora';
@@ -24,13 +25,13 @@ function trainableTensors(w: BlockWeights): tf.Tensor[] {
 }
 
 /**
- * decoderLayer(x) [B*T, D] -> [B*T, D] with gradient checkpointing (training only: no KV cache). The attention is
+ * decoderLayer(x) [B*T, D] -> [B*T, D] with layer recomputation (training only: no KV cache). The attention is
  * rebuilt from its context tensors `ctx` (masks, positions, RoPE angles), which are kept for the rerun.
  */
 export function recomputedLayer(x: tf.Tensor2D, w: BlockWeights, eps: number, attendWith: (ctx: tf.Tensor[]) => Attend, ctx: tf.Tensor[]): tf.Tensor2D {
   const mods = [...Object.values(w.self_attn), ...Object.values(w.mlp)] as { lora?: LoraWeights }[];
   if (mods.some((m) => m.lora?.training && m.lora.dropout > 0)) {
-    throw new Error('gradient checkpointing with LoRA dropout: the rerun would draw other dropout masks (set the dropout to 0, or train without checkpointing)');
+    throw new Error('layer recomputation with LoRA dropout: the rerun would draw other dropout masks (set the dropout to 0, or train without recomputation)');
   }
   const params = trainableTensors(w);
   const n = ctx.length;

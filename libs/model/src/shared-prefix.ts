@@ -13,7 +13,7 @@ import { fusedAttention, weightShape, type Weight } from '@rlhf-code/backend';
 import type { AttentionWeights } from './attention';
 import { decoderLayer, type Attend, type BlockWeights } from './block';
 import { embedTokens } from './embedding';
-import { recomputedLayer } from './grad-checkpointing';
+import { recomputedLayer } from './recompute';
 import { linear } from './linear';
 import { rmsNorm } from './norm';
 
@@ -90,13 +90,13 @@ export interface SharedPrefixModel {
   headDim: number;
   eps: number;
   theta: number;
-  gradCheckpointing: boolean;
+  recomputeLayers: boolean;
 }
 
 /**
  * The attention of one layer over z's normalised rows h [n + B*Tr, D]: the shared row attends to itself, every row's
  * own tokens to the shared keys and values and to their own. ctx: positions and key masks of both (kept for
- * gradient checkpointing's rerun).
+ * layer recomputation's rerun).
  */
 function splitAttention(m: SharedPrefixModel, n: number, B: number, Tr: number, [prefixPos, prefixMask, restPos, restMask]: tf.Tensor[]): Attend {
   const dims = { heads: m.heads, kvHeads: m.kvHeads, headDim: m.headDim, theta: m.theta };
@@ -128,7 +128,7 @@ export function sharedPrefixForward(m: SharedPrefixModel, layout: PrefixLayout, 
     const attendWith = (c: tf.Tensor[]) => splitAttention(m, n, B, Tr, c);
     const attend = attendWith(ctx);
     let z = embedTokens(m.embed, tf.tensor1d(Int32Array.from([...layout.prefixIds, ...layout.restIds]), 'int32')); // [n + B*Tr, D]
-    for (const w of m.layers) z = m.gradCheckpointing ? recomputedLayer(z, w, m.eps, attendWith, ctx) : decoderLayer(z, w, m.eps, attend).out;
+    for (const w of m.layers) z = m.recomputeLayers ? recomputedLayer(z, w, m.eps, attendWith, ctx) : decoderLayer(z, w, m.eps, attend).out;
     const hidden = tf.concat([rmsNorm(z, m.finalNorm, m.eps), tf.zeros([1, weightShape(m.embed)[1]])], 0); // [n + B*Tr + 1, D]
     return tf.gather(hidden, tf.tensor1d(layout.index, 'int32')) as tf.Tensor2D; // [B*T, D]
   });

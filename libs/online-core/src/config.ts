@@ -76,7 +76,7 @@ export const CompletionServerSchema = z.strictObject({
       "keys and values of each user's (and file's) last prompt kept for its next request, in MiB: that one prefills only what follows the longest token prefix they share; the least recently used are dropped beyond this; 0: off",
     ),
   // llama.vscode serves FIM from llama.cpp with --cache-reuse 256; Continue's prompts lose spans near their front as the
-  // code grows (EXPERIMENTS.md 2026-11-30 (morning), issue 52's typing session), which the shared prefix alone cannot keep.
+  // code grows (EXPERIMENTS.md 2026-11-30 (morning), the typing session), which the shared prefix alone cannot keep.
   cacheReuseTokens: z
     .number()
     .int()
@@ -231,7 +231,7 @@ export const TrainingSchema = z.strictObject({
   loraRank,
   loraAlpha,
   loraTargets,
-  gradCheckpointing: z.boolean().default(false).describe("rerun each layer in the update's backward pass instead of keeping its activations (less memory, more compute)"),
+  recomputeLayers: z.boolean().default(false).describe("rerun each layer in the update's backward pass instead of keeping its activations (less memory, more compute)"),
   baseDtype: baseDtypeField.describe(
     "with LoRA (loraRank > 0): the one frozen base of each thread (served, start / KL reference, trained under the adapter) holds its projections and embedding / LM head in fp32, bf16 or int8 (per-output-channel scales): 1/2 or 1/4 of the bytes, faster decoding; the adapters stay fp32",
   ),

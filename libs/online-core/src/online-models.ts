@@ -33,7 +33,7 @@ export async function loadOnlineModels(config: OnlineConfig, checkpoint: string 
       throw new Error(`${checkpoint}: holds a LoRA adapter; set training.loraRank to resume it`);
     }
     const { model: policy } = await openCheckpoint(opened, { weightsDir: checkpoint ?? undefined, trainable: role === 'train', merge: true, tokenizer: false });
-    if (role === 'train') policy.gradCheckpointing = t.gradCheckpointing;
+    if (role === 'train') policy.recomputeLayers = t.recomputeLayers;
     return { start, policy, tokenizer, owned: [start, policy] };
   }
   if (checkpoint && !isAdapterFolder(checkpoint)) throw new Error(`${checkpoint}: a full checkpoint; training.loraRank must be 0 to resume it`);
@@ -47,7 +47,7 @@ export async function loadOnlineModels(config: OnlineConfig, checkpoint: string 
   }
   if (role === 'train') {
     base.setAdapter('default');
-    base.gradCheckpointing = t.gradCheckpointing;
+    base.recomputeLayers = t.recomputeLayers;
     const start = base.view(null);
     return { start, policy: base, tokenizer, owned: [start, base] };
   }

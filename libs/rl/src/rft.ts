@@ -101,7 +101,7 @@ function roundSftSettings(f: RftSettings, model: string, data: string, out: stri
     loraAlpha: f.loraAlpha,
     loraTargets: f.loraTargets,
     baseDtype: f.baseDtype,
-    gradCheckpointing: f.gradCheckpointing,
+    recomputeLayers: f.recomputeLayers,
     seed: f.seed + round - 1,
     quiet: f.quiet,
   });

@@ -74,7 +74,7 @@ async function loadModels(f: PolicyGradientSettings, tok: Tokenizer, useRm: bool
   const lora = loraConfigOf({ ...f, loraDropout: 0 });
   const models = await loadRlModels({ modelDir: f.model, resumeDir, algo: f.algo, rewardModelDir: useRm ? f.rewardModel : null, lora, baseDtype: f.baseDtype, seed: f.seed });
   const rm = models.rm;
-  models.policy.gradCheckpointing = f.gradCheckpointing; // the update's backward pass; rollouts and scoring have none
+  models.policy.recomputeLayers = f.recomputeLayers; // the update's backward pass; rollouts and scoring have none
   const maxPos = models.policy.config.max_position_embeddings;
   if (f.maxPromptLen + f.maxNewTokens > maxPos) {
     throw new UsageError(`--max-prompt-len ${f.maxPromptLen} + --max-new-tokens ${f.maxNewTokens} exceed the model's ${maxPos} positions`);

@@ -8,7 +8,7 @@ import { saveTinyAdapter, saveTinyModel, tempDir } from '@rlhf-code/model/testin
 import { loadLmStageModel } from './lm-model';
 
 let dir: string;
-const settings = (loraRank: number) => ({ model: path.join(dir, 'sft'), loraRank, loraAlpha: 2 * loraRank, loraDropout: 0, loraTargets: ['q_proj', 'v_proj'] as never, gradCheckpointing: false, seed: 1 });
+const settings = (loraRank: number) => ({ model: path.join(dir, 'sft'), loraRank, loraAlpha: 2 * loraRank, loraDropout: 0, loraTargets: ['q_proj', 'v_proj'] as never, recomputeLayers: false, seed: 1 });
 const logits = (m: Qwen2Model) => tf.tidy(() => m.logits(tf.tensor2d([[1, 5, 9, 3]], undefined, 'int32')).dataSync() as Float32Array);
 const maxDiff = (a: Float32Array, b: Float32Array) => a.reduce((m, x, i) => Math.max(m, Math.abs(x - b[i])), 0);
 

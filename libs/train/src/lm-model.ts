@@ -1,5 +1,5 @@
 // The model an LM stage (sft, the tool warm-start) trains: the checkpoint it resumes from or its --model, with
-// gradient checkpointing as set, and a new LoRA adapter when the settings ask for one (a resumed adapter folder
+// layer recomputation as set, and a new LoRA adapter when the settings ask for one (a resumed adapter folder
 // brings its own, which must have the requested rank).
 import type { WeightDtype } from '@rlhf-code/backend';
 import { checkpointAt, checkResumedRank, openCheckpoint, parameterCount, type Checkpoint, type Qwen2Model } from '@rlhf-code/model';
@@ -11,7 +11,7 @@ export interface LmModelSettings {
   loraAlpha: number;
   loraDropout: number;
   loraTargets: Parameters<typeof loraConfigOf>[0]['loraTargets'];
-  gradCheckpointing: boolean;
+  recomputeLayers: boolean;
   seed: number;
   /** The frozen base's matrices (default fp32; bf16 / int8 need an adapter). */
   baseDtype?: WeightDtype;
@@ -31,7 +31,7 @@ export async function loadLmStageModel(
   // run starts from --model with any adapter it is folded in: the run then trains every weight, or a new adapter on it.
   const { model } = await openCheckpoint(checkpoint, { weightsDir: from, merge: from === undefined, baseDtype: f.baseDtype });
   try {
-    model.gradCheckpointing = f.gradCheckpointing;
+    model.recomputeLayers = f.recomputeLayers;
     const lora = loraConfigOf(f);
     if (from) checkResumedRank(from, model.lora, f.loraRank);
     if (lora && !from) model.addLora(lora, { seed: f.seed });

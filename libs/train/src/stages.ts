@@ -91,7 +91,7 @@ export async function runPretrain(f: PretrainSettings, log: (line: string) => vo
   if (f.cache && init && f.initOptimizer === 'carry' && !start) throw new UsageError(`--init-optimizer carry: ${f.init} records no position (no position.json or trainer_state.json) to carry an optimizer from`);
   const from = resumeDir(f);
   const model = from ? await Qwen2Model.load(from) : init ? (await openCheckpoint(init, { merge: true, tokenizer: false })).model : Qwen2Model.init(config, { seed: f.seed });
-  model.gradCheckpointing = f.gradCheckpointing;
+  model.recomputeLayers = f.recomputeLayers;
   const shape = (c: typeof config) =>
     JSON.stringify([c.vocab_size, c.hidden_size, c.num_hidden_layers, c.num_attention_heads, c.num_key_value_heads, c.intermediate_size, c.rope_theta]);
   if (from && shape(model.config) !== shape(config)) {
@@ -269,7 +269,7 @@ async function rmStage(f: RmSettings, log: (line: string) => void) {
 
   const resuming = new RunDir(f.out).resumeFrom(f.resume) !== undefined;
   const rm = resuming ? await RewardModel.load(f.out, { baseDtype: f.baseDtype }) : await RewardModel.fromCausalLM(f.model, { padTokenId: tok.padId, seed: f.seed, baseDtype: f.baseDtype });
-  rm.backbone.gradCheckpointing = f.gradCheckpointing;
+  rm.backbone.recomputeLayers = f.recomputeLayers;
   const lora = loraConfigOf(f);
   if (resuming) checkResumedRank(f.out, rm.backbone.lora, f.loraRank);
   if (lora && !resuming) rm.addLora(lora, f.seed);

@@ -116,7 +116,7 @@ export function runFields(d: RunDefaults) {
     seed: int().default(0).describe('seed of the data order, the split and the initialisation'),
     resume: z.boolean().default(false).describe('continue from the checkpoint in --out (same settings)'),
     quiet: z.boolean().default(false).describe('no progress bar'),
-    gradCheckpointing: z.boolean().default(false).describe('keep only each layer\'s input in the forward pass and rerun the layer in the backward pass: far less activation memory for about a third more compute'),
+    recomputeLayers: z.boolean().default(false).describe('keep only each layer\'s input in the forward pass and rerun the layer in the backward pass: far less activation memory for about a third more compute'),
   };
 }
 
