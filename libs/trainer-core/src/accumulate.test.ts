@@ -69,6 +69,32 @@ describe('GradAccumulator', () => {
     acc.dispose();
   });
 
+  it('one micro-batch: its gradient exactly, whatever its weight, with no multiply or divide', async () => {
+    const params = toyParams(V, 6, 4);
+    const grads = gradsOfRows(params, 0, 4);
+    const acc = new GradAccumulator();
+    let mean: Record<string, tf.Tensor> = {};
+    const profile = await tf.profile(() => {
+      acc.add(grads, 7);
+      mean = acc.take();
+    });
+    expect(profile.kernels.map((k) => k.name).filter((n) => n === 'Multiply' || n === 'RealDiv')).toEqual([]);
+    for (const name of Object.keys(grads)) expect(Array.from(mean[name].dataSync())).toEqual(Array.from(grads[name].dataSync()));
+    // The caller's tensors and the mean are separate: disposing the gradients leaves the mean readable.
+    tf.dispose(grads);
+    expect(mean['lm_head.bias'].dataSync().length).toBeGreaterThan(0);
+    // Two micro-batches after it: weighted as before (w1 g1 + w2 g2) / (w1 + w2).
+    const g1 = gradsOfRows(params, 0, 2);
+    const g2 = gradsOfRows(params, 2, 4);
+    acc.add(g1, 2);
+    acc.add(g2, 6);
+    const two = acc.take();
+    const expected = tf.tidy(() => tf.div(tf.add(tf.mul(g1['lm_head.bias'], 2), tf.mul(g2['lm_head.bias'], 6)), 8));
+    expect(Array.from(two['lm_head.bias'].dataSync())).toEqual(Array.from(expected.dataSync()));
+    tf.dispose([mean, g1, g2, two, expected, params]);
+    acc.dispose();
+  });
+
   it('keeps numTensors flat across add/take cycles and reset() discards', () => {
     const params = toyParams(V, 6, 3);
     const grads = gradsOfRows(params, 0, 4);

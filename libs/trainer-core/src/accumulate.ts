@@ -1,6 +1,7 @@
 // Gradient accumulation: several micro-batches make one optimizer step when a whole batch does not fit.
 // Each micro-batch's gradient is added, times its weight, into a persistent buffer per parameter name;
-// take() returns sum(weight_i * grad_i) / sum(weight_i).
+// take() returns sum(weight_i * grad_i) / sum(weight_i). A step of one micro-batch returns its gradient as it is (the
+// buffer holds it unweighted until a second one comes): no multiply and divide per parameter, and no rounding by them.
 //   - weight = number of tokens the micro-batch loss averaged over: the result is exactly the gradient of the
 //     mean loss over all tokens of the big batch (micro-batches may hold different numbers of tokens);
 //   - weight = 1 (the default): the mean of the micro-batch gradients, the same thing when all micro-batches
@@ -29,13 +30,18 @@ export class GradAccumulator {
         throw new Error(`GradAccumulator.add: gradient "${name}" has shape [${grads[name].shape}], expected [${buffer.shape}]`);
       }
     }
+    const second = this.microBatches === 1; // the buffer holds the first gradient unweighted: weigh it now
     tf.tidy(() => {
       for (const name of names) {
-        const weighted = tf.mul(grads[name], weight);
         const buffer = this.buffers.get(name);
         // Variables are not tracked by tidy: a buffer created here stays.
-        if (!buffer) this.buffers.set(name, tf.variable(weighted, false));
-        else buffer.assign(first ? weighted : tf.add(buffer, weighted));
+        if (first) {
+          if (!buffer) this.buffers.set(name, tf.variable(grads[name], false)); // a copy: the caller keeps its tensor
+          else buffer.assign(grads[name]);
+          continue;
+        }
+        const sum = second ? tf.mul(buffer!, this.totalWeight) : buffer!;
+        buffer!.assign(tf.add(sum, tf.mul(grads[name], weight)));
       }
     });
     if (first) this.names = names;
@@ -47,9 +53,10 @@ export class GradAccumulator {
   take(): Record<string, tf.Tensor> {
     if (this.totalWeight === 0) throw new Error('GradAccumulator.take: no gradient was added');
     const total = this.totalWeight;
+    const single = this.microBatches === 1;
     const mean = tf.tidy(() => {
       const out: Record<string, tf.Tensor> = {};
-      for (const name of this.names) out[name] = tf.div(this.buffers.get(name)!, total);
+      for (const name of this.names) out[name] = single ? tf.clone(this.buffers.get(name)!) : tf.div(this.buffers.get(name)!, total);
       return out;
     });
     this.reset();
