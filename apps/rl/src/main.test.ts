@@ -61,6 +61,7 @@ describe('rl train: usage errors', () => {
       nativeThreads: 2,
       nativeGemm: 'own',
       avx512: true,
+      bf16Gemm: 'auto',
       python: '/usr/bin/python3',
       debug: false,
     });

@@ -186,6 +186,31 @@ napi_value BatchMatMul(napi_env env, napi_callback_info info) {
   return nullptr;
 }
 
+// sumSquares(heap, offsets, sizes): the sum of squares of every element of the arrays at `offsets` (float32 elements)
+// with `sizes` elements each, in double (kernels.h sumSquares).
+napi_value SumSquares(napi_env env, napi_callback_info info) {
+  napi_value argv[3];
+  Heap heap;
+  if (!heapArgs(env, info, 3, argv, &heap)) return nullptr;
+  std::vector<int64_t> offsets, sizes;
+  if (!int32s(env, argv[1], &offsets) || !int32s(env, argv[2], &sizes)) return nullptr;
+  if (offsets.size() != sizes.size()) {
+    napi_throw_range_error(env, nullptr, "rlhf-native: sumSquares offsets and sizes differ in length");
+    return nullptr;
+  }
+  std::vector<const float*> xs(offsets.size());
+  for (size_t i = 0; i < offsets.size(); i++) {
+    if (sizes[i] < 0) {
+      napi_throw_range_error(env, nullptr, "rlhf-native: sumSquares: a negative size");
+      return nullptr;
+    }
+    if (!(xs[i] = at(env, heap, offsets[i], sizes[i], "x"))) return nullptr;
+  }
+  napi_value out;
+  CHECK(env, napi_create_double(env, avx2::sumSquares(static_cast<int64_t>(xs.size()), xs.data(), sizes.data()), &out));
+  return out;
+}
+
 // adamw(heap, p, g, m, v, pOut, mOut, vOut, n, lr, beta1, beta2, eps, decay, bc1, bc2)
 napi_value AdamW(napi_env env, napi_callback_info info) {
   napi_value argv[16];
@@ -805,7 +830,8 @@ napi_value Init(napi_env env, napi_value exports) {
   const struct {
     const char* name;
     napi_callback fn;
-  } fns[] = {{"info", Info}, {"configure", Configure}, {"batchMatMul", BatchMatMul}, {"adamw", AdamW},
+  } fns[] = {{"info", Info}, {"configure", Configure}, {"batchMatMul", BatchMatMul}, {"sumSquares", SumSquares},
+             {"adamw", AdamW},
              {"targetLogProbs", TargetLogProbs}, {"targetLogProbsGrad", TargetLogProbsGrad},
              {"cachedAttention", CachedAttention}, {"rmsNorm", RmsNorm}, {"swiglu", SwiGLU},
              {"attentionForward", AttentionForward}, {"attentionBackward", AttentionBackward},

@@ -73,6 +73,11 @@ void skinny(const Gemm& g, const float* a, const float* b, float* c, bool parall
 /** Fused AdamW (torch.optim.AdamW), writing new p, m, v to the out buffers (which may alias the inputs). */
 void adamw(int64_t n, const float* p, const float* g, const float* m, const float* v, float* pOut, float* mOut,
            float* vOut, float lr, float beta1, float beta2, float eps, float decay, float bc1, float bc2);
+/**
+ * The sum of x_i^2 over `count` float32 arrays in double precision (a gradient norm's square): fixed chunks summed in
+ * order, so the result does not depend on the thread count.
+ */
+double sumSquares(int64_t count, const float* const* xs, const int64_t* sizes);
 /** value[r] = x[r, t_r] - logsumexp(x[r]) and lse[r], for rows of length vocab. */
 void targetLogProbs(int64_t rows, int64_t vocab, const float* x, const int32_t* targets, float* value, float* lse);
 /** dx[r] = dy[r] * (onehot(t_r) - softmax(x[r])), softmax recomputed from lse. */

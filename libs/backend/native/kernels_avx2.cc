@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -511,6 +512,40 @@ void skinny(const Gemm& g, const float* a, const float* b, float* c, bool parall
       splitRange(m, 64, parallel, work, [&](int64_t lo, int64_t hi) { fewTimesRows(small, n, n, a, m, k, lo, hi, c, 1, n); });
     }
   }
+}
+
+double sumSquares(int64_t count, const float* const* xs, const int64_t* sizes) {
+  // Chunks of at most kChunk values, each summed by one task in double; the partial sums added in chunk order.
+  constexpr int64_t kChunk = 1 << 16;
+  std::vector<std::pair<const float*, int64_t>> chunks;
+  for (int64_t t = 0; t < count; t++) {
+    for (int64_t lo = 0; lo < sizes[t]; lo += kChunk) chunks.emplace_back(xs[t] + lo, std::min(kChunk, sizes[t] - lo));
+  }
+  std::vector<double> partial(chunks.size(), 0.0);
+  const int64_t total = std::accumulate(sizes, sizes + count, int64_t(0));
+  const int tasks = total < (1 << 18) ? 1 : threads();
+  parallelFor(tasks, [&](int task) {
+    for (size_t c = task; c < chunks.size(); c += tasks) {
+      const float* x = chunks[c].first;
+      const int64_t n = chunks[c].second;
+      __m256d acc[4] = {_mm256_setzero_pd(), _mm256_setzero_pd(), _mm256_setzero_pd(), _mm256_setzero_pd()};
+      int64_t i = 0;
+      for (; i + 16 <= n; i += 16) {
+        for (int j = 0; j < 4; j++) {
+          const __m256d v = _mm256_cvtps_pd(_mm_loadu_ps(x + i + 4 * j));
+          acc[j] = _mm256_fmadd_pd(v, v, acc[j]);
+        }
+      }
+      alignas(32) double lanes[4];
+      _mm256_store_pd(lanes, _mm256_add_pd(_mm256_add_pd(acc[0], acc[1]), _mm256_add_pd(acc[2], acc[3])));
+      double sum = (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]);
+      for (; i < n; i++) sum += double(x[i]) * double(x[i]);
+      partial[c] = sum;
+    }
+  });
+  double sum = 0;
+  for (const double v : partial) sum += v;
+  return sum;
 }
 
 void adamw(int64_t n, const float* p, const float* g, const float* m, const float* v, float* pOut, float* mOut,

@@ -428,6 +428,17 @@ export function fusedAdamW(
 }
 
 /**
+ * The sum of squares of every element of `xs` (float32 tensors), in double, in one native pass over the heap (a
+ * gradient norm's square: two tfjs kernels per tensor otherwise), or null when the current backend has no native
+ * kernels or a tensor is not float32.
+ */
+export function nativeSumOfSquares(xs: readonly tf.Tensor[]): number | null {
+  if (!hasKernel(ADAMW) || xs.some((x) => x.dtype !== 'float32')) return null;
+  const backend = internals(tf.backend());
+  return addon().sumSquares(heapF32(backend), Int32Array.from(xs, (x) => at(backend, x)), Int32Array.from(xs, (x) => x.size));
+}
+
+/**
  * log softmax(x)[n, t_n] and logsumexp(x[n]) for x [N, V] float32, targets [N] int32 (each in [0, V)), or null
  * when the current backend has no fused kernel. Not differentiable itself: see fusedTargetLogProbsGrad.
  */

@@ -48,6 +48,8 @@ export interface NativeAddon {
   /** C_i = op(A_i) op(B_i); precision bf16: both operands rounded to bf16, fp32 accumulation (default fp32). */
   batchMatMul(heap: Float32Array, transA: boolean, transB: boolean, m: number, n: number, k: number,
     aOffsets: Int32Array, bOffsets: Int32Array, cOffsets: Int32Array, precision?: GemmPrecision): void;
+  /** The sum of squares of the arrays at `offsets` (sizes[i] elements each), in double; chunked, thread-count independent. */
+  sumSquares(heap: Float32Array, offsets: Int32Array, sizes: Int32Array): number;
   adamw(heap: Float32Array, p: number, g: number, m: number, v: number, pOut: number, mOut: number, vOut: number,
     size: number, lr: number, beta1: number, beta2: number, eps: number, decay: number, bc1: number, bc2: number): void;
   targetLogProbs(heap: Float32Array, rows: number, vocab: number, x: number, targets: number, value: number, lse: number): void;

@@ -2,7 +2,9 @@
 // the response contains token GOOD) and once with pure noise (a seeded coin flip per response, independent of it).
 // Each trained policy is then measured on held-out prompts it never trained on, k samples per prompt, against the
 // untouched reference with the evaluation's paired statistics (libs/eval: per-prompt difference, SE, 95% t interval).
-// The learnable reward must show a gain beyond noise; the noise reward must not.
+// The learnable reward must show a gain beyond noise; the noise reward must not. (Only no gain: training on a coin flip
+// moves the policy a random way, and the measure may rightly find the moved policy's GOOD rate lower than the
+// reference's; a gain is what noise cannot teach and what a broken measure would show.)
 import { resumableRng, generateBatch, Qwen2Model } from '@rlhf-code/model';
 import { paired, type PairedDiff } from '@rlhf-code/stats';
 import { RlPrompt, RlTrainer } from './rl-trainer';
@@ -63,6 +65,6 @@ describe('the held-out paired measure', () => {
     expect(learnt.ci95![0]).toBeGreaterThan(0);
     expect(learnt.diff).toBeGreaterThan(3 * learnt.se!);
     expect(noise.ci95![0]).toBeLessThanOrEqual(0);
-    expect(noise.ci95![1]).toBeGreaterThanOrEqual(0);
+    expect(noise.diff).toBeLessThan(learnt.diff - 3 * Math.hypot(learnt.se!, noise.se!));
   });
 });

@@ -1,5 +1,7 @@
 import * as tf from '@tensorflow/tfjs';
-import { clipByGlobalNorm } from './clip';
+import { nativeAddon } from '@rlhf-code/backend';
+import { nativeAddonBuilt } from '@rlhf-code/backend/testing';
+import { clipByGlobalNorm, globalNorm } from './clip';
 import { useTestBackend } from './testing/backend';
 
 useTestBackend();
@@ -48,5 +50,33 @@ describe('clipByGlobalNorm', () => {
     expect(clipByGlobalNorm({}, 1)).toEqual({ grads: {}, norm: 0 });
     expect(() => clipByGlobalNorm(grads, 0)).toThrow('clipByGlobalNorm: invalid maxNorm 0');
     tf.dispose(grads);
+  });
+});
+
+describe('globalNorm', () => {
+  it('equals a float64 sum of squares, the native pass (where built) independent of its thread count', () => {
+    // Sizes around the native pass's chunk (2^16) and its threading threshold (2^18), and a tail of 3.
+    const sizes = [3, 65537, 300001, 1];
+    const tensors = sizes.map((n, t) => tf.tensor1d(Float32Array.from({ length: n }, (_, i) => Math.sin(i * 0.7 + t) * (t + 1))));
+    let exact = 0;
+    for (const x of tensors) for (const v of x.dataSync()) exact += v * v;
+    const grads = Object.fromEntries(tensors.map((x, i) => [`p${i}`, x]));
+    const before = tf.memory().numTensors;
+    const norm = globalNorm(grads);
+    expect(tf.memory().numTensors).toBe(before);
+    expect(Math.abs(norm - Math.sqrt(exact)) / Math.sqrt(exact)).toBeLessThan(nativeAddonBuilt() ? 1e-12 : 1e-5);
+    const addon = nativeAddon();
+    if (nativeAddonBuilt()) {
+      expect(addon).not.toBeNull(); // the native pass ran
+      const threads = addon!.info().threads;
+      addon!.configure(1, addon!.info().gemm);
+      const one = globalNorm(grads);
+      addon!.configure(threads, addon!.info().gemm);
+      expect(one).toBe(norm);
+    }
+    expect(globalNorm({})).toBe(0);
+    const bad = tf.tensor1d([3, NaN]);
+    expect(globalNorm({ a: bad })).toBeNaN();
+    tf.dispose([...tensors, bad]);
   });
 });

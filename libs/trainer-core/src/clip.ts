@@ -1,5 +1,18 @@
-// Gradient clipping by the global L2 norm over all gradients, as torch.nn.utils.clip_grad_norm_.
+// Gradient clipping by the global L2 norm over all gradients, as torch.nn.utils.clip_grad_norm_, and that norm.
 import * as tf from '@tensorflow/tfjs';
+import { nativeSumOfSquares } from '@rlhf-code/backend';
+
+/**
+ * The global L2 norm of all gradients: one native pass summing in double where the native kernels run, else tfjs's
+ * sum of squares per tensor.
+ */
+export function globalNorm(grads: Record<string, tf.Tensor>): number {
+  const tensors = Object.values(grads);
+  const native = nativeSumOfSquares(tensors);
+  if (native !== null) return Math.sqrt(native);
+  if (tensors.length === 0) return 0;
+  return tf.tidy(() => Math.sqrt(tf.addN(tensors.map((g) => tf.sum(tf.square(g)))).dataSync()[0]));
+}
 
 /**
  * Scales every gradient by maxNorm / (norm + 1e-6) when the global norm exceeds maxNorm.
@@ -12,12 +25,7 @@ export function clipByGlobalNorm(
   maxNorm: number,
 ): { grads: Record<string, tf.Tensor>; norm: number } {
   if (!(maxNorm > 0) || !Number.isFinite(maxNorm)) throw new Error(`clipByGlobalNorm: invalid maxNorm ${maxNorm}`);
-  const tensors = Object.values(grads);
-  const normTensor = tf.tidy(() =>
-    tensors.length === 0 ? tf.scalar(0) : tf.sqrt(tf.addN(tensors.map((g) => tf.sum(tf.square(g))))),
-  );
-  const norm = normTensor.dataSync()[0];
-  normTensor.dispose();
+  const norm = globalNorm(grads);
   const scale = Number.isFinite(norm) && norm > maxNorm ? maxNorm / (norm + 1e-6) : 1;
   const clipped = tf.tidy(() => {
     const out: Record<string, tf.Tensor> = {};

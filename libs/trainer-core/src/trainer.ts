@@ -10,7 +10,7 @@ import * as tf from '@tensorflow/tfjs';
 import { inGemmPrecision, type GemmPrecision } from '@rlhf-code/backend';
 import { AdamW, AdamWConfig } from './adamw';
 import { GradAccumulator } from './accumulate';
-import { clipByGlobalNorm } from './clip';
+import { clipByGlobalNorm, globalNorm } from './clip';
 import { lrSchedule, LrScheduleConfig } from './schedule';
 
 /** A micro-batch's loss, built inside the gradient tape; `aux` are extra scalars to report (no gradient). */
@@ -135,8 +135,4 @@ export class Trainer {
     this.optimizer.dispose();
     this.accumulator.dispose();
   }
-}
-
-function globalNorm(grads: Record<string, tf.Tensor>): number {
-  return tf.tidy(() => Math.sqrt(tf.addN(Object.values(grads).map((g) => tf.sum(tf.square(g)))).dataSync()[0]));
 }
