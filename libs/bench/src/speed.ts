@@ -2,6 +2,7 @@
 // One record each: what `bench train` and `bench generate` print as a JSON line.
 import * as tf from '@tensorflow/tfjs';
 import * as os from 'os';
+import { markdownTable } from '@rlhf-code/cli';
 import { nativeAddon, withLowPrecisionActivations, type GemmKernel } from '@rlhf-code/backend';
 import { openEngine, type RolloutEngine } from '@rlhf-code/engine';
 import { generateBatch, LORA_TARGETS, makeConfig, openCheckpoint, Qwen2Model } from '@rlhf-code/model';
@@ -102,13 +103,11 @@ export async function profileStep(step: () => void): Promise<{ step_ms: number; 
   return { step_ms: Math.round(stepMs * 10) / 10, kernels, other_ms: Math.round((stepMs - inKernels) * 10) / 10 };
 }
 
-/** The profile as a table: kernel, calls, ms, share of the step. */
+/** The profile as a (markdown) table: kernel, calls, ms, share of the step; then the step's time under the profiler. */
 export function formatProfile(p: { step_ms: number; kernels: KernelTime[]; other_ms: number }): string {
   const pct = (ms: number) => `${((100 * ms) / p.step_ms).toFixed(1)}%`;
   const rows = [...p.kernels.map((k) => [k.kernel, String(k.calls), k.ms.toFixed(1), pct(k.ms)]), ['(outside kernels)', '', p.other_ms.toFixed(1), pct(p.other_ms)]];
-  const lines = [['kernel', 'calls', 'ms', 'share'], ...rows];
-  const w = [0, 1, 2, 3].map((c) => Math.max(...lines.map((r) => r[c].length)));
-  return lines.map((r) => r.map((x, c) => (c === 0 ? x.padEnd(w[c]) : x.padStart(w[c]))).join('  ')).join('\n') + `\nstep under the profiler: ${p.step_ms} ms`;
+  return markdownTable(['kernel', 'calls', 'ms', 'share'], rows) + `\nstep under the profiler: ${p.step_ms} ms`;
 }
 
 async function trainSpeed(f: BenchTrainSettings): Promise<Record<string, unknown>> {
