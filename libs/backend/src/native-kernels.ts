@@ -433,7 +433,7 @@ export function fusedAdamW(
  * kernels or a tensor is not float32.
  */
 export function nativeSumOfSquares(xs: readonly tf.Tensor[]): number | null {
-  if (!hasKernel(ADAMW) || xs.some((x) => x.dtype !== 'float32')) return null;
+  if (!hasNativeKernels() || xs.some((x) => x.dtype !== 'float32')) return null;
   const backend = internals(tf.backend());
   return addon().sumSquares(heapF32(backend), Int32Array.from(xs, (x) => at(backend, x)), Int32Array.from(xs, (x) => x.size));
 }
