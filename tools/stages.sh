@@ -120,12 +120,15 @@ preset_value() {
 
 # retired VAR=SECTION.KEY ...: stops the script when the environment gives one of these variables (not empty): the
 # settings they set are SET's entries now. VAR=SECTION (no key): a pass-through of flags to a stage (SFT_ARGS, ...).
+# VAR=\$NEW: a script variable renamed (NEW the name it has now).
 retired() {
   local pair var to bad=0
   for pair in "$@"; do
     var="${pair%%=*}" to="${pair#*=}"
     [[ -n "${!var:-}" ]] || continue
-    if [[ "$to" == *.* ]]; then
+    if [[ "$to" == \$* ]]; then
+      echo "$SCRIPT_NAME: $var is now ${to#\$} (${to#\$}=${!var})" >&2
+    elif [[ "$to" == *.* ]]; then
       echo "$SCRIPT_NAME: $var is gone: use SET='$to=${!var}' (the preset's key; SET='a.b=1 c.d=2' for several)" >&2
     else
       echo "$SCRIPT_NAME: $var is gone: give its settings as SET='$to.KEY=VALUE ...' (the keys as \`--print-config\` of that stage prints them, e.g. maxLen for --max-len)" >&2
@@ -160,10 +163,7 @@ start_run() {
     echo "$SCRIPT_NAME: MODEL_PATH=$MODEL_PATH is neither a checkpoint folder (config.json, a Hugging Face Qwen2 folder) nor a LoRA adapter folder (adapter_config.json)" >&2
     exit 2
   fi
-  if [[ -n "${GRAD_CHECKPOINTING:-}" ]]; then # renamed: "checkpoint" names only a model folder now
-    echo "$SCRIPT_NAME: GRAD_CHECKPOINTING is now RECOMPUTE_LAYERS (RECOMPUTE_LAYERS=$GRAD_CHECKPOINTING)" >&2
-    exit 2
-  fi
+  retired 'GRAD_CHECKPOINTING=$RECOMPUTE_LAYERS' # renamed: "checkpoint" names only a model folder now
   : "${LORA_RANK:=0}" "${RECOMPUTE_LAYERS:=0}"
   if [[ ! "$LORA_RANK" =~ ^[0-9]+$ ]]; then
     echo "$SCRIPT_NAME: LORA_RANK=$LORA_RANK: expected 0 (every weight trains) or a positive rank" >&2

@@ -94,6 +94,16 @@ describe('the scripts: a variable of the maps SET replaced stops them before any
     expect(r.stderr).toContain("run_tools: GRPO_LORA_RANK is gone: use SET='grpo.loraRank=0'");
   });
 
+  it('a renamed script variable (GRAD_CHECKPOINTING) stops both with its new name, before any stage', () => {
+    for (const script of ['run_all', 'run_tools']) {
+      const dir = tmp();
+      const r = bash(`bash ${script}.sh`, { PRESET: 'smoke', RESULTS: dir, GRAD_CHECKPOINTING: '1' });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(`${script}: GRAD_CHECKPOINTING is now RECOMPUTE_LAYERS (RECOMPUTE_LAYERS=1)`);
+      expect(fs.readdirSync(dir)).toEqual([]);
+    }
+  });
+
   it('a SET entry naming no stage of the run stops run_all.sh before its first stage', () => {
     const dir = tmp();
     const r = bash('bash run_all.sh', { PRESET: 'smoke', RESULTS: dir, RL_ALGOS: 'rft', SET: 'ppo.lr=1e-5' });
