@@ -211,6 +211,41 @@ napi_value SumSquares(napi_env env, napi_callback_info info) {
   return out;
 }
 
+// addRows(heap, rows, cols, a, b, bRows, out): out = a + b, b [rows, cols] or one row (bRows 1) broadcast (kernels.h).
+napi_value AddRows(napi_env env, napi_callback_info info) {
+  napi_value argv[7];
+  Heap heap;
+  if (!heapArgs(env, info, 7, argv, &heap)) return nullptr;
+  const int64_t rows = i64(env, argv[1]), cols = i64(env, argv[2]), bRows = i64(env, argv[5]);
+  if (rows < 0 || cols < 0 || (bRows != 1 && bRows != rows)) {
+    napi_throw_range_error(env, nullptr, "rlhf-native: addRows: rows, cols >= 0 and bRows 1 or rows");
+    return nullptr;
+  }
+  float *a, *b, *out;
+  if (!(a = at(env, heap, i64(env, argv[3]), rows * cols, "a")) || !(b = at(env, heap, i64(env, argv[4]), bRows * cols, "b")) ||
+      !(out = at(env, heap, i64(env, argv[6]), rows * cols, "out"))) {
+    return nullptr;
+  }
+  avx2::addRows(rows, cols, a, b, bRows, out);
+  return nullptr;
+}
+
+// sumRows(heap, rows, cols, x, out): out[c] = the sum over rows of x[r, c] (kernels.h).
+napi_value SumRows(napi_env env, napi_callback_info info) {
+  napi_value argv[5];
+  Heap heap;
+  if (!heapArgs(env, info, 5, argv, &heap)) return nullptr;
+  const int64_t rows = i64(env, argv[1]), cols = i64(env, argv[2]);
+  if (rows < 0 || cols < 0) {
+    napi_throw_range_error(env, nullptr, "rlhf-native: sumRows: rows, cols >= 0");
+    return nullptr;
+  }
+  float *x, *out;
+  if (!(x = at(env, heap, i64(env, argv[3]), rows * cols, "x")) || !(out = at(env, heap, i64(env, argv[4]), cols, "out"))) return nullptr;
+  avx2::sumRows(rows, cols, x, out);
+  return nullptr;
+}
+
 // adamw(heap, p, g, m, v, pOut, mOut, vOut, n, lr, beta1, beta2, eps, decay, bc1, bc2)
 napi_value AdamW(napi_env env, napi_callback_info info) {
   napi_value argv[16];
@@ -830,7 +865,7 @@ napi_value Init(napi_env env, napi_value exports) {
   const struct {
     const char* name;
     napi_callback fn;
-  } fns[] = {{"info", Info}, {"configure", Configure}, {"batchMatMul", BatchMatMul}, {"sumSquares", SumSquares},
+  } fns[] = {{"info", Info}, {"configure", Configure}, {"batchMatMul", BatchMatMul}, {"sumSquares", SumSquares}, {"addRows", AddRows}, {"sumRows", SumRows},
              {"adamw", AdamW},
              {"targetLogProbs", TargetLogProbs}, {"targetLogProbsGrad", TargetLogProbsGrad},
              {"cachedAttention", CachedAttention}, {"rmsNorm", RmsNorm}, {"swiglu", SwiGLU},

@@ -164,6 +164,16 @@ void swigluGrad(int64_t rows, int64_t inner, const float* g, const float* u, con
  * largest x (NaNs skipped); returns the sum of the terms.
  */
 double expTerms(int64_t n, const float* x, double scale, double* out, float* max);
+/**
+ * out[r, c] = a[r, c] + b[r, c] (bRows = rows) or a[r, c] + b[0, c] (bRows = 1: one row broadcast, a bias), out
+ * [rows, cols] (the same bits as a scalar loop: one rounding per element).
+ */
+void addRows(int64_t rows, int64_t cols, const float* a, const float* b, int64_t bRows, float* out);
+/**
+ * out[c] = the sum over r of x[r, c], x [rows, cols], out [cols] overwritten: blocks of kSumRowsBlock rows summed in
+ * float, then the blocks' sums added in block order, so the result does not depend on the thread count.
+ */
+void sumRows(int64_t rows, int64_t cols, const float* x, float* out);
 /** out[s] = sum of x rows r with ids[r] == s, out [segments, cols] overwritten (ids checked by the caller). */
 void segmentSum(int64_t rows, int64_t cols, const float* x, const int32_t* ids, int64_t segments, float* out);
 }  // namespace avx2

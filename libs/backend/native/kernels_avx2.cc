@@ -836,6 +836,56 @@ double expTerms(int64_t n, const float* x, double scale, double* out, float* max
   return sum;
 }
 
+namespace {
+constexpr int64_t kSumRowsBlock = 64;  // sumRows: rows summed in float per partial sum
+}  // namespace
+
+void addRows(int64_t rows, int64_t cols, const float* a, const float* b, int64_t bRows, float* out) {
+  auto add = [](int64_t n, const float* x, const float* y, float* o) {
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) _mm256_storeu_ps(o + i, _mm256_add_ps(_mm256_loadu_ps(x + i), _mm256_loadu_ps(y + i)));
+    for (; i < n; i++) o[i] = x[i] + y[i];
+  };
+  constexpr int64_t kChunk = int64_t(1) << 14;  // elements per task: small tensors stay on one thread
+  if (bRows == rows) {  // equal shapes: one flat array, in chunks
+    const int64_t n = rows * cols, tasks = (n + kChunk - 1) / kChunk;
+    if (tasks <= 1) return add(n, a, b, out);
+    parallelFor(static_cast<int>(tasks), [&](int t) {
+      const int64_t lo = t * kChunk;
+      add(std::min(kChunk, n - lo), a + lo, b + lo, out + lo);
+    });
+    return;
+  }
+  const int64_t block = std::max<int64_t>(1, kChunk / std::max<int64_t>(cols, 1));  // rows per task
+  const int64_t tasks = (rows + block - 1) / block;
+  auto run = [&](int64_t lo, int64_t hi) {
+    for (int64_t r = lo; r < hi; r++) add(cols, a + r * cols, b, out + r * cols);
+  };
+  if (tasks <= 1) return run(0, rows);
+  parallelFor(static_cast<int>(tasks), [&](int t) { run(t * block, std::min(rows, (t + 1) * block)); });
+}
+
+void sumRows(int64_t rows, int64_t cols, const float* x, float* out) {
+  const int64_t blocks = (rows + kSumRowsBlock - 1) / kSumRowsBlock;
+  std::vector<float> parts(static_cast<size_t>(blocks * cols), 0.f);
+  auto sumBlock = [&](int64_t blk) {
+    float* p = parts.data() + blk * cols;
+    for (int64_t r = blk * kSumRowsBlock; r < std::min(rows, (blk + 1) * kSumRowsBlock); r++) {
+      const float* xr = x + r * cols;
+      int64_t c = 0;
+      for (; c + 8 <= cols; c += 8) _mm256_storeu_ps(p + c, _mm256_add_ps(_mm256_loadu_ps(p + c), _mm256_loadu_ps(xr + c)));
+      for (; c < cols; c++) p[c] += xr[c];
+    }
+  };
+  if (rows * cols < (int64_t(1) << 15)) {  // small: one thread
+    for (int64_t blk = 0; blk < blocks; blk++) sumBlock(blk);
+  } else {
+    parallelFor(static_cast<int>(blocks), [&](int blk) { sumBlock(blk); });
+  }
+  std::memset(out, 0, sizeof(float) * cols);
+  for (int64_t blk = 0; blk < blocks; blk++) axpy(cols, 1.f, parts.data() + blk * cols, out);
+}
+
 void segmentSum(int64_t rows, int64_t cols, const float* x, const int32_t* ids, int64_t segments, float* out) {
   std::memset(out, 0, sizeof(float) * segments * cols);
   for (int64_t r = 0; r < rows; r++) axpy(cols, 1.f, x + r * cols, out + ids[r] * cols);

@@ -192,6 +192,74 @@ function adamwReference(p: Float32Array, g: Float32Array, m: Float32Array, v: Fl
     }
   });
 
+  test('Add: equal shapes and a broadcast row natively, bit for bit; scalars, int32 and bad shapes as the stock kernel', async () => {
+    await tf.setBackend('wasm');
+    const addon = nativeAddon()!;
+    const native = jest.spyOn(addon, 'addRows');
+    // [a shape, b shape, native?]: 40,000 values run on several threads, 37 columns leave a tail after the vectors
+    const cases: [number[], number[], boolean][] = [
+      [[1000, 37], [1000, 37], true], [[4, 150, 256], [256], true], [[256], [4, 150, 256], true], [[2, 1, 8], [1, 8], true],
+      [[8], [1, 8], true], [[5, 3], [3], false], [[1000], [1], false], [[3, 1], [1, 9], false],
+    ];
+    for (const [sa, sb, isNative] of cases) {
+      const [a, b] = [seededValues(tf.util.sizeFromShape(sa), 5), seededValues(tf.util.sizeFromShape(sb), 6)];
+      const [want] = await runOn('cpu', () => tf.add(tf.tensor(a, sa), tf.tensor(b, sb)));
+      await tf.setBackend('wasm');
+      native.mockClear();
+      const before = tf.memory().numTensors;
+      const got = tf.tidy(() => tf.add(tf.tensor(a, sa), tf.tensor(b, sb)));
+      expect(got.shape).toEqual(tf.backend_util.assertAndGetBroadcastShape(sa, sb));
+      expect(Array.from(got.dataSync())).toEqual(Array.from(want)); // one float32 rounding each: the same bits
+      expect(native.mock.calls.length).toBe(isNative ? 1 : 0);
+      got.dispose();
+      expect(tf.memory().numTensors).toBe(before);
+    }
+    expect(tf.tidy(() => Array.from(tf.add(tf.tensor1d([1, 2], 'int32'), tf.tensor1d([3, 4], 'int32')).dataSync()))).toEqual([4, 6]);
+    expect(() => tf.tidy(() => tf.add(tf.zeros([2, 9]), tf.zeros([3, 9])))).toThrow(/could not be broadcast/);
+    native.mockRestore();
+  });
+
+  test('Sum over leading axes natively, against float64, keepDims and negative axes; other axes as the stock kernel', async () => {
+    await tf.setBackend('wasm');
+    const native = jest.spyOn(nativeAddon()!, 'sumRows');
+    const shape = [4, 600, 37];
+    const x = seededValues(tf.util.sizeFromShape(shape), 7);
+    const want = new Float64Array(37);
+    x.forEach((v, i) => (want[i % 37] += v));
+    for (const [axis, keepDims, outShape] of [[[0, 1], false, [37]], [[1, 0], true, [1, 1, 37]], [[-3, -2], false, [37]]] as const) {
+      const before = tf.memory().numTensors;
+      const got = tf.tidy(() => tf.sum(tf.tensor(x, shape), axis as unknown as number[], keepDims));
+      expect(got.shape).toEqual(outShape);
+      expect(closeness(got.dataSync() as Float32Array, want, 1e-4, 1e-5)).toBeLessThanOrEqual(1);
+      got.dispose();
+      expect(tf.memory().numTensors).toBe(before);
+    }
+    expect(native.mock.calls.length).toBe(3);
+    // the rest: the stock kernel's values (the last axis; every axis; a middle axis)
+    for (const axis of [2, [0, 1, 2], 1]) {
+      const [ref] = await runOn('cpu', () => tf.sum(tf.tensor(x, shape), axis));
+      await tf.setBackend('wasm');
+      const got = tf.tidy(() => Float32Array.from(tf.sum(tf.tensor(x, shape), axis).dataSync()));
+      expect(closeness(got, ref, 1e-4, 1e-5)).toBeLessThanOrEqual(1);
+    }
+    expect(native.mock.calls.length).toBe(3);
+    native.mockRestore();
+  });
+
+  test("a bias's gradient through the native Add and Sum matches the cpu backend", async () => {
+    const [x, bias, dy] = [seededValues(2 * 300 * 64, 1), seededValues(64, 2), seededValues(2 * 300 * 64, 3)];
+    const grads = () => {
+      const f = (xt: tf.Tensor, bt: tf.Tensor) => tf.sum(tf.mul(tf.add(xt, bt), tf.tensor(dy, [2, 300, 64])));
+      return tf.grads(f)([tf.tensor(x, [2, 300, 64]), tf.tensor1d(bias)]).map((g) => g.dataSync() as Float32Array);
+    };
+    await tf.setBackend('wasm');
+    const got = tf.tidy(grads).map((g) => Float32Array.from(g));
+    await tf.setBackend('cpu');
+    const want = tf.tidy(grads).map((g) => Float32Array.from(g));
+    await tf.setBackend('wasm');
+    expectAllClose(got, want, 1e-4, 1e-5);
+  });
+
   test('a target outside the vocabulary is refused', async () => {
     await tf.setBackend('wasm');
     tf.tidy(() => {

@@ -9,6 +9,8 @@
 //   RlhfCachedAttention                  the decode path: RoPE + attention over a KV cache written in place
 //   RlhfDecodeLayer                      the decode path: a whole decoder layer in one call (norms, products, attention)
 //   UnsortedSegmentSum                   float32 scatter-add (the embedding gradient), replacing the JS kernel
+//   Add, Sum                             float32 with equal shapes or a broadcast row / over leading axes (biases and
+//                                        their gradients, the backward pass's gradient sums), the rest by stock kernels
 //   RlhfLowPrecisionMatMul / ...Rows     products with / rows of a frozen int8 or bf16 matrix (low-precision.ts)
 // The Rlhf* names are this project's own kernels, registered only while the addon is loaded. Callers reach them
 // through the functions below: fusedAdamW and fusedTargetLogProbs return null when the current backend has no such
@@ -306,6 +308,61 @@ function segmentSumWith(fallback: KernelFunc) {
   };
 }
 
+/**
+ * How `small` broadcasts over `big` as rows: the number of elements of a row (cols) when small's shape, leading 1s
+ * dropped, is a suffix of big's; null otherwise.
+ */
+function broadcastRow(big: number[], small: number[]): number | null {
+  let lead = 0;
+  while (lead < small.length && small[lead] === 1) lead++;
+  const row = small.slice(lead);
+  if (row.length > big.length) return null;
+  return row.every((d, i) => d === big[big.length - row.length + i]) ? tf.util.sizeFromShape(row) : null;
+}
+
+/**
+ * Add for float32 with equal shapes or one operand a row broadcast over the other (a bias, the residual stream's
+ * gradients): one native pass on the pool's threads. Other cases (int32, general broadcasting) go to `fallback`, the
+ * stock wasm kernel (one thread).
+ */
+function addWith(fallback: KernelFunc) {
+  return (args: { inputs: Record<string, TensorInfo>; backend: unknown; attrs: NamedAttrMap }): TensorInfo => {
+    let { a, b } = args.inputs;
+    if (a.dtype !== 'float32' || b.dtype !== 'float32') return fallback(args as Parameters<KernelFunc>[0]) as TensorInfo;
+    if (tf.util.sizeFromShape(b.shape) > tf.util.sizeFromShape(a.shape)) [a, b] = [b, a]; // addition commutes, bit for bit
+    const outShape = tf.backend_util.assertAndGetBroadcastShape(a.shape, b.shape);
+    const size = tf.util.sizeFromShape(a.shape);
+    // Equal shapes: one flat row; a broadcast row of fewer than 8 values (a scalar) is the stock kernel's.
+    const cols = tf.util.arraysEqual(a.shape, b.shape) ? size : broadcastRow(a.shape, b.shape);
+    if (cols == null || cols < 8 || tf.util.sizeFromShape(outShape) !== size) return fallback(args as Parameters<KernelFunc>[0]) as TensorInfo;
+    const backend = internals(args.backend);
+    const out = backend.makeOutput(outShape, 'float32');
+    addon().addRows(heapF32(backend), size / cols, cols, at(backend, a), at(backend, b), 1, at(backend, out));
+    return out;
+  };
+}
+
+/**
+ * Sum for float32 over leading axes (a bias's gradient: [B, T, C] summed to [C]): the column sums of a [rows, cols]
+ * view in one native pass, where the stock kernel transposes the input first. Other axes and dtypes go to `fallback`.
+ */
+function sumWith(fallback: KernelFunc) {
+  return (args: { inputs: Record<string, TensorInfo>; backend: unknown; attrs: NamedAttrMap }): TensorInfo => {
+    const { x } = args.inputs;
+    const axes = tf.util.parseAxisParam(args.attrs.axis as number | number[], x.shape).sort((p, q) => p - q);
+    const leading = axes.length > 0 && axes.length < x.shape.length && axes.every((d, i) => d === i);
+    const cols = tf.util.sizeFromShape(x.shape.slice(axes.length));
+    if (x.dtype !== 'float32' || !leading || cols < 8 || tf.util.sizeFromShape(x.shape) === 0) {
+      return fallback(args as Parameters<KernelFunc>[0]) as TensorInfo;
+    }
+    const backend = internals(args.backend);
+    const outShape = args.attrs.keepDims ? x.shape.map((d, i) => (i < axes.length ? 1 : d)) : x.shape.slice(axes.length);
+    const out = backend.makeOutput(outShape, 'float32');
+    addon().sumRows(heapF32(backend), tf.util.sizeFromShape(x.shape) / cols, cols, at(backend, x), at(backend, out));
+    return out;
+  };
+}
+
 /** Dimensions of a training attention call; see fusedAttention. */
 export interface AttentionAttrs {
   batch: number;
@@ -394,6 +451,9 @@ const kernel = (kernelName: string, fn: unknown): KernelConfig => ({
 export const nativeBatchMatMulConfig = kernel(tf.BatchMatMul, batchMatMul);
 /** UnsortedSegmentSum computed natively for float32, delegating the rest to `fallback`. */
 export const nativeSegmentSumConfig = (fallback: KernelConfig) => kernel(tf.UnsortedSegmentSum, segmentSumWith(fallback.kernelFunc));
+/** Add and Sum computed natively for their common float32 cases (addWith, sumWith), the rest by the stock kernels. */
+export const nativeAddConfig = (stock: KernelConfig): KernelConfig => ({ ...stock, kernelFunc: addWith(stock.kernelFunc) as unknown as KernelFunc });
+export const nativeSumConfig = (stock: KernelConfig): KernelConfig => ({ ...stock, kernelFunc: sumWith(stock.kernelFunc) as unknown as KernelFunc });
 /** The project's own kernels, registered for wasm while the addon is loaded. */
 export const nativeOwnKernelConfigs = [
   kernel(ADAMW, adamW),

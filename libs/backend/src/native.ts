@@ -50,6 +50,10 @@ export interface NativeAddon {
     aOffsets: Int32Array, bOffsets: Int32Array, cOffsets: Int32Array, precision?: GemmPrecision): void;
   /** The sum of squares of the arrays at `offsets` (sizes[i] elements each), in double; chunked, thread-count independent. */
   sumSquares(heap: Float32Array, offsets: Int32Array, sizes: Int32Array): number;
+  /** out = a + b for a [rows, cols] and b [bRows, cols], bRows rows or 1 (a broadcast row); offsets in floats. */
+  addRows(heap: Float32Array, rows: number, cols: number, a: number, b: number, bRows: number, out: number): void;
+  /** out[c] = the sum over rows of x[r, c], x [rows, cols], out [cols]; offsets in floats. */
+  sumRows(heap: Float32Array, rows: number, cols: number, x: number, out: number): void;
   adamw(heap: Float32Array, p: number, g: number, m: number, v: number, pOut: number, mOut: number, vOut: number,
     size: number, lr: number, beta1: number, beta2: number, eps: number, decay: number, bc1: number, bc2: number): void;
   targetLogProbs(heap: Float32Array, rows: number, vocab: number, x: number, targets: number, value: number, lse: number): void;

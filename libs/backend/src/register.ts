@@ -4,7 +4,7 @@ import type { KernelConfig } from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm'; // registers the stock wasm kernels we replace
 import { fastBatchMatMulConfig } from './batch-mat-mul';
 import { nativeAddon } from './native';
-import { nativeBatchMatMulConfig, nativeOwnKernelConfigs, nativeSegmentSumConfig } from './native-kernels';
+import { nativeAddConfig, nativeBatchMatMulConfig, nativeOwnKernelConfigs, nativeSegmentSumConfig, nativeSumConfig } from './native-kernels';
 import { registerCumulativeFixes } from './cumsum-fixes';
 import { gatherBatchDimsConfig } from './gather-batch-dims';
 import { batchMatMulGradConfig } from './mat-mul-grad';
@@ -64,7 +64,7 @@ export function useBatchMatMul(kind: BatchMatMulKind): void {
 /**
  * wasm kernels that are missing, slow or wrong in tfjs 4.22: UnsortedSegmentSum (missing; the
  * gradient of gather), BatchMatMul (slow, and wrong under broadcasting), GatherV2 (wrong with
- * batchDims > 0). With the native addon loaded, BatchMatMul and the project's fused kernels
+ * batchDims > 0). With the native addon loaded, BatchMatMul, Add, Sum and the project's fused kernels
  * (AdamW, target log-probs) compute natively; without it those fused kernels are not registered,
  * so their callers use composite tfjs ops.
  */
@@ -73,6 +73,8 @@ export function registerWasmKernels(): void {
   replaceKernel(native ? nativeSegmentSumConfig(unsortedSegmentSumConfig) : unsortedSegmentSumConfig);
   replaceKernel(gatherBatchDimsConfig(stockKernel(tf.GatherV2)));
   replaceKernel(sharedIdentityConfig);
+  replaceKernel(native ? nativeAddConfig(stockKernel(tf.Add)) : stockKernel(tf.Add));
+  replaceKernel(native ? nativeSumConfig(stockKernel(tf.Sum)) : stockKernel(tf.Sum));
   useBatchMatMul(native ? 'native' : 'fast');
   for (const config of nativeOwnKernelConfigs) {
     if (native) replaceKernel(config);
