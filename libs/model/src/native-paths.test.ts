@@ -11,12 +11,17 @@ import { Qwen2Model } from './model';
 import { resumableRng } from './sampling';
 import { prefixLayout } from './shared-prefix';
 
-// A config with sizes that are multiples of the kernels' vector width, and one with odd sizes everywhere (head dim 14,
-// 3 query heads on 1 kv head, hidden 42, MLP 50, 13 positions).
+// A config with sizes that are multiples of the kernels' vector width, one with rows of 150 positions, and one with odd
+// sizes everywhere (head dim 14, 3 query heads on 1 kv head, hidden 42, MLP 50, 13 positions).
 const CONFIGS = [
   { name: 'even sizes', T: 12, config: makeConfig({
     hidden_size: 64, num_hidden_layers: 2, num_attention_heads: 4, num_key_value_heads: 2, intermediate_size: 96,
     vocab_size: 101, tie_word_embeddings: false, max_position_embeddings: 256,
+  }) },
+  // Rows longer than the training attention's query blocks (64): whole blocks, then a part of one.
+  { name: 'long rows', T: 150, config: makeConfig({
+    hidden_size: 32, num_hidden_layers: 1, num_attention_heads: 2, num_key_value_heads: 1, intermediate_size: 48,
+    vocab_size: 61, tie_word_embeddings: true, max_position_embeddings: 256,
   }) },
   { name: 'odd sizes', T: 13, config: makeConfig({
     hidden_size: 42, num_hidden_layers: 2, num_attention_heads: 3, num_key_value_heads: 1, intermediate_size: 50,
