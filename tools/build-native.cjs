@@ -17,11 +17,13 @@ const srcDir = path.join(root, 'libs/backend/native');
 const outDir = path.join(srcDir, 'build');
 const outFile = path.join(outDir, 'rlhf_native.node');
 const stampFile = path.join(outDir, 'rlhf_native.json');
-// kernels_avx2.cc alone gets -mavx2 -mfma and kernels_avx512.cc alone the AVX-512 flags (F, BW, VL, DQ, BF16: GCC 9 or
-// clang 9 and later); the glue checks the CPU before calling into either, so the addon loads on any x86-64 (no
-// -march=native: the build machine's CPU is not the user's).
+// The *_avx2.cc files alone get -mavx2 -mfma and kernels_avx512.cc alone the AVX-512 flags (F, BW, VL, DQ, BF16: GCC 9
+// or clang 9 and later); the glue (addon.cc, gemm_choice.cc) checks the CPU before calling into either, so the addon
+// loads on any x86-64 (no -march=native: the build machine's CPU is not the user's).
+const AVX2 = ['-mavx2', '-mfma'];
 const sources = {
-  'addon.cc': [], 'pool.cc': [], 'openblas.cc': [], 'kernels_avx2.cc': ['-mavx2', '-mfma'],
+  'addon.cc': [], 'pool.cc': [], 'openblas.cc': [], 'gemm_choice.cc': [],
+  'gemm_avx2.cc': AVX2, 'attention_avx2.cc': AVX2, 'layers_avx2.cc': AVX2, 'logprobs_avx2.cc': AVX2, 'optimizer_avx2.cc': AVX2,
   'kernels_avx512.cc': ['-mavx512f', '-mavx512bw', '-mavx512vl', '-mavx512dq', '-mavx512bf16', '-mfma'],
 };
 

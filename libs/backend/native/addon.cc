@@ -1,5 +1,5 @@
 // Node-API glue of the native kernels. Built without -mavx2, so loading the addon is safe on any x86-64: the
-// AVX2 kernels run only after the CPU check below, the AVX-512 GEMMs only after gemmActive's (kernels_avx2.cc). Every function takes the wasm heap as a Float32Array plus
+// AVX2 kernels run only after the CPU check below, the AVX-512 GEMMs only after gemmActive's (gemm_choice.cc). Every function takes the wasm heap as a Float32Array plus
 // element offsets into it, checks the ranges, and computes in place: the tfjs wasm backend's tensors are
 // used where they live, with no copies.
 #include <node_api.h>

@@ -1,7 +1,7 @@
 // The int16-activation x int8-weight GEMM (lowPrecisionMatMul with int16Activations, kernels.h): C[m, n] =
 // A[m, k] op(W) with W int8 (one fp32 scale per row of W, as LowPrecisionMatrix holds it) and A quantised to int16 on
 // the fly, multiplied with vpmaddwd or vpdpwssd (16 multiply-adds per ymm instruction against 8 for an fp32 FMA) into
-// int32 accumulators that are converted to fp32 at the end of every K block. Included by kernels_avx2.cc (-mavx2
+// int32 accumulators that are converted to fp32 at the end of every K block. Included by gemm_avx2.cc (-mavx2
 // -mfma) and by the microbenchmark tools/int16-gemm.
 //   transW: W [n, k], C = A W^T (a linear layer's forward); C[s, j] = scale[j] * sum_p A[s, p] W[j, p]
 //   else:   W [k, n], C = A W   (its input gradient);    C[s, j] = sum_p (A[s, p] scale[p]) W[p, j]: the scale runs
@@ -13,7 +13,7 @@
 // AVX-512 with RLHF_AVX512=0, kernels.h avx512Allowed): AVX2
 // (vpmaddwd + vpaddd, 6 x 16 in ymm: every x86-64 the addon runs on), AVX-VNNI (one vpdpwssd for the two, same tile)
 // and AVX-512 VNNI (vpdpwssd on zmm, 8 x 32). Only the micro-kernel functions carry the target attribute of their
-// extension; the rest of the file is AVX2 code like its translation unit (kernels_avx2.cc, -mavx2 -mfma).
+// extension; the rest of the file is AVX2 code like its translation unit (gemm_avx2.cc, -mavx2 -mfma).
 #pragma once
 #include <immintrin.h>
 

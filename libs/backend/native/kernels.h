@@ -37,8 +37,8 @@ struct Gemm {
 enum class Precision { Fp32, Bf16 };
 
 /**
- * The GEMMs' micro-kernels, chosen at run time (kernels_avx2.cc):
- *   avx2        fp32 6 x 16 ymm FMA (kernels_avx2.cc); bf16 emulated: operands rounded at packing, then that fp32 kernel
+ * The GEMMs' micro-kernels, chosen at run time (gemm_choice.cc):
+ *   avx2        fp32 6 x 16 ymm FMA (gemm_avx2.cc); bf16 emulated: operands rounded at packing, then that fp32 kernel
  *   avx512      fp32 12 x 32 zmm FMA (kernels_avx512.cc); bf16 emulated on it the same way
  *   avx512bf16  fp32 as avx512; bf16 on vdpbf16ps (12 x 32 zmm, pairs along k)
  * By default the widest this CPU has (AVX2 with RLHF_AVX512=0: avx512Allowed); the emulated and the vdpbf16ps bf16 GEMMs differ only in the order of the fp32
@@ -62,7 +62,7 @@ void gemmActive(const Gemm& g, const float* a, const float* b, float* c, bool pa
  */
 double peakGflops(const char* kind, double seconds);
 
-/** Own AVX2/FMA kernels (kernels_avx2.cc, compiled with -mavx2 -mfma; call only when the CPU has both). */
+/** Own AVX2/FMA kernels (the *_avx2.cc files, compiled with -mavx2 -mfma; call only when the CPU has both). */
 namespace avx2 {
 /** bf16Operands: the packed operands rounded to bf16 values (the emulated bf16 GEMM). */
 void gemm(const Gemm& g, const float* a, const float* b, float* c, bool parallel, bool bf16Operands = false);

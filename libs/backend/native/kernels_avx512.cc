@@ -1,7 +1,7 @@
 // The AVX-512 GEMMs (kernels.h avx512::gemm), compiled with -mavx512f -mavx512bw -mavx512vl -mavx512dq -mavx512bf16
-// -mfma: nothing in this file may run before the dispatcher (kernels_avx2.cc gemmActive) has checked the CPU.
+// -mfma: nothing in this file may run before the dispatcher (gemm_choice.cc gemmActive) has checked the CPU.
 //
-// Same BLIS design as the AVX2 GEMM of kernels_avx2.cc (Van Zee & van de Geijn 2015), sized for 32 zmm registers:
+// Same BLIS design as the AVX2 GEMM of gemm_avx2.cc (Van Zee & van de Geijn 2015), sized for 32 zmm registers:
 //   fp32  a 12 x 32 micro-kernel: 24 zmm accumulators (12 rows x 2 vectors of 16 columns), 2 zmm of the B panel,
 //         one broadcast of A; per k step 2 vector loads + 12 broadcasts feed 24 FMAs (12 cycles on Zen 5's two
 //         512-bit FMA pipes), so the loads never limit it.

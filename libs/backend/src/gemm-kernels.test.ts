@@ -1,4 +1,4 @@
-// The GEMM's micro-kernels (native/kernels_avx2.cc, kernels_avx512.cc; native.ts GemmKernel) against each other and
+// The GEMM's micro-kernels (native/gemm_avx2.cc, kernels_avx512.cc; native.ts GemmKernel) against each other and
 // against float64 references, called on the addon directly with a Float32Array as the heap:
 //   fp32  every kernel this CPU has gives the AVX2 kernel's numbers bit for bit, within the fp32 bound of the exact sum;
 //   bf16  within the fp32 bound of the exact sum of the bf16-rounded operands' products (vdpbf16ps or emulated), and
