@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# models/base v2's post-training (issue 50, item 5): steps 3-6 of models/README.md (one compiler-verdict round on
+# function bodies, fill-in-the-middle in SPM order, two compiler-verdict rounds on FIM middles and bodies), run on v2's
+# pretrained weights instead of v1's. Start it once the pretraining's decay phase is done (models/pretrain then holds
+# the last chunk's export). Each step finished is marked in OUT/done and skipped by a later call, so a session may
+# stop between steps and the next one goes on from there: a sampling step stopped halfway runs again whole, a training
+# step goes on from its last save (--resume). Heavy (about 2 hours on 2 cores, most of it sampling): run nothing else
+# heavy beside it.
+#
+#   bash tools/post-train-v2.sh                               models/pretrain -> results/post-v2, exported to results/post-v2/base
+#   SRC=models/pretrain OUT=results/post-v2 EXPORT=models/base bash tools/post-train-v2.sh
+#   DRY_RUN=1 bash tools/post-train-v2.sh                     prints each step's command, runs nothing
+#
+# EXPORT defaults inside OUT: models/base is replaced only when asked, after `eval:base` has compared the two.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SRC="${SRC:-models/pretrain}"
+OUT="${OUT:-results/post-v2}"
+EXPORT="${EXPORT:-$OUT/base}"
+DRY_RUN="${DRY_RUN:-0}"
+CORPUS=data/vendor/cpython/python-stdlib,data/vendor/cpython/python-stdlib-extra
+
+[[ -f "$SRC/model.safetensors" && -f "$SRC/config.json" ]] ||
+  { echo "post-train-v2: $SRC is not a checkpoint folder (no model.safetensors and config.json); set SRC" >&2; exit 2; }
+
+# step NAME COMMAND...: runs COMMAND unless step NAME has finished before (its mark in $OUT/done); the log goes to
+# $OUT/logs/NAME.log. A step stopped halfway has no mark and runs again.
+step() {
+  local name=$1
+  shift
+  if [[ -e "$OUT/done/$name" ]]; then
+    echo "post-train-v2: $name: done before, skipped"
+    return 0
+  fi
+  if [[ "$DRY_RUN" == 1 ]]; then
+    echo "post-train-v2: $name: $*"
+    return 0
+  fi
+  mkdir -p "$OUT/logs" "$OUT/done"
+  local t=$SECONDS
+  echo "post-train-v2: $name ..."
+  "$@" > "$OUT/logs/$name.log" 2>&1 || { echo "post-train-v2: $name failed; the end of $OUT/logs/$name.log:" >&2; tail -n 20 "$OUT/logs/$name.log" >&2; exit 1; }
+  touch "$OUT/done/$name"
+  echo "post-train-v2: $name done in $((SECONDS - t)) s"
+}
+
+nx() { npx nx run "$@" --outputStyle=stream; }
+mkdir -p "$OUT"
+
+# 3. one compiler-verdict round on function bodies (plain order)
+step syntax nx prep:syntax -- --model "$SRC" --corpus "$CORPUS" --out "$OUT/syntax/syntax_data.jsonl"
+step syntax-sft nx sft:train -- --model "$SRC" --data "$OUT/syntax/syntax_data.jsonl" \
+  --out "$OUT/syntax/sft" --epochs 2 --batch-size 4 --grad-accum 2 --lr 1e-4 --heldout-fraction 0.05 --export "$OUT/psm" --resume
+
+# 4. fill-in-the-middle in SPM order: true middles of the training files of both folders
+step spm-data nx online:prep-fim -- --src "$CORPUS" --format sft --out "$OUT/spm/fim_sft.jsonl" \
+  --per-file 24 --seed 7 --max-prefix-chars 1500 --max-suffix-chars 500
+step spm-sft nx sft:train -- --model "$OUT/psm" --data "$OUT/spm/fim_sft.jsonl" \
+  --out "$OUT/spm/sft" --fim-mode spm --max-len 320 --batch-size 8 --max-steps 260 --lr 2e-4 --heldout-fraction 0.02 \
+  --save-every 130 --export "$OUT/spm/model" --resume
+
+# 5. and 6. two compiler-verdict rounds: FIM middles and function bodies the model wrote, plus fresh true middles
+# round N FROM FIM_SAMPLES SEED MIDDLES_PER_FILE MIDDLES_SEED EXPORT (the seeds and sizes of models/README.md)
+round() {
+  local n=$1 from=$2 fimSamples=$3 seedBase=$4 perFile=$5 fimSeed=$6 export=$7
+  local dir="$OUT/round$n"
+  step "round$n-fim" nx prep:syntax -- --model "$from" --source fim --out "$dir/fim.jsonl" \
+    --samples "$fimSamples" --seed "$seedBase"
+  step "round$n-functions" nx prep:syntax -- --model "$from" --corpus "$CORPUS" --source functions \
+    --functions 500 --out "$dir/functions.jsonl" --samples 2 --seed $((seedBase + 1))
+  step "round$n-middles" nx online:prep-fim -- --src "$CORPUS" --format sft \
+    --out "$dir/true_middles.jsonl" --per-file "$perFile" --seed "$fimSeed" --max-prefix-chars 1500 --max-suffix-chars 500
+  step "round$n-mix" sh -c 'cat "$@" > "$0"' "$dir/mix.jsonl" "$dir/fim.jsonl" "$dir/functions.jsonl" "$dir/true_middles.jsonl"
+  step "round$n-sft" nx sft:train -- --model "$from" --data "$dir/mix.jsonl" --out "$dir/sft" \
+    --max-len 384 --batch-size 8 --epochs 1 --lr 1e-4 --heldout-fraction 0.03 --export "$export" --resume
+}
+round 1 "$OUT/spm/model" 2 11 2 8 "$OUT/round1/model"
+round 2 "$OUT/round1/model" 3 21 3 9 "$EXPORT"
+
+echo "post-train-v2: done; the post-trained model is $EXPORT (compare it with models/base: npx nx run eval:base -- --help)"
