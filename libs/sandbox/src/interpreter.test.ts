@@ -124,7 +124,8 @@ describe('fork server', () => {
   });
 
   test('a timed-out child is killed with what it started', async () => {
-    const py = new PythonInterpreter({ stateful: true, timeoutMs: 1500 });
+    // 3 s: the first call starts the child and its grandchild before the timeout on a loaded machine too.
+    const py = new PythonInterpreter({ stateful: true, timeoutMs: 3000 });
     const started = await py.run('import os, subprocess\np = subprocess.Popen(["sleep", "60"])\nprint(f"[{os.getpid()}, {p.pid}]")');
     const [child, grandchild] = JSON.parse(started.output) as [number, number];
     expect([running(child), running(grandchild)]).toEqual([true, true]);

@@ -82,7 +82,8 @@ describe('SandboxPool memo', () => {
 
   it('runs again what hit a limit (a timeout depends on the machine), and everything with memoSize 0', async () => {
     const slow = path.join(dir, 'slow.txt');
-    const pool = new SandboxPool({ timeoutMs: 500 });
+    // 2 s: each run must write its line before the timeout, on a loaded machine too.
+    const pool = new SandboxPool({ timeoutMs: 2000 });
     for (let i = 0; i < 2; i++) expect((await pool.run(counting(slow, 'while True: pass'), ['f()'])).timedOut).toBe(true);
     expect(runsIn(slow)).toBe(2);
     const off = path.join(dir, 'off.txt');
