@@ -316,6 +316,29 @@ test('wasm clones share their buffer (no copy), and each stays valid after the o
   y.dispose();
 });
 
+test('an identity transpose shares its buffer; other permutations copy, and the gradient of gather is right', async () => {
+  await tf.setBackend('wasm');
+  const x = tf.tensor2d([1, 2, 3, 4, 5, 6], [2, 3]);
+  const buffers = tf.memory().numDataBuffers;
+  const same = tf.transpose(x, [0, 1]);
+  expect(tf.memory().numDataBuffers).toBe(buffers); // no copy
+  const swapped = tf.transpose(x, [1, 0]);
+  expect(tf.memory().numDataBuffers).toBe(buffers + 1);
+  x.dispose();
+  expect(Array.from(same.dataSync())).toEqual([1, 2, 3, 4, 5, 6]);
+  expect(same.shape).toEqual([2, 3]);
+  expect(Array.from(swapped.dataSync())).toEqual([1, 4, 2, 5, 3, 6]);
+  tf.dispose([same, swapped]);
+  // An embedding's gradient (tfjs transposes by the identity on the way), against the cpu backend.
+  const [table, ids, dy] = [seededValues(10 * 4, 1), [3, 0, 3, 9, 1], seededValues(5 * 4, 2)];
+  const grad = () => tf.tidy(() => tf.grad((t: tf.Tensor) => tf.sum(tf.mul(tf.gather(t, tf.tensor1d(ids, 'int32')), tf.tensor(dy, [5, 4]))))(tf.tensor(table, [10, 4])).dataSync() as Float32Array);
+  const got = Float32Array.from(grad());
+  await tf.setBackend('cpu');
+  const want = Float32Array.from(grad());
+  await tf.setBackend('wasm');
+  expect(Array.from(got)).toEqual(Array.from(want));
+});
+
 test("the sampler's exp terms: Math.exp's values within 2 ulp, masked logits exactly 0, NaN kept", () => {
   if (!canBuild) {
     expect(nativeExpTerms(new Float32Array(3), 1, new Float64Array(3))).toBeNull();
