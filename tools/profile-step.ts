@@ -1,12 +1,15 @@
-// Where the time of one LoRA SFT step goes: every wasm kernel is wrapped with a timer, keyed by kernel name
+// Where the time of one training step goes: every wasm kernel is wrapped with a timer, keyed by kernel name
 // (low-precision products also by orientation and shape), and the step's wall time not inside a kernel is reported as
-// tfjs overhead. Same model and step as `bench train` (libs/bench speed.ts), plus --recompute-layers.
-//   node --import tsx tools/profile-lora-step.ts --hidden 896 --layers 24 --heads 14 --kv 2 --ffn 4864 --vocab 151936 \
+// tfjs overhead. Same model and step as `bench train` (libs/bench speed.ts): full training (--lora-rank 0) or LoRA on a
+// base in --base-dtype, plus --recompute-layers and --precision.
+//   node --import tsx tools/profile-step.ts --hidden 256 --layers 4 --heads 4 --kv 2 --ffn 704 --vocab 16384 --seq 256 \
+//     --batch 8 --lora-rank 0 --base-dtype fp32 --precision bf16 --by-shape        (the bench preset, full training)
+//   node --import tsx tools/profile-step.ts --hidden 896 --layers 24 --heads 14 --kv 2 --ffn 4864 --vocab 151936 \
 //     --seq 128 --batch 1 --lora-rank 8 --base-dtype int8 [--int8-activations int16|fp32] [--recompute-layers] [--steps 3]
-//     [--by-shape: the small BatchMatMuls (LoRA) one row per operand shapes and transposes]
+//     [--by-shape: every BatchMatMul one row per operand shapes and transposes, Add and Transpose by shapes]
 // Prints a table on stdout and one JSON line.
 import * as tf from '@tensorflow/tfjs';
-import { initBackend, setLowPrecisionActivations, type LowPrecisionActivations } from '@rlhf-code/backend';
+import { inGemmPrecision, initBackend, setLowPrecisionActivations, type GemmPrecision, type LowPrecisionActivations } from '@rlhf-code/backend';
 import { LORA_TARGETS, makeConfig, Qwen2Model } from '@rlhf-code/model';
 import { sparseCrossEntropy, Trainer } from '@rlhf-code/trainer-core';
 
@@ -23,7 +26,7 @@ const f = {
   hidden: flag('hidden', 896), layers: flag('layers', 24), heads: flag('heads', 14), kv: flag('kv', 2), ffn: flag('ffn', 4864),
   vocab: flag('vocab', 151936), seq: flag('seq', 128), batch: flag('batch', 1), loraRank: flag('lora-rank', 8),
   baseDtype: str('base-dtype', 'int8') as 'int8' | 'bf16' | 'fp32', int8Activations: str('int8-activations', 'int16') as LowPrecisionActivations, steps: flag('steps', 3), recompute: args.includes('--recompute-layers'),
-  byShape: args.includes('--by-shape'),
+  byShape: args.includes('--by-shape'), precision: str('precision', 'fp32') as GemmPrecision,
 };
 
 const times = new Map<string, { ms: number; calls: number; flop: number }>();
@@ -39,12 +42,15 @@ function keyOf(name: string, inputs: Record<string, tf.TensorInfo>, attrs: Recor
   if (name === 'BatchMatMul') {
     const a = inputs.a.shape, b = inputs.b.shape;
     const big = a.some((d) => d > 100000) || b.some((d) => d > 100000);
-    if (f.byShape && !big && a.length === 2) {
+    if (f.byShape && a.length === 2) {
       const [m, k] = attrs.transposeA ? [a[1], a[0]] : a;
       const n = attrs.transposeB ? b[0] : b[1];
       return { key: `BatchMatMul [${a}]${attrs.transposeA ? '^T' : ''} x [${b}]${attrs.transposeB ? '^T' : ''}`, flop: 2 * m * n * k };
     }
     return { key: big ? 'BatchMatMul (vocab-sized)' : a.length > 2 ? 'BatchMatMul (batched)' : 'BatchMatMul (LoRA etc.)', flop: 0 };
+  }
+  if (f.byShape && (name === 'Transpose' || name === 'Add')) {
+    return { key: `${name} [${inputs.x?.shape ?? inputs.a?.shape}] ${JSON.stringify(attrs.perm ?? inputs.b?.shape)}`, flop: 0 };
   }
   return { key: name, flop: 0 };
 }
@@ -90,8 +96,10 @@ async function main(): Promise<void> {
   });
   const model = Qwen2Model.init(config, { seed: 0, baseDtype: f.baseDtype });
   model.recomputeLayers = f.recompute;
-  model.addLora({ r: f.loraRank, alpha: 2 * f.loraRank, dropout: 0, targets: [...LORA_TARGETS] }, { seed: 1 });
-  tf.tidy(() => Object.entries(model.adapters).forEach(([name, v], i) => name.includes('lora_B') && v.assign(tf.randomNormal(v.shape, 0, 0.02, 'float32', i))));
+  if (f.loraRank > 0) {
+    model.addLora({ r: f.loraRank, alpha: 2 * f.loraRank, dropout: 0, targets: [...LORA_TARGETS] }, { seed: 1 });
+    tf.tidy(() => Object.entries(model.adapters).forEach(([name, v], i) => name.includes('lora_B') && v.assign(tf.randomNormal(v.shape, 0, 0.02, 'float32', i))));
+  }
   const trainer = new Trainer(model.trainableParams(), { optimizer: { lr: 1e-4 }, schedule: { totalSteps: f.steps + 1, kind: 'constant' }, maxGradNorm: 0 });
   const tokens = new Int32Array(f.batch * (f.seq + 1));
   for (let i = 0; i < tokens.length; i++) tokens[i] = Math.floor(Math.random() * f.vocab);
@@ -105,7 +113,7 @@ async function main(): Promise<void> {
   // The first step (wasm and JS compiled on first use, the heap's pages touched for the first time) apart.
   const usage0 = process.resourceUsage();
   const warm0 = performance.now();
-  trainer.step([{ loss }]);
+  inGemmPrecision(f.precision, () => trainer.step([{ loss }]));
   const warmMs = performance.now() - warm0;
   const usage1 = process.resourceUsage();
   const warmUp = {
@@ -117,7 +125,7 @@ async function main(): Promise<void> {
   const stepMs: number[] = [];
   for (let i = 0; i < f.steps; i++) {
     const t0 = performance.now();
-    trainer.step([{ loss }]);
+    inGemmPrecision(f.precision, () => trainer.step([{ loss }]));
     stepMs.push(performance.now() - t0);
   }
   const usage2 = process.resourceUsage();
