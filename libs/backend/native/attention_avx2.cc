@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "avx2.h"
@@ -140,6 +141,27 @@ void recomputeSoftmax(float* s, int64_t rows, int64_t t0, int64_t stride, int64_
   }
 }
 
+/**
+ * The rotary tables of `positions` (count of them), built once and reused while this thread asks for the same positions,
+ * head dim and base: every layer of a training step, forward and backward, rotates by the same positions (0.46 ms a
+ * table at 2,048 positions, 8 tables a step of the shipped shape). Valid until this thread's next call.
+ */
+const Rope& ropeFor(const int32_t* positions, int64_t count, int64_t hd, float theta) {
+  thread_local std::vector<int32_t> key;
+  thread_local int64_t keyHd = -1;
+  thread_local float keyTheta = 0.f;
+  thread_local std::unique_ptr<Rope> table;
+  const bool same = table && keyHd == hd && keyTheta == theta && static_cast<int64_t>(key.size()) == count &&
+                    std::equal(key.begin(), key.end(), positions);
+  if (!same) {
+    table = std::make_unique<Rope>(positions, count, hd, theta);
+    key.assign(positions, positions + count);
+    keyHd = hd;
+    keyTheta = theta;
+  }
+  return *table;
+}
+
 /** RoPE tables of the prefix positions 0 .. n-1. */
 Rope prefixRope(int64_t n, int64_t hd, float theta) {
   std::vector<int32_t> pos(std::max<int64_t>(n, 1));
@@ -238,7 +260,7 @@ void cachedAttention(const AttentionDims& d, const float* qkv, const int32_t* po
 void attentionForward(const AttentionDims& d, const float* q, const float* k, const float* v, const int32_t* positions,
                       const float* keyMask, const float* kPrefix, const float* vPrefix, float* out, float* lse) {
   const int64_t B = d.batch, T = d.seq, H = d.heads, KV = d.kvHeads, hd = d.headDim, rep = H / KV, n = d.past, S = n + T;
-  const Rope rope(positions, B * T, hd, d.theta);
+  const Rope& rope = ropeFor(positions, B * T, hd, d.theta);
   const Rope pre = prefixRope(n, hd, d.theta);
   const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
   parallelFor(static_cast<int>(B * KV), [&](int task) {
@@ -264,7 +286,7 @@ void attentionBackward(const AttentionDims& d, const float* q, const float* k, c
                        const float* keyMask, const float* kPrefix, const float* vPrefix, const float* out, const float* lse,
                        const float* dout, float* dq, float* dk, float* dv, float* dkPrefix, float* dvPrefix) {
   const int64_t B = d.batch, T = d.seq, H = d.heads, KV = d.kvHeads, hd = d.headDim, rep = H / KV, n = d.past, S = n + T;
-  const Rope rope(positions, B * T, hd, d.theta);
+  const Rope& rope = ropeFor(positions, B * T, hd, d.theta);
   const Rope pre = prefixRope(n, hd, d.theta);
   const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
   // Each task's gradient of the prefix keys / values (rotated space), summed over the rows afterwards: tasks of one kv
