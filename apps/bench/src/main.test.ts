@@ -98,7 +98,7 @@ describe('bench interpreter: CLI', () => {
 
   it('one JSON line on stdout: calls per second per start mode, stateless and stateful, and their ratios; progress on stderr', () => {
     const r = bench('interpreter', '--calls', '4', '--episodes', '2', '--repetitions', '2');
-    expect(r.code).toBe(0);
+    expect({ code: r.code, stderr: r.code === 0 ? '' : r.stderr }).toEqual({ code: 0, stderr: '' }); // a failure shows why
     const line = JSON.parse(r.stdout.trim());
     expect(line).toMatchObject({ calls: 4, episodes: 2, repetitions: 2, concurrency: 2 });
     for (const mode of ['spawn', 'fork']) for (const kind of ['stateless', 'stateful']) expect(line[`${mode}_${kind}_calls_per_s`].values).toHaveLength(2);
