@@ -11,6 +11,12 @@ import { batchMatMulGradConfig } from './mat-mul-grad';
 import { unsortedSegmentSumConfig } from './unsorted-segment-sum';
 import { internals } from './wasm-internals';
 
+/** `x` again, sharing its buffer (one more reference to it): the output of a kernel that would only copy. */
+function sharedBuffer(backend: unknown, x: tf.TensorInfo): tf.TensorInfo {
+  (internals(backend) as unknown as { incRef(dataId: object): void }).incRef(x.dataId);
+  return { dataId: x.dataId, shape: x.shape, dtype: x.dtype };
+}
+
 /**
  * Identity (tf.clone, and every tensor tfjs saves for a backward pass) sharing its input's buffer, as the cpu
  * backend does, instead of the stock wasm kernel's copy: tensors are immutable, so the copy buys nothing, and a
@@ -19,11 +25,7 @@ import { internals } from './wasm-internals';
 const sharedIdentityConfig: KernelConfig = {
   kernelName: tf.Identity,
   backendName: 'wasm',
-  kernelFunc: (({ inputs, backend }: { inputs: { x: tf.TensorInfo }; backend: unknown }) => {
-    const { x } = inputs;
-    (internals(backend) as unknown as { incRef(dataId: object): void }).incRef(x.dataId);
-    return { dataId: x.dataId, shape: x.shape, dtype: x.dtype };
-  }) as unknown as KernelConfig['kernelFunc'],
+  kernelFunc: (({ inputs, backend }: { inputs: { x: tf.TensorInfo }; backend: unknown }) => sharedBuffer(backend, inputs.x)) as unknown as KernelConfig['kernelFunc'],
 };
 
 /**
@@ -34,10 +36,8 @@ const sharedIdentityConfig: KernelConfig = {
 const identityTransposeConfig = (stock: KernelConfig): KernelConfig => ({
   ...stock,
   kernelFunc: ((args: { inputs: { x: tf.TensorInfo }; backend: unknown; attrs: { perm: number[] } }) => {
-    const { x } = args.inputs;
     if (!args.attrs.perm.every((p, i) => p === i)) return stock.kernelFunc(args as unknown as Parameters<KernelConfig['kernelFunc']>[0]);
-    (internals(args.backend) as unknown as { incRef(dataId: object): void }).incRef(x.dataId);
-    return { dataId: x.dataId, shape: x.shape, dtype: x.dtype };
+    return sharedBuffer(args.backend, args.inputs.x);
   }) as unknown as KernelConfig['kernelFunc'],
 });
 
