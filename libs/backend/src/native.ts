@@ -131,31 +131,29 @@ export function nativeSettings(opts: NativeOptions = {}): { enabled: boolean; th
   return { enabled, threads, gemm, avx512: runtime.avx512, bf16Gemm: runtime.bf16Gemm };
 }
 
-/** The measured answer of defaultGemmKernel's auto rule, once per process (the CPU does not change). */
-let bf16InstructionPays: boolean | undefined;
+/** The CPU's vendor as the kernel names it (/proc/cpuinfo's vendor_id: GenuineIntel, AuthenticAMD), '' where unknown. */
+export function cpuVendor(): string {
+  try {
+    return /^vendor_id\s*:\s*(\S+)/m.exec(fs.readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? '';
+  } catch {
+    return '';
+  }
+}
 
 /**
  * The GEMM micro-kernel a process starts on: the widest this CPU has, except that avx512bf16 (bf16 products on
- * vdpbf16ps) gives way to avx512 (bf16 emulated on the fp32 FMA kernel) when `bf16Gemm` says emulated, or says auto and
- * vdpbf16ps does not outrun the zmm FMA in FLOPs: it does twice the FLOPs per instruction, but its throughput differs by
- * design (measured 1.8x the FMA's FLOPs on Zen 5, 0.5x on a Xeon of family 6 model 207). fp32 products are the same
- * bits on either kernel.
+ * vdpbf16ps) gives way to avx512 (bf16 emulated on the fp32 FMA kernel) when `bf16Gemm` says emulated, or says auto on
+ * a CPU that is not AMD's. vdpbf16ps does twice the FLOPs per instruction, but its throughput differs by design:
+ * measured 1.8x the FMA's FLOPs on Zen 5, 0.5x on a Xeon of family 6 model 207 (`bench gemm` measures both). auto is
+ * decided by the vendor, never by timing: the two paths add in different orders, so a choice measured at start-up
+ * (as it once was) flipped under load and the same command gave other numbers (EXPERIMENTS.md 2026-11-30 (evening)).
+ * fp32 products are the same bits on either kernel.
  */
-export function defaultGemmKernel(addon: NativeAddon, bf16Gemm: Bf16Gemm): GemmKernel {
+export function defaultGemmKernel(addon: NativeAddon, bf16Gemm: Bf16Gemm, vendor: string = cpuVendor()): GemmKernel {
   const widest = addon.gemmKernels().available.at(-1)!;
   if (widest !== 'avx512bf16' || bf16Gemm === 'vdpbf16ps') return widest;
   if (bf16Gemm === 'emulated') return 'avx512';
-  // Both loops twice, interleaved, the better of each kept: a clock still ramping up favours neither (~40 ms).
-  if (bf16InstructionPays === undefined) {
-    let fma = 0;
-    let bf16 = 0;
-    for (let round = 0; round < 2; round++) {
-      fma = Math.max(fma, addon.peakGflops('avx512', 0.01));
-      bf16 = Math.max(bf16, addon.peakGflops('avx512bf16', 0.01));
-    }
-    bf16InstructionPays = bf16 > fma;
-  }
-  return bf16InstructionPays ? 'avx512bf16' : 'avx512';
+  return vendor === 'AuthenticAMD' ? 'avx512bf16' : 'avx512';
 }
 
 /**

@@ -14,12 +14,12 @@ const CORES = os.cpus().length;
 // The GEMM's micro-kernel: the widest this CPU has (its flags in /proc/cpuinfo), AVX2 with RLHF_AVX512=0.
 const FLAGS = new Set((fs.existsSync('/proc/cpuinfo') ? fs.readFileSync('/proc/cpuinfo', 'utf8') : '').match(/^flags\s*:.*$/m)?.[0].split(/\s+/) ?? []);
 const AVX512 = ['avx512f', 'avx512bw', 'avx512vl', 'avx512dq'].every((f) => FLAGS.has(f));
-// With AVX-512 BF16 a process measures whether vdpbf16ps pays (avx512bf16) or not (avx512): defaultGemmKernel, whose
-// rule gemm-kernels.test.ts tests; here its answer is taken as given (the measurement loadNative then reuses; the raw
-// addon's own default, before loadNative, is the widest kernel).
-const measuredBf16Choice = (): GemmKernel =>
+// With AVX-512 BF16 a process runs bf16 on vdpbf16ps (avx512bf16) on AMD, emulated (avx512) elsewhere: defaultGemmKernel,
+// whose rule gemm-kernels.test.ts tests; here its answer is taken as given (the raw addon's own default, before
+// loadNative, is the widest kernel).
+const bf16Choice = (): GemmKernel =>
   nativeAddonBuilt() ? defaultGemmKernel(require(ADDON_FILE) as NativeAddon, nativeSettings().bf16Gemm) : 'avx512bf16';
-const KERNEL = process.env.RLHF_AVX512 === '0' || !AVX512 ? 'avx2' : FLAGS.has('avx512_bf16') ? measuredBf16Choice() : 'avx512';
+const KERNEL = process.env.RLHF_AVX512 === '0' || !AVX512 ? 'avx2' : FLAGS.has('avx512_bf16') ? bf16Choice() : 'avx512';
 const NATIVE = nativeAddonBuilt() ? { native: { cpu: true, gemm: 'own', kernel: KERNEL, threads: CORES } } : {};
 const NATIVE_LINE = nativeAddonBuilt() ? ` + native gemm (${KERNEL}, ${CORES} thread${CORES === 1 ? '' : 's'})` : '';
 

@@ -62,7 +62,7 @@ export const RuntimeSettings = z.strictObject({
     .enum(BF16_GEMMS)
     .default('auto')
     .describe(
-      "how a bf16 product runs on a CPU with AVX-512 BF16: on vdpbf16ps, or emulated (operands rounded to bf16, then the fp32 FMA kernel: the same rounding, another order of the fp32 additions); auto: vdpbf16ps only where it outruns the FMA, measured once per process (on Zen 5 it gives 1.8x the FMA's FLOPs, on some Xeons half)",
+      "how a bf16 product runs on a CPU with AVX-512 BF16: on vdpbf16ps, or emulated (operands rounded to bf16, then the fp32 FMA kernel: the same rounding, another order of the fp32 additions); auto: vdpbf16ps on AMD CPUs (on Zen 5 it gives 1.8x the FMA's FLOPs), emulated on others (on some Xeons it gives half); decided by the vendor, never by a timing, so the same command gives the same numbers",
     )
     .meta({ env: RUNTIME_ENV.bf16Gemm }),
   python: z.string().min(1).default('python3').describe("the Python interpreter the sandbox runs (a name on PATH or a path); a stage's own --python wins").meta({ env: RUNTIME_ENV.python }),
