@@ -10,7 +10,8 @@
 // reads RLHF_AVX512 itself as it loads) all see one setting.
 //
 // Read only by tests and tools, and so not here: RL_TEST_VERBOSE (a test's log), RLHF_TEST_COUNTS (the jest reporter
-// and tools/check-boundaries.cjs), RLHF_NATIVE_REQUIRED and CXX (tools/build-native.cjs, at install).
+// and tools/check-boundaries.cjs), RLHF_NATIVE_REQUIRED and CXX (tools/build-native.cjs, at install), RLHF_LLAMACPP_GPU's GPU build
+// (tools/engine-llamacpp/install.cjs, at install; the engine reads the same variable through this schema).
 import * as os from 'os';
 import { z } from 'zod';
 import { BACKENDS } from './flags';
@@ -28,12 +29,16 @@ export const RUNTIME_ENV = {
   nativeGemm: 'RLHF_NATIVE_GEMM',
   avx512: 'RLHF_AVX512',
   bf16Gemm: 'RLHF_BF16_GEMM',
+  llamacppGpu: 'RLHF_LLAMACPP_GPU',
   python: 'RLHF_PYTHON',
   debug: 'RLHF_DEBUG',
 } as const;
 
 export const NATIVE_GEMMS = ['auto', 'own', 'openblas'] as const;
 export const BF16_GEMMS = ['auto', 'vdpbf16ps', 'emulated'] as const;
+export const LLAMACPP_GPUS = ['cpu', 'cuda', 'vulkan', 'metal', 'auto'] as const;
+/** llama.cpp's device unless told: the CPU, but Metal on Apple silicon (its one build). */
+const LLAMACPP_GPU_DEFAULT = process.platform === 'darwin' && process.arch === 'arm64' ? 'metal' : 'cpu';
 
 export const RuntimeSettings = z.strictObject({
   backend: z
@@ -65,6 +70,13 @@ export const RuntimeSettings = z.strictObject({
       "how a bf16 product runs on a CPU with AVX-512 BF16: on vdpbf16ps, or emulated (operands rounded to bf16, then the fp32 FMA kernel: the same rounding, another order of the fp32 additions); auto: vdpbf16ps on AMD CPUs (on Zen 5 it gives 1.8x the FMA's FLOPs), emulated on others (on some Xeons it gives half); decided by the vendor, never by a timing, so the same command gives the same numbers",
     )
     .meta({ env: RUNTIME_ENV.bf16Gemm }),
+  llamacppGpu: z
+    .enum(LLAMACPP_GPUS)
+    .default(LLAMACPP_GPU_DEFAULT)
+    .describe(
+      "where the llamacpp engine runs llama.cpp: cpu, or a GPU build installed with `npm run install:llamacpp` under the same variable (cuda, vulkan; metal is Apple silicon's one build), or auto (node-llama-cpp picks the best it finds)",
+    )
+    .meta({ env: RUNTIME_ENV.llamacppGpu }),
   python: z.string().min(1).default('python3').describe("the Python interpreter the sandbox runs (a name on PATH or a path); a stage's own --python wins").meta({ env: RUNTIME_ENV.python }),
   debug: z.boolean().default(false).describe('print the stack trace of an error too').meta({ env: RUNTIME_ENV.debug }),
 });

@@ -78,7 +78,7 @@ describe('settings from one schema', () => {
     expect(p.settings).toBeUndefined();
     const { runtime, ...stage } = JSON.parse(p.printed!);
     expect(stage).toEqual(settings);
-    expect(Object.keys(runtime)).toEqual(['backend', 'threads', 'native', 'nativeThreads', 'nativeGemm', 'avx512', 'bf16Gemm', 'python', 'debug']);
+    expect(Object.keys(runtime)).toEqual(['backend', 'threads', 'native', 'nativeThreads', 'nativeGemm', 'avx512', 'bf16Gemm', 'llamacppGpu', 'python', 'debug']);
     const file = tmpFile('c.json', p.printed!);
     expect((await run(Plain, ['--config', file])).settings).toEqual(settings);
   });
@@ -240,7 +240,7 @@ describe('the runtime settings every command has', () => {
 
   it('--print-config shows them as `runtime`, each with its variable: defaults < --config < environment < flags', async () => {
     const printed = async (argv: string[]) => JSON.parse((await run(Plain, [...argv, '--print-config'])).printed!).runtime;
-    expect(await printed([])).toEqual({ backend: 'auto', threads: 'auto', native: true, nativeThreads: 'auto', nativeGemm: 'own', avx512: true, bf16Gemm: 'auto', python: 'python3', debug: false });
+    expect(await printed([])).toEqual({ backend: 'auto', threads: 'auto', native: true, nativeThreads: 'auto', nativeGemm: 'own', avx512: true, bf16Gemm: 'auto', llamacppGpu: process.platform === 'darwin' && process.arch === 'arm64' ? 'metal' : 'cpu', python: 'python3', debug: false });
     const f = Object.fromEntries(settingFields(RuntimeSettings).map((x) => [x.key, x]));
     expect(Object.fromEntries(Object.entries(f).map(([k, x]) => [k, x.env]))).toEqual(RUNTIME_ENV);
     for (const x of Object.values(f)) expect(x.description.length).toBeGreaterThan(10);
@@ -260,6 +260,10 @@ describe('the runtime settings every command has', () => {
     process.env.RLHF_DEBUG = 'true';
     expect(await printed([])).toMatchObject({ native: false, debug: true });
     expect(await printed(['--no-runtime-avx512'])).toMatchObject({ avx512: false });
+    process.env.RLHF_LLAMACPP_GPU = 'vulkan';
+    expect(await printed([])).toMatchObject({ llamacppGpu: 'vulkan' });
+    process.env.RLHF_LLAMACPP_GPU = 'tpu';
+    await expect(printed([])).rejects.toThrow(/RLHF_LLAMACPP_GPU/);
   });
 
   it('the values given are exported to the environment (as the readers, workers and the addon read them) before the command runs', async () => {

@@ -5,11 +5,12 @@
 // module system, whose tests run it in a tsx child process.
 //
 // The types below are the part of node-llama-cpp 3.22's API the engine uses (its own .d.ts files are not visible to
-// the root tsconfig). Nothing is built or downloaded at run time (build: 'never'); the GPU is off unless
-// RLHF_LLAMACPP_GPU names one (the one build for Apple silicon is Metal's).
+// the root tsconfig). Nothing is built or downloaded at run time (build: 'never'); the GPU is off unless the runtime
+// setting llamacppGpu (RLHF_LLAMACPP_GPU) names one (the one build for Apple silicon is Metal's).
 import { createRequire } from 'module';
 import * as path from 'path';
 import { pathToFileURL } from 'url';
+import { runtimeSettings } from '@rlhf-code/cli';
 
 /** The folder holding the engine's own package.json, lockfile and node_modules. */
 export const LLAMACPP_RUNTIME_DIR = path.join(__dirname, '../../../tools/engine-llamacpp');
@@ -79,12 +80,10 @@ export interface LlamaRuntime {
   banned(model: LlamaModel, ids: Iterable<number>): LlamaTokenBias;
 }
 
-/** The GPU setting: RLHF_LLAMACPP_GPU (cuda, vulkan, metal or auto), else the CPU (Metal on Apple silicon). */
+/** The runtime setting llamacppGpu (RLHF_LLAMACPP_GPU) in node-llama-cpp's terms (false: the CPU). */
 function gpuSetting(): LlamaGpu {
-  const v = process.env.RLHF_LLAMACPP_GPU;
-  if (v === undefined || v === '') return process.platform === 'darwin' && process.arch === 'arm64' ? 'metal' : false;
-  if (v === 'cuda' || v === 'vulkan' || v === 'metal' || v === 'auto') return v;
-  throw new Error(`RLHF_LLAMACPP_GPU=${v}: expected cuda, vulkan, metal or auto (unset: the CPU)`);
+  const v = runtimeSettings().llamacppGpu;
+  return v === 'cpu' ? false : v;
 }
 
 let runtime: Promise<LlamaRuntime> | null = null;
