@@ -2,10 +2,8 @@
 // per layer instead of sixty, when the backend has the native kernels (@rlhf-code/backend hasNativeKernels):
 //   x -> rmsNorm -> [q|k|v] = x Wqkv^T + b -> RoPE + attention over the cache (keys/values written in place)
 //     -> o_proj -> + x -> rmsNorm -> [gate|up] = x Wgu^T -> silu(gate) * up -> down_proj -> + x
-// q/k/v and gate/up are fused into one matrix each (float32, or frozen bf16 / int8 stacked as they are stored), built
-// from the Hugging Face parameters when a KV cache first
-// decodes and rebuilt when a parameter is reassigned (a served policy's weight swap between steps); they live as long
-// as the cache, so a model holds no hidden copies between generations. Checkpoints keep HF's names.
+// q/k/v and gate/up are fused into one matrix each (fused-weights.ts), built when a KV cache first decodes and rebuilt
+// when a parameter is reassigned; they live as long as the cache. Checkpoints keep HF's names.
 // With a LoRA adapter active, each projection's low-rank term (lora.ts) is added to its fused product (zeros for the
 // projections without one), so an adapter swap only changes those small matrices and needs no rebuild.
 // Each layer runs as one native call (fusedDecodeLayer: the same kernels in the same order, adapter terms included,
@@ -13,9 +11,10 @@
 // cannot be stacked into one matrix, or where an adapter is in training mode with dropout.
 // No gradients: training and scoring use the composite ops of attention.ts / mlp.ts / norm.ts.
 import * as tf from '@tensorflow/tfjs';
-import { fusedCachedAttention, fusedDecodeLayer, fusedRmsNorm, fusedSwiGLUPacked, LowPrecisionMatrix, matMulWeight, stackRows, weightShape, type DecodeLayerWeights, type DecodeLoraProjection, type Weight } from '@rlhf-code/backend';
+import { fusedCachedAttention, fusedDecodeLayer, fusedRmsNorm, fusedSwiGLUPacked, matMulWeight, weightShape, type DecodeLayerWeights, type DecodeLoraProjection, type Weight } from '@rlhf-code/backend';
 import { embedTokens } from './embedding';
 import type { BlockWeights } from './block';
+import type { FusedLayer } from './fused-weights';
 import type { KVCache } from './kv-cache';
 import { loraDelta, type LoraWeights } from './lora';
 
@@ -27,62 +26,9 @@ export interface DecodeDims {
   theta: number; // rope_theta
 }
 
-/** One layer's fused matrices, and the parameter buffers they were built from. */
-interface FusedLayer {
-  qkvWeight: Weight[]; // [(H + 2 KV) * hd, D], or q, k, v apart (low-precision ones that cannot be stacked)
-  qkvBias: tf.Tensor1D; // [(H + 2 KV) * hd]
-  gateUpWeight: Weight[]; // [2 I, D], or gate and up apart
-  sources: object[]; // dataIds of q, k, v weights and biases, gate, up
-}
-
-const sourcesOf = (w: BlockWeights): object[] => {
-  const a = w.self_attn;
-  return [a.q_proj.weight, a.k_proj.weight, a.v_proj.weight, a.q_proj.bias, a.k_proj.bias, a.v_proj.bias,
-    w.mlp.gate_proj.weight, w.mlp.up_proj.weight].map((t) => (t instanceof LowPrecisionMatrix ? t.packed.dataId : t.dataId));
-};
-
-/** `ws` stacked into one matrix of their kind (new tensors, kept across calls), or as they are when that cannot be. */
-function stacked(ws: Weight[]): Weight[] {
-  if (ws.every((w) => w instanceof LowPrecisionMatrix)) {
-    const joined = stackRows(ws as LowPrecisionMatrix[]);
-    return joined ? [joined] : ws;
-  }
-  if (ws.some((w) => w instanceof LowPrecisionMatrix)) return ws;
-  return [tf.keep(tf.concat(ws as tf.Tensor2D[], 0) as tf.Tensor2D)];
-}
-
 /** x [N, in] against matrices [out_i, in] side by side -> [N, sum of out_i]. */
 const productOf = (x: tf.Tensor2D, ws: Weight[]): tf.Tensor2D =>
   ws.length === 1 ? matMulWeight(x, ws[0]) : (tf.concat(ws.map((w) => matMulWeight(x, w)), 1) as tf.Tensor2D);
-
-/** What FusedWeights made itself (the stacked matrices, the biases), not the model's. */
-const ownTensors = (l: FusedLayer): { dispose(): void }[] => [l.qkvBias, ...[l.qkvWeight, l.gateUpWeight].filter((ws) => ws.length === 1).map((ws) => ws[0])];
-
-/** Fused q/k/v and gate/up matrices per layer, kept across calls and rebuilt when a source parameter changes. */
-export class FusedWeights {
-  private layers: FusedLayer[] = [];
-
-  get(i: number, w: BlockWeights): FusedLayer {
-    const sources = sourcesOf(w);
-    const cached = this.layers[i];
-    if (cached && cached.sources.every((s, j) => s === sources[j])) return cached;
-    if (cached) ownTensors(cached).forEach((t) => t.dispose());
-    const a = w.self_attn;
-    // tf.keep: built inside a caller's tidy, kept across calls.
-    const fused = {
-      qkvWeight: stacked([a.q_proj.weight, a.k_proj.weight, a.v_proj.weight]),
-      qkvBias: tf.keep(tf.concat([a.q_proj.bias, a.k_proj.bias, a.v_proj.bias], 0) as tf.Tensor1D),
-      gateUpWeight: stacked([w.mlp.gate_proj.weight, w.mlp.up_proj.weight]),
-    };
-    this.layers[i] = { ...fused, sources };
-    return this.layers[i];
-  }
-
-  dispose(): void {
-    for (const l of this.layers) if (l) ownTensors(l).forEach((t) => t.dispose());
-    this.layers = [];
-  }
-}
 
 /** Whether a layer may run as one native call (tests and A/B measurements turn it off: the per-op path is its reference). */
 export const decodeSettings = { fusedLayers: true };

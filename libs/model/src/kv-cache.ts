@@ -7,7 +7,7 @@
 //   in place by the attention kernel (no concat per step), with the mask and per-row token counts on the host.
 import * as tf from '@tensorflow/tfjs';
 import { LayerKV } from './attention';
-import { FusedWeights } from './decode';
+import { FusedWeights } from './fused-weights';
 
 export interface KVCacheOptions {
   /** Positions to preallocate on the native path (prompt + new tokens); it grows if a call needs more. */

@@ -11,11 +11,11 @@
 //             an entry of other weights (a published policy version, a trainer's step, another adapter) is dropped
 //   put       after the generation, its KVCache comes back as the key's entry; least recently used entries are freed
 //             (every tensor disposed) until the entries' bytes fit `maxBytes`
-// Per model, one FusedWeights (decode.ts's stacked q/k/v and gate/up matrices, rebuilt when the weights they were
+// Per model, one FusedWeights (fused-weights.ts's stacked q/k/v and gate/up matrices, rebuilt when the weights they were
 // built from change) serves every generation, instead of one built per generation; the views of one LoRA base share
 // theirs. Several models may share a cache: an entry serves only the weights it was computed with, so a caller's keys
 // name the model too.
-import { FusedWeights } from './decode';
+import { FusedWeights } from './fused-weights';
 import { KVCache } from './kv-cache';
 import type { Qwen2Model } from './model';
 

@@ -16,13 +16,11 @@
 //   <|repo_name|>{repo}\n<|file_sep|>{path}\n{content}\n<|file_sep|>{path}\n{content}\n<|file_sep|>{current path}\n<|fim_prefix|>...
 // parseFim returns that header as `repo`; Continue 1.3.9 instead writes the same snippets as `# `-commented lines at
 // the start of the prefix (repoAsComments turns the first form into the second, for models trained on that one).
-import { SPECIAL_TOKENS } from './special-tokens';
+import { SPECIAL_TOKENS, type FimMode } from './special-tokens';
 import type { Tokenizer } from './tokenizer';
 
 const { fimPrefix, fimSuffix, fimMiddle, repoName, fileSep } = SPECIAL_TOKENS;
 
-export const FIM_MODES = ['psm', 'spm'] as const;
-export type FimMode = (typeof FIM_MODES)[number];
 
 export interface RepoFile {
   path: string;

@@ -2,7 +2,8 @@
 // fill-in-the-middle and chat formats, the served-prompt encoding, prompt/response pairs, and deriving a small
 // tokenizer from Qwen's.
 export { Tokenizer, loadTokenizer, readFimMode, defaultTokenizerDir } from './tokenizer';
-export { formatFim, parseFim, encodeFim, fimIds, formatRepoHeader, repoAsComments, FIM_MODES, type FimMode, type FimParts, type RepoFile } from './fim';
+export { FIM_MODES, type FimMode } from './special-tokens';
+export { formatFim, parseFim, encodeFim, fimIds, formatRepoHeader, repoAsComments, type FimParts, type RepoFile } from './fim';
 export { runDeriveTokenizer } from './derive-command';
 export { encodePrompt, encodePair, endTokenId, stopTokenIds, PROMPT_TEMPLATES, type PromptTemplate, type StopSet } from './pair';
 export { encodeServedPrompt, PromptError, REPO_CONTEXT_MODES, SERVED_MIN_TOKENS, type RepoContextMode } from './served-prompt';

@@ -21,6 +21,10 @@ export const SPECIAL_TOKENS = {
   pad: '<|pad|>',
 } as const;
 
+/** The orders of the FIM markers a checkpoint was trained on (tokenizer_config.json's fim_mode): prefix-suffix-middle or suffix-prefix-middle. */
+export const FIM_MODES = ['psm', 'spm'] as const;
+export type FimMode = (typeof FIM_MODES)[number];
+
 /** Tokens every tokenizer loaded by loadTokenizer must have (the pad token is checked separately). */
 export const REQUIRED_TOKENS: readonly string[] = [
   SPECIAL_TOKENS.endOfText,

@@ -4,7 +4,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { Tokenizer as HfTokenizer } from '@huggingface/tokenizers';
-import { FIM_MODES, type FimMode } from './fim';
+import { FIM_MODES, type FimMode } from './special-tokens';
 import { PAD_CANDIDATES, REQUIRED_TOKENS, SPECIAL_TOKENS } from './special-tokens';
 
 /** One entry of tokenizer.json's `added_tokens`. */
