@@ -7,5 +7,5 @@ export { parseJsonFlag, printStageResult, UsageError } from './flags';
 export { runCli, settingsCommand } from './command';
 export { markdownTable } from './markdown';
 export { progressBar, stagedProgress } from './progress';
-export { NATIVE_GEMMS, BF16_GEMMS, LLAMACPP_GPUS, RUNTIME_ENV, runtimeSettings } from './runtime';
+export { NATIVE_GEMMS, BF16_GEMMS, RUNTIME_ENV, runtimeSettings } from './runtime';
 export { parseSettings, readSettingsFile } from './settings';
