@@ -162,6 +162,29 @@ interface RawCompletion {
   text: string;
 }
 
+/**
+ * The sampling fields vLLM's /v1/completions and SGLang's /generate name alike: pure sampling at `temperature` with
+ * the request's top-k / top-p, no penalties, the stop ids and strings (the end token is a stop id, not EOS handling),
+ * special tokens kept in the text, and the ids past the tokenizer's vocabulary banned (`bias`).
+ */
+function samplingFields(req: SampleRequest, temperature: number, bias: Record<string, number> | undefined) {
+  return {
+    temperature,
+    top_p: req.topP ?? 1,
+    top_k: req.topK && req.topK > 0 ? req.topK : -1,
+    min_p: 0,
+    repetition_penalty: 1,
+    presence_penalty: 0,
+    frequency_penalty: 0,
+    stop_token_ids: [...req.stopIds],
+    ignore_eos: true,
+    ...(req.stopStrings?.length ? { stop: [...req.stopStrings] } : {}),
+    skip_special_tokens: false,
+    spaces_between_special_tokens: false,
+    ...(bias ? { logit_bias: bias } : {}),
+  };
+}
+
 export class OpenAiEngine implements RolloutEngine {
   private version = 0;
   /** vLLM `model` / SGLang `lora_path` of new calls (null: the base). */
@@ -280,31 +303,18 @@ export class OpenAiEngine implements RolloutEngine {
 
   private async completeVllm(prompt: readonly number[], req: SampleRequest, temperature: number, seed: number | null, adapter: string | null): Promise<RawCompletion> {
     const route = '/v1/completions';
-    const bias = this.logitBias(req.vocabSize);
     const body = {
       model: adapter ?? this.baseModel,
       prompt: [...prompt],
       n: 1,
       max_tokens: req.maxNewTokens,
       min_tokens: req.minNewTokens ?? 0,
-      temperature,
-      top_p: req.topP ?? 1,
-      top_k: req.topK && req.topK > 0 ? req.topK : -1,
-      min_p: 0,
-      repetition_penalty: 1,
-      presence_penalty: 0,
-      frequency_penalty: 0,
+      ...samplingFields(req, temperature, this.logitBias(req.vocabSize)),
       ...(seed === null ? {} : { seed }),
-      stop_token_ids: [...req.stopIds],
-      ignore_eos: true,
-      ...(req.stopStrings?.length ? { stop: [...req.stopStrings] } : {}),
       include_stop_str_in_output: false,
-      skip_special_tokens: false,
-      spaces_between_special_tokens: false,
       logprobs: 0,
       return_token_ids: true,
       return_tokens_as_token_ids: true,
-      ...(bias ? { logit_bias: bias } : {}),
       echo: false,
       stream: false,
     };
@@ -324,27 +334,14 @@ export class OpenAiEngine implements RolloutEngine {
 
   private async generateSglang(prompt: readonly number[], req: SampleRequest, temperature: number, seed: number | null, adapter: string | null): Promise<RawCompletion> {
     const route = '/generate';
-    const bias = this.logitBias(req.vocabSize);
     const body = {
       input_ids: [...prompt],
       sampling_params: {
         max_new_tokens: req.maxNewTokens,
         min_new_tokens: req.minNewTokens ?? 0,
-        temperature,
-        top_p: req.topP ?? 1,
-        top_k: req.topK && req.topK > 0 ? req.topK : -1,
-        min_p: 0,
-        repetition_penalty: 1,
-        presence_penalty: 0,
-        frequency_penalty: 0,
+        ...samplingFields(req, temperature, this.logitBias(req.vocabSize)),
         ...(seed === null ? {} : { sampling_seed: seed }),
-        stop_token_ids: [...req.stopIds],
-        ignore_eos: true,
-        ...(req.stopStrings?.length ? { stop: [...req.stopStrings] } : {}),
-        skip_special_tokens: false,
-        spaces_between_special_tokens: false,
         no_stop_trim: false,
-        ...(bias ? { logit_bias: bias } : {}),
       },
       return_logprob: true,
       logprob_start_len: -1,

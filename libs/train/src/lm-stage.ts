@@ -7,10 +7,10 @@ import { FitResult } from './fit';
 import { LmBatch, LmExample, padLmBatch } from './lm-data';
 import { evaluateLmLoss, lmMicroBatch } from './lm-loss';
 import type { CacheWindows } from './lm-stream';
-import { RunDir, TrainingRun, type OptimSettings, type SavedState } from '@rlhf-code/trainer-core';
-import { runStage } from './stage';
+import { RunDir, TrainingRun, type SavedState } from '@rlhf-code/trainer-core';
+import { runStage, type StageLoopSettings } from './stage';
 
-export interface LmStageOptions {
+export interface LmStageOptions extends StageLoopSettings {
   label: string;
   model: Qwen2Model;
   /** Copied into every checkpoint so the folder is self-contained. */
@@ -18,7 +18,6 @@ export interface LmStageOptions {
   /** Fields set in the copied tokenizer_config.json (e.g. {fim_mode: "spm"} when the run trains another FIM order). */
   tokenizerConfig?: Record<string, unknown>;
   padId: number;
-  outDir: string;
   /** Training examples of an epoch, in any order (they are shuffled with seed + epoch). Same count every epoch. */
   examplesOf?(epoch: number): LmExample[];
   /** Or a stream of them, drawn as batches are (maxSteps then sets the run's length; its position is saved). */
@@ -28,15 +27,6 @@ export interface LmStageOptions {
   heldOut: LmExample[];
   /** Largest number of held-out examples evaluated (keeps evaluation cheap); default 256. */
   maxEvalExamples?: number;
-  epochs: number;
-  batchSize: number;
-  gradAccum: number;
-  maxSteps?: number;
-  optim: OptimSettings;
-  saveEvery: number;
-  seed: number;
-  resume: boolean;
-  quiet?: boolean;
   /** Stop cleanly after this many minutes of training (0 = no limit). */
   maxMinutes?: number;
   /** Written into the checkpoint beside the weights (e.g. the stage's settings). */

@@ -9,8 +9,8 @@ import { RewardModel } from '@rlhf-code/model';
 import { groupByLength, shuffle } from '@rlhf-code/data';
 import { jackknife } from '@rlhf-code/stats';
 import { FitResult } from './fit';
-import { RunDir, TrainingRun, type MicroBatch, type OptimSettings } from '@rlhf-code/trainer-core';
-import { runStage } from './stage';
+import { RunDir, TrainingRun, type MicroBatch } from '@rlhf-code/trainer-core';
+import { runStage, type StageLoopSettings } from './stage';
 import type { PairLoss } from './settings';
 
 export interface RmExample {
@@ -171,22 +171,12 @@ export function rmHeldOutMetrics(pred: readonly number[], examples: readonly RmE
   return { ...full, prompts: groups.length, se: { mse: se('mse'), pearson: se('pearson'), pairwise_accuracy: se('pairwise_accuracy') } };
 }
 
-export interface RmStageOptions {
+export interface RmStageOptions extends StageLoopSettings {
   rm: RewardModel;
   padId: number;
   tokenizerDir: string;
-  outDir: string;
   train: RmExample[];
   heldOut: RmExample[];
-  epochs: number;
-  batchSize: number;
-  gradAccum: number;
-  maxSteps?: number;
-  optim: OptimSettings;
-  saveEvery: number;
-  seed: number;
-  resume: boolean;
-  quiet?: boolean;
   extraFiles?: Record<string, string | object>;
   /** Within-prompt pairwise term (see rmLoss); with it, batches hold whole groups instead of length-sorted rows. */
   pairLoss?: PairLoss;

@@ -42,6 +42,12 @@ export interface StageOptions {
   save(trainingState: TrainingState, keepFiles: string[], position: RunPosition, final: boolean): Promise<void>;
 }
 
+/** A stage's training loop as its caller (runLmStage, runRmStage) is given it: the shared part of their options. */
+export type StageLoopSettings = Pick<StageOptions, 'outDir' | 'epochs' | 'batchSize' | 'gradAccum' | 'maxSteps' | 'optim' | 'saveEvery' | 'resume' | 'quiet'> & {
+  /** Seeds the order of the examples (shuffled with seed + epoch). */
+  seed: number;
+};
+
 export async function runStage(o: StageOptions): Promise<FitResult & { run: TrainingRun }> {
   const perStep = o.batchSize * o.gradAccum;
   const stream = o.numExamples === Infinity;
