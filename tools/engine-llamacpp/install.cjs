@@ -11,8 +11,9 @@
 //
 // Settings (environment):
 //   RLHF_LLAMACPP=0                  skip the install (the llamacpp engine then says how to install it)
-//   RLHF_LLAMACPP_GPU=cuda|vulkan    also install that GPU build (Linux and Windows x64); the engine then uses it. On
-//                                    Apple silicon the one build is Metal's, with or without this variable.
+//   RLHF_LLAMACPP_GPU=cuda|vulkan    also install that GPU build (Linux and Windows x64); the engine, reading the same
+//                                    variable (the runtime setting llamacppGpu), then uses it. On Apple silicon the
+//                                    one build is Metal's, with or without this variable.
 //   RLHF_LLAMACPP_REQUIRED=1         a failed install fails the root install instead of printing a warning
 //
 // A platform without a prebuilt binary, or an install that fails (no registry), prints one line and exits 0: the
@@ -41,8 +42,9 @@ function platformPackages(platform, arch, gpu) {
   }
   if (os === undefined) return null;
   if (arch === 'x64') {
-    const extra = { '': [], cuda: [`${os}-x64-cuda`, `${os}-x64-cuda-ext`], vulkan: [`${os}-x64-vulkan`] }[gpu];
-    if (extra === undefined) warn(`RLHF_LLAMACPP_GPU=${gpu}: expected cuda or vulkan (or unset for the CPU build)`);
+    // cpu and auto (the runtime setting's other values) need the CPU build alone: auto then finds no GPU build.
+    const extra = { '': [], cpu: [], auto: [], cuda: [`${os}-x64-cuda`, `${os}-x64-cuda-ext`], vulkan: [`${os}-x64-vulkan`] }[gpu];
+    if (extra === undefined) warn(`RLHF_LLAMACPP_GPU=${gpu}: expected cuda or vulkan for a GPU build, or cpu, auto or unset for the CPU build`);
     return [`${os}-x64`, ...extra];
   }
   const other = { 'linux/arm64': 'linux-arm64', 'linux/arm': 'linux-armv7l', 'linux/riscv64': 'linux-riscv64', 'win/arm64': 'win-arm64' }[`${os}/${arch}`];
