@@ -62,6 +62,7 @@ describe('rl train: usage errors', () => {
       nativeGemm: 'own',
       avx512: true,
       bf16Gemm: 'auto',
+      llamacppGpu: process.platform === 'darwin' && process.arch === 'arm64' ? 'metal' : 'cpu',
       python: '/usr/bin/python3',
       debug: false,
     });
