@@ -1,5 +1,5 @@
 // bench compare without running benchmarks: the pairing/ratio/median summary and the child-output parsing.
-import { againstLimits, lastJsonLine, median, summarize } from './compare';
+import { againstLimits, againstPeak, lastJsonLine, median, summarize } from './compare';
 
 describe('median', () => {
   it('is the middle value, or the mean of the two middle values', () => {
@@ -67,6 +67,26 @@ describe('summarize', () => {
     expect(() => summarize('generate', [ours('a', { decode_tokens_per_s: 1 })], [torch({ decode_tokens_per_s: 1, ttft_ms: 1 })])).toThrow(
       /ours generate run 1: no positive number "ttft_ms"/,
     );
+  });
+});
+
+describe('againstPeak', () => {
+  it('train: the precision, its peak and the achieved GFLOP/s of every run, the median as a percentage of the peak', () => {
+    const run = (achieved: number) => ({ backend: 'wasm', precision: 'bf16', peak_kernel: 'avx512bf16', peak_gflops: 800, achieved_gflops: achieved, tokens_per_s: achieved });
+    const s = summarize('train', [run(300), run(400), run(350)], [{ engine: 't', tokens_per_s: 50 }, { engine: 't', tokens_per_s: 50 }, { engine: 't', tokens_per_s: 50 }]);
+    expect(s).toMatchObject({
+      precision: 'bf16',
+      peak_kernel: 'avx512bf16',
+      peak_gflops: 800,
+      achieved_gflops: { median: 350, min: 300, max: 400, values: [300, 400, 350] },
+      percent_of_peak: 43.8,
+    });
+  });
+
+  it('no achieved_gflops in a run: no peak keys; no measured peak: a null percentage', () => {
+    expect(againstPeak([{ tokens_per_s: 1 }])).toEqual({});
+    expect(againstPeak([{ achieved_gflops: 10 }, { tokens_per_s: 1 }])).toEqual({});
+    expect(againstPeak([{ precision: 'fp32', achieved_gflops: 10, peak_gflops: null, peak_kernel: null }])).toMatchObject({ peak_gflops: null, percent_of_peak: null });
   });
 });
 

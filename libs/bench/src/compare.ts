@@ -76,6 +76,25 @@ export function againstLimits(mode: BenchMode, ours: Record<string, unknown>, ou
 }
 
 /**
+ * Our training runs against the peak of the instruction their precision ran on, as `bench train` measures both:
+ * `precision`, `peak_kernel`, `peak_gflops` (the register-only loop's rate, from the first run), `achieved_gflops`
+ * (a step's matrix FLOPs over its time, {median, min, max, values} over the runs) and `percent_of_peak` (the median
+ * against the peak). Empty when the runs carry no achieved_gflops (an older bench, or a backend without the addon).
+ */
+export function againstPeak(ours: Record<string, unknown>[]): Record<string, unknown> {
+  const achieved = ours.map((r) => r.achieved_gflops);
+  if (!achieved.every((a): a is number => typeof a === 'number' && a > 0)) return {};
+  const peak = typeof ours[0].peak_gflops === 'number' && ours[0].peak_gflops > 0 ? ours[0].peak_gflops : null;
+  return {
+    precision: ours[0].precision ?? null,
+    peak_kernel: ours[0].peak_kernel ?? null,
+    peak_gflops: peak,
+    achieved_gflops: stats(achieved),
+    percent_of_peak: peak ? Math.round((1000 * median(achieved)) / peak) / 10 : null,
+  };
+}
+
+/**
  * One JSON object per mode from paired runs: pair i is our run i and torch run i (run back to back), ratios are
  * ours/torch per pair, and every figure is {median, min, max, values}. train: tokens_per_s (ratio > 1: we are faster);
  * generate: decode_tokens_per_s (decode_ratio > 1: faster) and ttft_ms (ttft_ratio < 1: faster).
@@ -96,7 +115,7 @@ export function summarize(mode: BenchMode, ours: Record<string, unknown>[], torc
     const o = column(ours, 'tokens_per_s', 'ours');
     const t = column(torch, 'tokens_per_s', 'torch');
     const machine = limits ? { machine: limits, ...againstLimits(mode, ours[0], median(o), limits) } : {};
-    return { ...head, ours_tokens_per_s: stats(o), torch_tokens_per_s: stats(t), ratio: stats(ratios(o, t)), ...machine };
+    return { ...head, ours_tokens_per_s: stats(o), torch_tokens_per_s: stats(t), ratio: stats(ratios(o, t)), ...againstPeak(ours), ...machine };
   }
   const od = column(ours, 'decode_tokens_per_s', 'ours');
   const td = column(torch, 'decode_tokens_per_s', 'torch');
