@@ -49,7 +49,8 @@ settingsCommand(
     .description(
       'this project against the PyTorch yardstick (torch_ref_bench.py) on the same preset, in one invocation: per mode, ' +
         '--runs pairs run one at a time, ours then torch (--threads = CPU cores); progress on stderr, one JSON line per mode on stdout. ' +
-        'train: {"mode", "backend", "torch", "runs", "ours_tokens_per_s", "torch_tokens_per_s", "ratio"}; ' +
+        'train: {"mode", "backend", "torch", "runs", "ours_tokens_per_s", "torch_tokens_per_s", "ratio", "precision", "peak_kernel", ' +
+        '"peak_gflops", "achieved_gflops", "percent_of_peak"} (our runs against the measured peak of the instruction their precision runs on); ' +
         'generate: {"mode", "backend", "torch", "runs", "ours_decode_tokens_per_s", "torch_decode_tokens_per_s", "decode_ratio", ' +
         '"ours_ttft_ms", "torch_ttft_ms", "ttft_ratio"}. Each figure is {"median", "min", "max", "values"}; ratios are ours/torch ' +
         'per pair (pair i = our run i and torch run i), so > 1 is faster for tokens/s and < 1 is faster for ttft_ms',
