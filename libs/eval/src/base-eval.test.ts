@@ -235,8 +235,28 @@ describe('heldoutLoss', () => {
     expect(one.n_tokens).toBe(one.n_windows * 15);
     expect(three.n_tokens).toBe(one.n_tokens);
     expect(three.loss).toBeCloseTo(one.loss, 4);
+    expect(three.loss_se).toBeCloseTo(one.loss_se!, 4);
     expect(one.ppl).toBeCloseTo(Math.exp(one.loss), 6);
     expect(Number.isFinite(one.loss) && one.loss > 0).toBe(true);
+  });
+
+  it('the standard error over windows: the SD of the per-window losses over sqrt(n) (equal windows), null for one window', async () => {
+    const all = await heldoutLoss(model, tok, HELDOUT, 0, { seqLen: 16, batchSize: 2 });
+    // each window alone (maxWindows k minus maxWindows k - 1 gives window k's loss, every window holding 15 targets)
+    const perWindow: number[] = [];
+    let before = 0;
+    for (let k = 1; k <= all.n_windows; k++) {
+      const first = await heldoutLoss(model, tok, HELDOUT, 0, { seqLen: 16, batchSize: 2, maxWindows: k });
+      perWindow.push(first.loss * k - before);
+      before = first.loss * k;
+    }
+    const n = perWindow.length;
+    const mean = perWindow.reduce((a, x) => a + x, 0) / n;
+    expect(all.loss).toBeCloseTo(mean, 4);
+    const sd = Math.sqrt(perWindow.reduce((a, x) => a + (x - mean) ** 2, 0) / (n - 1));
+    expect(all.loss_se).toBeGreaterThan(0);
+    expect(all.loss_se!).toBeCloseTo(sd / Math.sqrt(n), 4);
+    expect((await heldoutLoss(model, tok, HELDOUT, 0, { seqLen: 16, batchSize: 2, maxWindows: 1 })).loss_se).toBeNull();
   });
 
   it('maxWindows takes the first windows; FIM windows hold more tokens for the same text', async () => {

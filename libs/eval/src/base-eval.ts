@@ -28,7 +28,8 @@ import { modelConfigOf, openCheckpoint, Qwen2Model, writeFileAtomic, type Checkp
 import { acceptsCompletion, showCompletion } from '@rlhf-code/continue';
 import { CODE, QUOTE, checkSyntax as sandboxCheckSyntax, scanPython } from '@rlhf-code/sandbox';
 import { encodeServedPrompt, formatFim, PromptError, SERVED_MIN_TOKENS, Tokenizer } from '@rlhf-code/tokenizer';
-import { evaluateLmLoss, padLmBatch, pretrainWindows } from '@rlhf-code/train';
+import { lmRowLosses, padLmBatch, pretrainWindows } from '@rlhf-code/train';
+import { jackknife } from '@rlhf-code/stats';
 import { yieldToEventLoop } from '@rlhf-code/trainer-core';
 import { CompleteOptions, completeBatched } from './batched';
 import { share } from './metrics';
@@ -53,6 +54,7 @@ export const FIRST_LINE_RULE =
 
 export const BASE_METRIC_DESCRIPTIONS: Record<string, string> = {
   'heldout.loss': 'mean next-token cross-entropy (nats) on the held-out corpus files, plain windows as in pretraining',
+  'heldout.loss_se / loss_fim_se': 'standard error of the loss over windows (jackknife, a window left out at a time; windows of one file are not independent, so a lower bound)',
   'heldout.loss_fim': 'the same with every chunk in FIM form (fimRate 1), all tokens counted',
   'heldout.ppl / ppl_fim': 'exp(loss)',
   'fim.first_line_exact': `share of FIM examples where ${FIRST_LINE_RULE}`,
@@ -81,6 +83,8 @@ export interface LossFigures {
   /** Target tokens counted (seqLen - 1 per window). */
   n_tokens: number;
   loss: number;
+  /** The loss's standard error over windows (jackknife of the token-weighted mean, a window left out at a time). */
+  loss_se: number | null;
   ppl: number;
 }
 
@@ -116,17 +120,18 @@ export async function heldoutLoss(model: Qwen2Model, tok: Tokenizer, texts: read
   const all = pretrainWindows(tok, texts, { seqLen: opts.seqLen, fimRate, seed: 'heldout' });
   const windows = opts.maxWindows ? all.slice(0, opts.maxWindows) : all;
   if (windows.length === 0) throw new Error(`held-out loss: the held-out files do not fill one window of ${opts.seqLen} tokens`);
-  let sum = 0;
-  let tokens = 0;
+  const rows: { sum: number; tokens: number }[] = [];
   for (let i = 0; i < windows.length; i += opts.batchSize) {
-    const r = evaluateLmLoss(model, [padLmBatch(windows.slice(i, i + opts.batchSize), tok.padId)]);
-    sum += r.loss * r.tokens;
-    tokens += r.tokens;
+    rows.push(...lmRowLosses(model, padLmBatch(windows.slice(i, i + opts.batchSize), tok.padId)));
     opts.onProgress?.(Math.min(i + opts.batchSize, windows.length), windows.length);
     await yieldToEventLoop(); // lets the progress bar draw
   }
+  const sum = rows.reduce((a, r) => a + r.sum, 0);
+  const tokens = rows.reduce((a, r) => a + r.tokens, 0);
   const loss = sum / tokens;
-  return { n_windows: windows.length, n_tokens: tokens, loss, ppl: Math.exp(loss) };
+  // Windows of one file are not independent draws: the SE over windows is a lower bound on the file-level one.
+  const se = jackknife(rows.length, (skip) => (skip < 0 ? loss : (sum - rows[skip].sum) / (tokens - rows[skip].tokens))).se;
+  return { n_windows: windows.length, n_tokens: tokens, loss, loss_se: se, ppl: Math.exp(loss) };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -378,10 +383,12 @@ export interface BaseEvalReport {
     n_windows: number;
     n_tokens: number;
     loss: number;
+    loss_se: number | null;
     ppl: number;
     n_windows_fim: number;
     n_tokens_fim: number;
     loss_fim: number;
+    loss_fim_se: number | null;
     ppl_fim: number;
   };
   fim: FimFigures & { max_new_tokens: number; min_new_tokens: number; stopped_rate: number; truncated_prompts: number };
@@ -466,10 +473,12 @@ export async function evaluateBase(
         n_windows: plain.n_windows,
         n_tokens: plain.n_tokens,
         loss: plain.loss,
+        loss_se: plain.loss_se,
         ppl: plain.ppl,
         n_windows_fim: fim.n_windows,
         n_tokens_fim: fim.n_tokens,
         loss_fim: fim.loss,
+        loss_fim_se: fim.loss_se,
         ppl_fim: fim.ppl,
       },
       fim: {

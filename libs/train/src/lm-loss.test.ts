@@ -3,7 +3,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { makeConfig, Qwen2Model } from '@rlhf-code/model';
 import { LmBatch, padLmBatch } from './lm-data';
-import { causalLmLoss, evaluateLmLoss, lmMicroBatch } from './lm-loss';
+import { causalLmLoss, evaluateLmLoss, lmMicroBatch, lmRowLosses } from './lm-loss';
 import { gradientsOf } from '@rlhf-code/trainer-core';
 import { useTestBackend } from '@rlhf-code/trainer-core/testing';
 
@@ -144,4 +144,17 @@ test('lmMicroBatch weighs by target tokens; evaluateLmLoss is the token-weighted
   // The token-weighted mean, not the mean of the batch means.
   expect(Math.abs(loss - (lossOf(b1) + lossOf(b2)) / 2)).toBeGreaterThan(1e-3);
   expect(evaluateLmLoss(model, [empty])).toEqual({ loss: NaN, tokens: 0 });
+});
+
+test('lmRowLosses: each row its own hand-computed summed cross-entropy and target count, padding and masks included', () => {
+  const batch = padLmBatch([...examples, { ids: [1, 2, 3], lossMask: [1, 0, 0] }], PAD);
+  const before = tf.memory().numTensors;
+  const rows = lmRowLosses(model, batch);
+  expect(tf.memory().numTensors).toBe(before);
+  expect(rows.map((r) => r.tokens)).toEqual([...examples.map((e) => handLoss([e]).n), 0]);
+  examples.forEach((e, i) => expect(Math.abs(rows[i].sum - handLoss([e]).sum)).toBeLessThan(1e-4 * handLoss([e]).sum));
+  expect(rows[examples.length].sum).toBe(0);
+  // the rows' token-weighted mean is evaluateLmLoss's figure
+  const total = rows.reduce((a, r) => ({ sum: a.sum + r.sum, tokens: a.tokens + r.tokens }), { sum: 0, tokens: 0 });
+  expect(total.sum / total.tokens).toBeCloseTo(evaluateLmLoss(model, [batch]).loss, 5);
 });

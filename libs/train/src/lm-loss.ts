@@ -2,7 +2,7 @@
 // the loss mask of ids[t+1] is 1 (response tokens in SFT, every token in pretraining).
 import * as tf from '@tensorflow/tfjs';
 import type { Qwen2Model } from '@rlhf-code/model';
-import { sparseCrossEntropy, type MicroBatch } from '@rlhf-code/trainer-core';
+import { sparseCrossEntropy, tokenLogProbs, type MicroBatch } from '@rlhf-code/trainer-core';
 import type { LmBatch } from './lm-data';
 import { targetCount } from './lm-data';
 
@@ -50,4 +50,25 @@ export function evaluateLmLoss(model: Qwen2Model, batches: readonly LmBatch[]): 
     tokens += n;
   }
   return { loss: tokens > 0 ? sum / tokens : NaN, tokens };
+}
+
+/**
+ * Each row's summed next-token cross-entropy and its target count, without gradients: the units a held-out loss's
+ * standard error is computed over (the token-weighted mean over rows is evaluateLmLoss's figure).
+ */
+export function lmRowLosses(model: Qwen2Model, batch: LmBatch): { sum: number; tokens: number }[] {
+  const B = batch.ids.length;
+  const T = batch.ids[0].length;
+  const mask = batch.loss.map((row) => row.slice(1)); // [B, T-1]: position t predicts ids[t+1]
+  const sums = tf.tidy(() => {
+    const ids = tf.tensor2d(batch.ids, [B, T], 'int32');
+    const hidden = model.forward(ids, { mask: tf.tensor2d(batch.attention, [B, T], 'int32') }); // [B, T, D]
+    const D = hidden.shape[2];
+    const logits = model.lmHead(tf.reshape(tf.slice(hidden, [0, 0, 0], [B, T - 1, D]), [B * (T - 1), D]) as tf.Tensor2D); // [B*(T-1), V]
+    const logp = tf.reshape(tokenLogProbs(logits, tf.reshape(tf.slice(ids, [0, 1], [B, T - 1]), [-1])), [B, T - 1]);
+    return tf.sum(tf.mul(tf.neg(logp), tf.tensor2d(mask, [B, T - 1], 'float32')), 1); // [B]
+  });
+  const values = Array.from(sums.dataSync());
+  sums.dispose();
+  return values.map((sum, i) => ({ sum, tokens: mask[i].reduce((n, m) => n + m, 0) }));
 }
