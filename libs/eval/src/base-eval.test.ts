@@ -253,6 +253,8 @@ describe('heldoutLoss', () => {
     const n = perWindow.length;
     const mean = perWindow.reduce((a, x) => a + x, 0) / n;
     expect(all.loss).toBeCloseTo(mean, 4);
+    expect(all.window_losses).toHaveLength(n);
+    all.window_losses.forEach((l, i) => expect(l).toBeCloseTo(perWindow[i], 4));
     const sd = Math.sqrt(perWindow.reduce((a, x) => a + (x - mean) ** 2, 0) / (n - 1));
     expect(all.loss_se).toBeGreaterThan(0);
     expect(all.loss_se!).toBeCloseTo(sd / Math.sqrt(n), 4);

@@ -55,6 +55,7 @@ export const FIRST_LINE_RULE =
 export const BASE_METRIC_DESCRIPTIONS: Record<string, string> = {
   'heldout.loss': 'mean next-token cross-entropy (nats) on the held-out corpus files, plain windows as in pretraining',
   'heldout.loss_se / loss_fim_se': 'standard error of the loss over windows (jackknife, a window left out at a time; windows of one file are not independent, so a lower bound)',
+  'heldout.window_losses / window_losses_fim': 'each window\'s mean loss in window order, for paired comparisons of two models on the same windows',
   'heldout.loss_fim': 'the same with every chunk in FIM form (fimRate 1), all tokens counted',
   'heldout.ppl / ppl_fim': 'exp(loss)',
   'fim.first_line_exact': `share of FIM examples where ${FIRST_LINE_RULE}`,
@@ -86,6 +87,8 @@ export interface LossFigures {
   /** The loss's standard error over windows (jackknife of the token-weighted mean, a window left out at a time). */
   loss_se: number | null;
   ppl: number;
+  /** Each window's mean loss, in window order: two models on the same windows compare paired. */
+  window_losses: number[];
 }
 
 export interface LossOptions {
@@ -131,7 +134,7 @@ export async function heldoutLoss(model: Qwen2Model, tok: Tokenizer, texts: read
   const loss = sum / tokens;
   // Windows of one file are not independent draws: the SE over windows is a lower bound on the file-level one.
   const se = jackknife(rows.length, (skip) => (skip < 0 ? loss : (sum - rows[skip].sum) / (tokens - rows[skip].tokens))).se;
-  return { n_windows: windows.length, n_tokens: tokens, loss, loss_se: se, ppl: Math.exp(loss) };
+  return { n_windows: windows.length, n_tokens: tokens, loss, loss_se: se, ppl: Math.exp(loss), window_losses: rows.map((r) => r.sum / r.tokens) };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -389,6 +392,9 @@ export interface BaseEvalReport {
     n_tokens_fim: number;
     loss_fim: number;
     loss_fim_se: number | null;
+    /** Each window's mean loss (plain, FIM), in window order: paired comparisons of two models on the same windows. */
+    window_losses: number[];
+    window_losses_fim: number[];
     ppl_fim: number;
   };
   fim: FimFigures & { max_new_tokens: number; min_new_tokens: number; stopped_rate: number; truncated_prompts: number };
@@ -480,6 +486,8 @@ export async function evaluateBase(
         loss_fim: fim.loss,
         loss_fim_se: fim.loss_se,
         ppl_fim: fim.ppl,
+        window_losses: plain.window_losses,
+        window_losses_fim: fim.window_losses,
       },
       fim: {
         ...scored.figures,
