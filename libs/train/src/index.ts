@@ -2,7 +2,7 @@
 // (on @rlhf-code/trainer-core's Trainer, TrainingRun and RunDir).
 export { padLmBatch, pretrainWindows } from './lm-data';
 export type { LmExample } from './lm-data';
-export { evaluateLmLoss, lmMicroBatch, lmRowLosses } from './lm-loss';
+export { lmMicroBatch, lmRowLosses } from './lm-loss';
 export { runLmStage } from './lm-stage';
 export { loadLmStageModel } from './lm-model';
 export { rmLoss } from './rm-stage';
