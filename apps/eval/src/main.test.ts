@@ -1,6 +1,6 @@
 // The eval CLI's wiring: each command runs with the settings libs/eval declares, and bad settings are one line each;
 // LoRA adapter folders evaluate, score and serve as the KL reference exactly as their merged checkpoints do.
-import { mkdtempSync, readFileSync, rmSync } from 'fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { printedConfig, runApp } from '@rlhf-code/cli/testing';
@@ -43,6 +43,34 @@ describe('eval settings', () => {
       const r = runApp('eval', ['seeds', '--runs', dir, '--out', path.join(dir, 'out')]);
       expect(r.code).toBe(1);
       expect(r.stderr).toBe(`eval: error: --runs: ${dir}: no eval.json (give folders that eval:run --out wrote)\n`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('base-compare: two eval base outputs paired, the table on stdout and in --out; missing flags and folders named', () => {
+    expect(runApp('eval', ['base-compare', '--candidate', 'x']).stderr).toBe('eval: error: --baseline is required: the eval base output folder compared against\n');
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'eval-base-compare-'));
+    const write = (name: string, windows: number[], exact: number[]) => {
+      mkdirSync(path.join(dir, name));
+      const mean = (v: number[]) => v.reduce((s, x) => s + x, 0) / v.length;
+      const heldout = { seq_len: 512, n_windows: windows.length, loss: mean(windows), window_losses: windows, n_windows_fim: 1, loss_fim: 5, window_losses_fim: [5] };
+      const fim = { n: exact.length, max_new_tokens: 64, min_new_tokens: 1, first_line_exact: mean(exact), syntax_valid: 1, accepted_per_request: 0, per_example: { first_line_exact: exact, syntax_valid: exact.map(() => 1), accepted: exact.map(() => 0) } };
+      writeFileSync(path.join(dir, name, 'base_eval.json'), JSON.stringify({ model: `models/${name}`, heldout, fim, functions: null }));
+    };
+    try {
+      write('v1', [4, 5, 6], [0, 1, 0, 0]);
+      write('v2', [3.5, 4.4, 5.6], [1, 1, 0, 1]);
+      const r = runApp('eval', ['base-compare', '--baseline', path.join(dir, 'v1'), '--candidate', path.join(dir, 'v2'), '--out', path.join(dir, 'cmp')]);
+      expect(r.code).toBe(0);
+      const lines = r.stdout.trim().split('\n');
+      expect(lines[0]).toBe('| figure | n | baseline (models/v1) | candidate (models/v2) | difference (SE) | 95% interval |');
+      expect(lines[2]).toBe('| heldout.loss | 3 | 5.000 | 4.500 | -0.500 (0.058) | -0.748, -0.252 |');
+      expect(lines[4]).toMatch(/^\| fim\.first_line_exact \| 4 \| 0\.250 \| 0\.750 \| \+0\.500 \(0\.289\) \| /);
+      expect(readFileSync(path.join(dir, 'cmp', 'base_compare.md'), 'utf8')).toBe(r.stdout);
+      expect(JSON.parse(readFileSync(path.join(dir, 'cmp', 'base_compare.json'), 'utf8')).rows).toHaveLength(5);
+      const bad = runApp('eval', ['base-compare', '--baseline', path.join(dir, 'v1'), '--candidate', path.join(dir, 'none')]);
+      expect(bad.stderr).toBe(`eval: error: --candidate: ${path.join(dir, 'none')} does not exist (an eval base output folder, or its base_eval.json)\n`);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

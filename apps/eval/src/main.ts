@@ -1,9 +1,21 @@
 // eval: compare checkpoints (e.g. base, SFT, PPO) on held-out coding problems and write eval.json, eval.md,
-// eval.svg, per_problem.json and samples.jsonl (`run`); average the runs of several seeds (`seeds`); measure the pretrained base model's held-out loss and FIM quality (`base`).
+// eval.svg, per_problem.json and samples.jsonl (`run`); average the runs of several seeds (`seeds`); measure the pretrained base model's held-out loss and FIM quality (`base`);
+// compare two such measurements, paired (`base-compare`).
 // The commands live in libs/eval; this file turns flags into their settings.
 import { Command } from 'commander';
 import { runCli, settingsCommand } from '@rlhf-code/cli';
-import { BASE_METRIC_DESCRIPTIONS, EvalBaseSettings, EvalRunSettings, EvalSeedsSettings, METRIC_DESCRIPTIONS, runBaseEval, runEval, runSeeds } from '@rlhf-code/eval';
+import {
+  BASE_METRIC_DESCRIPTIONS,
+  EvalBaseCompareSettings,
+  EvalBaseSettings,
+  EvalRunSettings,
+  EvalSeedsSettings,
+  METRIC_DESCRIPTIONS,
+  runBaseCompare,
+  runBaseEval,
+  runEval,
+  runSeeds,
+} from '@rlhf-code/eval';
 import { shutdownBackend } from '@rlhf-code/backend';
 
 /** The --help section after the flags: what each figure in the command's output means. */
@@ -37,5 +49,14 @@ settingsCommand(
   EvalBaseSettings,
   runBaseEval,
 ).addHelpText('after', figures('Figures (base_eval.json)', BASE_METRIC_DESCRIPTIONS));
+settingsCommand(
+  program
+    .command('base-compare')
+    .description(
+      'two eval base outputs of the same settings (e.g. models/base v1 and v2): each figure of both, candidate - baseline paired over the same held-out windows, FIM examples and functions, with its SE and 95% interval; a markdown table on stdout',
+    ),
+  EvalBaseCompareSettings,
+  runBaseCompare,
+);
 
 void runCli(program, shutdownBackend);

@@ -350,6 +350,12 @@ describe('evaluateBase', () => {
       stopped_rate: completions.filter((c) => c.stopped).length / 4,
       truncated_prompts: 0,
     });
+    // Per example, for paired comparisons (eval base-compare): the same outcomes as 1/0, in case order.
+    expect(report.fim.per_example).toEqual({
+      first_line_exact: outcomes.map((o) => +o.firstLineExact),
+      syntax_valid: ok.map((x) => +x),
+      accepted: outcomes.map((o) => +o.accepted),
+    });
 
     // The function body, cut and compiled again here.
     expect(functions!.cases).toEqual(candidates);
@@ -360,6 +366,7 @@ describe('evaluateBase', () => {
     // The true body of join() ("    return os.path.join(a, b)") is well under 12 tokens.
     expect(tok.encode(candidates[0].reference).length).toBeLessThan(12);
     expect(report.functions!.reference_fits).toBe(1);
+    expect(report.functions!.per_example).toEqual({ syntax_valid: [+fnOk], body_lines: [cut.body.split('\n').filter((l) => l.trim() !== '').length] });
 
     const out = path.join(tmp, 'out');
     const written = await writeBaseEval(out, report, fimSamples(cases, outcomes, completions, 2), functionSamples(functions!, 5));

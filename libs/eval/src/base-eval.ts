@@ -41,6 +41,7 @@ import {
   FunctionCompletion,
   FunctionFigures,
   FunctionOutcome,
+  bodyLines,
   scoreFunctions,
   selectFunctionCases,
 } from './function-eval';
@@ -56,6 +57,7 @@ export const BASE_METRIC_DESCRIPTIONS: Record<string, string> = {
   'heldout.loss': 'mean next-token cross-entropy (nats) on the held-out corpus files, plain windows as in pretraining',
   'heldout.loss_se / loss_fim_se': 'standard error of the loss over windows (jackknife, a window left out at a time; windows of one file are not independent, so a lower bound)',
   'heldout.window_losses / window_losses_fim': 'each window\'s mean loss in window order, for paired comparisons of two models on the same windows',
+  'fim.per_example / functions.per_example': 'each example\'s outcome in example order (1/0; body_lines a count), for paired comparisons of two models on the same examples (eval base-compare)',
   'heldout.loss_fim': 'the same with every chunk in FIM form (fimRate 1), all tokens counted',
   'heldout.ppl / ppl_fim': 'exp(loss)',
   'fim.first_line_exact': `share of FIM examples where ${FIRST_LINE_RULE}`,
@@ -397,10 +399,25 @@ export interface BaseEvalReport {
     window_losses_fim: number[];
     ppl_fim: number;
   };
-  fim: FimFigures & { max_new_tokens: number; min_new_tokens: number; stopped_rate: number; truncated_prompts: number };
+  fim: FimFigures & {
+    max_new_tokens: number;
+    min_new_tokens: number;
+    stopped_rate: number;
+    truncated_prompts: number;
+    /** Each example's outcome (1/0) in example order: paired comparisons of two models on the same examples. */
+    per_example: { first_line_exact: number[]; syntax_valid: number[]; accepted: number[] };
+  };
   /** null when not asked for. n_candidates: documented functions found; n_compiling: those whose own code compiles. */
   functions:
-    | (FunctionFigures & { max_new_tokens: number; reference_fits: number; n_candidates: number; n_compiling: number; truncated_prompts: number })
+    | (FunctionFigures & {
+        max_new_tokens: number;
+        reference_fits: number;
+        n_candidates: number;
+        n_compiling: number;
+        truncated_prompts: number;
+        /** Each function's outcome in case order: compiles (1/0) and its body's non-blank lines. */
+        per_example: { syntax_valid: number[]; body_lines: number[] };
+      })
     | null;
   seconds: { heldout: number; fim_generate: number; syntax: number; functions: number };
 }
@@ -470,6 +487,7 @@ export async function evaluateBase(
         n_candidates: f.cases.length,
         n_compiling: compiling.length,
         truncated_prompts: fc.filter((c) => c.truncated > 0).length,
+        per_example: { syntax_valid: scoredFunctions.outcomes.map((o) => +o.syntaxOk), body_lines: scoredFunctions.outcomes.map((o) => bodyLines(o.body)) },
       };
     }
     const report: BaseEvalReport = {
@@ -495,6 +513,11 @@ export async function evaluateBase(
         min_new_tokens: opts.minNewTokens ?? 0,
         stopped_rate: share(completions.map((c) => c.stopped)),
         truncated_prompts: completions.filter((c) => c.truncated > 0).length,
+        per_example: {
+          first_line_exact: scored.outcomes.map((o) => +o.firstLineExact),
+          syntax_valid: scored.outcomes.map((o) => +o.syntaxOk),
+          accepted: scored.outcomes.map((o) => +o.accepted),
+        },
       },
       functions: functionFigures,
       seconds: { heldout: heldoutSeconds, fim_generate: generateSeconds, syntax: syntaxSeconds, functions: seconds(t0) },

@@ -2,6 +2,9 @@
 //   runEval      `eval run`: the compared models on the problems, the report files, the table on stdout
 //   runSeeds     `eval seeds`: the runs of several seeds averaged, the tables on stdout
 //   runBaseEval  `eval base`: the pretrained base model's held-out loss and FIM figures, one JSON line on stdout
+//   runBaseCompare `eval base-compare`: two eval base runs, each figure's difference paired, a table on stdout
+import { promises as fs } from 'fs';
+import * as path from 'path';
 import { initBackend } from '@rlhf-code/backend';
 import { stagedProgress, UsageError } from '@rlhf-code/cli';
 import { readCorpus, readFimData } from '@rlhf-code/data';
@@ -15,7 +18,8 @@ import { functionCases } from './function-eval';
 import { checkModelDirs, ModelsFlagError, parseModelsFlag, resolveKlReference } from './models-flag';
 import { formatSeeds, formatTable } from './report';
 import { SeedRunsError, writeSeeds } from './seeds';
-import type { EvalBaseSettings, EvalRunSettings, EvalSeedsSettings } from './settings';
+import type { EvalBaseCompareSettings, EvalBaseSettings, EvalRunSettings, EvalSeedsSettings } from './settings';
+import { BaseCompareError, compareBaseEvals, formatBaseCompare, readBaseEval } from './base-compare';
 import { writeEvalOutputs } from './write';
 
 const DEFAULT_REWARD_MODEL = 'results/rm';
@@ -194,4 +198,27 @@ export async function runBaseEval(f: EvalBaseSettings): Promise<void> {
       `FIM generation ${s.fim_generate.toFixed(1)} s, syntax ${s.syntax.toFixed(1)} s, functions ${s.functions.toFixed(1)} s); wrote ${written.join(', ')}`,
   );
   process.stdout.write(JSON.stringify(result.report) + '\n');
+}
+
+/** `eval base-compare`: the candidate's figures against the baseline's, paired; the table on stdout (and in --out). */
+export async function runBaseCompare(f: EvalBaseCompareSettings): Promise<void> {
+  if (!f.baseline) throw new UsageError('--baseline is required: the eval base output folder compared against');
+  if (!f.candidate) throw new UsageError('--candidate is required: the eval base output folder of the model compared');
+  let rows, names;
+  try {
+    const baseline = readBaseEval(f.baseline, '--baseline');
+    const candidate = readBaseEval(f.candidate, '--candidate');
+    names = { baseline: `baseline (${baseline.model})`, candidate: `candidate (${candidate.model})` };
+    rows = compareBaseEvals(baseline, candidate);
+  } catch (e) {
+    throw e instanceof BaseCompareError ? new UsageError(e.message) : e;
+  }
+  const table = formatBaseCompare(rows, names);
+  if (f.out) {
+    await fs.mkdir(f.out, { recursive: true });
+    await fs.writeFile(path.join(f.out, 'base_compare.json'), JSON.stringify({ baseline: f.baseline, candidate: f.candidate, rows }, null, 2) + '\n');
+    await fs.writeFile(path.join(f.out, 'base_compare.md'), table + '\n');
+    warn(`eval base-compare: wrote ${path.join(f.out, 'base_compare.json')}, ${path.join(f.out, 'base_compare.md')}`);
+  }
+  process.stdout.write(table + '\n');
 }

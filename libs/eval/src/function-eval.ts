@@ -184,6 +184,9 @@ export interface FunctionFigures {
   mean_body_lines: number;
 }
 
+/** A body's non-blank lines (mean_body_lines averages it). */
+export const bodyLines = (body: string): number => body.split('\n').filter((l) => !isBlank(l)).length;
+
 /** Score the completions of `cases` with one syntax-check call. */
 export async function scoreFunctions(
   cases: readonly FunctionCase[],
@@ -207,7 +210,7 @@ export async function scoreFunctions(
       ended_rate: ended.length / outcomes.length,
       syntax_valid_when_ended: ended.length > 0 ? share(ended.map((o) => o.syntaxOk)) : null,
       empty_rate: share(outcomes.map((o) => o.empty)),
-      mean_body_lines: outcomes.reduce((s, o) => s + o.body.split('\n').filter((l) => !isBlank(l)).length, 0) / outcomes.length,
+      mean_body_lines: outcomes.reduce((s, o) => s + bodyLines(o.body), 0) / outcomes.length,
     },
   };
 }

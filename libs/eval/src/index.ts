@@ -3,11 +3,12 @@
 // KL to the SFT model, trivial programs as stub rows, per-group tables, problems up and down against SFT) and write
 // eval.json / eval.md / eval.svg / per_problem.json; average the runs of several seeds (seeds.ts); and the base
 // model's own figures (held-out loss, FIM first-line exact match, FIM syntax-valid rate: base-eval.ts; function bodies written after a held-out signature + docstring:
-// function-eval.ts). The commands `eval run | seeds | base` are commands.ts.
-export { runBaseEval, runEval, runSeeds } from './commands';
+// function-eval.ts), and two base models' figures paired (base-compare.ts). The commands `eval run | seeds | base |
+// base-compare` are commands.ts.
+export { runBaseCompare, runBaseEval, runEval, runSeeds } from './commands';
 export { METRIC_DESCRIPTIONS } from './report';
 export { heldOutSpec, renderSvg } from './chart';
 export { completeFim, selectFimCases, withFileContext, cursorInCode, syntaxChecker, BASE_METRIC_DESCRIPTIONS, type FimCase } from './base-eval';
 export { completeBatched } from './batched';
 export { functionCases, selectFunctionCases, compilingCases, cutBody, functionSource, type FunctionCase } from './function-eval';
-export { EvalBaseSettings, EvalRunSettings, EvalSeedsSettings } from './settings';
+export { EvalBaseCompareSettings, EvalBaseSettings, EvalRunSettings, EvalSeedsSettings } from './settings';

@@ -107,3 +107,11 @@ export const EvalBaseSettings = z.strictObject({
   seed: int().default(0).describe('seed of the --limit subset (decoding is greedy)'),
 });
 export type EvalBaseSettings = z.output<typeof EvalBaseSettings>;
+
+export const EvalBaseCompareSettings = z.strictObject({
+  // Required by `eval base-compare` itself (runBaseCompare), not here: --print-config shows the settings without them.
+  baseline: z.string().min(1).optional().describe('the eval base output folder (or its base_eval.json) compared against, e.g. of models/base v1'),
+  candidate: z.string().min(1).optional().describe('the eval base output of the model compared, run with the same settings; differences are candidate - baseline'),
+  out: z.string().min(1).optional().describe('also write the comparison here: <out>/base_compare.json and base_compare.md'),
+});
+export type EvalBaseCompareSettings = z.output<typeof EvalBaseCompareSettings>;
