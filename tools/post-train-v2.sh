@@ -23,26 +23,9 @@ CORPUS=data/vendor/cpython/python-stdlib,data/vendor/cpython/python-stdlib-extra
 [[ -f "$SRC/model.safetensors" && -f "$SRC/config.json" ]] ||
   { echo "post-train-v2: $SRC is not a checkpoint folder (no model.safetensors and config.json); set SRC" >&2; exit 2; }
 
-# step NAME COMMAND...: runs COMMAND unless step NAME has finished before (its mark in $OUT/done); the log goes to
-# $OUT/logs/NAME.log. A step stopped halfway has no mark and runs again.
-step() {
-  local name=$1
-  shift
-  if [[ -e "$OUT/done/$name" ]]; then
-    echo "post-train-v2: $name: done before, skipped"
-    return 0
-  fi
-  if [[ "$DRY_RUN" == 1 ]]; then
-    echo "post-train-v2: $name: $*"
-    return 0
-  fi
-  mkdir -p "$OUT/logs" "$OUT/done"
-  local t=$SECONDS
-  echo "post-train-v2: $name ..."
-  "$@" > "$OUT/logs/$name.log" 2>&1 || { echo "post-train-v2: $name failed; the end of $OUT/logs/$name.log:" >&2; tail -n 20 "$OUT/logs/$name.log" >&2; exit 1; }
-  touch "$OUT/done/$name"
-  echo "post-train-v2: $name done in $((SECONDS - t)) s"
-}
+STEP_LABEL=post-train-v2
+# shellcheck source=tools/done-steps.sh
+source tools/done-steps.sh # step NAME COMMAND...: resumable, marked in $OUT/done
 
 nx() { npx nx run "$@" --outputStyle=stream; }
 mkdir -p "$OUT"

@@ -25,26 +25,9 @@ PRESET="${PRESET:-default}"
 STEPS="${STEPS:-eval-base runall online tools}"
 DRY_RUN="${DRY_RUN:-0}"
 
-# step NAME COMMAND...: runs COMMAND unless step NAME finished before (its mark in $OUT/done); the log goes to
-# $OUT/logs/NAME.log.
-step() {
-  local name=$1
-  shift
-  if [[ -e "$OUT/done/$name" ]]; then
-    echo "remeasure-v2: $name: done before, skipped"
-    return 0
-  fi
-  if [[ "$DRY_RUN" == 1 ]]; then
-    echo "remeasure-v2: $name: $*"
-    return 0
-  fi
-  mkdir -p "$OUT/logs" "$OUT/done"
-  local t=$SECONDS
-  echo "remeasure-v2: $name ..."
-  "$@" > "$OUT/logs/$name.log" 2>&1 || { echo "remeasure-v2: $name failed; the end of $OUT/logs/$name.log:" >&2; tail -n 20 "$OUT/logs/$name.log" >&2; exit 1; }
-  touch "$OUT/done/$name"
-  echo "remeasure-v2: $name done in $((SECONDS - t)) s"
-}
+STEP_LABEL=remeasure-v2
+# shellcheck source=tools/done-steps.sh
+source tools/done-steps.sh # step NAME COMMAND...: resumable, marked in $OUT/done
 wants() { [[ " $STEPS " == *" $1 "* ]]; }
 nx() { npx nx run "$@" --outputStyle=stream; }
 
