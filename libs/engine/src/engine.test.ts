@@ -32,6 +32,8 @@ describe('engineFields, openEngine, publishPolicy', () => {
     const tokenizer = undefined as never; // the local engine decodes no text in this test
     await expect(openEngine({ engine: 'local', engineSharedDir: '/x' }, { model, tokenizer, checkpointDir: '/unused' })).rejects.toThrow('--engine-shared-dir / --engine-path-prefix: only the openai engine uses them');
     await expect(openEngine({ engine: 'local', engineWeights: 'Q8_0' }, { model, tokenizer, checkpointDir: '/unused' })).rejects.toThrow('--engine-weights Q8_0: only the llamacpp engine exports weights, not --engine local');
+    await expect(openEngine({ engine: 'local', engineSequences: 16 }, { model, tokenizer, checkpointDir: '/unused' })).rejects.toThrow('--engine-sequences: only the llamacpp engine decodes on sequences of its own, not --engine local');
+    expect(Schema.safeParse({ engineSequences: 0 }).success).toBe(false);
     const engine = await openEngine({ engine: 'local' }, { model, tokenizer, checkpointDir: '/unused' });
     expect(engine).toBeInstanceOf(LocalEngine);
     const before = fs.readdirSync(os.tmpdir()).filter((f) => f.startsWith('rlhf-policy-')).length;

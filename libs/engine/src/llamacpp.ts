@@ -36,11 +36,11 @@ import { exportLoraGguf, exportModelGguf, readGgufHeader, type GgufWeightType } 
 import { llamaRuntime, type LlamaContext, type LlamaContextSequence, type LlamaModel, type LlamaRuntime, type LlamaTokenBias } from './llamacpp-runtime';
 
 export interface LlamaCppOptions {
-  /** Prompts decoded at once, each on a sequence of its own; default 4. */
+  /** Prompts decoded at once, each on a sequence of its own; default 8 (see DEFAULT_SEQUENCES). */
   sequences?: number;
   /** Tokens a sequence holds (prompt plus new tokens); default the model's context length, at most 2048. */
   contextSize?: number;
-  /** CPU threads of llama.cpp; default every core. */
+  /** CPU threads of llama.cpp; default defaultLlamaThreads (one for a small model, else every core). */
   threads?: number;
   /**
    * The KV cache's type: F32 (default) keeps logits within ~1e-5 of the project's fp32 forward pass; F16 (llama.cpp's
@@ -93,6 +93,28 @@ export function cacheReusePlan(held: readonly number[], prompt: readonly number[
   }
   if (i < held.length) erase.push({ start: i, end: held.length });
   return { erase, kept: j };
+}
+
+/**
+ * Prompts decoded at once by default. Each decode call has a fixed cost (graph, threads, the sampler's pass over the
+ * vocabulary) that a batch of sequences shares: on models/base (2 cores, one thread, 64 prompts x 32 tokens) 4
+ * sequences took 5.5-7.6 s, 8 took 4.8 s, 64 took 3.8 s (EXPERIMENTS.md, "llama.cpp's threads and sequences"). Each
+ * sequence holds its own contextSize of KV cells, so memory grows with it.
+ */
+export const DEFAULT_SEQUENCES = 8;
+
+/** Below this many parameters a decoded token is too little work to share between threads. */
+export const SMALL_MODEL_PARAMETERS = 50e6;
+
+/**
+ * llama.cpp's threads by default: one for a small model, every core otherwise. Its threads meet at a barrier after
+ * every operation; on a model of a few million parameters the operations are microseconds long, and a second thread
+ * (spinning while node's own threads sample and steer) made decoding up to 4.7x slower on 2 cores (models/base: 4
+ * sequences 26 s against 5.5 s with one thread; 16 sequences 4.8-10.5 s against 4.6-4.7 s; only at 64 sequences was
+ * it 8% faster). A larger model's matrix products are long enough to split.
+ */
+export function defaultLlamaThreads(parameters: number, cores: number = os.availableParallelism()): number {
+  return parameters < SMALL_MODEL_PARAMETERS ? 1 : cores;
 }
 
 /** A loaded model, and the files deleted when it is released: its adapters, and its GGUF where the engine wrote it. */
@@ -182,10 +204,11 @@ export class LlamaCppEngine implements RolloutEngine {
     const embd = header.tensors.get('token_embd.weight');
     const trained = header.metadata.get('qwen2.context_length');
     if (!embd || trained?.type !== 'u32') throw new Error(`llamacpp engine: ${file} is not a Qwen2 GGUF (no token_embd.weight or qwen2.context_length)`);
+    const parameters = [...header.tensors.values()].reduce((n, t) => n + t.shape.reduce((a, b) => a * b, 1), 0);
     const opts = {
-      sequences: o.sequences ?? 4,
+      sequences: o.sequences ?? DEFAULT_SEQUENCES,
       contextSize: o.contextSize ?? Math.min(trained.value, 2048),
-      threads: o.threads ?? os.availableParallelism(),
+      threads: o.threads ?? defaultLlamaThreads(parameters),
       recycleEvery: o.recycleEvery ?? 8,
       cacheReuse: o.cacheReuse ?? 0,
       kvCache: o.kvCache ?? 'F32',

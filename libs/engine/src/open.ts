@@ -17,7 +17,7 @@ import { z } from 'zod';
 import { saveCheckpoint, type Qwen2Model } from '@rlhf-code/model';
 import type { Tokenizer } from '@rlhf-code/tokenizer';
 import { engineSpecProblem, parseEngineSpec, type RolloutEngine } from './engine';
-import { LlamaCppEngine } from './llamacpp';
+import { DEFAULT_SEQUENCES, LlamaCppEngine } from './llamacpp';
 import { LocalEngine } from './local';
 import { OpenAiEngine } from './openai';
 
@@ -43,9 +43,22 @@ export const engineFields = {
     .enum(['F32', 'Q8_0'])
     .default('F32')
     .describe("llamacpp engine: the GGUF export's matrices: F32 (logits within ~1e-5 of the project's) or Q8_0 (8-bit blocks: a quarter of the bytes a decoded token reads, logits off by ~1e-2)"),
+  engineSequences: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe(`llamacpp engine: prompts decoded at once, each on a sequence of its own in one llama.cpp batch (default ${DEFAULT_SEQUENCES}; each holds its own KV cache of the model's context length, at most 2048 tokens)`),
 };
-/** engineFields' values; engineThreads (llama.cpp's CPU threads, default every core) is set by `bench generate` only. */
-export type EngineSettings = { engine: string; engineSharedDir?: string; enginePathPrefix?: string; engineWeights?: 'F32' | 'Q8_0'; engineThreads?: number };
+/** engineFields' values; engineThreads (llama.cpp's CPU threads, default defaultLlamaThreads) is set by `bench generate` only. */
+export type EngineSettings = {
+  engine: string;
+  engineSharedDir?: string;
+  enginePathPrefix?: string;
+  engineWeights?: 'F32' | 'Q8_0';
+  engineSequences?: number;
+  engineThreads?: number;
+};
 
 export interface OpenEngineOptions {
   /** The stage's model object (the local engine samples it; the others read its vocab size). */
@@ -67,8 +80,11 @@ export async function openEngine(s: EngineSettings, o: OpenEngineOptions): Promi
   if (spec.kind !== 'openai' && (s.engineSharedDir || s.enginePathPrefix)) throw new Error(`--engine-shared-dir / --engine-path-prefix: only the openai engine uses them, not --engine ${s.engine}`);
   if (spec.kind !== 'llamacpp' && (s.engineWeights ?? 'F32') !== 'F32') throw new Error(`--engine-weights ${s.engineWeights}: only the llamacpp engine exports weights, not --engine ${s.engine}`);
   if (spec.kind !== 'llamacpp' && s.engineThreads !== undefined) throw new Error(`--engine-threads: only the llamacpp engine runs its own threads, not --engine ${s.engine}`);
+  if (spec.kind !== 'llamacpp' && s.engineSequences !== undefined) throw new Error(`--engine-sequences: only the llamacpp engine decodes on sequences of its own, not --engine ${s.engine}`);
   if (spec.kind === 'local') return new LocalEngine(o.model, o.tokenizer, { prefixCacheBytes: o.prefixCacheBytes });
-  if (spec.kind === 'llamacpp') return LlamaCppEngine.open(o.checkpointDir, { tokenizer: o.tokenizer, weights: s.engineWeights, threads: s.engineThreads, cacheReuse: o.cacheReuse });
+  if (spec.kind === 'llamacpp') {
+    return LlamaCppEngine.open(o.checkpointDir, { tokenizer: o.tokenizer, weights: s.engineWeights, sequences: s.engineSequences, threads: s.engineThreads, cacheReuse: o.cacheReuse });
+  }
   if (o.publishes && !s.engineSharedDir) throw new Error(`--engine ${s.engine}: a trainer publishes each policy version to the server through a folder both see: give --engine-shared-dir`);
   return OpenAiEngine.open(s.engine, { modelVocabSize: o.model.config.vocab_size, sharedDir: s.engineSharedDir, pathPrefix: s.enginePathPrefix }, o.tokenizer);
 }
