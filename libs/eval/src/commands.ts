@@ -8,7 +8,7 @@ import * as path from 'path';
 import { initBackend } from '@rlhf-code/backend';
 import { stagedProgress, UsageError } from '@rlhf-code/cli';
 import { readCorpus, readFimData } from '@rlhf-code/data';
-import { checkpointOr, type Checkpoint } from '@rlhf-code/model';
+import { checkpointOr, writeFileAtomic, type Checkpoint } from '@rlhf-code/model';
 import { defaultSeqLen, evaluateBase, fimSamples, functionSamples, selectFimCases, withFileContext, writeBaseEval } from './base-eval';
 import { chartSpec, renderSvg } from './chart';
 import { readEvalProblems } from './data';
@@ -216,8 +216,8 @@ export async function runBaseCompare(f: EvalBaseCompareSettings): Promise<void> 
   const table = formatBaseCompare(rows, names);
   if (f.out) {
     await fs.mkdir(f.out, { recursive: true });
-    await fs.writeFile(path.join(f.out, 'base_compare.json'), JSON.stringify({ baseline: f.baseline, candidate: f.candidate, rows }, null, 2) + '\n');
-    await fs.writeFile(path.join(f.out, 'base_compare.md'), table + '\n');
+    await writeFileAtomic(path.join(f.out, 'base_compare.json'), JSON.stringify({ baseline: f.baseline, candidate: f.candidate, rows }, null, 2) + '\n');
+    await writeFileAtomic(path.join(f.out, 'base_compare.md'), table + '\n');
     warn(`eval base-compare: wrote ${path.join(f.out, 'base_compare.json')}, ${path.join(f.out, 'base_compare.md')}`);
   }
   process.stdout.write(table + '\n');
