@@ -27,7 +27,7 @@ STEP_LABEL=post-train-v2
 # shellcheck source=tools/done-steps.sh
 source tools/done-steps.sh # step NAME COMMAND...: resumable, marked in $OUT/done
 
-nx() { npx nx run "$@" --outputStyle=stream; }
+nx() { local target=$1; shift; npx nx run "$target" --outputStyle=stream "$@"; } # nx flags before the "--" that starts the app's
 mkdir -p "$OUT"
 
 # 3. one compiler-verdict round on function bodies (plain order)

@@ -29,7 +29,7 @@ STEP_LABEL=remeasure-v2
 # shellcheck source=tools/done-steps.sh
 source tools/done-steps.sh # step NAME COMMAND...: resumable, marked in $OUT/done
 wants() { [[ " $STEPS " == *" $1 "* ]]; }
-nx() { npx nx run "$@" --outputStyle=stream; }
+nx() { local target=$1; shift; npx nx run "$target" --outputStyle=stream "$@"; } # nx's own flags go before the "--" (after it they reach the app)
 
 mkdir -p "$OUT"
 if [[ ! -f "$V1/model.safetensors" && "$DRY_RUN" != 1 ]]; then

@@ -6,8 +6,8 @@ import * as path from 'path';
 import { BASE_MODEL, printedConfig, runApp } from '@rlhf-code/cli/testing';
 import { saveTinyAppModel } from '@rlhf-code/model/testing';
 import { isHeldOut, openTokenCache, readCorpus, readPpoData, readRmData, readSftData } from '@rlhf-code/data';
-import { fimExamplesFromText, maxLineRepeat, PrepCorpusSettings, PrepRmSettings, PrepSyntaxSettings } from '@rlhf-code/datagen';
-import { cursorInCode, functionCases, functionSource, withFileContext } from '@rlhf-code/eval';
+import { fimExamplesFromText, PrepCorpusSettings, PrepRmSettings, PrepSyntaxSettings } from '@rlhf-code/datagen';
+import { cursorInCode, functionCases, functionSource, maxLineRepeat, withFileContext } from '@rlhf-code/eval';
 import { checkSyntax } from '@rlhf-code/sandbox';
 
 const prep = (...args: string[]) => runApp('prep', args, 60_000);

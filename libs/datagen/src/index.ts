@@ -8,5 +8,4 @@
 export { PrepCorpusSettings, PrepDataSettings, PrepFimSettings, PrepRmSettings, PrepSuiteSettings, PrepSyntaxSettings, PrepToolsSettings } from './settings';
 export { runPrepData, runPrepRm, runPrepSuite, runPrepSyntax, runPrepTools } from './prep-commands';
 export { fimExamplesFromText, runPrepFim } from './fim-dataset';
-export { maxLineRepeat } from './syntax-data';
 export { runPrepCorpus } from './corpus-prep';

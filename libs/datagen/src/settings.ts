@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { engineFields } from '@rlhf-code/engine';
 import { baseDtypeField } from '@rlhf-code/model';
 import { PROMPT_TEMPLATES } from '@rlhf-code/tokenizer';
+import { REPEATED_LINE_LIMIT } from '@rlhf-code/eval';
 
 const int = () => z.number().int();
 
@@ -69,7 +70,7 @@ const syntaxShared = {
     .default(256)
     .describe('prompts (the file up to the docstring) are cut from the left to this many tokens (--source fim: the FIM prompt is cut to the window as the online server does)'),
   batchSize: int().positive().default(16).describe('sequences generated together'),
-  maxLineRepeats: int().positive().default(2).describe('a body whose most frequent line occurs more often than this is not kept'),
+  maxLineRepeats: int().positive().default(REPEATED_LINE_LIMIT).describe('a body whose most frequent line occurs more often than this is not kept'),
   seed: seedField('seed of the function subset, of sampling and of the example forms'),
   python: pythonField,
 };

@@ -7,7 +7,7 @@ import { Qwen2Model } from '@rlhf-code/model';
 import { initBackend } from '@rlhf-code/backend';
 import { checkSyntax } from '@rlhf-code/sandbox';
 import { loadTokenizer, Tokenizer } from '@rlhf-code/tokenizer';
-import { cutPrompt, cutSuffix, fimSyntaxTrainingData, judgeFimSamples, judgeSamples, maxLineRepeat, pickBest, SyntaxCandidate, syntaxExample, syntaxTrainingData, tokenF1 } from './syntax-data';
+import { cutPrompt, cutSuffix, fimSyntaxTrainingData, judgeFimSamples, judgeSamples, pickBest, SyntaxCandidate, syntaxExample, syntaxTrainingData, tokenF1 } from './syntax-data';
 import { functionCases, withFileContext, type FimCase } from '@rlhf-code/eval';
 import { saveTinyModel, TOKENIZER_DIR } from '@rlhf-code/model/testing';
 
@@ -26,13 +26,7 @@ const FILE = [
 ].join('\n');
 const cases = functionCases([{ path: 'box.py', text: FILE }]);
 
-describe('maxLineRepeat and tokenF1', () => {
-  it('counts the most frequent non-blank line, trimmed', () => {
-    expect(maxLineRepeat('')).toBe(0);
-    expect(maxLineRepeat('    x = 1\n\n  x = 1\n    y = 2\n')).toBe(2);
-    expect(maxLineRepeat('a\nb\nc\n')).toBe(1);
-  });
-
+describe('tokenF1', () => {
   it('is the F1 of the word-token bags', () => {
     expect(tokenF1('return a + b', 'return a + b')).toBe(1);
     expect(tokenF1('return a + b', 'pass')).toBe(0);

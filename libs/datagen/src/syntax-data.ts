@@ -21,7 +21,7 @@
 import { Qwen2Model } from '@rlhf-code/model';
 import { Tokenizer } from '@rlhf-code/tokenizer';
 import { dataRandom } from '@rlhf-code/data';
-import { completeBatched, completeFim, cutBody, functionSource, type FimCase, type FunctionCase } from '@rlhf-code/eval';
+import { completeBatched, completeFim, cutBody, functionSource, bodyLines, maxLineRepeat, type FimCase, type FunctionCase } from '@rlhf-code/eval';
 
 export interface SyntaxDataOptions {
   samples: number;
@@ -73,14 +73,6 @@ export interface SyntaxDataStats {
   mean_body_lines: number;
 }
 
-const nonBlank = (body: string) => body.split('\n').map((l) => l.trim()).filter((l) => l !== '');
-
-/** How often the most frequent non-blank line (trimmed) occurs in `body`; 0 for an empty body. */
-export function maxLineRepeat(body: string): number {
-  const counts = new Map<string, number>();
-  for (const l of nonBlank(body)) counts.set(l, (counts.get(l) ?? 0) + 1);
-  return Math.max(0, ...counts.values());
-}
 
 /** F1 overlap of the multisets of word tokens (identifiers, keywords, numbers) of two pieces of code, in [0, 1]. */
 export function tokenF1(a: string, b: string): number {
@@ -204,7 +196,7 @@ export async function syntaxTrainingData(
       functions: cases.length,
       ...rates,
       functions_with_example: examples.length / cases.length,
-      mean_body_lines: examples.length ? examples.reduce((s, e) => s + nonBlank(e.response).length, 0) / examples.length : 0,
+      mean_body_lines: examples.length ? examples.reduce((s, e) => s + bodyLines(e.response), 0) / examples.length : 0,
     },
   };
 }

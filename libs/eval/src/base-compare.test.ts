@@ -5,7 +5,7 @@ import { compareBaseEvals, formatBaseCompare, readBaseEval } from './base-compar
 import type { BaseEvalReport } from './base-eval';
 
 /** A report with the given per-item values (the figures their means, as eval base computes them). */
-function report(o: { windows: number[]; windowsFim: number[]; exact: number[]; syntax: number[]; accepted: number[]; fnOk?: number[]; fnLines?: number[]; perExample?: boolean }): BaseEvalReport {
+function report(o: { windows: number[]; windowsFim: number[]; exact: number[]; syntax: number[]; accepted: number[]; fnOk?: number[]; fnLines?: number[]; fnRep?: number[]; perExample?: boolean }): BaseEvalReport {
   const mean = (v: number[]) => v.reduce((s, x) => s + x, 0) / v.length;
   const perExample = o.perExample ?? true;
   return {
@@ -39,7 +39,8 @@ function report(o: { windows: number[]; windowsFim: number[]; exact: number[]; s
           n: o.fnOk.length,
           syntax_valid: mean(o.fnOk),
           mean_body_lines: mean(o.fnLines!),
-          ...(perExample ? { per_example: { syntax_valid: o.fnOk, body_lines: o.fnLines! } } : {}),
+          ...(o.fnRep ? { repetitive_rate: mean(o.fnRep) } : {}),
+          ...(perExample ? { per_example: { syntax_valid: o.fnOk, body_lines: o.fnLines!, ...(o.fnRep ? { repetitive: o.fnRep } : {}) } } : {}),
         }
       : null,
   } as unknown as BaseEvalReport;
@@ -76,6 +77,15 @@ describe('compareBaseEvals', () => {
     expect(lines.diff).toBeCloseTo(4.5, 12);
     expect(lines.se).toBeCloseTo(0.5, 12);
     expect(lines.ci95![1]).toBeCloseTo(4.5 + 12.7062 * 0.5, 3);
+  });
+
+  it('pairs repetitive_rate when both runs have it (eval base files before it have no such row)', () => {
+    const withRep = (r: BaseEvalReport, fnRep: number[]) => report({ windows: r.heldout.window_losses, windowsFim: r.heldout.window_losses_fim, exact: r.fim.per_example!.first_line_exact, syntax: r.fim.per_example!.syntax_valid, accepted: r.fim.per_example!.accepted, fnOk: r.functions!.per_example!.syntax_valid, fnLines: r.functions!.per_example!.body_lines, fnRep });
+    const rows = compareBaseEvals(withRep(a, [1, 1]), withRep(b, [0, 1]));
+    const rep = rows.find((r) => r.figure === 'functions.repetitive_rate')!;
+    // differences -1 and 0: mean -0.5, SE 0.5
+    expect([rep.baseline, rep.candidate, rep.diff, rep.se]).toEqual([1, 0.5, -0.5, 0.5]);
+    expect(compareBaseEvals(a, withRep(b, [0, 1])).some((r) => r.figure === 'functions.repetitive_rate')).toBe(false);
   });
 
   it('centres the loss interval on the difference of the reported (token-weighted) losses', () => {

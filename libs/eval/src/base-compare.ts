@@ -82,6 +82,10 @@ export function compareBaseEvals(baseline: BaseEvalReport, candidate: BaseEvalRe
     sameCount('functions.n', g0.n, g1.n);
     add('functions.syntax_valid', g0.syntax_valid, g1.syntax_valid, g0.per_example?.syntax_valid, g1.per_example?.syntax_valid, g0.n);
     add('functions.mean_body_lines', g0.mean_body_lines, g1.mean_body_lines, g0.per_example?.body_lines, g1.per_example?.body_lines, g0.n);
+    // Older base_eval.json files have no repetitive_rate: the row is then left out.
+    if (g0.repetitive_rate !== undefined && g1.repetitive_rate !== undefined) {
+      add('functions.repetitive_rate', g0.repetitive_rate, g1.repetitive_rate, g0.per_example?.repetitive, g1.per_example?.repetitive, g0.n);
+    }
   }
   return rows;
 }

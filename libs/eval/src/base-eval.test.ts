@@ -366,7 +366,10 @@ describe('evaluateBase', () => {
     // The true body of join() ("    return os.path.join(a, b)") is well under 12 tokens.
     expect(tok.encode(candidates[0].reference).length).toBeLessThan(12);
     expect(report.functions!.reference_fits).toBe(1);
-    expect(report.functions!.per_example).toEqual({ syntax_valid: [+fnOk], body_lines: [cut.body.split('\n').filter((l) => l.trim() !== '').length] });
+    const lines = cut.body.split('\n').filter((l) => l.trim() !== '');
+    const repetitive = Math.max(0, ...[...new Set(lines.map((l) => l.trim()))].map((u) => lines.filter((l) => l.trim() === u).length)) > 2;
+    expect(report.functions!.per_example).toEqual({ syntax_valid: [+fnOk], body_lines: [lines.length], repetitive: [+repetitive] });
+    expect(report.functions!.repetitive_rate).toBe(+repetitive);
 
     const out = path.join(tmp, 'out');
     const written = await writeBaseEval(out, report, fimSamples(cases, outcomes, completions, 2), functionSamples(functions!, 5));

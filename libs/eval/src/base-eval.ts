@@ -415,8 +415,8 @@ export interface BaseEvalReport {
         n_candidates: number;
         n_compiling: number;
         truncated_prompts: number;
-        /** Each function's outcome in case order: compiles (1/0) and its body's non-blank lines. */
-        per_example: { syntax_valid: number[]; body_lines: number[] };
+        /** Each function's outcome in case order: compiles (1/0), its body's non-blank lines, repetitive (1/0; absent in older files). */
+        per_example: { syntax_valid: number[]; body_lines: number[]; repetitive?: number[] };
       })
     | null;
   seconds: { heldout: number; fim_generate: number; syntax: number; functions: number };
@@ -487,7 +487,11 @@ export async function evaluateBase(
         n_candidates: f.cases.length,
         n_compiling: compiling.length,
         truncated_prompts: fc.filter((c) => c.truncated > 0).length,
-        per_example: { syntax_valid: scoredFunctions.outcomes.map((o) => +o.syntaxOk), body_lines: scoredFunctions.outcomes.map((o) => bodyLines(o.body)) },
+        per_example: {
+          syntax_valid: scoredFunctions.outcomes.map((o) => +o.syntaxOk),
+          body_lines: scoredFunctions.outcomes.map((o) => bodyLines(o.body)),
+          repetitive: scoredFunctions.outcomes.map((o) => +o.repetitive),
+        },
       };
     }
     const report: BaseEvalReport = {

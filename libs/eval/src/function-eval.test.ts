@@ -1,7 +1,7 @@
 // Function-body completion: finding documented functions line by line, cutting the model's continuation where the
 // function ends, and scoring with the real python syntax check on bodies whose outcome is known.
 import { checkSyntax } from '@rlhf-code/sandbox';
-import { compilingCases, cutBody, functionCases, functionSource, scoreFunctions, selectFunctionCases } from './function-eval';
+import { compilingCases, cutBody, functionCases, functionSource, maxLineRepeat, scoreFunctions, selectFunctionCases } from './function-eval';
 
 const FILE = [
   'import os',
@@ -98,6 +98,14 @@ describe('cutBody', () => {
   });
 });
 
+describe('maxLineRepeat', () => {
+  it('counts the most frequent non-blank line, trimmed', () => {
+    expect(maxLineRepeat('')).toBe(0);
+    expect(maxLineRepeat('    x = 1\n\n  x = 1\n    y = 2\n')).toBe(2);
+    expect(maxLineRepeat('a\nb\nc\n')).toBe(1);
+  });
+});
+
 describe('scoreFunctions (real python syntax check)', () => {
   const [join] = functionCases([{ path: 'box.py', text: FILE }]);
 
@@ -125,7 +133,28 @@ describe('scoreFunctions (real python syntax check)', () => {
       syntax_valid_when_ended: 1 / 3,
       empty_rate: 0.25,
       mean_body_lines: (1 + 1 + 0 + 2) / 4,
+      repetitive_rate: 0,
+      mean_body_lines_usable: (1 + 2) / 2,
     });
+  });
+
+  it('counts a body stuck on one line as repetitive, its lines outside the usable mean', async () => {
+    const stuck = '    x = a\n' + '    x = a\n'.repeat(3) + '    return x\n'; // 5 lines, "x = a" 4 times; compiles
+    const twice = '    x = a\n    x = a\n    return x\n'; // at the limit (2): not repetitive
+    const { figures, outcomes } = await scoreFunctions(
+      [join, join],
+      [stuck, twice].map((text) => ({ text, stopped: true })),
+      checkSyntax,
+    );
+    expect(outcomes.map((o) => [o.syntaxOk, o.repetitive])).toEqual([
+      [true, true],
+      [true, false],
+    ]);
+    expect(figures.mean_body_lines).toBe((5 + 3) / 2);
+    expect(figures.repetitive_rate).toBe(0.5);
+    expect(figures.mean_body_lines_usable).toBe(3);
+    const none = await scoreFunctions([join], [{ text: stuck, stopped: true }], checkSyntax);
+    expect(none.figures.mean_body_lines_usable).toBeNull();
   });
 
   it('rejects mismatched inputs', async () => {

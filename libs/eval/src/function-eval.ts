@@ -19,6 +19,9 @@ import { shuffle } from '@rlhf-code/data';
 import { CompleteOptions, completeBatched } from './batched';
 import { share } from './metrics';
 
+/** A body repeating one line more often than this is degenerate (repetitive_rate; prep syntax's --max-line-repeats default). */
+export const REPEATED_LINE_LIMIT = 2;
+
 export const FUNCTION_METRIC_DESCRIPTIONS: Record<string, string> = {
   'functions.syntax_valid':
     'share of held-out functions whose body, written by the model after the true signature and docstring (greedy), compiles with them (an empty body = invalid)',
@@ -26,7 +29,9 @@ export const FUNCTION_METRIC_DESCRIPTIONS: Record<string, string> = {
   'functions.syntax_valid_when_ended': 'syntax_valid among the bodies the model ended itself',
   'functions.empty_rate': 'share of bodies with no non-blank line',
   'functions.reference_fits': 'share of the true bodies shorter than --function-max-new-tokens tokens (the room the model had to end the function)',
-  'functions.mean_body_lines': 'mean non-blank lines per body',
+  'functions.mean_body_lines': 'mean non-blank lines per body (a body stuck repeating a line counts every repeat: read it beside repetitive_rate)',
+  'functions.repetitive_rate': `share of bodies whose most frequent non-blank line occurs more than ${REPEATED_LINE_LIMIT} times (degenerate repetition; prep syntax keeps no such body)`,
+  'functions.mean_body_lines_usable': 'mean non-blank lines among the bodies that compile and are not repetitive; null when there is none',
 };
 
 export interface FunctionCase {
@@ -172,6 +177,8 @@ export interface FunctionOutcome {
   ended: boolean;
   empty: boolean;
   syntaxOk: boolean;
+  /** Its most frequent non-blank line occurs more than REPEATED_LINE_LIMIT times. */
+  repetitive: boolean;
 }
 
 export interface FunctionFigures {
@@ -182,10 +189,20 @@ export interface FunctionFigures {
   syntax_valid_when_ended: number | null;
   empty_rate: number;
   mean_body_lines: number;
+  repetitive_rate: number;
+  /** null when no body compiles without repeating itself. */
+  mean_body_lines_usable: number | null;
 }
 
 /** A body's non-blank lines (mean_body_lines averages it). */
 export const bodyLines = (body: string): number => body.split('\n').filter((l) => !isBlank(l)).length;
+
+/** How often the most frequent non-blank line (trimmed) occurs in `body`; 0 for an empty body. */
+export function maxLineRepeat(body: string): number {
+  const counts = new Map<string, number>();
+  for (const l of body.split('\n')) if (!isBlank(l)) counts.set(l.trim(), (counts.get(l.trim()) ?? 0) + 1);
+  return Math.max(0, ...counts.values());
+}
 
 /** Score the completions of `cases` with one syntax-check call. */
 export async function scoreFunctions(
@@ -199,9 +216,10 @@ export async function scoreFunctions(
   const ok = await check(cases.map((c, i) => functionSource(c, cut[i].body)));
   const outcomes = cut.map((b, i): FunctionOutcome => {
     const empty = b.body.trim() === '';
-    return { body: b.body, ended: b.ended, empty, syntaxOk: ok[i] && !empty };
+    return { body: b.body, ended: b.ended, empty, syntaxOk: ok[i] && !empty, repetitive: maxLineRepeat(b.body) > REPEATED_LINE_LIMIT };
   });
   const ended = outcomes.filter((o) => o.ended);
+  const usable = outcomes.filter((o) => o.syntaxOk && !o.repetitive);
   return {
     outcomes,
     figures: {
@@ -211,6 +229,8 @@ export async function scoreFunctions(
       syntax_valid_when_ended: ended.length > 0 ? share(ended.map((o) => o.syntaxOk)) : null,
       empty_rate: share(outcomes.map((o) => o.empty)),
       mean_body_lines: outcomes.reduce((s, o) => s + bodyLines(o.body), 0) / outcomes.length,
+      repetitive_rate: share(outcomes.map((o) => o.repetitive)),
+      mean_body_lines_usable: usable.length > 0 ? usable.reduce((s, o) => s + bodyLines(o.body), 0) / usable.length : null,
     },
   };
 }

@@ -10,5 +10,5 @@ export { METRIC_DESCRIPTIONS } from './report';
 export { heldOutSpec, renderSvg } from './chart';
 export { completeFim, selectFimCases, withFileContext, cursorInCode, syntaxChecker, BASE_METRIC_DESCRIPTIONS, type FimCase } from './base-eval';
 export { completeBatched } from './batched';
-export { functionCases, selectFunctionCases, compilingCases, cutBody, functionSource, type FunctionCase } from './function-eval';
+export { functionCases, selectFunctionCases, compilingCases, cutBody, functionSource, bodyLines, maxLineRepeat, REPEATED_LINE_LIMIT, type FunctionCase } from './function-eval';
 export { EvalBaseCompareSettings, EvalBaseSettings, EvalRunSettings, EvalSeedsSettings } from './settings';
