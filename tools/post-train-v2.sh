@@ -27,7 +27,7 @@ STEP_LABEL=post-train-v2
 # shellcheck source=tools/done-steps.sh
 source tools/done-steps.sh # step NAME COMMAND...: resumable, marked in $OUT/done
 
-nx() { local target=$1; shift; npx nx run "$target" --outputStyle=stream "$@"; } # nx flags before the "--" that starts the app's
+nx() { local target=$1; shift; npx nx run "$target" --outputStyle=stream "$@"; } # nx's own flags go before the "--" (after it they reach the app)
 mkdir -p "$OUT"
 
 # 3. one compiler-verdict round on function bodies (plain order)
