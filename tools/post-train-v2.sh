@@ -12,12 +12,22 @@
 #   DRY_RUN=1 bash tools/post-train-v2.sh                     prints each step's command, runs nothing
 #
 # EXPORT defaults inside OUT: models/base is replaced only when asked, after `eval:base` has compared the two.
+#
+# Knobs for the recipe's variants on dev (EXPERIMENTS.md, "v1's post-training recipe on v2"; defaults = v1's recipe):
+#   REFERENCES=1    the function-body steps also train on each sampled function's true body (prep syntax --references)
+#   SKIP_SYNTAX=1   no step 3: the SPM step starts from SRC
+#   LR_SCALE=0.5    every fine-tuning step's learning rate times this
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SRC="${SRC:-models/pretrain}"
 OUT="${OUT:-results/post-v2}"
 EXPORT="${EXPORT:-$OUT/base}"
 DRY_RUN="${DRY_RUN:-0}"
+REFERENCES="${REFERENCES:-0}"
+SKIP_SYNTAX="${SKIP_SYNTAX:-0}"
+LR_SCALE="${LR_SCALE:-1}"
+refs=(); [[ "$REFERENCES" == 1 ]] && refs=(--references)
+lr() { awk -v a="$1" -v s="$LR_SCALE" 'BEGIN { printf "%g", a * s }'; } # lr BASE: the step's rate times LR_SCALE
 CORPUS=data/vendor/cpython/python-stdlib,data/vendor/cpython/python-stdlib-extra
 
 [[ -f "$SRC/model.safetensors" && -f "$SRC/config.json" ]] ||
@@ -31,15 +41,20 @@ nx() { local target=$1; shift; npx nx run "$target" --outputStyle=stream "$@"; }
 mkdir -p "$OUT"
 
 # 3. one compiler-verdict round on function bodies (plain order)
-step syntax nx prep:syntax -- --model "$SRC" --corpus "$CORPUS" --out "$OUT/syntax/syntax_data.jsonl"
-step syntax-sft nx sft:train -- --model "$SRC" --data "$OUT/syntax/syntax_data.jsonl" \
-  --out "$OUT/syntax/sft" --epochs 2 --batch-size 4 --grad-accum 2 --lr 1e-4 --heldout-fraction 0.05 --export "$OUT/psm" --resume
+psm="$OUT/psm"
+if [[ "$SKIP_SYNTAX" == 1 ]]; then
+  psm="$SRC"
+else
+  step syntax nx prep:syntax -- --model "$SRC" --corpus "$CORPUS" --out "$OUT/syntax/syntax_data.jsonl" "${refs[@]}"
+  step syntax-sft nx sft:train -- --model "$SRC" --data "$OUT/syntax/syntax_data.jsonl" \
+    --out "$OUT/syntax/sft" --epochs 2 --batch-size 4 --grad-accum 2 --lr "$(lr 1e-4)" --heldout-fraction 0.05 --export "$OUT/psm" --resume
+fi
 
 # 4. fill-in-the-middle in SPM order: true middles of the training files of both folders
 step spm-data nx online:prep-fim -- --src "$CORPUS" --format sft --out "$OUT/spm/fim_sft.jsonl" \
   --per-file 24 --seed 7 --max-prefix-chars 1500 --max-suffix-chars 500
-step spm-sft nx sft:train -- --model "$OUT/psm" --data "$OUT/spm/fim_sft.jsonl" \
-  --out "$OUT/spm/sft" --fim-mode spm --max-len 320 --batch-size 8 --max-steps 260 --lr 2e-4 --heldout-fraction 0.02 \
+step spm-sft nx sft:train -- --model "$psm" --data "$OUT/spm/fim_sft.jsonl" \
+  --out "$OUT/spm/sft" --fim-mode spm --max-len 320 --batch-size 8 --max-steps 260 --lr "$(lr 2e-4)" --heldout-fraction 0.02 \
   --save-every 130 --export "$OUT/spm/model" --resume
 
 # 5. and 6. two compiler-verdict rounds: FIM middles and function bodies the model wrote, plus fresh true middles
@@ -50,12 +65,12 @@ round() {
   step "round$n-fim" nx prep:syntax -- --model "$from" --source fim --out "$dir/fim.jsonl" \
     --samples "$fimSamples" --seed "$seedBase"
   step "round$n-functions" nx prep:syntax -- --model "$from" --corpus "$CORPUS" --source functions \
-    --functions 500 --out "$dir/functions.jsonl" --samples 2 --seed $((seedBase + 1))
+    --functions 500 --out "$dir/functions.jsonl" --samples 2 --seed $((seedBase + 1)) "${refs[@]}"
   step "round$n-middles" nx online:prep-fim -- --src "$CORPUS" --format sft \
     --out "$dir/true_middles.jsonl" --per-file "$perFile" --seed "$fimSeed" --max-prefix-chars 1500 --max-suffix-chars 500
   step "round$n-mix" sh -c 'cat "$@" > "$0"' "$dir/mix.jsonl" "$dir/fim.jsonl" "$dir/functions.jsonl" "$dir/true_middles.jsonl"
   step "round$n-sft" nx sft:train -- --model "$from" --data "$dir/mix.jsonl" --out "$dir/sft" \
-    --max-len 384 --batch-size 8 --epochs 1 --lr 1e-4 --heldout-fraction 0.03 --export "$export" --resume
+    --max-len 384 --batch-size 8 --epochs 1 --lr "$(lr 1e-4)" --heldout-fraction 0.03 --export "$export" --resume
 }
 round 1 "$OUT/spm/model" 2 11 2 8 "$OUT/round1/model"
 round 2 "$OUT/round1/model" 3 21 3 9 "$EXPORT"

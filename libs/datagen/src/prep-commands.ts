@@ -68,7 +68,7 @@ export async function runPrepSyntax(s: PrepSyntaxSettings): Promise<void> {
     s.source === 'fim' && 'cases' in r.stats
       ? `${r.stats.cases} FIM examples of ${s.fimData} (train split, cursor in code; ${figures}; mean ${r.stats.mean_middle_chars.toFixed(0)} characters per middle)`
       : 'functions' in r.stats
-        ? `${r.stats.functions} functions of ${(r as { trainFiles: number }).trainFiles} training files (${figures}; mean ${r.stats.mean_body_lines.toFixed(1)} lines per example)`
+        ? `${r.stats.functions} functions of ${(r as { trainFiles: number }).trainFiles} training files (${figures}; mean ${r.stats.mean_body_lines.toFixed(1)} lines per example${r.stats.references ? `; ${r.stats.references} of the examples true bodies` : ''})`
         : figures;
   process.stdout.write(`prep syntax: ${s.out} ${r.examples.length} examples from ${from} (${seconds(t0)} s)\n`);
 }

@@ -82,6 +82,10 @@ const SyntaxFunctions = z.strictObject({
   maxNewTokens: int().positive().default(128).describe('longest body (middle) in tokens; one not ended by then is not kept'),
   fimRate: z.number().min(0).max(1).default(0.5).describe('share of examples written in fill-in-the-middle form ({prompt, suffix, response}: the file after the body as suffix)'),
   maxSuffixTokens: int().nonnegative().default(128).describe('fill-in-the-middle examples: the suffix is cut to this many tokens'),
+  references: z
+    .boolean()
+    .default(false)
+    .describe("also write every sampled function's true body as an example (plain or FIM form by a coin of its own, marked reference: true): real bodies of real length beside the model's own"),
 });
 
 const SyntaxFim = z.strictObject({

@@ -158,6 +158,26 @@ describe('cutPrompt and syntaxTrainingData on a tiny random model', () => {
     expect(other.candidates.flat().map((x) => x.text)).not.toEqual(flat.map((x) => x.text));
   });
 
+  it('--references adds each function\'s true body as an example of its own, leaving the sampled examples as they were', async () => {
+    const check = async (codes: string[]) => codes.map(() => true);
+    const plain = await syntaxTrainingData(model, tok, cases, opts, check);
+    const withRefs = await syntaxTrainingData(model, tok, cases, { ...opts, fimRate: 1, references: true }, check);
+    const sampled = withRefs.examples.filter((e) => !e.reference);
+    const refs = withRefs.examples.filter((e) => e.reference);
+    // The samples' examples are the same bodies (their FIM form is drawn by the samples' own coin: all FIM at rate 1).
+    expect(sampled.map((e) => e.response)).toEqual(plain.examples.map((e) => e.response));
+    expect(refs.map((e) => [e.name, e.response, e.similarity])).toEqual(cases.map((c) => [c.name, c.reference, 1]));
+    refs.forEach((e, i) => {
+      expect(e.prompt).toBe(cutPrompt(tok, cases[i].prompt, 40).text);
+      expect(e.suffix).toBe(cutSuffix(tok, cases[i].suffix, 16)); // fimRate 1: every true body in FIM form too
+    });
+    expect(withRefs.stats.references).toBe(2);
+    expect(plain.stats.references).toBe(0);
+    expect(withRefs.stats.mean_body_lines).toBe(plain.stats.mean_body_lines); // the true bodies are not counted
+    const plainRefs = await syntaxTrainingData(model, tok, cases, { ...opts, fimRate: 0, references: true }, check);
+    plainRefs.examples.forEach((e) => expect(e.suffix).toBeUndefined());
+  });
+
   it('refuses a token budget that leaves no room for a prompt, and an empty case list', async () => {
     await expect(syntaxTrainingData(model, tok, cases, { ...opts, maxNewTokens: 512 }, async (c) => c.map(() => true))).rejects.toThrow(
       "max new tokens 512 leaves no room for a prompt in the model's window (512)",

@@ -35,6 +35,8 @@ export interface SyntaxDataOptions {
   fimRate: number;
   /** FIM examples: the suffix is cut to its first this many tokens. */
   maxSuffixTokens: number;
+  /** Also write every function's true body as an example (its form drawn by a coin of its own), besides its kept sample. */
+  references?: boolean;
   seed: number;
   onProgress?: (done: number, total: number) => void;
 }
@@ -60,6 +62,8 @@ export interface SyntaxExample {
   path: string;
   name: string;
   similarity: number;
+  /** Present (true) on an example whose response is the function's true body (--references), not a sample. */
+  reference?: true;
 }
 
 export interface SyntaxDataStats {
@@ -70,7 +74,10 @@ export interface SyntaxDataStats {
   kept_rate: number;
   /** Share of functions with at least one kept body (= examples / functions). */
   functions_with_example: number;
+  /** Mean non-blank lines of the kept samples' examples (the true bodies of --references not counted). */
   mean_body_lines: number;
+  /** Examples holding a true body (--references; 0 without). */
+  references: number;
 }
 
 
@@ -184,19 +191,32 @@ export async function syntaxTrainingData(
   const { candidates, rates } = tally(cases.length, rows, judged);
   const examples: SyntaxExample[] = [];
   const coin = dataRandom(`syntax-fim:${opts.seed}`);
+  const referenceCoin = dataRandom(`syntax-reference-fim:${opts.seed}`); // its own stream: the samples' forms stay as without --references
+  let sampled = 0;
   cases.forEach((c, i) => {
     const fim = coin() < opts.fimRate; // drawn for every case, so the form of one case does not depend on the others' samples
     const best = pickBest(candidates[i]);
-    if (best) examples.push(syntaxExample(tok, c, prompts[i].text, best, fim ? opts.maxSuffixTokens : null));
+    if (best) {
+      examples.push(syntaxExample(tok, c, prompts[i].text, best, fim ? opts.maxSuffixTokens : null));
+      sampled++;
+    }
+    if (opts.references) {
+      // The true body as a candidate: it compiles (compilingCases) and is the body every similarity is measured against.
+      const truth: SyntaxCandidate = { text: c.reference, body: c.reference, ended: true, syntaxOk: true, maxRepeat: maxLineRepeat(c.reference), kept: true, similarity: 1 };
+      const form = referenceCoin() < opts.fimRate ? opts.maxSuffixTokens : null;
+      examples.push({ ...syntaxExample(tok, c, prompts[i].text, truth, form), reference: true });
+    }
   });
+  const samples = examples.filter((e) => !e.reference);
   return {
     examples,
     candidates,
     stats: {
       functions: cases.length,
       ...rates,
-      functions_with_example: examples.length / cases.length,
-      mean_body_lines: examples.length ? examples.reduce((s, e) => s + bodyLines(e.response), 0) / examples.length : 0,
+      functions_with_example: sampled / cases.length,
+      mean_body_lines: samples.length ? samples.reduce((s, e) => s + bodyLines(e.response), 0) / samples.length : 0,
+      references: examples.length - samples.length,
     },
   };
 }
