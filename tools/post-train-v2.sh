@@ -17,6 +17,8 @@
 #   REFERENCES=1    the function-body steps also train on each sampled function's true body (prep syntax --references)
 #   SKIP_SYNTAX=1   no step 3: the SPM step starts from SRC
 #   LR_SCALE=0.5    every fine-tuning step's learning rate times this
+#   MERGE_34=1      step 3's bodies are not trained on their own: they join the SPM step's data (one fine-tuning from SRC)
+#   ROUND_SAMPLES=4 bodies sampled per function in the rounds (default 2)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SRC="${SRC:-models/pretrain}"
@@ -26,6 +28,9 @@ DRY_RUN="${DRY_RUN:-0}"
 REFERENCES="${REFERENCES:-0}"
 SKIP_SYNTAX="${SKIP_SYNTAX:-0}"
 LR_SCALE="${LR_SCALE:-1}"
+MERGE_34="${MERGE_34:-0}"
+ROUND_SAMPLES="${ROUND_SAMPLES:-2}"
+(( SKIP_SYNTAX == 1 && MERGE_34 == 1 )) && { echo "post-train-v2: SKIP_SYNTAX=1 and MERGE_34=1 exclude each other" >&2; exit 2; }
 refs=(); [[ "$REFERENCES" == 1 ]] && refs=(--references)
 lr() { awk -v a="$1" -v s="$LR_SCALE" 'BEGIN { printf "%g", a * s }'; } # lr BASE: the step's rate times LR_SCALE
 CORPUS=data/vendor/cpython/python-stdlib,data/vendor/cpython/python-stdlib-extra
@@ -42,18 +47,25 @@ mkdir -p "$OUT"
 
 # 3. one compiler-verdict round on function bodies (plain order)
 psm="$OUT/psm"
+spm_data="$OUT/spm/fim_sft.jsonl"
 if [[ "$SKIP_SYNTAX" == 1 ]]; then
   psm="$SRC"
 else
   step syntax nx prep:syntax -- --model "$SRC" --corpus "$CORPUS" --out "$OUT/syntax/syntax_data.jsonl" "${refs[@]}"
-  step syntax-sft nx sft:train -- --model "$SRC" --data "$OUT/syntax/syntax_data.jsonl" \
-    --out "$OUT/syntax/sft" --epochs 2 --batch-size 4 --grad-accum 2 --lr "$(lr 1e-4)" --heldout-fraction 0.05 --export "$OUT/psm" --resume
+  if [[ "$MERGE_34" == 1 ]]; then
+    psm="$SRC"
+    spm_data="$OUT/spm/mix.jsonl"
+  else
+    step syntax-sft nx sft:train -- --model "$SRC" --data "$OUT/syntax/syntax_data.jsonl" \
+      --out "$OUT/syntax/sft" --epochs 2 --batch-size 4 --grad-accum 2 --lr "$(lr 1e-4)" --heldout-fraction 0.05 --export "$OUT/psm" --resume
+  fi
 fi
 
 # 4. fill-in-the-middle in SPM order: true middles of the training files of both folders
 step spm-data nx online:prep-fim -- --src "$CORPUS" --format sft --out "$OUT/spm/fim_sft.jsonl" \
   --per-file 24 --seed 7 --max-prefix-chars 1500 --max-suffix-chars 500
-step spm-sft nx sft:train -- --model "$psm" --data "$OUT/spm/fim_sft.jsonl" \
+[[ "$MERGE_34" == 1 ]] && step spm-mix sh -c 'cat "$@" > "$0"' "$spm_data" "$OUT/syntax/syntax_data.jsonl" "$OUT/spm/fim_sft.jsonl"
+step spm-sft nx sft:train -- --model "$psm" --data "$spm_data" \
   --out "$OUT/spm/sft" --fim-mode spm --max-len 320 --batch-size 8 --max-steps 260 --lr "$(lr 2e-4)" --heldout-fraction 0.02 \
   --save-every 130 --export "$OUT/spm/model" --resume
 
@@ -65,7 +77,7 @@ round() {
   step "round$n-fim" nx prep:syntax -- --model "$from" --source fim --out "$dir/fim.jsonl" \
     --samples "$fimSamples" --seed "$seedBase"
   step "round$n-functions" nx prep:syntax -- --model "$from" --corpus "$CORPUS" --source functions \
-    --functions 500 --out "$dir/functions.jsonl" --samples 2 --seed $((seedBase + 1)) "${refs[@]}"
+    --functions 500 --out "$dir/functions.jsonl" --samples "$ROUND_SAMPLES" --seed $((seedBase + 1)) "${refs[@]}"
   step "round$n-middles" nx online:prep-fim -- --src "$CORPUS" --format sft \
     --out "$dir/true_middles.jsonl" --per-file "$perFile" --seed "$fimSeed" --max-prefix-chars 1500 --max-suffix-chars 500
   step "round$n-mix" sh -c 'cat "$@" > "$0"' "$dir/mix.jsonl" "$dir/fim.jsonl" "$dir/functions.jsonl" "$dir/true_middles.jsonl"

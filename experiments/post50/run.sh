@@ -17,6 +17,8 @@ settings() { # settings ARM: the post-train-v2.sh environment of an arm
     B) echo "REFERENCES=1" ;;                                   # + each function's true body beside its kept sample
     C) echo "REFERENCES=1 SKIP_SYNTAX=1 LR_SCALE=0.5" ;;        # + no step 3, half the learning rates
     D) echo "SKIP_SYNTAX=1 LR_SCALE=0.5" ;;                     # no step 3, half the rates, no true bodies
+    E) echo "REFERENCES=1 MERGE_34=1 LR_SCALE=0.5" ;;           # step 3's data (samples + true bodies) inside the SPM step, half rates
+    F) echo "REFERENCES=1 MERGE_34=1 LR_SCALE=0.5 ROUND_SAMPLES=4" ;; # E + 4 bodies per function in the rounds
     *) echo "run.sh: unknown arm $1" >&2; exit 2 ;;
   esac
 }
