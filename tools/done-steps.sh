@@ -3,6 +3,8 @@
 #                          $OUT/logs/NAME.log and, on failure, its end to stderr with the script's exit status 1.
 #                          A step stopped halfway has no mark and runs again whole. With DRY_RUN=1 it prints the
 #                          command instead. Messages start with $STEP_LABEL (the script's name).
+#   nx TARGET [-- ARGS...] npx nx run TARGET with its output streamed (nx's own flags go before the "--": after it
+#                          they reach the app)
 step() {
   local name=$1
   shift
@@ -21,3 +23,5 @@ step() {
   touch "$OUT/done/$name"
   echo "$STEP_LABEL: $name done in $((SECONDS - t)) s"
 }
+
+nx() { local target=$1; shift; npx nx run "$target" --outputStyle=stream "$@"; }

@@ -40,9 +40,8 @@ CORPUS=data/vendor/cpython/python-stdlib,data/vendor/cpython/python-stdlib-extra
 
 STEP_LABEL=post-train-v2
 # shellcheck source=tools/done-steps.sh
-source tools/done-steps.sh # step NAME COMMAND...: resumable, marked in $OUT/done
+source tools/done-steps.sh # step NAME COMMAND...: resumable, marked in $OUT/done; nx TARGET -- ARGS...
 
-nx() { local target=$1; shift; npx nx run "$target" --outputStyle=stream "$@"; } # nx's own flags go before the "--" (after it they reach the app)
 mkdir -p "$OUT"
 
 # 3. one compiler-verdict round on function bodies (plain order)

@@ -27,9 +27,8 @@ DRY_RUN="${DRY_RUN:-0}"
 
 STEP_LABEL=remeasure-v2
 # shellcheck source=tools/done-steps.sh
-source tools/done-steps.sh # step NAME COMMAND...: resumable, marked in $OUT/done
+source tools/done-steps.sh # step NAME COMMAND...: resumable, marked in $OUT/done; nx TARGET -- ARGS...
 wants() { [[ " $STEPS " == *" $1 "* ]]; }
-nx() { local target=$1; shift; npx nx run "$target" --outputStyle=stream "$@"; } # nx's own flags go before the "--" (after it they reach the app)
 
 mkdir -p "$OUT"
 if [[ ! -f "$V1/model.safetensors" && "$DRY_RUN" != 1 ]]; then

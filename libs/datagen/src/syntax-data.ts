@@ -80,7 +80,6 @@ export interface SyntaxDataStats {
   references: number;
 }
 
-
 /** F1 overlap of the multisets of word tokens (identifiers, keywords, numbers) of two pieces of code, in [0, 1]. */
 export function tokenF1(a: string, b: string): number {
   const bag = (s: string) => {
@@ -113,7 +112,7 @@ export function cutSuffix(tok: Tokenizer, suffix: string, maxSuffixTokens: numbe
 }
 
 /** The output line for a kept body: plain {prompt, response}, or with maxSuffixTokens a FIM one with the file's suffix. */
-export function syntaxExample(tok: Tokenizer, c: FunctionCase, promptText: string, best: SyntaxCandidate, maxSuffixTokens: number | null): SyntaxExample {
+export function syntaxExample(tok: Tokenizer, c: FunctionCase, promptText: string, best: Pick<SyntaxCandidate, 'body' | 'similarity'>, maxSuffixTokens: number | null): SyntaxExample {
   const suffix = maxSuffixTokens === null ? {} : { suffix: cutSuffix(tok, c.suffix, maxSuffixTokens) };
   return { prompt: promptText, ...suffix, response: best.body, path: c.path, name: c.name, similarity: Math.round(best.similarity * 1e4) / 1e4 };
 }
@@ -201,10 +200,9 @@ export async function syntaxTrainingData(
       sampled++;
     }
     if (opts.references) {
-      // The true body as a candidate: it compiles (compilingCases) and is the body every similarity is measured against.
-      const truth: SyntaxCandidate = { text: c.reference, body: c.reference, ended: true, syntaxOk: true, maxRepeat: maxLineRepeat(c.reference), kept: true, similarity: 1 };
+      // The true body compiles (compilingCases) and is the body every similarity is measured against.
       const form = referenceCoin() < opts.fimRate ? opts.maxSuffixTokens : null;
-      examples.push({ ...syntaxExample(tok, c, prompts[i].text, truth, form), reference: true });
+      examples.push({ ...syntaxExample(tok, c, prompts[i].text, { body: c.reference, similarity: 1 }, form), reference: true });
     }
   });
   const samples = examples.filter((e) => !e.reference);
