@@ -15,12 +15,20 @@ test('too long: the prefix loses its left end, the markers and the text next to 
   const prefix = Array.from({ length: 200 }, (_, i) => `x${i} = ${i}\n`).join('') + 'y = ';
   const suffix = '\nprint(y)\n';
   const r = encodeServedPrompt(tok, formatFim(prefix, suffix), 64);
-  expect(r.ids).toHaveLength(64);
-  expect(r.truncated).toBeGreaterThan(0);
+  expect(r.ids.length).toBeLessThanOrEqual(64);
+  expect(r.ids.length).toBeGreaterThan(56); // at most the rest of one short line goes beyond the cap's cut
+  expect(r.truncated + r.ids.length).toBe(tok.encode(formatFim(prefix, suffix)).length); // every id kept or counted
   const text = tok.decode(r.ids);
-  expect(text.startsWith('<|fim_prefix|>')).toBe(true);
+  expect(text).toMatch(/^<\|fim_prefix\|>x\d+ = \d+\n/); // the kept prefix starts at a line, not inside one
   expect(text.endsWith(`y = <|fim_suffix|>${suffix}<|fim_middle|>`)).toBe(true);
   expect(text).not.toContain('x0 = 0');
+});
+
+test('a prefix cut inside a very long line keeps the cut where it fell', () => {
+  const prefix = 'data = [' + Array.from({ length: 300 }, (_, i) => `${i}`).join(', ') + ']\ny = ';
+  const r = encodeServedPrompt(tok, formatFim(prefix, '\n'), 64);
+  expect(r.ids).toHaveLength(64); // dropping the rest of the long line would drop half the prefix or more
+  expect(tok.decode(r.ids)).toMatch(/\]\ny = <\|fim_suffix\|>\n<\|fim_middle\|>$/);
 });
 
 test('a suffix too long for half the window is cut from its far end', () => {
@@ -51,7 +59,7 @@ test('a checkpoint trained in SPM order gets the same kept text in its order: su
   const suffix = '\n' + Array.from({ length: 100 }, (_, i) => `z${i} = ${i}\n`).join('');
   const psm = encodeServedPrompt(tok, formatFim(prefix, suffix), 64);
   const r = encodeServedPrompt(spm, formatFim(prefix, suffix), 64);
-  expect(r.ids).toHaveLength(64);
+  expect(r.ids).toHaveLength(psm.ids.length);
   expect(r.truncated).toBe(psm.truncated);
   const [s, m] = [psm.ids.indexOf(tok.fim.suffix), psm.ids.indexOf(tok.fim.middle)];
   expect(r.ids).toEqual([tok.fim.prefix, tok.fim.suffix, ...psm.ids.slice(s + 1, m), tok.fim.middle, ...psm.ids.slice(1, s)]);

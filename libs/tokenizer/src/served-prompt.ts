@@ -4,6 +4,8 @@
 // cursor, i.e. right after the end of the prefix and right before the start of the suffix, so when the prompt is
 // too long we drop tokens far from the cursor: first from the left of the prefix (the file header and old context),
 // and only if the suffix alone does not fit, from the right of the suffix. The three FIM markers always survive.
+// A prefix cut on its left then starts at a line: the rest of the line the cut fell in goes too (as Continue prunes
+// whole lines), since a prompt that opens mid-line or mid-comment made models/base v2 answer blank half the time.
 // A prompt without FIM markers is plain text and is cut from the left. The ids are laid out in the order the
 // checkpoint was trained on (tok.fimMode: Qwen's PSM, or SPM for a model trained suffix first; see fimIds).
 //
@@ -106,7 +108,18 @@ function fitFim(tok: Tokenizer, prefix: number[], suffix: number[], maxPromptTok
   const suffixKeep = Math.min(suffix.length, budget - Math.min(prefix.length, Math.ceil(budget / 2)));
   const prefixKeep = Math.min(prefix.length, budget - suffixKeep);
   const truncated = prefix.length - prefixKeep + suffix.length - suffixKeep;
-  prefix = prefix.slice(prefix.length - prefixKeep); // drop far-left context
+  let kept = prefix.slice(prefix.length - prefixKeep); // drop far-left context
+  if (prefixKeep < prefix.length) kept = fromLineStart(tok, kept);
   suffix = suffix.slice(0, suffixKeep); // drop far-right context
-  return { ids: fimIds(tok, prefix, suffix), fim: true, truncated };
+  return { ids: fimIds(tok, kept, suffix), fim: true, truncated: truncated + prefixKeep - kept.length };
+}
+
+/**
+ * The ids of a prefix cut on its left, from the first line that starts inside them: the tokens up to and including
+ * the first one holding a newline are dropped, unless that would drop half of them or more (a very long line: then
+ * the cut stays where it was).
+ */
+function fromLineStart(tok: Tokenizer, ids: number[]): number[] {
+  const nl = ids.findIndex((id) => tok.decode([id]).includes('\n'));
+  return nl >= 0 && nl + 1 < ids.length / 2 ? ids.slice(nl + 1) : ids;
 }
