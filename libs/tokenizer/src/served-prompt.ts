@@ -115,11 +115,14 @@ function fitFim(tok: Tokenizer, prefix: number[], suffix: number[], maxPromptTok
 }
 
 /**
- * The ids of a prefix cut on its left, from the first line that starts inside them: the tokens up to and including
- * the first one holding a newline are dropped, unless that would drop half of them or more (a very long line: then
- * the cut stays where it was).
+ * The ids of a prefix cut on its left, from the first line that starts inside them: the text up to and including its
+ * first newline is dropped and the rest encoded again (a token that holds a newline and more keeps the more), unless
+ * that would drop half of the ids or more (a very long line: then the cut stays where it was).
  */
 function fromLineStart(tok: Tokenizer, ids: number[]): number[] {
-  const nl = ids.findIndex((id) => tok.decode([id]).includes('\n'));
-  return nl >= 0 && nl + 1 < ids.length / 2 ? ids.slice(nl + 1) : ids;
+  const text = tok.decode(ids);
+  const nl = text.indexOf('\n');
+  if (nl < 0) return ids;
+  const rest = tok.encode(text.slice(nl + 1), { parseSpecialTokens: false });
+  return rest.length <= ids.length && rest.length > ids.length / 2 ? rest : ids;
 }
