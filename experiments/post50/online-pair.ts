@@ -1,40 +1,28 @@
 // v2 against v1 in online:experiment's held-out replay (issue 50's online bar): each model's run holds one record per
-// (position, arm) over the same positions of data/fim/fim_test.jsonl; this pairs an arm of the two runs by position.
-// Accepted per request: v2 - v1 with a cluster bootstrap over files (positions of a file are not independent) and the
-// sign-flip test over positions. The two runs were one after the other, not interleaved; the items are the same and
-// the simulated user is deterministic given the suggestion, so the pairing is by item only.
+// (position, arm) over the same positions of its --heldout file; this pairs one arm of the two runs by position with
+// the experiment's own analysis (analyseArms: cluster bootstrap over files, sign-flip test over positions). The two
+// runs were one after the other, not interleaved; the items are the same, so the pairing is by item only.
 //   node --import tsx experiments/post50/online-pair.ts results/remeasure-v2 exact start
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { clusterBootstrap, signFlipTest } from '@rlhf-code/stats';
+import { analyseArms } from '@rlhf-code/online-core';
+import type { SimulationRecord } from '@rlhf-code/continue';
 
 const [root = 'results/remeasure-v2', user = 'exact', arm = 'start'] = process.argv.slice(2);
-interface Rec { position: number; file: string; arm: string; shown: boolean; accepted: boolean }
-const load = (m: string): Map<number, Rec> => {
-  const file = path.join(root, `online-${m}`, user, 'result.json');
-  const r = JSON.parse(readFileSync(file, 'utf8')) as { records: Rec[] };
-  return new Map(r.records.filter((x) => x.arm === arm).map((x) => [x.position, x]));
+// One run's records of `arm`, relabelled by model so that the two runs read as two arms of one measurement.
+const load = (model: string): SimulationRecord[] => {
+  const file = path.join(root, `online-${model}`, user, 'result.json');
+  const { records } = JSON.parse(readFileSync(file, 'utf8')) as { records: SimulationRecord[] };
+  return records.filter((r) => r.arm === arm).map((r) => ({ ...r, arm: model }));
 };
-const v1 = load('v1');
-const v2 = load('v2');
-const positions = [...v1.keys()].filter((p) => v2.has(p)).sort((a, b) => a - b);
-if (positions.length === 0) throw new Error(`online-pair: no common positions for arm ${arm}`);
-const files = positions.map((p) => v1.get(p)!.file);
-const measure = (f: (r: Rec) => number) => {
-  const a = positions.map((p) => f(v1.get(p)!));
-  const b = positions.map((p) => f(v2.get(p)!));
-  const d = b.map((x, i) => x - a[i]);
-  const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
-  const ci = clusterBootstrap(files, (w) => {
-    const tot = w.reduce((s, x) => s + x, 0);
-    return tot === 0 ? null : d.reduce((s, x, i) => s + x * w[i], 0) / tot;
-  });
-  return { v1: mean(a), v2: mean(b), diff: mean(d), ci, p: signFlipTest(d).p };
-};
-const rows = { accepted_per_request: measure((r) => Number(r.accepted)), shown_per_request: measure((r) => Number(r.shown)) };
-console.log(`| ${user} / ${arm} (${positions.length} positions, ${new Set(files).size} files) | v1 | v2 | v2 - v1 [95% cluster CI] | p |`);
+const a = analyseArms([...load('v1'), ...load('v2')], [['v2', 'v1']]);
+const c = a.contrasts[0];
+const f = (x: number | null) => (x === null ? 'n/a' : x.toFixed(3));
+console.log(`| ${user} / ${arm} (${c.positions} positions, ${c.files} files) | v1 | v2 | v2 - v1 [95% cluster CI] | p |`);
 console.log('| --- | ---: | ---: | ---: | ---: |');
-for (const [k, m] of Object.entries(rows)) {
-  const ci = m.ci ? `[${m.ci[0].toFixed(3)}, ${m.ci[1].toFixed(3)}]` : '';
-  console.log(`| ${k} | ${m.v1.toFixed(3)} | ${m.v2.toFixed(3)} | ${m.diff >= 0 ? '+' : ''}${m.diff.toFixed(3)} ${ci} | ${m.p.toPrecision(2)} |`);
+for (const k of ['accepted_per_request', 'utility_per_request', 'acceptance_rate'] as const) {
+  const m = c[k];
+  const ci = m.ci95 ? ` [${m.ci95[0].toFixed(3)}, ${m.ci95[1].toFixed(3)}]` : '';
+  console.log(`| ${k} | ${f(m.versus)} | ${f(m.arm)} | ${m.diff !== null && m.diff >= 0 ? '+' : ''}${f(m.diff)}${ci} | ${m.p === null ? '' : m.p.toPrecision(2)} |`);
 }
+console.log(`| shown per request | ${f(a.arms.v1.suggestion_rate)} | ${f(a.arms.v2.suggestion_rate)} | | |`);
