@@ -107,11 +107,11 @@ function fitFim(tok: Tokenizer, prefix: number[], suffix: number[], maxPromptTok
   // and the prefix then takes whatever the suffix leaves.
   const suffixKeep = Math.min(suffix.length, budget - Math.min(prefix.length, Math.ceil(budget / 2)));
   const prefixKeep = Math.min(prefix.length, budget - suffixKeep);
-  const truncated = prefix.length - prefixKeep + suffix.length - suffixKeep;
   let kept = prefix.slice(prefix.length - prefixKeep); // drop far-left context
   if (prefixKeep < prefix.length) kept = fromLineStart(tok, kept);
+  const truncated = prefix.length - kept.length + suffix.length - suffixKeep;
   suffix = suffix.slice(0, suffixKeep); // drop far-right context
-  return { ids: fimIds(tok, kept, suffix), fim: true, truncated: truncated + prefixKeep - kept.length };
+  return { ids: fimIds(tok, kept, suffix), fim: true, truncated };
 }
 
 /**
