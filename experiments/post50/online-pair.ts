@@ -3,7 +3,7 @@
 // the experiment's own analysis (analyseArms: cluster bootstrap over files, sign-flip test over positions). The two
 // runs were one after the other, not interleaved; the items are the same, so the pairing is by item only.
 //   node --import tsx experiments/post50/online-pair.ts results/remeasure-v2 exact start
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { analyseArms } from '@rlhf-code/online-core';
 import type { SimulationRecord } from '@rlhf-code/continue';
@@ -12,6 +12,10 @@ const [root = 'results/remeasure-v2', user = 'exact', arm = 'start'] = process.a
 // One run's records of `arm`, relabelled by model so that the two runs read as two arms of one measurement.
 const load = (model: string): SimulationRecord[] => {
   const file = path.join(root, `online-${model}`, user, 'result.json');
+  if (!existsSync(file)) {
+    console.error(`online-pair: ${file} not found (usage: online-pair.ts ROOT USER ARM; ROOT holds online-v1/USER and online-v2/USER from online:experiment)`);
+    process.exit(2);
+  }
   const { records } = JSON.parse(readFileSync(file, 'utf8')) as { records: SimulationRecord[] };
   return records.filter((r) => r.arm === arm).map((r) => ({ ...r, arm: model }));
 };
