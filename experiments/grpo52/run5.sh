@@ -4,7 +4,8 @@
 # evaluated in one eval:run on the suite's test split, and the engines compared by their seeds' mean test pass@1
 # (summary5.ts: Welch over seeds, and paired over problems on the seed-averaged outcomes). Resumable step by step
 # (tools/done-steps.sh); heavy (about 2 h 30 min on 2 cores: each llama.cpp run ~15 min, each local one ~3.5 min):
-# run nothing else heavy beside it.
+# run nothing else heavy beside it. Its SFT takes the default preset of the day (SFT lr 5e-4 since 2026-12-02; the
+# earlier runs of run.sh-run4.sh had 1e-3): both engines' arms start from the same SFT, which is what is compared.
 #   bash experiments/grpo52/run5.sh            SEEDS="0 1 2 3 4" R=results/grpo52b
 set -euo pipefail
 cd "$(dirname "$0")/../.."
