@@ -3,9 +3,11 @@
 # and RM (the default preset's, seed 0, rebuilt here: results/full48 did not survive a machine move), every arm then
 # evaluated in one eval:run on the suite's test split, and the engines compared by their seeds' mean test pass@1
 # (summary5.ts: Welch over seeds, and paired over problems on the seed-averaged outcomes). Resumable step by step
-# (tools/done-steps.sh); heavy (about 2 h 30 min on 2 cores: each llama.cpp run ~15 min, each local one ~3.5 min):
-# run nothing else heavy beside it. Its SFT takes the default preset of the day (SFT lr 5e-4 since 2026-12-02; the
-# earlier runs of run.sh-run4.sh had 1e-3): both engines' arms start from the same SFT, which is what is compared.
+# (tools/done-steps.sh); heavy (87 min on 2 cores of an AMD EPYC, 2026-12-02: SFT + RM + GRPO 14 min, each llama.cpp
+# run ~8 min, each local one ~3 min, the evaluation 17 min): run nothing else heavy beside it. Results: EXPERIMENTS.md
+# (2026-12-02, session 20) and experiments/grpo52/eval5/, summary5.md, times5.txt. Its SFT takes the default preset
+# of the day (SFT lr 5e-4 since 2026-12-02; the earlier runs of run.sh-run4.sh had 1e-3): both engines' arms start
+# from the same SFT, which is what is compared.
 #   bash experiments/grpo52/run5.sh            SEEDS="0 1 2 3 4" R=results/grpo52b
 set -euo pipefail
 cd "$(dirname "$0")/../.."
